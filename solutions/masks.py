@@ -1,0 +1,32 @@
+"""Exercise 3: causal and padding masks.
+
+In this course a mask is boolean and ``True`` means "this query may attend to
+this key" (PyTorch's ``scaled_dot_product_attention`` convention). Masks are
+fixed architecture, not learned.
+"""
+
+import numpy as np
+
+
+def causal_mask(n):
+    """Causal mask: query i may see keys 0..i, never a later one.
+
+    Shapes: n (int) -> (n, n) bool, True on and below the diagonal.
+    """
+    ### BEGIN SOLUTION
+    ### HINT: np.tril keeps the lower triangle, diagonal included.
+    return np.tril(np.ones((n, n), dtype=bool))
+    ### END SOLUTION
+
+
+def padding_mask(lengths, max_len):
+    """Key padding mask for right-padded sequences.
+
+    Shapes: lengths (B,) ints, max_len (int) -> (B, max_len) bool,
+    True at the first ``lengths[b]`` positions of row b (the real tokens).
+    """
+    ### BEGIN SOLUTION
+    ### HINT: compare np.arange(max_len) with lengths, broadcasting a (1, max_len) row against a (B, 1) column.
+    lengths = np.asarray(lengths)
+    return np.arange(max_len)[None, :] < lengths[:, None]  # (B, max_len)
+    ### END SOLUTION
