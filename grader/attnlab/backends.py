@@ -1,0 +1,189 @@
+"""Two ways to reach a submission's functions, behind one interface.
+
+``SandboxBackend`` is the real one: each submission file is served by its own
+forked worker (see ``attnlab.sandbox``), so nothing the student's code does
+reaches the grader. ``InProcessBackend`` imports the files into the grader
+itself; it exists so that the benchmark can measure what the sandbox costs,
+and must never be used on code you do not trust.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import sys
+import traceback
+import tracemalloc
+from pathlib import Path
+
+from attnlab import wire
+from attnlab.course import Course
+from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
+from attnlab.reference import Reference
+from attnlab.sandbox.host import ForkServer, Limits, WorkerProcess, describe_mode
+
+
+class Backend:
+    """Calls a submission's functions: ``call`` returns plain data or raises an outcome."""
+
+    mode = "abstract"
+
+    def __init__(self, course: Course, submission: Path, reference: Reference):
+        self.course, self.submission, self.reference = course, submission, reference
+
+    def call(self, function: str, args: tuple, kwargs: dict):
+        raise NotImplementedError
+
+    def call_measuring_memory(self, function: str, args: tuple, kwargs: dict) -> tuple[object, int]:
+        """Like ``call``; also return the peak memory the call added, in bytes."""
+        raise NotImplementedError
+
+    def take_output(self) -> str:
+        """What the submission printed since the last call of this method."""
+        return ""
+
+    def close(self) -> None:
+        pass
+
+
+class SandboxBackend(Backend):
+    """One forked worker per submission file, restarted after a timeout or crash."""
+
+    def __init__(self, course: Course, submission: Path, reference: Reference, limits: Limits | None = None, fork_server: ForkServer | None = None):
+        super().__init__(course, submission, reference)
+        self.limits = limits or Limits()
+        self._owns_server = fork_server is None
+        self.server = fork_server or ForkServer()
+        self.mode = describe_mode()
+        self._workers: dict[str, WorkerProcess] = {}
+        self._import_failures: dict[str, SubmissionProblem] = {}
+        self._timed_out: dict[str, str] = {}  # function -> first timeout's message
+        self._output: list[str] = []
+        self._standins = {m: course.functions_in(m) for m in course.modules}
+
+    def _worker(self, module: str) -> WorkerProcess:
+        if module in self._import_failures:
+            raise self._import_failures[module]
+        worker = self._workers.get(module)
+        if worker is None or not worker.alive:
+            standins = {m: self._standins[m] for m in (*self.course.modules_before(module), module)}
+            try:
+                worker = WorkerProcess(self.server, self.submission, module, standins, self.limits)
+            except ImportFailed as problem:
+                self._import_failures[module] = problem  # deterministic: do not import it again
+                raise
+            self._workers[module] = worker
+        return worker
+
+    def _run(self, function: str, args: tuple, kwargs: dict, measure: bool):
+        if function in self._timed_out:
+            # A second timeout of the same function would cost another deadline and say nothing new.
+            raise CallTimedOut(f"{self._timed_out[function]} on an earlier test, so it was not run again")
+        module = self.course.function(function).module
+        worker = self._worker(module)
+        allowed = self.reference.allowed_for(function)
+
+        def answer(mod, name, a, kw):
+            return self.reference.answer(mod, name, a, kw, allowed)
+
+        try:
+            baseline = worker.reset_peak_memory() if measure else 0
+            value = worker.call(function, args, kwargs, answer)
+            return value, (worker.peak_memory() - baseline if measure else 0)
+        except CallTimedOut as problem:
+            self._timed_out[function] = problem.message
+            raise
+        finally:
+            self._output.append(worker.take_output())
+            if not worker.alive:
+                worker.close()
+
+    def call(self, function, args, kwargs):
+        return self._run(function, args, kwargs, measure=False)[0]
+
+    def call_measuring_memory(self, function, args, kwargs):
+        return self._run(function, args, kwargs, measure=True)
+
+    def take_output(self) -> str:
+        text, self._output = "".join(self._output), []
+        return text
+
+    def close(self) -> None:
+        for worker in self._workers.values():
+            worker.close()
+        self._workers.clear()
+        if self._owns_server:
+            self.server.close()
+
+
+class InProcessBackend(Backend):
+    """Imports the submission into this process: for measuring the sandbox's cost only."""
+
+    mode = "in-process, no sandbox (benchmark baseline; never use on untrusted code)"
+
+    def __init__(self, course: Course, submission: Path, reference: Reference):
+        super().__init__(course, submission, reference)
+        self._modules: dict[str, object] = {}
+        self._output = io.StringIO()
+
+    def _module(self, module: str):
+        if module not in self._modules:
+            path = self.submission / f"{module}.py"
+            try:
+                spec = importlib.util.spec_from_file_location(f"attnlab_submission.{module}", path)
+                loaded = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(loaded)  # its plain imports find the reference modules
+                self._modules[module] = loaded
+            except BaseException as error:  # noqa: BLE001 - the student's import problem, reported as theirs
+                self._modules[module] = ImportFailed(f"{module}.py could not be imported: {type(error).__name__}: {error}")
+        loaded = self._modules[module]
+        if isinstance(loaded, ImportFailed):
+            raise loaded
+        return loaded
+
+    def _run(self, function, args, kwargs):
+        module = self.course.function(function).module
+        namespace = vars(self._module(module))
+        target = namespace.get(function)
+        if not callable(target):
+            raise StudentError(f"{module}.py has no function {function}()")
+        # Copy through the wire format, as the sandbox does: fresh inputs, plain-data outputs.
+        buffers: list = []
+        args, kwargs = wire.decode(wire.encode((args, kwargs), buffers), buffers)
+        siblings = {n: namespace[n] for n in self.course.functions_in(module) if n != function and n in namespace}
+        namespace.update({n: getattr(self.reference, n) for n in siblings})
+        try:
+            with contextlib.redirect_stdout(self._output):
+                result = target(*args, **kwargs)
+        except NotImplementedError as error:
+            raise NotImplementedYet(f"{function} is not implemented yet (it raised NotImplementedError: {error})") from None
+        except MemoryError:
+            raise OutOfMemory(f"{function} ran out of memory") from None
+        except RecursionError as error:
+            raise WorkerCrashed(f"{function} crashed: {error}") from None
+        except Exception as error:  # noqa: BLE001 - the student's exception becomes their test's failure
+            frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(self.submission / f"{module}.py")]
+            where = "".join(f"\n    {Path(f.filename).name}:{f.lineno} in {f.name}: {f.line}" for f in frames)
+            raise StudentError(f"{function} raised {type(error).__name__}: {error}{where}") from None
+        finally:
+            namespace.update(siblings)
+        buffers = []
+        return wire.decode(wire.encode(result, buffers), buffers)
+
+    def call(self, function, args, kwargs):
+        return self._run(function, args, kwargs)
+
+    def call_measuring_memory(self, function, args, kwargs):
+        tracemalloc.start()
+        try:
+            value = self._run(function, args, kwargs)
+            _current, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        return value, peak
+
+    def take_output(self) -> str:
+        text = self._output.getvalue()
+        self._output = io.StringIO()
+        return text

@@ -1,0 +1,131 @@
+"""Find a course on disk and describe it: its exercise files, their order, their functions.
+
+A course is a folder with ``exercises/course.toml``. The instructor's copy also
+has ``solutions/`` (reference code, and ``solutions/hidden_tests/``); a
+student's copy does not. The engine learns which functions exist from the
+source's syntax tree, so it never has to import (or ship) reference code to
+know their names.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+MANIFEST = Path("exercises") / "course.toml"
+
+
+class CourseError(Exception):
+    """The course folder is missing or malformed; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class ContractFunction:
+    """One function a student writes."""
+
+    name: str
+    """Its name, e.g. ``softmax``."""
+    module: str
+    """The exercise file it lives in, without ``.py``."""
+    summary: str
+    """The first line of its docstring."""
+
+
+@dataclass(frozen=True)
+class Course:
+    """A course on disk, with the order in which its files may import each other."""
+
+    root: Path
+    name: str
+    modules: tuple[str, ...]
+    """Exercise files in import order: a file may import the ones before it."""
+    functions: tuple[ContractFunction, ...]
+    """Every function students write, in file order then source order."""
+
+    @property
+    def exercises_dir(self) -> Path:
+        return self.root / "exercises"
+
+    @property
+    def solutions_dir(self) -> Path:
+        return self.root / "solutions"
+
+    @property
+    def hidden_tests_dir(self) -> Path:
+        return self.solutions_dir / "hidden_tests"
+
+    @property
+    def public_tests_dir(self) -> Path:
+        return self.exercises_dir / "tests"
+
+    def function(self, name: str) -> ContractFunction:
+        for function in self.functions:
+            if function.name == name:
+                return function
+        raise KeyError(name)
+
+    def functions_in(self, module: str) -> list[str]:
+        return [f.name for f in self.functions if f.module == module]
+
+    def modules_before(self, module: str) -> tuple[str, ...]:
+        return self.modules[: self.modules.index(module)]
+
+    @classmethod
+    def load(cls, root: Path) -> "Course":
+        manifest_path = root / MANIFEST
+        try:
+            manifest = tomllib.loads(manifest_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise CourseError(f"{root} is not an attnlab course: {MANIFEST} is missing") from None
+        except tomllib.TOMLDecodeError as error:
+            raise CourseError(f"{manifest_path}: {error}") from None
+        section = manifest.get("course", {})
+        modules = section.get("modules")
+        if not isinstance(modules, list) or not all(isinstance(m, str) and m.isidentifier() for m in modules):
+            raise CourseError(f"{manifest_path}: [course] modules must be a list of module names")
+        # The reference defines the contract; a student's copy has only the stubs, which share it.
+        source_dir = root / "solutions" if (root / "solutions").is_dir() else root / "exercises"
+        functions = tuple(f for module in modules for f in _functions_in_file(source_dir / f"{module}.py", module))
+        return cls(root=root.resolve(), name=section.get("name", root.name), modules=tuple(modules), functions=functions)
+
+
+def _functions_in_file(path: Path, module: str) -> list[ContractFunction]:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except FileNotFoundError:
+        raise CourseError(f"the course lists {module!r} but {path} does not exist") from None
+    except SyntaxError as error:
+        raise CourseError(f"{path}:{error.lineno}: {error.msg}") from None
+    return [
+        ContractFunction(node.name, module, _first_line(ast.get_docstring(node)))
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
+    ]
+
+
+def _first_line(docstring: str | None) -> str:
+    return docstring.strip().splitlines()[0] if docstring and docstring.strip() else ""
+
+
+def find_course(explicit: Path | None = None) -> Course:
+    """The course named by ``explicit``, ``$ATTNLAB_COURSE``, the folders above the working one, or this checkout."""
+    if explicit is not None:
+        return Course.load(Path(explicit))
+    if os.environ.get("ATTNLAB_COURSE"):
+        return Course.load(Path(os.environ["ATTNLAB_COURSE"]))
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / MANIFEST).is_file():
+            return Course.load(folder)
+    checkout = Path(__file__).resolve().parents[2]  # grader/attnlab/course.py -> the repository
+    if (checkout / MANIFEST).is_file():
+        return Course.load(checkout)
+    raise CourseError("no attnlab course found here or above (looked for exercises/course.toml); pass --course DIR")

@@ -1,0 +1,53 @@
+"""The one seam between hidden tests and a submission: ``student.softmax(x)``.
+
+The proxy looks like a module of the student's functions. Every call goes to
+a backend (normally a sandboxed worker) and comes back as plain data. It also
+remembers the last call, so feedback can say what the function was given.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnlab.backends import Backend
+
+
+def describe_value(value) -> str:
+    """A short, readable description of an argument: arrays by dtype and shape, not contents."""
+    if isinstance(value, np.ndarray):
+        return f"{value.dtype} array of shape {tuple(value.shape)}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {describe_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)) and len(value) > 8:
+        return f"{type(value).__name__} of {len(value)} items"
+    return repr(value)
+
+
+def describe_call(function: str, args: tuple, kwargs: dict) -> str:
+    parts = [describe_value(a) for a in args] + [f"{k}={describe_value(v)}" for k, v in kwargs.items()]
+    return f"{function}({', '.join(parts)})"
+
+
+class Submission:
+    """A student's submission as hidden tests see it."""
+
+    def __init__(self, backend: Backend, function_names: list[str]):
+        self._backend = backend
+        self._names = set(function_names)
+        self.last_call: str | None = None
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name not in self.__dict__.get("_names", ()):
+            raise AttributeError(f"the course has no function {name!r}")
+
+        def call(*args, **kwargs):
+            self.last_call = describe_call(name, args, kwargs)
+            return self._backend.call(name, args, kwargs)
+
+        call.__name__ = name
+        return call
+
+    def peak_memory(self, function: str, *args, **kwargs) -> tuple[object, int]:
+        """Call ``function`` and also return the peak memory (bytes) the call added in the worker."""
+        self.last_call = describe_call(function, args, kwargs)
+        return self._backend.call_measuring_memory(function, args, kwargs)

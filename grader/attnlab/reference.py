@@ -1,0 +1,51 @@
+"""The reference solutions, imported in the trusted grader process only.
+
+Hidden tests compute expected values with them, and workers' stand-ins for
+earlier files are answered with them. They are imported by plain module name
+(``softmax``, ``attention``) with ``solutions/`` on the path, exactly as the
+files import each other. Student code never runs in this process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from attnlab.course import Course, CourseError
+
+
+class Reference:
+    """Attribute access to every reference function: ``reference.softmax(x)``."""
+
+    def __init__(self, course: Course):
+        if not course.solutions_dir.is_dir():
+            raise CourseError(f"{course.solutions_dir} is missing: grading needs the reference solutions")
+        self.course = course
+        path = str(course.solutions_dir)
+        if path not in sys.path:
+            sys.path.insert(0, path)
+        self._functions = {}
+        for module in course.modules:
+            loaded = importlib.import_module(module)
+            for name in course.functions_in(module):
+                self._functions[name] = getattr(loaded, name)
+
+    def __getattr__(self, name: str):
+        try:
+            return self.__dict__["_functions"][name]
+        except KeyError:
+            raise AttributeError(f"the course has no function {name!r}") from None
+
+    def answer(self, module: str, function: str, args: tuple, kwargs: dict, allowed: set[tuple[str, str]]):
+        """Run a reference function for a worker's stand-in, if this call may use it."""
+        if (module, function) not in allowed:
+            raise PermissionError(f"{module}.{function} is not available to this function")
+        return self._functions[function](*args, **kwargs)
+
+    def allowed_for(self, function: str) -> set[tuple[str, str]]:
+        """The reference functions a call to the student's ``function`` may use:
+        everything in earlier files, and the other functions of its own file."""
+        module = self.course.function(function).module
+        allowed = {(m, f) for m in self.course.modules_before(module) for f in self.course.functions_in(m)}
+        allowed |= {(module, f) for f in self.course.functions_in(module) if f != function}
+        return allowed

@@ -1,0 +1,115 @@
+"""The fork server: a clean Python process that imports numpy once and forks workers.
+
+It is started with ``python -I`` (no working folder, no PYTHONPATH on its path)
+and never sees the solutions or the hidden tests. Each ``spawn`` request comes
+with three file descriptors (the worker's channel, and files for its stdout and
+stderr); the forked child sets its limits, drops to ``nobody`` when run as
+root, and serves one submission file. The trusted side kills workers itself;
+``reap`` collects their exit status here, where they are children.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import resource
+import signal
+import socket
+import sys
+
+CONTROL_MESSAGE_BYTES = 1 << 16
+
+
+def _exit_status(status: int) -> dict:
+    if os.WIFSIGNALED(status):
+        return {"signal": os.WTERMSIG(status)}
+    return {"exit": os.WEXITSTATUS(status)}
+
+
+def _virtual_memory_bytes() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _drop_privileges(workdir: str) -> None:
+    """As root, hand the work folder to ``nobody`` and become ``nobody``: the student then
+    cannot signal the grader, write outside its folder or read files closed to others."""
+    nobody = pwd.getpwnam("nobody")
+    for folder, dirs, files in os.walk(workdir):
+        for name in [folder, *(os.path.join(folder, f) for f in dirs + files)]:
+            os.lchown(name, nobody.pw_uid, nobody.pw_gid)
+    os.setgroups([])
+    os.setgid(nobody.pw_gid)
+    os.setuid(nobody.pw_uid)
+
+
+def _set_limits(limits: dict, baseline_vm: int) -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Address space is capped above what numpy already mapped, so the cap is the student's share.
+    memory = baseline_vm + limits["memory_bytes"]
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
+    resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu_seconds"], limits["cpu_seconds"] + 1))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full output file makes write() fail, not the process die
+
+
+def _become_worker(control: socket.socket, request: dict, fds: list[int], baseline_vm: int) -> None:
+    from attnlab.sandbox.worker import BoundedText, Worker
+
+    channel_fd, stdout_fd, stderr_fd = fds
+    control.close()
+    os.setsid()  # its own process group, so the grader can kill it with everything it started
+    os.dup2(stdout_fd, 1)
+    os.dup2(stderr_fd, 2)
+    os.close(stdout_fd)
+    os.close(stderr_fd)
+    workdir = request["workdir"]
+    if os.geteuid() == 0 and request["drop_privileges"]:
+        _drop_privileges(workdir)
+    os.chdir(workdir)
+    _set_limits(request["limits"], baseline_vm)
+    sys.stdout = BoundedText(1, request["limits"]["output_chars"])
+    sys.stderr = BoundedText(2, request["limits"]["output_chars"])
+    sys.dont_write_bytecode = True
+    channel = socket.socket(fileno=channel_fd)
+    Worker(channel, os.path.join(workdir, "submission"), request["module"], request["standins"]).serve()
+
+
+def main(control_fd: int) -> None:
+    control = socket.socket(fileno=control_fd)
+    import numpy  # noqa: F401 - paid once here, inherited by every fork
+
+    import attnlab.sandbox.worker  # noqa: F401 - likewise
+
+    baseline_vm = _virtual_memory_bytes()
+    while True:
+        try:
+            data, fds, _flags, _address = socket.recv_fds(control, CONTROL_MESSAGE_BYTES, 4)
+        except OSError:
+            return
+        if not data:
+            return
+        request = json.loads(data)
+        if request["op"] == "spawn":
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    _become_worker(control, request, fds, baseline_vm)
+                finally:
+                    os._exit(0)
+            for fd in fds:
+                os.close(fd)
+            control.send(json.dumps({"pid": pid}).encode())
+        elif request["op"] == "reap":
+            try:
+                _pid, status = os.waitpid(request["pid"], 0)
+                reply = _exit_status(status)
+            except ChildProcessError:
+                reply = {}
+            control.send(json.dumps(reply).encode())
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))

@@ -1,0 +1,302 @@
+"""The trusted side of the sandbox: a fork server and the workers it forks.
+
+``ForkServer`` starts the clean fork server once per grading run. ``WorkerProcess``
+is one forked worker serving one submission file: it crosses calls over a
+socket with a deadline, answers the worker's requests for reference results,
+and on a timeout or crash kills the worker's whole process group and says
+what happened in words a student understands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from attnlab import wire
+from attnlab.outcomes import (
+    BadReturn,
+    CallTimedOut,
+    ImportFailed,
+    NotImplementedYet,
+    OutOfMemory,
+    StudentError,
+    WorkerCrashed,
+)
+
+# The fork server's only way into the engine: the folder that holds the attnlab package.
+_ENGINE_DIR = str(Path(__file__).resolve().parents[2])
+_BOOT = f"import sys; sys.path.insert(0, {_ENGINE_DIR!r}); from attnlab.sandbox.forkserver import main; main(int(sys.argv[1]))"
+
+_SIGNAL_WORDS = {
+    signal.SIGSEGV: "a segmentation fault",
+    signal.SIGBUS: "a bus error",
+    signal.SIGABRT: "an abort",
+    signal.SIGFPE: "a floating-point exception",
+    signal.SIGXCPU: "the CPU-time limit",
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one worker may use."""
+
+    call_seconds: float = 2.0
+    """Wall-clock deadline of one call (and of importing the file)."""
+    memory_bytes: int = 1 << 30
+    """Address space the student's code may add to the worker's own."""
+    output_chars: int = 64 << 10
+    """Characters of printed output kept per worker; the rest is counted and dropped."""
+    file_bytes: int = 1 << 20
+    """Largest file the worker may write (its captured output included)."""
+    processes: int = 16
+    """RLIMIT_NPROC once the worker runs as an unprivileged user."""
+    cpu_seconds: int = 60
+    """CPU time of one worker over all its calls: a backstop behind the deadline."""
+
+    def as_request(self) -> dict:
+        return {
+            "memory_bytes": self.memory_bytes,
+            "output_chars": self.output_chars,
+            "file_bytes": self.file_bytes,
+            "processes": self.processes,
+            "cpu_seconds": self.cpu_seconds,
+        }
+
+
+def worker_environment() -> dict:
+    """A small, secret-free environment; one BLAS thread per worker keeps timing fair."""
+    keep = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL", "TZ") if k in os.environ}
+    return {**keep, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "HOME": "/nonexistent"}
+
+
+def privileges_dropped() -> bool:
+    """Workers run as ``nobody`` when the grader runs as root (and ``nobody`` exists)."""
+    if os.geteuid() != 0:
+        return False
+    try:
+        import pwd
+
+        pwd.getpwnam("nobody")
+    except KeyError:
+        return False
+    return True
+
+
+def describe_mode() -> str:
+    user = "user nobody" if privileges_dropped() else f"the grader's user (uid {os.geteuid()})"
+    return f"forked workers as {user}, with rlimits (memory, CPU, files, processes) and a deadline per call"
+
+
+class ForkServer:
+    """The clean, pre-imported process that forks workers."""
+
+    def __init__(self):
+        self.process: subprocess.Popen | None = None
+        self.control: socket.socket | None = None
+        self._start()
+
+    def _start(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-c", _BOOT, str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+            stdin=subprocess.DEVNULL,
+            env=worker_environment(),
+            cwd="/",
+        )
+        theirs.close()
+        self.control = ours
+
+    def _request(self, request: dict, fds: list[int] = ()) -> dict:
+        for attempt in (1, 2):
+            try:
+                socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))
+                reply = self.control.recv(1 << 16)
+                if reply:
+                    return json.loads(reply)
+            except OSError:
+                pass
+            if attempt == 1:  # a student may have killed the fork server: start a fresh one
+                self.close()
+                self._start()
+        raise RuntimeError("the sandbox's fork server stopped answering")
+
+    def spawn(self, workdir: Path, module: str, standins: dict, limits: Limits, fds: list[int]) -> int:
+        request = {
+            "op": "spawn",
+            "workdir": str(workdir),
+            "module": module,
+            "standins": standins,
+            "limits": limits.as_request(),
+            "drop_privileges": privileges_dropped(),
+        }
+        return self._request(request, fds)["pid"]
+
+    def reap(self, pid: int) -> dict:
+        try:
+            return self._request({"op": "reap", "pid": pid})
+        except RuntimeError:
+            return {}
+
+    def close(self) -> None:
+        if self.control is not None:
+            self.control.close()
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+
+
+def _copy_submission(submission: Path, target: Path) -> None:
+    """Copy the submission's regular top-level .py files: a symlink to /etc/shadow is not copied."""
+    target.mkdir()
+    for path in submission.iterdir():
+        if path.suffix == ".py" and path.is_file() and not path.is_symlink():
+            shutil.copyfile(path, target / path.name)
+
+
+def _problem_message(header: dict) -> str:
+    where = "".join(f"\n    {frame}" for frame in header.get("frames", []))
+    return f"{header.get('type', 'Error')}: {header.get('message', '')}{where}"
+
+
+class WorkerProcess:
+    """One live worker serving one submission file."""
+
+    def __init__(self, server: ForkServer, submission: Path, module: str, standins: dict, limits: Limits):
+        self.server, self.module, self.limits = server, module, limits
+        self.workdir = Path(tempfile.mkdtemp(prefix="attnlab-worker-"))
+        self._output = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]  # stdout, stderr
+        self._output_read = [0, 0]
+        self.alive = True
+        _copy_submission(submission, self.workdir / "submission")
+        self.channel, theirs = socket.socketpair()
+        self.pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)])
+        theirs.close()
+        self._await_import()
+
+    def _await_import(self) -> None:
+        deadline = time.monotonic() + max(self.limits.call_seconds, 2.0)
+        try:
+            header, _ = wire.receive(self.channel, deadline)
+        except TimeoutError:
+            self.stop()
+            raise CallTimedOut(f"importing {self.module}.py took longer than {max(self.limits.call_seconds, 2.0):g} s") from None
+        except (wire.PeerClosed, wire.WireError):
+            raise ImportFailed(f"{self.module}.py could not be imported: the worker {self.stop()} while importing it") from None
+        if header.get("op") == "import_failed":
+            self.stop()
+            raise ImportFailed(f"{self.module}.py could not be imported: {_problem_message(header)}")
+
+    def call(self, function: str, args: tuple, kwargs: dict, answer_callback: Callable[[str, str, tuple, dict], object]):
+        """Run ``function(*args, **kwargs)`` in the worker and return its plain-data result."""
+        buffers: list = []
+        wire.send(self.channel, {"op": "call", "function": function, "args": wire.encode((args, kwargs), buffers)}, buffers)
+        deadline = time.monotonic() + self.limits.call_seconds
+        while True:
+            try:
+                header, buffers = wire.receive(self.channel, deadline)
+                op = header.get("op")
+                if op == "callback":
+                    started = time.monotonic()
+                    self._answer_callback(header, buffers, answer_callback)
+                    deadline += time.monotonic() - started  # the reference's time is not the student's
+                    continue
+                if op == "result":
+                    return wire.decode(header.get("value"), buffers)
+            except TimeoutError:
+                self.stop()
+                raise CallTimedOut(f"{function} did not return within {self.limits.call_seconds:g} s") from None
+            except wire.PeerClosed:
+                raise WorkerCrashed(f"{function} crashed the worker: it {self.stop()}") from None
+            except wire.WireError as error:
+                self.stop()
+                raise BadReturn(f"{function} returned something that is not plain data: {error}") from None
+            if op == "raised":
+                message = _problem_message(header)
+                if header.get("not_implemented"):
+                    raise NotImplementedYet(f"{function} is not implemented yet (it raised {message})")
+                if header.get("memory"):
+                    raise OutOfMemory(f"{function} ran out of memory (more than {self.limits.memory_bytes >> 20} MiB): {message}")
+                raise StudentError(f"{function} raised {message}")
+            if op == "bad_return":
+                raise BadReturn(str(header.get("message", "a value that is not plain data")))
+            self.stop()
+            raise BadReturn(f"{function}'s worker broke the protocol (sent {op!r})")
+
+    def _answer_callback(self, header: dict, buffers: list, answer_callback) -> None:
+        try:
+            args, kwargs = wire.decode(header.get("args"), buffers)
+            value = answer_callback(str(header.get("module")), str(header.get("function")), args, kwargs)
+            reply_buffers: list = []
+            reply = {"op": "callback_result", "value": wire.encode(value, reply_buffers)}
+        except wire.WireError as error:
+            reply, reply_buffers = {"op": "callback_raised", "type": "TypeError", "message": str(error)}, []
+        except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, PermissionError) as error:
+            kind = type(error).__name__ if not isinstance(error, PermissionError) else "RuntimeError"
+            reply, reply_buffers = {"op": "callback_raised", "type": kind, "message": str(error)}, []
+        wire.send(self.channel, reply, reply_buffers)
+
+    def reset_peak_memory(self) -> int:
+        """Reset the worker's peak resident memory to its current size; return that size in bytes."""
+        Path(f"/proc/{self.pid}/clear_refs").write_text("5")
+        return _proc_status_bytes(self.pid, "VmRSS")
+
+    def peak_memory(self) -> int:
+        return _proc_status_bytes(self.pid, "VmHWM")
+
+    def take_output(self) -> str:
+        """What the worker printed since the last call of this method, cut to the output limit."""
+        parts = []
+        for index, (stream, label) in enumerate(zip(self._output, ("", "[stderr]\n"))):
+            end = stream.seek(0, os.SEEK_END)
+            start = self._output_read[index]
+            if end == start:
+                continue
+            stream.seek(start)
+            data = stream.read(min(end - start, self.limits.output_chars))
+            self._output_read[index] = end
+            cut = end - start - len(data)
+            parts.append(label + data.decode("utf-8", "replace") + (f"\n[... {cut} more bytes not shown]" if cut else ""))
+        return "".join(parts)
+
+    def stop(self) -> str:
+        """Kill the worker and everything in its process group; return how it ended, in words."""
+        if not self.alive:
+            return "stopped"
+        self.alive = False
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        status = self.server.reap(self.pid)
+        self.channel.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        if "exit" in status:
+            return f"exited with status {status['exit']}"
+        number = status.get("signal")
+        if number in (None, signal.SIGKILL):
+            return "was stopped"
+        return f"was killed by {_SIGNAL_WORDS.get(number, f'signal {number}')} (signal {number})"
+
+    def close(self) -> None:
+        self.stop()
+        for stream in self._output:
+            stream.close()
+
+
+def _proc_status_bytes(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"/proc/{pid}/status has no {field}")

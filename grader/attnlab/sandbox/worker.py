@@ -1,0 +1,180 @@
+"""The untrusted side: one worker process serves calls to one submission file.
+
+Runs in a process forked by the fork server, after its limits are set. It
+imports the student's file with stand-ins in place of the files before it
+(CONTRACT.md: what a file imports is the reference version, so a bug costs
+points once), then answers ``call`` messages until told to stop. Stand-ins
+hold no reference code: each call crosses back to the trusted grader, which
+computes the reference result there.
+
+Nothing here is trusted by the grader: the student's code can patch any of it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import io
+import os
+import sys
+import traceback
+import types
+
+from attnlab import wire
+
+# Exceptions the trusted side may report back from a reference call, re-raised by name.
+_REPLAYABLE = {name: getattr(builtins, name) for name in ("ValueError", "TypeError", "IndexError", "KeyError", "ZeroDivisionError")}
+_MAX_MESSAGE_CHARS = 2000
+
+
+class BoundedText(io.TextIOBase):
+    """A text stream that keeps the first ``limit`` characters and counts the rest.
+
+    Installed as ``sys.stdout``/``sys.stderr`` so that a student printing 50 MB
+    costs little; the file descriptors behind it are capped by RLIMIT_FSIZE too.
+    """
+
+    def __init__(self, fd: int, limit: int):
+        self._fd, self._room = fd, limit
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if self._room > 0:
+            kept = text[: self._room]
+            self._room -= len(kept)
+            if self._room == 0:
+                kept += "\n[... output cut here: the grader keeps the first part only]\n"
+            try:
+                os.write(self._fd, kept.encode("utf-8", "replace"))
+            except OSError:  # the capture file is full (RLIMIT_FSIZE): drop the rest quietly
+                self._room = 0
+        return len(text)
+
+
+def _student_frames(error: BaseException, submission_dir: str) -> list[str]:
+    """The traceback frames that point into the student's own files, as 'file:line in function: code'."""
+    frames = []
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename.startswith(submission_dir):
+            code = (frame.line or "").strip()
+            frames.append(f"{os.path.basename(frame.filename)}:{frame.lineno} in {frame.name}: {code}")
+    return frames[-8:]
+
+
+def _describe_exception(error: BaseException, submission_dir: str) -> dict:
+    if isinstance(error, SystemExit):
+        message = f"called sys.exit({error.code!r})"
+    else:
+        message = str(error)
+    return {
+        "type": type(error).__name__,
+        "message": message[:_MAX_MESSAGE_CHARS],
+        "frames": _student_frames(error, submission_dir),
+        "not_implemented": isinstance(error, NotImplementedError),
+        "memory": isinstance(error, MemoryError),
+    }
+
+
+class Worker:
+    """Serves the calls of one submission file over one channel."""
+
+    def __init__(self, channel, submission_dir: str, module: str, standins: dict[str, list[str]]):
+        self.channel = channel
+        self.submission_dir = submission_dir
+        self.module_name = module
+        self.standins = {
+            (mod, name): self._standin(mod, name) for mod, names in standins.items() for name in names
+        }
+        self.module: types.ModuleType | None = None
+
+    def _send(self, header: dict, value=None) -> None:
+        buffers: list = []
+        if value is not None:
+            header["value"] = wire.encode(value, buffers)
+        wire.send(self.channel, header, buffers)
+
+    def _standin(self, module: str, name: str):
+        """A function that looks like the reference ``module.name`` and asks the grader to run it."""
+
+        def standin(*args, **kwargs):
+            buffers: list = []
+            try:
+                payload = wire.encode((args, kwargs), buffers)
+            except wire.WireError as error:
+                raise TypeError(f"{name}() was given {error}, which the grader cannot pass on") from None
+            wire.send(self.channel, {"op": "callback", "module": module, "function": name, "args": payload}, buffers)
+            header, reply_buffers = wire.receive(self.channel)
+            if header.get("op") == "callback_result":
+                return wire.decode(header["value"], reply_buffers)
+            raise _REPLAYABLE.get(header.get("type"), RuntimeError)(header.get("message", "the reference call failed"))
+
+        standin.__name__ = standin.__qualname__ = name
+        standin.__module__ = module
+        standin.__doc__ = f"The reference {module}.{name}, computed by the grader."
+        return standin
+
+    def install_standins(self) -> None:
+        by_module: dict[str, types.ModuleType] = {}
+        for (module, name), standin in self.standins.items():
+            if module == self.module_name:
+                continue  # siblings are swapped in per call, after the student's file is imported
+            stand_module = by_module.setdefault(module, types.ModuleType(module, f"Reference {module} (served by the grader)"))
+            setattr(stand_module, name, standin)
+        sys.modules.update(by_module)
+
+    def import_submission(self) -> bool:
+        path = os.path.join(self.submission_dir, f"{self.module_name}.py")
+        if not os.path.isfile(path):
+            self._send({"op": "import_failed", "type": "FileNotFoundError", "message": f"the submission has no {self.module_name}.py", "frames": []})
+            return False
+        sys.path.insert(0, self.submission_dir)
+        try:
+            self.module = importlib.import_module(self.module_name)
+        except BaseException as error:  # noqa: BLE001 - sys.exit and worse at import are the student's to lose
+            self._send({"op": "import_failed", **_describe_exception(error, self.submission_dir)})
+            return False
+        self._send({"op": "ready"})
+        return True
+
+    def call(self, function: str, args, kwargs) -> None:
+        target = getattr(self.module, function, None)
+        if not callable(target):
+            self._send({"op": "raised", "type": "AttributeError", "message": f"{self.module_name}.py has no function {function}()", "frames": [], "not_implemented": False, "memory": False})
+            return
+        # Other contract functions of the same file become reference stand-ins for the call,
+        # so that multi_head_attention is graded on its own, not on the student's split_heads.
+        namespace = vars(self.module)
+        swapped = {
+            name: namespace[name]
+            for (module, name) in self.standins
+            if module == self.module_name and name != function and name in namespace
+        }
+        for name in swapped:
+            namespace[name] = self.standins[(self.module_name, name)]
+        try:
+            result = target(*args, **kwargs)
+        except BaseException as error:  # noqa: BLE001 - whatever the student raises is reported, never re-raised
+            self._send({"op": "raised", **_describe_exception(error, self.submission_dir)})
+            return
+        finally:
+            namespace.update(swapped)
+        try:
+            self._send({"op": "result"}, value=result)
+        except wire.WireError as error:
+            self._send({"op": "bad_return", "message": f"{function} returned {error}"})
+
+    def serve(self) -> None:
+        self.install_standins()
+        if not self.import_submission():
+            return
+        while True:
+            try:
+                header, buffers = wire.receive(self.channel)
+            except wire.PeerClosed:
+                return
+            if header.get("op") != "call":
+                return
+            args, kwargs = wire.decode(header["args"], buffers)
+            self.call(header["function"], args, kwargs)

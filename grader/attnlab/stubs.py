@@ -1,0 +1,91 @@
+"""Turn reference solutions into student stubs.
+
+A solution file marks what students write with nbgrader's markers::
+
+    ### BEGIN SOLUTION
+    ### HINT: a line that survives into the stub as a comment
+    ...reference code...
+    ### END SOLUTION
+
+The region becomes ``# YOUR CODE HERE``, the hints, and a ``raise
+NotImplementedError``. Everything outside the regions (signatures,
+docstrings, imports) is written once, in the solution, and copied as is.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+BEGIN = "### BEGIN SOLUTION"
+END = "### END SOLUTION"
+HINT = "### HINT:"
+GENERATED_NOTE = "# Exercise stub generated from solutions/{name}: fill in the parts marked YOUR CODE HERE.\n"
+
+_DEF = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(")
+
+
+class StubError(ValueError):
+    """A solution file whose solution regions cannot be turned into a stub."""
+
+
+def make_stub(source: str, filename: str) -> str:
+    """Return the student stub for one solution file's source."""
+    out = [GENERATED_NOTE.format(name=Path(filename).name)]
+    region_start = None  # line number of the open BEGIN marker
+    indent, hints, function = "", [], None
+    for lineno, line in enumerate(source.splitlines(keepends=True), start=1):
+        stripped = line.strip()
+        match = _DEF.match(line)
+        if match and region_start is None:
+            function = match.group(1)
+        if stripped.startswith(BEGIN):
+            if region_start is not None:
+                raise StubError(f"{filename}:{lineno}: nested {BEGIN!r} (the region opened at line {region_start} is not closed)")
+            region_start, hints = lineno, []
+            indent = line[: len(line) - len(line.lstrip())]
+        elif stripped.startswith(END):
+            if region_start is None:
+                raise StubError(f"{filename}:{lineno}: {END!r} without a {BEGIN!r} before it")
+            what = f"{function} is" if function else "this part is"
+            out.append(f"{indent}# YOUR CODE HERE\n")
+            out.extend(f"{indent}# Hint: {hint}\n" for hint in hints)
+            out.append(f'{indent}raise NotImplementedError("{what} not implemented yet")\n')
+            region_start = None
+        elif region_start is not None:
+            if stripped.startswith(HINT):
+                hints.append(stripped[len(HINT):].strip())
+        else:
+            out.append(line)
+    if region_start is not None:
+        raise StubError(f"{filename}:{region_start}: {BEGIN!r} is never closed by {END!r}")
+    return "".join(out)
+
+
+def expected_stubs(solutions_dir: Path, modules: list[str]) -> dict[str, str]:
+    """Map each exercise file name to the stub its solution generates."""
+    stubs = {}
+    for module in modules:
+        path = solutions_dir / f"{module}.py"
+        stubs[path.name] = make_stub(path.read_text(encoding="utf-8"), str(path))
+    return stubs
+
+
+def stale_stubs(solutions_dir: Path, exercises_dir: Path, modules: list[str]) -> list[str]:
+    """Names of exercise files that are missing or differ from what their solution generates."""
+    stale = []
+    for name, text in expected_stubs(solutions_dir, modules).items():
+        target = exercises_dir / name
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            stale.append(name)
+    return stale
+
+
+def write_stubs(solutions_dir: Path, exercises_dir: Path, modules: list[str]) -> list[str]:
+    """Regenerate every stub; return the names of the files that changed."""
+    changed = stale_stubs(solutions_dir, exercises_dir, modules)
+    stubs = expected_stubs(solutions_dir, modules)
+    exercises_dir.mkdir(parents=True, exist_ok=True)
+    for name in changed:
+        (exercises_dir / name).write_text(stubs[name], encoding="utf-8")
+    return changed

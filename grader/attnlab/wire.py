@@ -1,0 +1,188 @@
+"""How values cross between the trusted grader and an untrusted worker.
+
+A message is a JSON header plus raw array buffers, framed with lengths. Only
+plain data is representable: None, bool, int, float, str, tuples, lists,
+str-keyed dicts and numpy arrays of a float, bool or integer dtype. The
+decoder assumes its peer is hostile: it checks every size and dtype and
+rebuilds arrays as fresh base-class ``ndarray`` objects, so a subclass that
+lies in ``__eq__`` (or anything else the student built) never reaches the
+grader. There is deliberately no pickle: unpickling a hostile stream runs code.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import select
+import socket
+import struct
+import time
+
+import numpy as np
+
+MAX_HEADER_BYTES = 4 << 20
+MAX_BUFFERS = 4096
+MAX_MESSAGE_BYTES = 1 << 30
+MAX_DEPTH = 32
+ARRAY_KINDS = "fbiu"  # float, bool, signed and unsigned integers
+
+_PREFIX = struct.Struct("!IH")  # header length, number of buffers
+_BUFFER_LENGTH = struct.Struct("!Q")
+
+
+class WireError(Exception):
+    """The peer sent something that is not plain data; the message says what."""
+
+
+class PeerClosed(Exception):
+    """The other end closed the channel (a worker that exited or crashed)."""
+
+
+# ---------------------------------------------------------------- values
+
+
+def encode(value, buffers: list) -> object:
+    """Turn ``value`` into a JSON-able tree, appending array payloads to ``buffers``."""
+    return _encode(value, buffers, 0)
+
+
+def _encode(value, buffers, depth):
+    if depth > MAX_DEPTH:
+        raise WireError("nesting deeper than 32 levels")
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, np.generic):  # numpy scalars travel as Python scalars
+        if value.dtype.kind not in ARRAY_KINDS:
+            raise WireError(f"a numpy scalar of dtype {value.dtype} is not a number")
+        return _encode(value.item(), buffers, depth)
+    if isinstance(value, (int, float)):
+        return int(value) if isinstance(value, int) else float(value)
+    if isinstance(value, np.ndarray):
+        array = np.ascontiguousarray(np.asarray(value))
+        if array.dtype.kind not in ARRAY_KINDS:
+            raise WireError(f"an array of dtype {array.dtype} (only float, bool and integer arrays are accepted)")
+        buffers.append(array)
+        return {"__nd__": len(buffers) - 1, "dtype": array.dtype.str, "shape": list(array.shape)}
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode(v, buffers, depth + 1) for v in value]}
+    if isinstance(value, list):
+        return [_encode(v, buffers, depth + 1) for v in value]
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            raise WireError("a dict with non-string keys")
+        return {"__dict__": [[k, _encode(v, buffers, depth + 1)] for k, v in value.items()]}
+    raise WireError(f"a value of type {type(value).__name__}")
+
+
+def decode(tree, buffers: list) -> object:
+    """Rebuild a value from ``encode``'s tree; raise ``WireError`` on anything unexpected."""
+    try:
+        return _decode(tree, buffers, 0)
+    except WireError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, RecursionError) as error:
+        raise WireError(f"malformed value ({type(error).__name__}: {error})") from None
+
+
+def _decode(tree, buffers, depth):
+    if depth > MAX_DEPTH:
+        raise WireError("nesting deeper than 32 levels")
+    if tree is None or isinstance(tree, (bool, int, str)):
+        return tree
+    if isinstance(tree, float):
+        return tree
+    if isinstance(tree, list):
+        return [_decode(v, buffers, depth + 1) for v in tree]
+    if not isinstance(tree, dict) or len(tree) not in (1, 3):
+        raise WireError("an unknown kind of value")
+    if "__tuple__" in tree:
+        return tuple(_decode(v, buffers, depth + 1) for v in _as_list(tree["__tuple__"]))
+    if "__dict__" in tree:
+        pairs = _as_list(tree["__dict__"])
+        if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in pairs):
+            raise WireError("a malformed dict")
+        return {k: _decode(v, buffers, depth + 1) for k, v in pairs}
+    if "__nd__" in tree:
+        return _decode_array(tree, buffers)
+    raise WireError("an unknown kind of value")
+
+
+def _as_list(value) -> list:
+    if not isinstance(value, list):
+        raise WireError("a malformed container")
+    return value
+
+
+def _decode_array(tree, buffers) -> np.ndarray:
+    index, dtype_text, shape = tree["__nd__"], tree["dtype"], tree["shape"]
+    if not (isinstance(index, int) and 0 <= index < len(buffers)):
+        raise WireError("an array without its data")
+    if not isinstance(dtype_text, str) or len(dtype_text) > 8:
+        raise WireError("an array with a malformed dtype")
+    dtype = np.dtype(dtype_text)
+    if dtype.kind not in ARRAY_KINDS or dtype.fields is not None or dtype.subdtype is not None:
+        raise WireError(f"an array of dtype {dtype} (only float, bool and integer arrays are accepted)")
+    if not isinstance(shape, list) or len(shape) > 32 or not all(isinstance(n, int) and n >= 0 for n in shape):
+        raise WireError("an array with a malformed shape")
+    payload = buffers[index]
+    if math.prod(shape) * dtype.itemsize != len(payload):
+        raise WireError("an array whose data does not match its shape")
+    # A fresh, writable, base-class array that owns its memory.
+    return np.frombuffer(payload, dtype=dtype).reshape(shape).copy()
+
+
+# ---------------------------------------------------------------- framing
+
+
+def send(sock: socket.socket, header: dict, buffers: list = ()) -> None:
+    """Send one message: a JSON-able ``header`` and the array payloads it refers to."""
+    body = json.dumps(header, allow_nan=True).encode()
+    parts = [_PREFIX.pack(len(body), len(buffers)), body]
+    for array in buffers:
+        data = memoryview(np.ascontiguousarray(array)).cast("B") if isinstance(array, np.ndarray) else memoryview(array)
+        parts += [_BUFFER_LENGTH.pack(data.nbytes), data]
+    for part in parts:
+        sock.sendall(part)
+
+
+def receive(sock: socket.socket, deadline: float | None = None) -> tuple[dict, list]:
+    """Receive one message, waiting until ``deadline`` (``time.monotonic()``) at most.
+
+    Raises ``TimeoutError`` past the deadline, ``PeerClosed`` on end of file and
+    ``WireError`` for a message that breaks the format or its size limits.
+    """
+    header_length, n_buffers = _PREFIX.unpack(_read_exact(sock, _PREFIX.size, deadline))
+    if header_length > MAX_HEADER_BYTES or n_buffers > MAX_BUFFERS:
+        raise WireError("a message larger than the limits")
+    try:
+        header = json.loads(_read_exact(sock, header_length, deadline))
+    except (ValueError, RecursionError):
+        raise WireError("a message whose header is not JSON") from None
+    if not isinstance(header, dict):
+        raise WireError("a message whose header is not an object")
+    buffers, total = [], 0
+    for _ in range(n_buffers):
+        (length,) = _BUFFER_LENGTH.unpack(_read_exact(sock, _BUFFER_LENGTH.size, deadline))
+        total += length
+        if total > MAX_MESSAGE_BYTES:
+            raise WireError("a message larger than 1 GiB")
+        buffers.append(_read_exact(sock, length, deadline))
+    return header, buffers
+
+
+def _read_exact(sock: socket.socket, n: int, deadline: float | None) -> bytearray:
+    data = bytearray(n)
+    view, received = memoryview(data), 0
+    while received < n:
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([sock], [], [], remaining)[0]:
+                raise TimeoutError
+        try:
+            count = sock.recv_into(view[received:], n - received)
+        except (ConnectionResetError, BrokenPipeError):
+            raise PeerClosed from None
+        if count == 0:
+            raise PeerClosed
+        received += count
+    return data
