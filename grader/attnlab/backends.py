@@ -149,8 +149,7 @@ class InProcessBackend(Backend):
         if not callable(target):
             raise StudentError(f"{module}.py has no function {function}()")
         # Copy through the wire format, as the sandbox does: fresh inputs, plain-data outputs.
-        buffers: list = []
-        args, kwargs = wire.decode(wire.encode((args, kwargs), buffers), buffers)
+        args, kwargs = wire.copy_plain((args, kwargs))
         siblings = {n: namespace[n] for n in self.course.functions_in(module) if n != function and n in namespace}
         namespace.update({n: getattr(self.reference, n) for n in siblings})
         try:
@@ -168,8 +167,7 @@ class InProcessBackend(Backend):
             raise StudentError(f"{function} raised {type(error).__name__}: {error}{where}") from None
         finally:
             namespace.update(siblings)
-        buffers = []
-        return wire.decode(wire.encode(result, buffers), buffers)
+        return wire.copy_plain(result)
 
     def call(self, function, args, kwargs):
         return self._run(function, args, kwargs)

@@ -84,6 +84,13 @@ def decode(tree, buffers: list) -> object:
         raise WireError(f"malformed value ({type(error).__name__}: {error})") from None
 
 
+def copy_plain(value):
+    """A fresh copy of ``value`` made by encoding and decoding it: what crossing the wire does."""
+    buffers: list = []
+    tree = encode(value, buffers)
+    return decode(tree, [memoryview(array).cast("B") for array in buffers])
+
+
 def _decode(tree, buffers, depth):
     if depth > MAX_DEPTH:
         raise WireError("nesting deeper than 32 levels")
@@ -125,7 +132,7 @@ def _decode_array(tree, buffers) -> np.ndarray:
     if not isinstance(shape, list) or len(shape) > 32 or not all(isinstance(n, int) and n >= 0 for n in shape):
         raise WireError("an array with a malformed shape")
     payload = buffers[index]
-    if math.prod(shape) * dtype.itemsize != len(payload):
+    if math.prod(shape) * dtype.itemsize != memoryview(payload).nbytes:
         raise WireError("an array whose data does not match its shape")
     # A fresh, writable, base-class array that owns its memory.
     return np.frombuffer(payload, dtype=dtype).reshape(shape).copy()

@@ -1,0 +1,131 @@
+"""Checks for hidden tests that fail with feedback a student can act on.
+
+Each ``expect_*`` raises ``Mismatch`` (an ``AssertionError``) whose message
+says what is wrong in the student's terms: the shape passport (expected vs
+got, with axis names), the axis the rows really sum to 1 along, which masked
+cells leaked weight, where the first nan is. Tolerances follow the contract:
+float64 results are compared tightly, float32 at float32 precision.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Mismatch(AssertionError):
+    """The student's result is wrong; the message says how."""
+
+
+def _where(index) -> str:
+    return "(" + ", ".join(str(int(i)) for i in index) + ")"
+
+
+def tolerance(*arrays) -> tuple[float, float]:
+    """(rtol, atol) for comparing results computed from these inputs."""
+    if any(np.asarray(a).dtype == np.float32 for a in arrays):
+        return 2e-4, 2e-5
+    return 1e-7, 1e-9
+
+
+def expect_array(got, what: str) -> np.ndarray:
+    if not isinstance(got, np.ndarray):
+        raise Mismatch(f"{what} should be a numpy array, got a {type(got).__name__}")
+    if got.dtype.kind not in "fc":
+        raise Mismatch(f"{what} should hold floats, got dtype {got.dtype}")
+    return got
+
+
+def expect_pair(got, what: str) -> tuple:
+    """An attention function returns ``(output, weights)``."""
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        kind = f"a {type(got).__name__}" + (f" of {len(got)} items" if isinstance(got, (tuple, list)) else "")
+        raise Mismatch(f"{what} should return a pair (output, weights), got {kind}")
+    return tuple(got)
+
+
+def expect_shape(got, shape: tuple, what: str, passport: str = "") -> None:
+    """``got`` has exactly ``shape``; ``passport`` names the axes, e.g. ``(..., L_q, L_k)``."""
+    got_shape = tuple(np.shape(got))
+    if got_shape != tuple(shape):
+        named = f" = {passport}" if passport else ""
+        hint = ""
+        if sorted(got_shape) == sorted(shape):
+            hint = " (the same sizes in another order: are two axes swapped?)"
+        elif len(got_shape) != len(shape):
+            hint = f" ({len(got_shape)} axes instead of {len(shape)})"
+        raise Mismatch(f"{what} has the wrong shape: expected {tuple(shape)}{named}, got {got_shape}{hint}")
+
+
+def expect_finite(got, what: str) -> None:
+    bad = ~np.isfinite(got)
+    if bad.any():
+        index = np.argwhere(bad)[0]
+        kind = "nan" if np.isnan(got[tuple(index)]) else "inf"
+        raise Mismatch(f"{what} contains {kind} (first at index {_where(index)}, {int(bad.sum())} entries in all)")
+
+
+def expect_close(got, expected, what: str, *inputs, passport: str = "") -> None:
+    """``got`` matches ``expected`` in shape and values, at the inputs' precision."""
+    got = expect_array(got, what)
+    expect_shape(got, np.shape(expected), what, passport)
+    expected = np.asarray(expected)
+    if np.isfinite(expected).all():
+        expect_finite(got, what)
+    rtol, atol = tolerance(*inputs) if inputs else tolerance(got)
+    close = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
+    if not close.all():
+        error = np.abs(np.where(close, 0.0, got.astype(np.float64) - expected))
+        index = np.unravel_index(np.argmax(error), error.shape)
+        raise Mismatch(
+            f"{what} has wrong values in {int((~close).sum())} of {close.size} entries; "
+            f"the largest error is at index {_where(index)}: expected {expected[index]:.6g}, got {got[index]:.6g}"
+        )
+
+
+def expect_rows_sum_to_one(weights, what: str, axis_names: tuple[str, ...] = ()) -> None:
+    """Each row of ``weights`` sums to 1 over the last (key) axis; if not, say which axis does."""
+    weights = expect_array(weights, what)
+    rtol, atol = tolerance(weights)
+    sums = weights.sum(axis=-1)
+    if np.allclose(sums, 1.0, rtol=max(rtol, 1e-6), atol=max(atol, 1e-6)):
+        return
+    names = dict(zip(range(-len(axis_names), 0), axis_names))
+    others = [
+        axis for axis in range(-weights.ndim, -1)
+        if weights.shape[axis] > 1 and np.allclose(weights.sum(axis=axis), 1.0, atol=1e-6)
+    ]
+    detail = f"e.g. a row sums to {sums.flat[np.argmax(np.abs(sums - 1.0))]:.6g}"
+    if others:
+        axis = others[-1]
+        detail = f"they sum to 1 along axis {axis}" + (f" ({names[axis]})" if axis in names else "") + " instead: the softmax ran over the wrong axis"
+    key = f" ({names[-1]})" if -1 in names else ""
+    raise Mismatch(f"{what}: rows should sum to 1 over the last axis{key}, but {detail}")
+
+
+def expect_zero_where(weights, forbidden, what: str, cell_names: tuple[str, str] = ("query", "key")) -> None:
+    """``weights`` are exactly 0 wherever ``forbidden`` is True (broadcast to their shape)."""
+    forbidden = np.broadcast_to(forbidden, np.shape(weights))
+    leaked = forbidden & (np.asarray(weights) != 0.0)
+    if leaked.any():
+        index = tuple(np.argwhere(leaked)[np.argmax(np.abs(np.asarray(weights)[leaked]))])
+        row, column = index[-2], index[-1]
+        raise Mismatch(
+            f"{what}: {int(leaked.sum())} masked cells got weight (they must be exactly 0); the largest is "
+            f"{float(np.asarray(weights)[index]):.4g} at {cell_names[0]} {row}, {cell_names[1]} {column} (index {_where(index)})"
+        )
+
+
+def expect_equal_bool(got, expected, what: str, passport: str = "") -> None:
+    """A boolean mask equals the expected one exactly."""
+    if not isinstance(got, np.ndarray):
+        raise Mismatch(f"{what} should be a numpy array, got a {type(got).__name__}")
+    expect_shape(got, np.shape(expected), what, passport)
+    if got.dtype != np.bool_:
+        raise Mismatch(f"{what} should have dtype bool (True = may attend), got {got.dtype}")
+    wrong = got != expected
+    if wrong.any():
+        index = np.argwhere(wrong)[0]
+        raise Mismatch(
+            f"{what} is wrong in {int(wrong.sum())} of {wrong.size} cells; first at index {_where(index)}: "
+            f"expected {bool(expected[tuple(index)])}, got {bool(got[tuple(index)])}"
+        )

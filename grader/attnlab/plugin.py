@@ -1,0 +1,139 @@
+"""The pytest plugin that turns hidden tests into graded results.
+
+Hidden tests are ordinary pytest functions in the trusted process. They get
+two session fixtures, ``student`` (the submission, reached through a backend)
+and ``reference`` (the reference solutions), and a docstring whose first line
+names the function and the property: ``softmax: rows sum to 1 along the axis``.
+This plugin gives each test its points from ``points.toml`` and records how it
+ended, as an ``Outcome`` with feedback a student can act on.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+
+import pytest
+
+from attnlab.course import Course, CourseError
+from attnlab.outcomes import Outcome, StudentError, SubmissionProblem
+from attnlab.proxy import Submission
+from attnlab.reference import Reference
+from attnlab.results import TestResult
+
+MAX_FEEDBACK_CHARS = 4000
+
+
+def _feedback(error: BaseException, last_call: str | None) -> tuple[Outcome, str]:
+    """The outcome a test's exception stands for, and what to tell the student."""
+    if isinstance(error, BaseExceptionGroup) and error.exceptions:  # hypothesis' flaky failures
+        inner_outcome, inner = _feedback(error.exceptions[0], last_call)
+        return inner_outcome, "Your function gave different results on the same input.\n" + inner
+    if isinstance(error, SubmissionProblem):
+        return error.outcome, error.message
+    outcome = Outcome.ERROR if isinstance(error, StudentError) else Outcome.FAILED
+    message = error.message if isinstance(error, StudentError) else str(error) or type(error).__name__
+    if not isinstance(error, (AssertionError, StudentError)):
+        message = f"{type(error).__name__}: {message}"
+    notes = [n for n in getattr(error, "__notes__", []) if "student=" not in n and "reference=" not in n]
+    if last_call:
+        message += f"\n\nThe failing call: {last_call}"
+    if notes:
+        message += "\n" + "\n".join(notes)
+    if len(message) > MAX_FEEDBACK_CHARS:
+        message = message[:MAX_FEEDBACK_CHARS] + "\n[... cut]"
+    return outcome, message
+
+
+class GradingPlugin:
+    """Registered with ``pytest.main(plugins=[...])`` for one submission."""
+
+    def __init__(self, course: Course, reference: Reference, submission: Submission, points: dict[tuple[str, str], float], take_output):
+        self.course, self.points = course, points
+        self._reference, self._submission, self._take_output = reference, submission, take_output
+        self.results: list[TestResult] = []
+        self.internal_errors: list[str] = []
+        self._item_points: dict[str, float] = {}
+
+    def pytest_configure(self, config) -> None:
+        # Grading is deterministic: the same submission always meets the same examples.
+        from hypothesis import HealthCheck, settings
+
+        settings.register_profile(
+            "attnlab-grading",
+            derandomize=True,
+            database=None,
+            deadline=None,
+            max_examples=20,
+            print_blob=False,
+            suppress_health_check=list(HealthCheck),
+        )
+        settings.load_profile("attnlab-grading")
+
+    def pytest_unconfigure(self, config) -> None:
+        from hypothesis import settings
+
+        settings.load_profile("default")
+
+    @pytest.fixture(scope="session")
+    def student(self) -> Submission:
+        return self._submission
+
+    @pytest.fixture(scope="session")
+    def reference(self) -> Reference:
+        return self._reference
+
+    def pytest_collection_modifyitems(self, items) -> None:
+        cases = collections.Counter((item.path.stem, item.originalname) for item in items)
+        for item in items:
+            key = (item.path.stem, item.originalname)
+            if key not in self.points:
+                raise CourseError(f"hidden test {key[0]}.{key[1]} has no points in points.toml")
+            self._item_points[item.nodeid] = self.points[key] / cases[key]
+            name = self._display_name(item)
+            function = name.split(":", 1)[0].strip()
+            if ":" not in name or function not in {f.name for f in self.course.functions}:
+                raise CourseError(f"hidden test {key[0]}.{key[1]}: its docstring must start with 'function: property', got {name!r}")
+
+    @staticmethod
+    def _display_name(item) -> str:
+        doc = (getattr(item.function, "__doc__", None) or "").strip()
+        name = doc.splitlines()[0] if doc else item.name
+        if getattr(item, "callspec", None) is not None:
+            name += f" [{item.callspec.id}]"
+        return name
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        if report.when == "setup" and report.failed:
+            self.internal_errors.append(f"{item.nodeid}: {call.excinfo.value!r}" if call.excinfo else item.nodeid)
+        elif report.when == "call":
+            self._record(item, call, report)
+        return report
+
+    def pytest_runtest_setup(self, item) -> None:
+        self._submission.last_call = None
+        self._started = time.perf_counter()
+
+    def _record(self, item, call, report) -> None:
+        points = self._item_points[item.nodeid]
+        name = self._display_name(item)
+        function = name.split(":", 1)[0].strip()
+        if report.passed:
+            outcome, feedback = Outcome.PASSED, ""
+        else:
+            outcome, feedback = _feedback(call.excinfo.value, self._submission.last_call)
+        self.results.append(
+            TestResult(
+                name=name,
+                function=function,
+                module=self.course.function(function).module,
+                outcome=outcome,
+                score=points if outcome is Outcome.PASSED else 0.0,
+                max_score=points,
+                feedback=feedback,
+                output=self._take_output(),
+                duration=round(time.perf_counter() - self._started, 4),
+            )
+        )

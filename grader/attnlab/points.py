@@ -1,0 +1,43 @@
+"""Points for hidden tests, kept in one file: ``solutions/hidden_tests/points.toml``.
+
+The table has one section per test file and one key per test function::
+
+    [test_softmax]
+    test_rows_sum_to_one = 2
+
+A parametrized test's points are shared evenly among its cases.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from attnlab.course import CourseError
+
+POINTS_FILE = "points.toml"
+
+
+def load_points(hidden_tests_dir: Path) -> dict[tuple[str, str], float]:
+    """Map (test file stem, test function) to points."""
+    path = hidden_tests_dir / POINTS_FILE
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CourseError(f"{path} is missing: every hidden test needs its points there") from None
+    except tomllib.TOMLDecodeError as error:
+        raise CourseError(f"{path}: {error}") from None
+    points = {}
+    for file_stem, tests in table.items():
+        if not isinstance(tests, dict):
+            raise CourseError(f"{path}: [{file_stem}] must be a table of test = points")
+        for test, value in tests.items():
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                raise CourseError(f"{path}: {file_stem}.{test} must be a positive number of points")
+            points[(file_stem, test)] = float(value)
+    return points

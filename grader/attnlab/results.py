@@ -1,0 +1,108 @@
+"""What grading produces: one result per hidden test, and a report per submission."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from attnlab.outcomes import Outcome
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One hidden test's verdict on one submission."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    name: str
+    """What it checks, in the student's words: ``softmax: rows sum to 1 along the axis``."""
+    function: str
+    """The contract function it grades."""
+    module: str
+    """The exercise file that function lives in."""
+    outcome: Outcome
+    score: float
+    max_score: float
+    feedback: str
+    """Why it did not pass (empty when it passed); plain text that reads as Markdown too."""
+    output: str
+    """What the student's code printed during the test, cut to a bounded size."""
+    duration: float
+    """Seconds the test took."""
+
+
+@dataclass(frozen=True)
+class GradeReport:
+    """All the hidden tests' verdicts on one submission."""
+
+    submission: str
+    tests: tuple[TestResult, ...]
+    sandbox: str
+    """How the student's code was run, in words."""
+    duration: float
+
+    @property
+    def score(self) -> float:
+        return round(sum(t.score for t in self.tests), 6)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(t.max_score for t in self.tests), 6)
+
+    def to_gradescope(self) -> dict:
+        """Gradescope's results.json: ``score``, ``tests`` with name, score, max_score, output."""
+        tests = []
+        for number, test in enumerate(self.tests, start=1):
+            output = test.feedback or "Passed."
+            if test.output:
+                output += "\n\nYour code printed:\n\n" + "\n".join("    " + line for line in test.output.splitlines())
+            tests.append(
+                {
+                    "name": test.name,
+                    "number": str(number),
+                    "score": test.score,
+                    "max_score": test.max_score,
+                    "status": "passed" if test.outcome is Outcome.PASSED else "failed",
+                    "output": output,
+                    "output_format": "md",
+                    "tags": [test.module, test.function, test.outcome.value],
+                    "visibility": "visible",
+                }
+            )
+        return {
+            "score": self.score,
+            "max_score": self.max_score,
+            "execution_time": round(self.duration, 3),
+            "output": f"Graded {len(self.tests)} hidden tests; {self.sandbox}.",
+            "visibility": "visible",
+            "tests": tests,
+        }
+
+    def to_dict(self) -> dict:
+        return {
+            "submission": self.submission,
+            "sandbox": self.sandbox,
+            "duration": self.duration,
+            "score": self.score,
+            "max_score": self.max_score,
+            "tests": [{**asdict(t), "outcome": t.outcome.value} for t in self.tests],
+        }
+
+
+def write_json_atomically(path: Path, data: dict) -> None:
+    """Write ``data`` so that a reader never sees half a file, even if we are killed midway."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(data, stream, indent=2)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,143 @@
+"""Hidden tests for efficient.py: online softmax, grouped-query attention, KV cache."""
+
+import numpy as np
+from attention_inputs import LEAD, SEED, SIZE, normal, projections, qkv
+from hypothesis import given
+from hypothesis import strategies as st
+
+from attnlab.expect import Mismatch, expect_array, expect_close, expect_pair, expect_shape
+
+# Peak memory is measured at a size where holding the score matrix is unmistakable:
+# one (L, L) float64 array is 128 MiB, the blocks of a real online softmax a few MiB.
+MEMORY_TOKENS = 4096
+MEMORY_LIMIT_BYTES = 32 << 20
+
+
+@given(qkv(), st.data())
+def test_online_equals_attention_for_every_block_size(student, reference, case, data):
+    """online_softmax_attention: equals plain attention for every block size"""
+    q, k, v = case
+    block = data.draw(st.integers(1, k.shape[-2] + 2), label="block_size")
+    got = student.online_softmax_attention(q, k, v, block)
+    expect_close(got, reference.scaled_dot_product_attention(q, k, v)[0], f"online_softmax_attention(block_size={block})", q, passport="(..., L_q, d_v)")
+
+
+@given(qkv(same_length=True), st.data())
+def test_online_causal(student, reference, case, data):
+    """online_softmax_attention: with causal=True equals causally masked attention"""
+    q, k, v = case
+    block = data.draw(st.integers(1, k.shape[-2] + 1), label="block_size")
+    expected = reference.scaled_dot_product_attention(q, k, v, reference.causal_mask(q.shape[-2]))[0]
+    expect_close(student.online_softmax_attention(q, k, v, block, causal=True), expected, f"causal online_softmax_attention(block_size={block})", q)
+
+
+@given(st.integers(4, 12), st.integers(1, 3), SIZE, SEED)
+def test_online_rescales_when_the_max_grows(student, reference, n, block, d, seed):
+    """online_softmax_attention: later blocks with larger scores (up to 1e4) rescale what came before"""
+    q = np.ones((2, d))
+    k = normal(seed, (n, d))
+    k[-1] = 1e4 / np.sqrt(d) * np.sign(q[0])  # the last block holds by far the largest score
+    v = normal(seed + 1, (n, d))
+    expected = reference.scaled_dot_product_attention(q, k, v)[0]
+    expect_close(student.online_softmax_attention(q, k, v, block), expected, f"online_softmax_attention(block_size={block}) with growing scores", q)
+
+
+def test_online_never_holds_the_score_matrix(student, reference):
+    """online_softmax_attention: never holds an (L_q, L_k) array (peak memory at L = 4096)"""
+    n, d, block = MEMORY_TOKENS, 8, 64
+    q, k, v = normal(0, (n, d)), normal(1, (n, d)), normal(2, (n, d))
+    got, peak = student.peak_memory("online_softmax_attention", q, k, v, block)
+    expect_shape(expect_array(got, "online_softmax_attention"), (n, d), "online_softmax_attention", "(L_q, d_v)")
+    if peak > MEMORY_LIMIT_BYTES:
+        raise Mismatch(
+            f"online_softmax_attention used {peak / 2**20:.0f} MiB at L_q = L_k = {n} with block_size = {block}; "
+            f"one ({n}, {n}) array of float64 is {n * n * 8 / 2**20:.0f} MiB and the blocks need about "
+            f"{n * block * 8 / 2**20:.0f} MiB each: work on (L_q, block_size) slices only"
+        )
+    rows = slice(0, 64)  # the reference for a slice of queries is cheap; the student's rows must match it
+    expected = reference.scaled_dot_product_attention(q[rows], k, v)[0]
+    expect_close(got[rows], expected, "online_softmax_attention's first 64 rows at L = 4096", q)
+
+
+@st.composite
+def gqa_case(draw):
+    batch, kv_heads, group, n, d, seed = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(SIZE), draw(SIZE), draw(SEED)
+    q = normal(seed, (batch, kv_heads * group, n, d))
+    return q, normal(seed + 1, (batch, kv_heads, n, d)), normal(seed + 2, (batch, kv_heads, n, d))
+
+
+@given(gqa_case())
+def test_gqa_shapes(student, reference, case):
+    """grouped_query_attention: output (B, h_q, T, d) and weights (B, h_q, T, T)"""
+    q, k, v = case
+    out, weights = expect_pair(student.grouped_query_attention(q, k, v), "grouped_query_attention")
+    expect_shape(expect_array(out, "grouped_query_attention's output"), q.shape, "grouped_query_attention's output", "(B, h_q, T, d)")
+    expect_shape(expect_array(weights, "grouped_query_attention's weights"), q.shape[:-1] + (q.shape[-2],), "grouped_query_attention's weights", "(B, h_q, T, T)")
+
+
+@given(st.integers(2, 3), st.integers(2, 4), SIZE, SEED)
+def test_gqa_head_mapping(student, reference, kv_heads, group, n, seed):
+    """grouped_query_attention: query head h reads key/value head h // (h_q / h_kv)"""
+    h_q = kv_heads * group
+    q = normal(seed, (1, h_q, n, 2))
+    k = normal(seed + 1, (1, kv_heads, n, 2))
+    v = np.broadcast_to(np.arange(kv_heads, dtype=float)[None, :, None, None], (1, kv_heads, n, 2)).copy()  # value = kv head index
+    out, _ = expect_pair(student.grouped_query_attention(q, k, v), "grouped_query_attention")
+    out = expect_array(out, "grouped_query_attention's output")
+    expect_shape(out, q.shape, "grouped_query_attention's output", "(B, h_q, T, d)")
+    read = np.round(out[0, :, 0, 0]).astype(int)
+    expected = np.arange(h_q) // group
+    if not np.array_equal(read, expected):
+        raise Mismatch(f"with h_q = {h_q} and h_kv = {kv_heads}, query heads should read kv heads {expected.tolist()}, but they read {read.tolist()}")
+
+
+@given(gqa_case(), st.booleans())
+def test_gqa_values(student, reference, case, causal):
+    """grouped_query_attention: equals attention with each kv head repeated for its query group"""
+    q, k, v = case
+    out, weights = expect_pair(student.grouped_query_attention(q, k, v, causal=causal), "grouped_query_attention")
+    expected_out, expected_weights = reference.grouped_query_attention(q, k, v, causal=causal)
+    expect_close(weights, expected_weights, f"grouped_query_attention's weights (causal={causal})", q)
+    expect_close(out, expected_out, f"grouped_query_attention's output (causal={causal})", q)
+
+
+@st.composite
+def decoding_case(draw):
+    batch, n, d_model, d_k, d_v, seed = draw(st.integers(1, 3)), draw(SIZE), draw(SIZE), draw(SIZE), draw(SIZE), draw(SEED)
+    return normal(seed, (batch, n, d_model)), normal(seed + 1, (d_model, d_k)), normal(seed + 2, (d_model, d_k)), normal(seed + 3, (d_model, d_v))
+
+
+def run_steps(student, x, w_q, w_k, w_v):
+    cache, outputs = None, []
+    for t in range(x.shape[1]):
+        out_t, cache = expect_pair(student.kv_cache_step(x[:, t : t + 1], cache, w_q, w_k, w_v), f"kv_cache_step at step {t}")
+        expect_shape(expect_array(out_t, f"kv_cache_step's output at step {t}"), (x.shape[0], 1, w_v.shape[1]), f"kv_cache_step's output at step {t}", "(B, 1, d_v)")
+        if not isinstance(cache, dict) or not {"k", "v"} <= set(cache):
+            raise Mismatch(f"kv_cache_step should return a cache dict with 'k' and 'v', got {type(cache).__name__}")
+        outputs.append(out_t)
+    return np.concatenate(outputs, axis=1), cache
+
+
+@given(decoding_case())
+def test_kv_cache_first_step(student, reference, case):
+    """kv_cache_step: the first step (cache=None) attends to the first token only"""
+    x, w_q, w_k, w_v = case
+    out, cache = expect_pair(student.kv_cache_step(x[:, :1], None, w_q, w_k, w_v), "kv_cache_step")
+    expect_close(out, x[:, :1] @ w_v, "kv_cache_step's first output (the first token's value)", x)
+
+
+@given(decoding_case())
+def test_kv_cache_matches_causal_attention(student, reference, case):
+    """kv_cache_step: the steps over a sequence equal causal self_attention over it"""
+    x, w_q, w_k, w_v = case
+    outputs, _ = run_steps(student, x, w_q, w_k, w_v)
+    expect_close(outputs, reference.self_attention(x, w_q, w_k, w_v, causal=True)[0], "kv_cache_step outputs stacked over the steps", x, passport="(B, T, d_v)")
+
+
+@given(decoding_case())
+def test_kv_cache_keeps_every_token(student, reference, case):
+    """kv_cache_step: after t steps the cache holds the keys and values of all t tokens"""
+    x, w_q, w_k, w_v = case
+    _, cache = run_steps(student, x, w_q, w_k, w_v)
+    expect_close(cache["k"], x @ w_k, "the cache's keys after every step", x, passport="(B, t, d_k)")
+    expect_close(cache["v"], x @ w_v, "the cache's values after every step", x, passport="(B, t, d_v)")

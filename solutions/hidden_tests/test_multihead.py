@@ -1,0 +1,122 @@
+"""Hidden tests for multihead.py."""
+
+import numpy as np
+from attention_inputs import LEAD, SEED, SIZE, lengths_for, normal
+from hypothesis import given
+from hypothesis import strategies as st
+
+from attnlab.expect import Mismatch, expect_array, expect_close, expect_pair, expect_rows_sum_to_one, expect_shape, expect_zero_where
+
+HEADS = st.integers(1, 4)
+
+
+@given(LEAD, SIZE, HEADS, st.integers(1, 3), SEED)
+def test_split_heads_shape(student, reference, lead, n, heads, d_head, seed):
+    """split_heads: (..., T, d_model) becomes (..., n_heads, T, d_model / n_heads)"""
+    x = normal(seed, lead + (n, heads * d_head))
+    got = expect_array(student.split_heads(x, heads), "split_heads(x, n_heads)")
+    expect_shape(got, lead + (heads, n, d_head), "split_heads(x, n_heads)", "(..., n_heads, T, d_head)")
+
+
+@given(LEAD, st.integers(2, 5), st.integers(2, 4), st.integers(1, 3))
+def test_split_heads_takes_contiguous_columns(student, reference, lead, n, heads, d_head):
+    """split_heads: head h takes feature columns h*d_head:(h+1)*d_head of every token"""
+    d_model = heads * d_head
+    # Entry = 1000 * token + feature, so any misplaced value says where it came from.
+    x = np.broadcast_to(1000.0 * np.arange(n)[:, None] + np.arange(d_model)[None, :], lead + (n, d_model)).copy()
+    got = expect_array(student.split_heads(x, heads), "split_heads(x, n_heads)")
+    expect_shape(got, lead + (heads, n, d_head), "split_heads(x, n_heads)", "(..., n_heads, T, d_head)")
+    expected = reference.split_heads(x, heads)
+    if not np.array_equal(got, expected):
+        index = tuple(np.argwhere(got != expected)[0])
+        h, t, c = index[-3:]
+        value = got[index]
+        raise Mismatch(
+            f"split_heads: head {h}, token {t}, column {c} should hold token {t}'s feature {h * d_head + c} "
+            f"(value {expected[index]:g}) but holds token {int(value // 1000)}'s feature {int(value % 1000)} "
+            f"(value {value:g}); reshape to (..., T, n_heads, d_head), then swap the T and head axes"
+        )
+
+
+@given(LEAD, SIZE, HEADS, st.integers(1, 3), SEED)
+def test_merge_heads_inverts_split(student, reference, lead, n, heads, d_head, seed):
+    """merge_heads: undoes split_heads, (..., n_heads, T, d_head) -> (..., T, n_heads * d_head)"""
+    x = normal(seed, lead + (n, heads * d_head))
+    expect_close(student.merge_heads(reference.split_heads(x, heads)), x, "merge_heads(split_heads(x))", x, passport="(..., T, d_model)")
+
+
+@given(LEAD, SIZE, HEADS, st.integers(1, 3), SEED)
+def test_merge_heads_values(student, reference, lead, n, heads, d_head, seed):
+    """merge_heads: concatenates head h's features at columns h*d_head:(h+1)*d_head"""
+    x = normal(seed, lead + (heads, n, d_head))
+    expect_close(student.merge_heads(x), reference.merge_heads(x), "merge_heads(x)", x, passport="(..., T, n_heads * d_head)")
+
+
+@st.composite
+def mha_case(draw, batch_equals_tokens=False):
+    batch, heads, d_head, seed = draw(st.integers(1, 3)), draw(HEADS), draw(st.integers(1, 3)), draw(SEED)
+    n = batch if batch_equals_tokens else draw(SIZE)
+    d_model = heads * d_head
+    weights = normal(seed + 1, (4, d_model, d_model))
+    return normal(seed, (batch, n, d_model)), *weights, heads
+
+
+def mha_pair(student, args, **kwargs):
+    x, heads = args[0], args[-1]
+    out, weights = expect_pair(student.multi_head_attention(*args, **kwargs), "multi_head_attention")
+    expect_shape(expect_array(out, "multi_head_attention's output"), x.shape, "multi_head_attention's output", "(B, T, d_model)")
+    expect_shape(expect_array(weights, "multi_head_attention's weights"), (x.shape[0], heads, x.shape[1], x.shape[1]), "multi_head_attention's weights", "(B, n_heads, T, T)")
+    return out, weights
+
+
+@given(mha_case())
+def test_mha_shapes(student, reference, case):
+    """multi_head_attention: output (B, T, d_model) and weights (B, n_heads, T, T)"""
+    mha_pair(student, case)
+
+
+@given(mha_case(), st.booleans())
+def test_mha_values(student, reference, case, causal):
+    """multi_head_attention: equals merge_heads(per-head attention scaled by 1/√d_head) @ w_o"""
+    out, weights = mha_pair(student, case, causal=causal)
+    expected_out, expected_weights = reference.multi_head_attention(*case, causal=causal)
+    expect_close(weights, expected_weights, f"multi_head_attention's weights (causal={causal})", case[0], passport="(B, n_heads, T, T)")
+    expect_close(out, expected_out, f"multi_head_attention's output (causal={causal})", case[0], passport="(B, T, d_model)")
+
+
+@given(mha_case())
+def test_mha_rows_sum_to_one(student, reference, case):
+    """multi_head_attention: every head's weight rows sum to 1 over the keys"""
+    _, weights = mha_pair(student, case)
+    expect_rows_sum_to_one(weights, "multi_head_attention's weights", ("batch", "heads", "queries (T)", "keys (T)"))
+
+
+@given(mha_case(), st.data())
+def test_mha_no_future_leakage(student, reference, case, data):
+    """multi_head_attention: with causal=True, changing tokens after t leaves outputs up to t unchanged"""
+    x, *rest = case
+    t = data.draw(st.integers(0, x.shape[1] - 1))
+    changed = x.copy()
+    changed[:, t + 1 :] += normal(data.draw(SEED), changed[:, t + 1 :].shape, scale=5.0)
+    before, weights = mha_pair(student, (x, *rest), causal=True)
+    after, _ = mha_pair(student, (changed, *rest), causal=True)
+    expect_zero_where(weights, np.triu(np.ones((x.shape[1],) * 2, dtype=bool), k=1), "causal multi_head_attention")
+    try:
+        expect_close(after[:, : t + 1], before[:, : t + 1], f"outputs at positions 0..{t}", x)
+    except Mismatch as error:
+        raise Mismatch(f"future leakage: changing the tokens after position {t} changed the outputs up to {t}. {error}") from None
+
+
+@given(st.one_of(mha_case(), mha_case(batch_equals_tokens=True)), SEED)
+def test_mha_key_padding(student, reference, case, seed):
+    """multi_head_attention: padded keys get no weight in any head, also when B == T"""
+    x = case[0]
+    batch, n = x.shape[:2]
+    lengths = lengths_for(np.random.default_rng(seed), batch, n)
+    lengths[0] = max(1, n - 1)
+    mask = np.arange(n)[None, :] < lengths[:, None]
+    _, weights = mha_pair(student, case, key_padding_mask=mask)
+    expect_zero_where(weights, ~mask[:, None, None, :], "multi_head_attention with a key padding mask")
+    expected = reference.multi_head_attention(*case, key_padding_mask=mask)[1]
+    real = mask[:, None, :, None]  # rows of padded queries are not graded
+    expect_close(np.where(real, weights, 0.0), np.where(real, expected, 0.0), "multi_head_attention's weights at real queries", x)
