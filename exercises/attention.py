@@ -1,0 +1,53 @@
+# Exercise stub generated from solutions/attention.py: fill in the parts marked YOUR CODE HERE.
+"""Exercise 4: scaled dot-product attention, self-attention and cross-attention.
+
+softmax(q kᵀ / √d_k) v: every output row is a convex combination of value
+rows, weighted by how well the query matches each key. Self- and
+cross-attention are the same function with different arguments: in
+self-attention q, k, v come from one sequence; in cross-attention the queries
+come from the decoder and the keys and values from the encoder.
+"""
+
+import numpy as np
+
+from masks import causal_mask
+from scores import attention_scores
+from softmax import softmax
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    """Attention of every query over every key.
+
+    Shapes: q (..., L_q, d_k), k (..., L_k, d_k), v (..., L_k, d_v),
+    mask broadcastable to (..., L_q, L_k), True = may attend
+    -> (out (..., L_q, d_v), weights (..., L_q, L_k)); each row of weights sums to 1 over the keys.
+
+    Masked scores become -inf before the softmax, so masked weights are exactly 0.
+    """
+    # YOUR CODE HERE
+    # Hint: masked scores must become -inf *before* the softmax; the softmax runs over the last (key) axis.
+    raise NotImplementedError("scaled_dot_product_attention is not implemented yet")
+
+
+def self_attention(x, w_q, w_k, w_v, causal=False):
+    """Self-attention: queries, keys and values are three projections of the same ``x``.
+
+    Shapes: x (..., T, d_model), w_q and w_k (d_model, d_k), w_v (d_model, d_v)
+    -> (out (..., T, d_v), weights (..., T, T)).
+    With ``causal=True`` query i sees keys 0..i only.
+    """
+    # YOUR CODE HERE
+    # Hint: Q = x @ w_q (row-major, as in the lessons); use causal_mask from masks.py.
+    raise NotImplementedError("self_attention is not implemented yet")
+
+
+def cross_attention(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=None):
+    """Cross-attention: queries from ``x_q`` (decoder), keys and values from ``x_kv`` (encoder).
+
+    Shapes: x_q (B, L_q, d), x_kv (B, L_k, d), w_q and w_k (d, d_k), w_v (d, d_v),
+    kv_padding_mask (B, L_k) bool, True at real encoder tokens
+    -> (out (B, L_q, d_v), weights (B, L_q, L_k)).
+    """
+    # YOUR CODE HERE
+    # Hint: the padding mask hides keys from every query: give it a query axis, (B, 1, L_k).
+    raise NotImplementedError("cross_attention is not implemented yet")

@@ -1,0 +1,156 @@
+"""The ``attnlab`` command: thin glue over the library.
+
+Errors become one line on stderr and a non-zero exit here, at the edge, and
+nowhere else. Heavy imports (pytest, numpy, rich) happen inside the commands
+that need them, so ``attnlab --help`` and the quiz start fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+EXIT_USAGE = 2
+
+
+class UserError(click.ClickException):
+    """A problem the user can fix; printed as one line, exit status 2."""
+
+    exit_code = EXIT_USAGE
+
+    def show(self, file=None) -> None:
+        click.echo(f"attnlab: error: {self.format_message()}", err=True)
+
+
+def _course(course_dir: Path | None):
+    from attnlab.course import CourseError, find_course
+
+    try:
+        return find_course(course_dir)
+    except CourseError as error:
+        raise UserError(str(error)) from None
+
+
+COURSE_OPTION = click.option(
+    "--course",
+    "course_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="The course folder (default: $ATTNLAB_COURSE, else the nearest folder above with exercises/course.toml).",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="attnlab")
+def main() -> None:
+    """attnlab: a course on self-attention that grades itself.
+
+    \b
+    Students:    attnlab check            run the public tests on your exercises/
+    Instructors: attnlab grade FOLDER     grade a submission with the hidden tests
+                 attnlab stubs            regenerate exercises/ from solutions/
+    """
+
+
+@main.command()
+@click.argument("submission", type=click.Path(path_type=Path))
+@click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write Gradescope-format results to this file.")
+@click.option("--only", multiple=True, metavar="FILE", help="Grade only this exercise file (e.g. softmax); repeat for more.")
+@click.option("--explain", is_flag=True, help="Show the whole feedback of every failing test, and what the code printed.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds one call of a student function may take.")
+@click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory a worker may add to its own.")
+@click.option("--no-sandbox", "in_process", is_flag=True, hidden=True, help="Run the code in this process (benchmark baseline only).")
+@COURSE_OPTION
+def grade(submission: Path, json_path: Path | None, only: tuple[str, ...], explain: bool, timeout: float, memory_mib: int, in_process: bool, course_dir: Path | None) -> None:
+    """Grade SUBMISSION, a folder of exercise files, with the hidden tests.
+
+    Each call into the student's code runs in a sandboxed worker process with a
+    deadline and memory limits; expected values are computed here, in the
+    grader. The exit status is 0 whenever grading completed, whatever the score.
+    """
+    from attnlab import console
+    from attnlab.course import CourseError
+    from attnlab.grading import SubmissionError, grade as grade_submission
+    from attnlab.report import render
+    from attnlab.results import write_json_atomically
+    from attnlab.sandbox.host import Limits
+
+    course = _course(course_dir)
+    limits = Limits(call_seconds=timeout, memory_bytes=memory_mib << 20)
+    try:
+        with console.err.status(f"Grading {submission} …"):
+            report = grade_submission(course, submission, only=list(only) or None, in_process=in_process, limits=limits)
+    except (CourseError, SubmissionError) as error:
+        raise UserError(str(error)) from None
+    render(report, console.out, explain=explain)
+    if json_path is not None:
+        try:
+            write_json_atomically(json_path, report.to_gradescope())
+        except OSError as error:
+            raise UserError(f"cannot write {json_path}: {error.strerror}") from None
+        console.err.print(f"Wrote {json_path}")
+
+
+@main.command()
+@click.argument("folder", type=click.Path(path_type=Path), required=False)
+@COURSE_OPTION
+def check(folder: Path | None, course_dir: Path | None) -> None:
+    """Run the public tests on FOLDER (default: the course's exercises/) and summarise per function.
+
+    The exit status is 0 when every public test passes, 1 otherwise.
+    """
+    from rich.text import Text
+
+    from attnlab import console
+    from attnlab.checking import run_check
+    from attnlab.course import CourseError
+
+    course = _course(course_dir)
+    folder = folder or course.exercises_dir
+    try:
+        checks = run_check(course, folder)
+    except CourseError as error:
+        raise UserError(str(error)) from None
+    marks = {"passed": ("✓", "green"), "failed": ("✗", "red"), "not implemented": ("·", "yellow"), "waiting": ("…", "yellow")}
+    console.out.print(Text(f"attnlab check · {folder}", style="bold"))
+    width = max((len(c.function) for c in checks), default=0)
+    for item in checks:
+        mark, style = marks[item.status]
+        line = Text(f" {mark} ", style=style)
+        line.append(item.function.ljust(width + 2))
+        line.append(f"{item.passed}/{item.total} passed" if item.status == "passed" else item.message, style=None if item.status == "passed" else style)
+        console.out.print(line)
+    done = sum(c.status == "passed" for c in checks)
+    console.out.print(Text(f"\n{done} of {len(checks)} functions pass their public tests.", style="bold"))
+    if done < len(checks):
+        sys.exit(1)
+
+
+@main.command()
+@click.option("--check", "check_only", is_flag=True, help="Do not write; exit 1 if any stub is out of date.")
+@COURSE_OPTION
+def stubs(check_only: bool, course_dir: Path | None) -> None:
+    """Regenerate the student stubs in exercises/ from the reference solutions."""
+    from attnlab.stubs import StubError, stale_stubs, write_stubs
+
+    course = _course(course_dir)
+    if not course.solutions_dir.is_dir():
+        raise UserError(f"{course.solutions_dir} is missing: stubs are generated from the solutions")
+    try:
+        if check_only:
+            stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
+            if stale:
+                click.echo(f"out of date: {', '.join(stale)} (run: attnlab stubs)", err=True)
+                sys.exit(1)
+            click.echo("exercises/ is up to date", err=True)
+            return
+        changed = write_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
+    except StubError as error:
+        raise UserError(str(error)) from None
+    click.echo(f"wrote {', '.join(changed)}" if changed else "exercises/ was already up to date", err=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""Render a ``GradeReport`` for the terminal: a table by function, then what failed and why."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from attnlab.outcomes import Outcome
+from attnlab.results import GradeReport
+
+MARKS = {
+    Outcome.PASSED: ("✓", "green"),
+    Outcome.FAILED: ("✗", "red"),
+    Outcome.NOT_IMPLEMENTED: ("·", "yellow"),
+    Outcome.TIMED_OUT: ("⏱", "magenta"),
+    Outcome.OUT_OF_MEMORY: ("M", "magenta"),
+    Outcome.CRASHED: ("!", "magenta"),
+    Outcome.ERROR: ("E", "red"),
+}
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def _function_table(report: GradeReport) -> Table:
+    table = Table(title=f"attnlab grade · {report.submission}", title_justify="left", expand=False)
+    table.add_column("file")
+    table.add_column("function")
+    table.add_column("tests", justify="right")
+    table.add_column("points", justify="right")
+    table.add_column("status")
+    functions: dict[tuple[str, str], list] = {}
+    for test in report.tests:
+        functions.setdefault((test.module, test.function), []).append(test)
+    for (module, function), tests in functions.items():
+        passed = sum(t.outcome is Outcome.PASSED for t in tests)
+        outcomes = sorted({t.outcome for t in tests if t.outcome is not Outcome.PASSED}, key=list(Outcome).index)
+        status = Text("all passed", style="green") if not outcomes else Text(", ".join(o.value for o in outcomes), style=MARKS[outcomes[0]][1])
+        table.add_row(f"{module}.py", function, f"{passed}/{len(tests)}", f"{_points(sum(t.score for t in tests))}/{_points(sum(t.max_score for t in tests))}", status)
+    percent = 100 * report.score / report.max_score if report.max_score else 0.0
+    total_passed = sum(t.outcome is Outcome.PASSED for t in report.tests)
+    table.add_section()
+    table.add_row("total", "", f"{total_passed}/{len(report.tests)}", f"{_points(report.score)}/{_points(report.max_score)}", Text(f"{percent:.0f}%", style="bold"))
+    return table
+
+
+def render(report: GradeReport, console: Console, *, explain: bool = False) -> None:
+    """Print the summary; failing tests with the first line of their feedback, or all of it with ``explain``."""
+    console.print(_function_table(report))
+    failing = [t for t in report.tests if t.outcome is not Outcome.PASSED]
+    not_implemented = [t for t in failing if t.outcome is Outcome.NOT_IMPLEMENTED]
+    others = [t for t in failing if t.outcome is not Outcome.NOT_IMPLEMENTED]
+    if not_implemented:
+        names = sorted({t.function for t in not_implemented}, key=[t.function for t in report.tests].index)
+        console.print(Text(f"Not implemented yet: {', '.join(names)} ({len(not_implemented)} tests, {_points(sum(t.max_score for t in not_implemented))} points)", style="yellow"))
+    if others:
+        console.print(Text("\nWhat went wrong:", style="bold"))
+    for test in others:
+        mark, style = MARKS[test.outcome]
+        header = Text(f" {mark} ", style=style)
+        header.append(test.name, style="bold")
+        header.append(f"  {_points(test.score)}/{_points(test.max_score)}  {test.outcome.value}", style=style)
+        lines = test.feedback.splitlines() or [""]
+        body = lines if explain else lines[:1]
+        parts = [header, *(Text("     " + line) for line in body)]
+        if explain and test.output:
+            parts.append(Text("     your code printed:", style="dim"))
+            parts.extend(Text("       " + line, style="dim") for line in test.output.splitlines()[:20])
+        console.print(Group(*parts))
+    if others and not explain:
+        console.print(Text("\n(--explain shows the whole feedback of each failing test)", style="dim"))
+    console.print(Text(f"\nGraded in {report.duration:.1f} s; {report.sandbox}.", style="dim"))
