@@ -1,0 +1,34 @@
+"""Public tests for softmax.py: run them with `attnlab check` or `pytest`."""
+
+import numpy as np
+from softmax import softmax
+
+
+def test_small_example():
+    """softmax: [0, ln 3] gives [1/4, 3/4]"""
+    np.testing.assert_allclose(softmax(np.array([0.0, np.log(3.0)])), [0.25, 0.75])
+
+
+def test_the_cat_sat():
+    """softmax: "sat" against (The, cat, sat) with scores (0.5, 2.1, 1.3) is about (0.12, 0.61, 0.27)"""
+    np.testing.assert_allclose(softmax(np.array([0.5, 2.1, 1.3])), [0.12, 0.61, 0.27], atol=0.005)
+
+
+def test_rows_sum_to_one():
+    """softmax: each row of a (2, 3) array sums to 1 by default"""
+    out = softmax(np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]))
+    assert out.shape == (2, 3), f"expected shape (2, 3), got {out.shape}"
+    np.testing.assert_allclose(out.sum(axis=-1), [1.0, 1.0], err_msg="rows should sum to 1 over the last axis")
+
+
+def test_axis_argument():
+    """softmax: axis=0 makes the columns sum to 1"""
+    out = softmax(np.array([[1.0, 2.0], [3.0, 5.0], [0.0, 1.0]]), axis=0)
+    np.testing.assert_allclose(out.sum(axis=0), [1.0, 1.0], err_msg="with axis=0 the columns should sum to 1")
+
+
+def test_large_scores():
+    """softmax: scores of 1e4 give no nan or inf"""
+    out = softmax(np.array([1e4, 0.0, -1e4]))
+    assert np.isfinite(out).all(), f"got {out}: subtract the maximum before np.exp"
+    np.testing.assert_allclose(out, [1.0, 0.0, 0.0])
