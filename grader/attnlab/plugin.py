@@ -57,7 +57,7 @@ class GradingPlugin:
 
     def pytest_configure(self, config) -> None:
         # Grading is deterministic: the same submission always meets the same examples.
-        from hypothesis import HealthCheck, settings
+        from hypothesis import HealthCheck, Phase, settings
 
         settings.register_profile(
             "attnlab-grading",
@@ -67,6 +67,9 @@ class GradingPlugin:
             max_examples=20,
             print_blob=False,
             suppress_health_check=list(HealthCheck),
+            # Shrinking is kept (a failure shrinks to an example a student can read); the explain
+            # phase is not: it re-runs failing tests many times and was most of a buggy file's cost.
+            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
         )
         settings.load_profile("attnlab-grading")
 

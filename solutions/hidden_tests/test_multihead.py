@@ -116,7 +116,7 @@ def test_mha_key_padding(student, reference, case, seed):
     lengths[0] = max(1, n - 1)
     mask = np.arange(n)[None, :] < lengths[:, None]
     _, weights = mha_pair(student, case, key_padding_mask=mask)
-    expect_zero_where(weights, ~mask[:, None, None, :], "multi_head_attention with a key padding mask")
+    real = mask[:, None, :, None]  # (B, 1, T, 1): rows of padded queries are not graded
+    expect_zero_where(weights, real & ~mask[:, None, None, :], "multi_head_attention with a key padding mask")
     expected = reference.multi_head_attention(*case, key_padding_mask=mask)[1]
-    real = mask[:, None, :, None]  # rows of padded queries are not graded
     expect_close(np.where(real, weights, 0.0), np.where(real, expected, 0.0), "multi_head_attention's weights at real queries", x)

@@ -62,6 +62,17 @@ def test_stable_for_large_scores(student, reference, lead, n_rows, n_cols, seed,
     expect_close(got, reference.softmax(x), "softmax(x) with scores of ±1e4", x)
 
 
+@given(st.integers(2, 5), st.integers(2, 5), SEED)
+def test_each_row_uses_its_own_maximum(student, reference, n_rows, n_cols, seed):
+    """softmax: rows near +1e4 and rows near -1e4 in one array are all finite and right"""
+    x = normal(seed, (n_rows, n_cols))
+    x[0::2] += 1e4
+    x[1::2] -= 1e4  # relative to a global maximum these rows underflow to 0 / 0
+    got = student.softmax(x)
+    expect_finite(expect_array(got, "softmax(x) with rows at +1e4 and -1e4"), "softmax(x) with rows at +1e4 and -1e4")
+    expect_close(got, reference.softmax(x), "softmax(x) with rows at +1e4 and -1e4", x)
+
+
 @given(SIZE, SIZE, SEED, st.floats(-50, 50))
 def test_shift_invariance(student, reference, n_rows, n_cols, seed, shift):
     """softmax: adding a constant to every score changes nothing"""

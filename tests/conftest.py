@@ -1,0 +1,102 @@
+"""Shared helpers: the course under test, a fork server for the session, and submissions built from fixtures.
+
+A fixture of student code is a short Python file whose docstring names the
+exercise file it belongs to (``file: softmax.py``) and, for a buggy one, the
+function it breaks (``breaks: softmax``). Its top-level functions replace the
+same-named functions of the reference file, so the submission differs from the
+reference in exactly the student's code.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from attnlab.course import Course
+from attnlab.grading import grade
+from attnlab.sandbox.host import ForkServer, Limits
+
+REPO = Path(__file__).resolve().parents[1]
+SUBMISSIONS = Path(__file__).parent / "submissions"
+COURSE = Course.load(REPO)
+
+
+@dataclass(frozen=True)
+class StudentFixture:
+    path: Path
+    file: str
+    """The exercise file it replaces functions of, e.g. ``softmax.py``."""
+    breaks: str | None
+    """The one function it should lose points on (None for a correct variant)."""
+    summary: str
+
+
+def read_fixture(path: Path) -> StudentFixture:
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    file = re.search(r"^file:\s*(\S+)", doc, re.M)
+    breaks = re.search(r"^breaks:\s*(\S+)", doc, re.M)
+    assert file, f"{path}: the docstring must say which exercise file it belongs to (file: NAME.py)"
+    return StudentFixture(path, file.group(1), breaks.group(1) if breaks else None, doc.splitlines()[0])
+
+
+def fixtures_in(kind: str) -> list[StudentFixture]:
+    return [read_fixture(p) for p in sorted((SUBMISSIONS / kind).glob("*.py"))]
+
+
+def splice(reference_source: str, student_source: str) -> str:
+    """The reference file with each function the student wrote put in place of its namesake.
+
+    The student's own imports go on top; functions the reference lacks are appended.
+    """
+    lines = reference_source.splitlines(keepends=True)
+    reference_defs = {n.name: n for n in ast.parse(reference_source).body if isinstance(n, ast.FunctionDef)}
+    student_tree = ast.parse(student_source)
+    student_lines = student_source.splitlines(keepends=True)
+    replacements, extra, imports = {}, [], []
+    for node in student_tree.body:
+        start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
+        text = "".join(student_lines[start : node.end_lineno])
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(text)
+        elif isinstance(node, ast.FunctionDef) and node.name in reference_defs:
+            replacements[node.name] = text
+        elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):  # skip the docstring
+            extra.append(text)
+    for name in sorted(replacements, key=lambda n: -reference_defs[n].lineno):  # bottom-up keeps line numbers valid
+        node = reference_defs[name]
+        lines[node.lineno - 1 : node.end_lineno] = [replacements[name]]
+    return "".join(imports) + "".join(lines) + "".join("\n\n" + e for e in extra)
+
+
+def build_submission(folder: Path, fixture: StudentFixture) -> Path:
+    """A full submission: the reference files, with the fixture's functions spliced into its file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for module in COURSE.modules:
+        shutil.copyfile(COURSE.solutions_dir / f"{module}.py", folder / f"{module}.py")
+    target = folder / fixture.file
+    target.write_text(splice(target.read_text(), fixture.path.read_text()))
+    return folder
+
+
+@pytest.fixture(scope="session")
+def fork_server():
+    server = ForkServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def grade_fixture(tmp_path, fork_server):
+    """Grade a fixture spliced into the reference; by default only its own exercise file."""
+
+    def run(fixture: StudentFixture, *, whole: bool = False, limits: Limits | None = None):
+        submission = build_submission(tmp_path / fixture.path.stem, fixture)
+        only = None if whole else [fixture.file.removesuffix(".py")]
+        return grade(COURSE, submission, only=only, limits=limits or Limits(call_seconds=1.0), fork_server=fork_server)
+
+    return run

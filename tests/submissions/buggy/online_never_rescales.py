@@ -1,0 +1,23 @@
+"""Keeps a running max but never rescales what was accumulated when the max grows.
+
+file: efficient.py
+breaks: online_softmax_attention
+"""
+
+
+def online_softmax_attention(q, k, v, block_size, causal=False):
+    n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    running_max = np.full(lead + (n_q, 1), -np.inf)
+    running_sum = np.zeros(lead + (n_q, 1))
+    acc = np.zeros(lead + (n_q, v.shape[-1]))
+    for start in range(0, n_k, block_size):
+        stop = min(start + block_size, n_k)
+        s = q @ np.swapaxes(k[..., start:stop, :], -1, -2) / np.sqrt(d_k)
+        if causal:
+            s = np.where(np.arange(n_q)[:, None] >= np.arange(start, stop)[None, :], s, -np.inf)
+        running_max = np.maximum(running_max, s.max(axis=-1, keepdims=True))
+        p = np.exp(s - running_max)
+        running_sum = running_sum + p.sum(axis=-1, keepdims=True)
+        acc = acc + p @ v[..., start:stop, :]
+    return acc / running_sum

@@ -1,0 +1,34 @@
+"""Every buggy fixture loses points on the function it breaks, and on no other."""
+
+import pytest
+from conftest import fixtures_in, read_fixture, SUBMISSIONS
+
+from attnlab.outcomes import Outcome
+
+BUGGY = fixtures_in("buggy")
+
+
+def test_there_are_enough_buggy_fixtures():
+    assert len(BUGGY) >= 25
+    assert all(f.breaks for f in BUGGY), "every buggy fixture names the function it breaks"
+
+
+@pytest.mark.parametrize("fixture", BUGGY, ids=[f.path.stem for f in BUGGY])
+def test_bug_costs_its_function_only(grade_fixture, fixture):
+    report = grade_fixture(fixture)
+    failing = [t for t in report.tests if t.outcome is not Outcome.PASSED]
+    assert failing, f"{fixture.path.stem}: the hidden tests did not catch this bug"
+    others = sorted({t.function for t in failing} - {fixture.breaks})
+    assert not others, f"{fixture.path.stem} should only cost {fixture.breaks}, but also failed {others}: " + "; ".join(f"{t.name}: {t.feedback[:200]}" for t in failing if t.function != fixture.breaks)
+    for test in failing:
+        assert test.feedback.strip(), f"{test.name} failed without saying why"
+
+
+@pytest.mark.parametrize("name", ["softmax_no_max_subtraction", "causal_upper_triangular", "split_heads_reshape_only"])
+def test_bug_in_an_early_file_costs_nothing_in_later_files(grade_fixture, name):
+    """Later files import the reference versions, so the whole submission loses only this function's points."""
+    fixture = read_fixture(SUBMISSIONS / "buggy" / f"{name}.py")
+    report = grade_fixture(fixture, whole=True)
+    failing = {t.function for t in report.tests if t.outcome is not Outcome.PASSED}
+    assert failing == {fixture.breaks}
+    assert report.max_score - report.score == sum(t.max_score for t in report.tests if t.function == fixture.breaks and t.outcome is not Outcome.PASSED)
