@@ -92,9 +92,20 @@ def privileges_dropped() -> bool:
     return True
 
 
+def python_readable_by_others() -> bool:
+    """Can an unprivileged user read this interpreter's standard library (every folder on the way)?"""
+    folder = Path(os.__file__).resolve().parent
+    if not os.stat(folder).st_mode & 0o004:
+        return False
+    return all(os.stat(parent).st_mode & 0o001 for parent in folder.parents)
+
+
 def describe_mode() -> str:
     user = "user nobody" if privileges_dropped() else f"the grader's user (uid {os.geteuid()})"
-    return f"forked workers as {user}, with rlimits (memory, CPU, files, processes) and a deadline per call"
+    mode = f"forked workers as {user}, with rlimits (memory, CPU, files, processes) and a deadline per call"
+    if privileges_dropped() and not python_readable_by_others():
+        mode += " (this Python is in a folder nobody cannot read: workers can import numpy and the common standard modules only)"
+    return mode
 
 
 class ForkServer:
@@ -263,7 +274,8 @@ class WorkerProcess:
             if end == start:
                 continue
             stream.seek(start)
-            data = stream.read(min(end - start, self.limits.output_chars))
+            # The worker keeps output_chars characters plus its own "output cut" marker line.
+            data = stream.read(min(end - start, 4 * self.limits.output_chars + 1024))
             self._output_read[index] = end
             cut = end - start - len(data)
             parts.append(label + data.decode("utf-8", "replace") + (f"\n[... {cut} more bytes not shown]" if cut else ""))

@@ -1,0 +1,134 @@
+"""Hostile submissions: none may crash the grader, forge a score, or change another function's result."""
+
+import os
+
+import numpy as np
+import pytest
+from conftest import COURSE, SUBMISSIONS, read_fixture
+
+from attnlab import wire
+from attnlab.outcomes import Outcome
+from attnlab.sandbox.host import Limits
+
+
+def hostile(name):
+    return read_fixture(SUBMISSIONS / "hostile" / f"{name}.py")
+
+
+def by_function(report):
+    functions = {}
+    for test in report.tests:
+        functions.setdefault(test.function, []).append(test)
+    return functions
+
+
+def assert_others_untouched(report, function):
+    for other, tests in by_function(report).items():
+        if other != function:
+            assert all(t.outcome is Outcome.PASSED for t in tests), f"{other} lost points to {function}'s misbehaviour: " + "; ".join(t.feedback[:200] for t in tests if t.outcome is not Outcome.PASSED)
+
+
+def test_infinite_loop_times_out_once(grade_fixture):
+    report = grade_fixture(hostile("infinite_loop"), limits=Limits(call_seconds=0.5))
+    tests = by_function(report)["softmax"]
+    assert all(t.outcome is Outcome.TIMED_OUT for t in tests)
+    assert "did not return within 0.5 s" in tests[0].feedback
+    assert "not run again" in tests[-1].feedback
+    # One deadline in all, not one per test: a second timeout of the same function costs nothing.
+    assert 0.5 <= sum(t.duration for t in tests) < 0.5 * 2
+
+
+def test_os_exit_is_a_crash_and_the_rest_is_graded(grade_fixture):
+    report = grade_fixture(hostile("os_exit_in_function"))
+    tests = by_function(report)["causal_mask"]
+    assert all(t.outcome is Outcome.CRASHED for t in tests)
+    assert "exited with status 3" in tests[0].feedback
+    assert_others_untouched(report, "causal_mask")
+
+
+def test_segfault_is_named(grade_fixture):
+    report = grade_fixture(hostile("segfault_in_function"))
+    tests = by_function(report)["attention_scores"]
+    assert all(t.outcome is Outcome.CRASHED for t in tests)
+    assert "segmentation fault (signal 11)" in tests[0].feedback
+
+
+def test_sys_exit_at_import_costs_that_file_only(grade_fixture):
+    report = grade_fixture(hostile("sys_exit_at_import"), whole=True)
+    failing = {t.module for t in report.tests if t.outcome is not Outcome.PASSED}
+    assert failing == {"positions"}
+    positions = [t for t in report.tests if t.module == "positions"]
+    assert all(t.outcome is Outcome.ERROR and "sys.exit(1)" in t.feedback for t in positions)
+
+
+def test_50_mb_of_output_is_cut_and_the_answer_still_counts(grade_fixture):
+    report = grade_fixture(hostile("prints_50_mb"))
+    assert report.score == report.max_score
+    printed = max(len(t.output) for t in report.tests)
+    assert 0 < printed <= Limits().output_chars + 200
+    assert any("output cut here" in t.output for t in report.tests)
+
+
+def test_patching_numpy_in_the_worker_forges_nothing(grade_fixture):
+    report = grade_fixture(hostile("patches_numpy_at_import"))
+    sdpa = by_function(report)["scaled_dot_product_attention"]
+    passed = [t.name for t in sdpa if t.outcome is Outcome.PASSED]
+    assert passed == ["scaled_dot_product_attention: output (..., L_q, d_v) and weights (..., L_q, L_k)"], "zeros of the right shape may pass the shape test, nothing else"
+    assert_others_untouched(report, "scaled_dot_product_attention")
+
+
+def test_a_lying_subclass_never_reaches_a_comparison(grade_fixture):
+    report = grade_fixture(hostile("lying_subclass"))
+    assert all(t.outcome is not Outcome.PASSED for t in by_function(report)["softmax"] if "shape" not in t.name)
+    assert report.score < report.max_score / 2
+
+
+def test_a_20_gb_allocation_is_out_of_memory(grade_fixture):
+    report = grade_fixture(hostile("allocates_20_gb"))
+    tests = [t for t in by_function(report)["attention_scores"] if t.outcome is not Outcome.PASSED]
+    assert tests and all(t.outcome is Outcome.OUT_OF_MEMORY for t in tests)
+    assert "ran out of memory" in tests[0].feedback and "scores.py:" in tests[0].feedback
+
+
+def test_killing_the_fork_server_costs_nothing(grade_fixture):
+    report = grade_fixture(hostile("kills_its_fork_server"))
+    assert report.score == report.max_score, [t.feedback for t in report.tests if t.score < t.max_score]
+
+
+def test_a_stolen_standin_cannot_answer_its_own_test(grade_fixture):
+    report = grade_fixture(hostile("steals_a_reference_standin"))
+    tests = by_function(report)["self_attention"]
+    assert all(t.outcome is Outcome.ERROR for t in tests)
+    assert "not available to this function" in tests[0].feedback
+    assert all(t.outcome is Outcome.PASSED for t in by_function(report)["scaled_dot_product_attention"])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="privileges are dropped only when the grader runs as root")
+def test_workers_run_as_nobody(grade_fixture, tmp_path):
+    from attnlab.sandbox.host import describe_mode
+
+    assert "user nobody" in describe_mode()
+
+
+def test_the_decoder_rejects_what_is_not_plain_data():
+    class Liar(np.ndarray):
+        def __eq__(self, other):
+            return True
+
+    buffers = []
+    tree = wire.encode(np.arange(3.0).view(Liar), buffers)
+    value = wire.decode(tree, [memoryview(b).cast("B") for b in buffers])
+    assert type(value) is np.ndarray
+    with pytest.raises(wire.WireError):
+        wire.encode(np.array([object()]), [])
+    with pytest.raises(wire.WireError):
+        wire.decode({"__nd__": 0, "dtype": "|O", "shape": [1]}, [b"\0" * 8])
+    with pytest.raises(wire.WireError):
+        wire.decode({"__nd__": 0, "dtype": "<f8", "shape": [4]}, [b"\0" * 8])
+    with pytest.raises(wire.WireError):
+        wire.decode({"__nd__": 5, "dtype": "<f8", "shape": [1]}, [])
+    with pytest.raises(wire.WireError):
+        wire.decode({"__evil__": 1}, [])
+    nested = {"k": (np.ones((2, 3), dtype=np.float32), [1, 2.5, None, True]), "v": np.float64(3.0)}
+    back = wire.copy_plain(nested)
+    assert back["k"][0].dtype == np.float32 and back["k"][1] == [1, 2.5, None, True] and back["v"] == 3.0
