@@ -1,0 +1,89 @@
+"""The attnlab command as a user runs it: in a subprocess, reading its output and exit status."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import COURSE, REPO
+
+COMMANDS = [[], ["grade"], ["check"], ["stubs"]]
+
+
+def attnlab(*args, cwd=REPO, env=None):
+    return subprocess.run([sys.executable, "-m", "attnlab.cli", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "attnlab")
+def test_help_reads_well(command):
+    result = attnlab(*command, "--help")
+    assert result.returncode == 0
+    assert result.stdout.startswith("Usage: ")
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_grade_reference_writes_gradescope_json(tmp_path):
+    target = tmp_path / "out" / "results.json"
+    result = attnlab("grade", COURSE.solutions_dir, "--json", target)
+    assert result.returncode == 0, result.stderr
+    assert "total" in result.stdout and "100%" in result.stdout
+    data = json.loads(target.read_text())
+    assert data["score"] == data["max_score"] > 0
+    assert all(t["status"] == "passed" for t in data["tests"])
+
+
+def test_grade_explain_shows_the_whole_feedback(tmp_path):
+    submission = tmp_path / "sub"
+    submission.mkdir()
+    (submission / "masks.py").write_text("import numpy as np\n\ndef causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool))\n\ndef padding_mask(lengths, max_len):\n    raise NotImplementedError\n")
+    result = attnlab("grade", submission, "--only", "masks", "--explain")
+    assert result.returncode == 0, result.stderr
+    assert "causal_mask: the 4×4 mask of the lesson" in result.stdout
+    assert "The failing call: causal_mask(4)" in result.stdout
+    assert "Not implemented yet: padding_mask" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["grade", "no/such/folder"], "no/such/folder: no such folder"),
+        (["grade", "grader"], "not a submission"),
+        (["grade", "solutions", "--only", "nonsense"], "no exercise file named nonsense"),
+        (["grade", "solutions", "--timeout", "-1"], "Invalid value for '--timeout'"),
+        (["check", "no/such/folder"], "no such folder"),
+        (["grade", "solutions", "--course", "/tmp"], "is not an attnlab course"),
+    ],
+)
+def test_bad_input_is_one_line_and_non_zero(args, message):
+    result = attnlab(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_check_reference_passes_and_stubs_do_not():
+    passing = attnlab("check", COURSE.solutions_dir)
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    assert "16 of 16 functions pass" in passing.stdout
+    stubs = attnlab("check")
+    assert stubs.returncode == 1
+    assert "softmax" in stubs.stdout and "not implemented yet" in stubs.stdout
+
+
+def test_check_says_which_function_it_waits_for(tmp_path):
+    (tmp_path / "multihead.py").write_text((COURSE.exercises_dir / "multihead.py").read_text().replace(
+        'raise NotImplementedError("merge_heads is not implemented yet")', "return x"))
+    result = attnlab("check", tmp_path)
+    assert "needs split_heads (in multihead.py) first" in result.stdout
+
+
+def test_stubs_check_is_clean():
+    result = attnlab("stubs", "--check")
+    assert result.returncode == 0, result.stderr
+
+
+def test_public_tests_run_with_plain_pytest():
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=COURSE.exercises_dir,
+                            capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "ATTNLAB_SUBMISSION": str(COURSE.solutions_dir)})
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert " passed" in result.stdout.splitlines()[-1]
