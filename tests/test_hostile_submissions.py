@@ -132,3 +132,6 @@ def test_the_decoder_rejects_what_is_not_plain_data():
     nested = {"k": (np.ones((2, 3), dtype=np.float32), [1, 2.5, None, True]), "v": np.float64(3.0)}
     back = wire.copy_plain(nested)
     assert back["k"][0].dtype == np.float32 and back["k"][1] == [1, 2.5, None, True] and back["v"] == 3.0
+    for odd in (np.zeros((0, 3)), np.array(2.5), np.arange(12.0).reshape(3, 4).T, np.ones((2, 0, 2), dtype=bool)):
+        copy = wire.copy_plain(odd)
+        assert copy.shape == odd.shape and copy.dtype == odd.dtype and np.array_equal(copy, odd)

@@ -10,6 +10,7 @@ and must never be used on code you do not trust.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 import importlib.util
 import io
 import sys
@@ -24,19 +25,27 @@ from attnlab.reference import Reference
 from attnlab.sandbox.host import ForkServer, Limits, WorkerProcess, describe_mode
 
 
+@dataclass(frozen=True)
+class CallResult:
+    """What one call of a student function gave back."""
+
+    value: object
+    """Its return value, as plain data."""
+    peak_bytes: int | None = None
+    """With ``measure_memory``: the peak memory the call added, in bytes."""
+    inputs_after: tuple[tuple, dict] | None = None
+    """With ``return_inputs``: (args, kwargs) as the call left them, to catch in-place changes."""
+
+
 class Backend:
-    """Calls a submission's functions: ``call`` returns plain data or raises an outcome."""
+    """Calls a submission's functions: ``run`` returns plain data or raises an outcome."""
 
     mode = "abstract"
 
     def __init__(self, course: Course, submission: Path, reference: Reference):
         self.course, self.submission, self.reference = course, submission, reference
 
-    def call(self, function: str, args: tuple, kwargs: dict):
-        raise NotImplementedError
-
-    def call_measuring_memory(self, function: str, args: tuple, kwargs: dict) -> tuple[object, int]:
-        """Like ``call``; also return the peak memory the call added, in bytes."""
+    def run(self, function: str, args: tuple, kwargs: dict, *, measure_memory: bool = False, return_inputs: bool = False) -> CallResult:
         raise NotImplementedError
 
     def take_output(self) -> str:
@@ -76,7 +85,7 @@ class SandboxBackend(Backend):
             self._workers[module] = worker
         return worker
 
-    def _run(self, function: str, args: tuple, kwargs: dict, measure: bool):
+    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False):
         if function in self._timed_out:
             # A second timeout of the same function would cost another deadline and say nothing new.
             raise CallTimedOut(f"{self._timed_out[function]} on an earlier test, so it was not run again")
@@ -88,9 +97,13 @@ class SandboxBackend(Backend):
             return self.reference.answer(mod, name, a, kw, allowed)
 
         try:
-            baseline = worker.reset_peak_memory() if measure else 0
-            value = worker.call(function, args, kwargs, answer)
-            return value, (worker.peak_memory() - baseline if measure else 0)
+            baseline = worker.reset_peak_memory() if measure_memory else 0
+            value = worker.call(function, args, kwargs, answer, return_inputs)
+            peak = worker.peak_memory() - baseline if measure_memory else None
+            if return_inputs:
+                value, *inputs_after = value
+                return CallResult(value, peak, tuple(inputs_after))
+            return CallResult(value, peak)
         except CallTimedOut as problem:
             self._timed_out[function] = problem.message
             raise
@@ -98,12 +111,6 @@ class SandboxBackend(Backend):
             self._output.append(worker.take_output())
             if not worker.alive:
                 worker.close()
-
-    def call(self, function, args, kwargs):
-        return self._run(function, args, kwargs, measure=False)[0]
-
-    def call_measuring_memory(self, function, args, kwargs):
-        return self._run(function, args, kwargs, measure=True)
 
     def take_output(self) -> str:
         text, self._output = "".join(self._output), []
@@ -142,7 +149,20 @@ class InProcessBackend(Backend):
             raise loaded
         return loaded
 
-    def _run(self, function, args, kwargs):
+    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False):
+        if measure_memory:
+            tracemalloc.start()
+        try:
+            result, args_after, kwargs_after = self._call(function, args, kwargs)
+            peak = tracemalloc.get_traced_memory()[1] if measure_memory else None
+        finally:
+            if measure_memory:
+                tracemalloc.stop()
+        inputs_after = wire.copy_plain((args_after, kwargs_after)) if return_inputs else None
+        return CallResult(wire.copy_plain(result), peak, inputs_after)
+
+    def _call(self, function, args, kwargs):
+        """Call the student's function on copies of the arguments: (result, args, kwargs) after the call."""
         module = self.course.function(function).module
         namespace = vars(self._module(module))
         target = namespace.get(function)
@@ -167,19 +187,7 @@ class InProcessBackend(Backend):
             raise StudentError(f"{function} raised {type(error).__name__}: {error}{where}") from None
         finally:
             namespace.update(siblings)
-        return wire.copy_plain(result)
-
-    def call(self, function, args, kwargs):
-        return self._run(function, args, kwargs)
-
-    def call_measuring_memory(self, function, args, kwargs):
-        tracemalloc.start()
-        try:
-            value = self._run(function, args, kwargs)
-            _current, peak = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
-        return value, peak
+        return result, args, kwargs
 
     def take_output(self) -> str:
         text = self._output.getvalue()

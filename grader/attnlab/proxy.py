@@ -42,12 +42,19 @@ class Submission:
 
         def call(*args, **kwargs):
             self.last_call = describe_call(name, args, kwargs)
-            return self._backend.call(name, args, kwargs)
+            return self._backend.run(name, args, kwargs).value
 
         call.__name__ = name
         return call
 
     def peak_memory(self, function: str, *args, **kwargs) -> tuple[object, int]:
-        """Call ``function`` and also return the peak memory (bytes) the call added in the worker."""
+        """Call ``function``; return its value and the peak memory (bytes) the call added in the worker."""
         self.last_call = describe_call(function, args, kwargs)
-        return self._backend.call_measuring_memory(function, args, kwargs)
+        result = self._backend.run(function, args, kwargs, measure_memory=True)
+        return result.value, result.peak_bytes
+
+    def inputs_after(self, function: str, *args, **kwargs) -> tuple[object, tuple[tuple, dict]]:
+        """Call ``function``; return its value and (args, kwargs) as the call left them."""
+        self.last_call = describe_call(function, args, kwargs)
+        result = self._backend.run(function, args, kwargs, return_inputs=True)
+        return result.value, result.inputs_after

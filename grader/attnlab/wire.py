@@ -58,7 +58,7 @@ def _encode(value, buffers, depth):
     if isinstance(value, (int, float)):
         return int(value) if isinstance(value, int) else float(value)
     if isinstance(value, np.ndarray):
-        array = np.ascontiguousarray(np.asarray(value))
+        array = np.asarray(value)  # a base-class view: a subclass's methods go no further
         if array.dtype.kind not in ARRAY_KINDS:
             raise WireError(f"an array of dtype {array.dtype} (only float, bool and integer arrays are accepted)")
         buffers.append(array)
@@ -84,11 +84,16 @@ def decode(tree, buffers: list) -> object:
         raise WireError(f"malformed value ({type(error).__name__}: {error})") from None
 
 
+def as_bytes(array: np.ndarray) -> memoryview:
+    """The array's data as a flat byte view, C order (zero-size and 0-d arrays included)."""
+    return memoryview(np.require(array, requirements="C").reshape(-1).view(np.uint8))
+
+
 def copy_plain(value):
     """A fresh copy of ``value`` made by encoding and decoding it: what crossing the wire does."""
     buffers: list = []
     tree = encode(value, buffers)
-    return decode(tree, [memoryview(array).cast("B") for array in buffers])
+    return decode(tree, [as_bytes(array) for array in buffers])
 
 
 def _decode(tree, buffers, depth):
@@ -146,7 +151,7 @@ def send(sock: socket.socket, header: dict, buffers: list = ()) -> None:
     body = json.dumps(header, allow_nan=True).encode()
     parts = [_PREFIX.pack(len(body), len(buffers)), body]
     for array in buffers:
-        data = memoryview(np.ascontiguousarray(array)).cast("B") if isinstance(array, np.ndarray) else memoryview(array)
+        data = as_bytes(array) if isinstance(array, np.ndarray) else memoryview(array)
         parts += [_BUFFER_LENGTH.pack(data.nbytes), data]
     for part in parts:
         sock.sendall(part)

@@ -134,6 +134,25 @@ def test_kv_cache_matches_causal_attention(student, reference, case):
     expect_close(outputs, reference.self_attention(x, w_q, w_k, w_v, causal=True)[0], "kv_cache_step outputs stacked over the steps", x, passport="(B, T, d_v)")
 
 
+@given(decoding_case(), st.data())
+def test_kv_cache_leaves_its_input_unchanged(student, reference, case, data):
+    """kv_cache_step: the cache passed in is left unchanged (a new dict is returned)"""
+    x, w_q, w_k, w_v = case
+    x = np.concatenate([x, x[:, ::-1]], axis=1)  # at least two tokens: one cached, one new
+    t = data.draw(st.integers(1, x.shape[1] - 1), label="cached tokens")
+    cache = {"k": x[:, :t] @ w_k, "v": x[:, :t] @ w_v}
+    result, (args_after, _) = student.inputs_after("kv_cache_step", x[:, t : t + 1], cache, w_q, w_k, w_v)
+    expect_pair(result, "kv_cache_step")
+    cache_after = args_after[1]
+    if not isinstance(cache_after, dict) or set(cache_after) != set(cache):
+        raise Mismatch(f"kv_cache_step changed the keys of the cache passed in: {sorted(cache)} became {sorted(cache_after) if isinstance(cache_after, dict) else cache_after!r}")
+    for name in ("k", "v"):
+        try:
+            expect_close(cache_after[name], cache[name], f"the cache passed in, cache[{name!r}], after the call", x)
+        except Mismatch as error:
+            raise Mismatch(f"kv_cache_step changed the cache it was given (return a new dict instead): {error}") from None
+
+
 @given(decoding_case())
 def test_kv_cache_keeps_every_token(student, reference, case):
     """kv_cache_step: after t steps the cache holds the keys and values of all t tokens"""

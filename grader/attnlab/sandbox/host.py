@@ -208,10 +208,12 @@ class WorkerProcess:
             self.stop()
             raise ImportFailed(f"{self.module}.py could not be imported: {_problem_message(header)}")
 
-    def call(self, function: str, args: tuple, kwargs: dict, answer_callback: Callable[[str, str, tuple, dict], object]):
-        """Run ``function(*args, **kwargs)`` in the worker and return its plain-data result."""
+    def call(self, function: str, args: tuple, kwargs: dict, answer_callback: Callable[[str, str, tuple, dict], object], return_inputs: bool = False):
+        """Run ``function(*args, **kwargs)`` in the worker and return its plain-data result
+        (with ``return_inputs``: the triple result, args, kwargs as the call left them)."""
         buffers: list = []
-        wire.send(self.channel, {"op": "call", "function": function, "args": wire.encode((args, kwargs), buffers)}, buffers)
+        request = {"op": "call", "function": function, "args": wire.encode((args, kwargs), buffers), "return_inputs": return_inputs}
+        wire.send(self.channel, request, buffers)
         deadline = time.monotonic() + self.limits.call_seconds
         while True:
             try:
@@ -223,7 +225,10 @@ class WorkerProcess:
                     deadline += time.monotonic() - started  # the reference's time is not the student's
                     continue
                 if op == "result":
-                    return wire.decode(header.get("value"), buffers)
+                    value = wire.decode(header.get("value"), buffers)
+                    if return_inputs and not (isinstance(value, tuple) and len(value) == 3):
+                        raise wire.WireError("a result without the inputs that were asked for")
+                    return value
             except TimeoutError:
                 self.stop()
                 raise CallTimedOut(f"{function} did not return within {self.limits.call_seconds:g} s") from None
