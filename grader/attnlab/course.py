@@ -81,12 +81,7 @@ class Course:
     @classmethod
     def load(cls, root: Path) -> "Course":
         manifest_path = root / MANIFEST
-        try:
-            manifest = tomllib.loads(manifest_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CourseError(f"{root} is not an attnlab course: {MANIFEST} is missing") from None
-        except tomllib.TOMLDecodeError as error:
-            raise CourseError(f"{manifest_path}: {error}") from None
+        manifest = read_toml(manifest_path, missing=f"{root} is not an attnlab course: {MANIFEST} is missing")
         section = manifest.get("course", {})
         modules = section.get("modules")
         if not isinstance(modules, list) or not all(isinstance(m, str) and m.isidentifier() for m in modules):
@@ -95,6 +90,16 @@ class Course:
         source_dir = root / "solutions" if (root / "solutions").is_dir() else root / "exercises"
         functions = tuple(f for module in modules for f in _functions_in_file(source_dir / f"{module}.py", module))
         return cls(root=root.resolve(), name=section.get("name", root.name), modules=tuple(modules), functions=functions)
+
+
+def read_toml(path: Path, *, missing: str) -> dict:
+    """Parse a TOML file; a missing or malformed one is a ``CourseError`` with a one-line message."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CourseError(missing) from None
+    except tomllib.TOMLDecodeError as error:
+        raise CourseError(f"{path}: {error}") from None
 
 
 def _functions_in_file(path: Path, module: str) -> list[ContractFunction]:

@@ -10,15 +10,9 @@ A parametrized test's points are shared evenly among its cases.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
-from attnlab.course import CourseError
+from attnlab.course import CourseError, read_toml
 
 POINTS_FILE = "points.toml"
 
@@ -26,12 +20,7 @@ POINTS_FILE = "points.toml"
 def load_points(hidden_tests_dir: Path) -> dict[tuple[str, str], float]:
     """Map (test file stem, test function) to points."""
     path = hidden_tests_dir / POINTS_FILE
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CourseError(f"{path} is missing: every hidden test needs its points there") from None
-    except tomllib.TOMLDecodeError as error:
-        raise CourseError(f"{path}: {error}") from None
+    table = read_toml(path, missing=f"{path} is missing: every hidden test needs its points there")
     points = {}
     for file_stem, tests in table.items():
         if not isinstance(tests, dict):
