@@ -1,0 +1,109 @@
+"""Safe arithmetic: what a student types (``e/(2e+1)``) and what an author writes (``T**2``).
+
+Expressions are parsed with Python's ``ast`` and evaluated by walking a
+whitelist: numbers, names bound by the caller, + - * / ** (also ^), unary
+signs, parentheses and the functions sqrt, exp, log (natural), sin, cos.
+Nothing is ever passed to ``eval``. Students may write implicit products
+(``2e``, ``2pi``, ``3(1+e)``); a number directly followed by ``e`` and digits
+is scientific notation (``1e5``), but ``2e+1`` is 2·e + 1, as in the lessons.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import re
+
+CONSTANTS = {"e": math.e, "pi": math.pi, "π": math.pi}
+FUNCTIONS = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "ln": math.log, "sin": math.sin, "cos": math.cos}
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.Pow: operator.pow}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+MAX_EXPONENT = 1000
+MAX_LENGTH = 500
+
+_TOKEN = re.compile(r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:e\d+)?)|(?P<name>[A-Za-zπ_]\w*)|(?P<op>\*\*|[-+*/^(),\[\]]))")
+
+
+class ExpressionError(ValueError):
+    """The text is not an arithmetic expression we accept; the message says why."""
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    tokens, position = [], 0
+    text = text.strip()
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if not match or match.end() == position:
+            raise ExpressionError(f"unexpected {text[position:].strip()[:10]!r}")
+        kind = match.lastgroup
+        value = match.group(kind)
+        if kind == "name" and value not in CONSTANTS and value not in FUNCTIONS and not value.isidentifier():
+            raise ExpressionError(f"unknown name {value!r}")
+        if kind == "number" and re.fullmatch(r"\d+\.?\d*e", value):
+            tokens += [("number", value[:-1]), ("name", "e")]
+        else:
+            tokens.append((kind, value))
+        position = match.end()
+    return tokens
+
+
+def to_python(text: str) -> str:
+    """Rewrite student arithmetic as a Python expression: implicit products made explicit, ^ as **."""
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError("too long")
+    out: list[str] = []
+    previous = None  # kind of the previous token, for implicit multiplication
+    for kind, value in _tokens(text):
+        # "2e", "2pi", "3(1+e)", "(a)(b)": a value followed by a value is a product.
+        if previous in ("number", "constant", "close") and (kind in ("number", "name") or value == "("):
+            out.append("*")
+        if kind == "op":
+            out.append("**" if value == "^" else value)
+            previous = "close" if value in (")", "]") else "op"
+        elif kind == "name":
+            out.append("pi" if value == "π" else value)
+            previous = "function" if value in FUNCTIONS else "constant"
+        else:
+            out.append(value)
+            previous = "number"
+    return " ".join(out)
+
+
+def evaluate(text: str, names: dict[str, float] | None = None) -> float | tuple:
+    """Evaluate ``text``; a comma-separated or bracketed list gives a tuple of values."""
+    names = {**CONSTANTS, **(names or {})}
+    try:
+        tree = ast.parse(to_python(text), mode="eval")
+    except SyntaxError:
+        raise ExpressionError("not a complete expression") from None
+    return _eval(tree.body, names)
+
+
+def _eval(node, names):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id in names:
+            return names[node.id]
+        raise ExpressionError(f"unknown name {node.id!r}")
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _eval(node.left, names), _eval(node.right, names)
+        if isinstance(node.op, ast.Pow) and isinstance(right, (int, float)) and abs(right) > MAX_EXPONENT:
+            raise ExpressionError("exponent too large")
+        try:
+            return _BINARY[type(node.op)](left, right)
+        except ZeroDivisionError:
+            raise ExpressionError("division by zero") from None
+        except (OverflowError, TypeError):
+            raise ExpressionError("the value is out of range") from None
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        return _UNARY[type(node.op)](_eval(node.operand, names))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS and len(node.args) == 1 and not node.keywords:
+        try:
+            return FUNCTIONS[node.func.id](_eval(node.args[0], names))
+        except (ValueError, OverflowError):
+            raise ExpressionError(f"{node.func.id} of that value is undefined") from None
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return tuple(_eval(item, names) for item in node.elts)
+    raise ExpressionError("only numbers, + - * / ^, parentheses and sqrt, exp, log are allowed")

@@ -1,0 +1,223 @@
+"""Answer kinds: how a typed answer is parsed, compared with the key, and hashed.
+
+Each kind turns the student's text into a value (or says what form it
+expects), decides whether a value matches the key, and gives *canonical
+forms*: strings that equal the key's canonical form exactly when the answer is
+right. The student copy stores only salted hashes of the key's canonical
+forms, so practice mode can check an answer without holding it. Numbers are
+compared on a grid of the question's tolerance; a typed value is tried
+against its grid cell and the two beside it, per element.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from attnlab.quiz.arith import ExpressionError, evaluate
+
+
+class AnswerFormatError(ValueError):
+    """The text is not an answer of this kind; the message shows the expected form."""
+
+
+def _number(value, what="a number") -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise AnswerFormatError(f"expected {what}")
+    return float(value)
+
+
+def _flat(value) -> list:
+    return [x for row in value for x in row] if value and isinstance(value[0], (list, tuple)) else list(value)
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    example: str
+    """An example answer, shown when the input cannot be parsed."""
+
+    def parse(self, text: str, options: int = 0):
+        raise NotImplementedError
+
+    def matches(self, given, key, tolerance: float) -> bool:
+        return self.canonical(given, tolerance) == self.canonical(key, tolerance)
+
+    def canonical(self, value, tolerance: float) -> list[str]:
+        """One string per element; the answer is right when every element's string matches."""
+        raise NotImplementedError
+
+    def candidates(self, value, tolerance: float) -> list[list[str]]:
+        """For each element, the canonical strings a right answer near this value may have."""
+        return [[form] for form in self.canonical(value, tolerance)]
+
+    def shape(self, value) -> list[int]:
+        """The layout of elements that is not secret (a matrix's shape, a vector's length)."""
+        return [len(self.canonical(value, 1.0))]
+
+    def format(self, value) -> str:
+        return str(value)
+
+
+class IntegerKind(Kind):
+    def parse(self, text, options=0):
+        value = _evaluate(text, self)
+        number = _number(value, "a whole number")
+        if number != round(number):
+            raise AnswerFormatError(f"expected a whole number, got {number:g}")
+        return int(round(number))
+
+    def canonical(self, value, tolerance):
+        return [str(int(value))]
+
+
+class NumberKind(Kind):
+    def parse(self, text, options=0):
+        return _number(_evaluate(text, self))
+
+    def matches(self, given, key, tolerance):
+        return all(abs(g - k) <= tolerance * (1 + 1e-9) for g, k in zip(_as_list(given), _as_list(key))) and len(_as_list(given)) == len(_as_list(key))
+
+    def canonical(self, value, tolerance):
+        return [str(round(x / tolerance)) for x in _as_list(value)]
+
+    def candidates(self, value, tolerance):
+        return [[str(round(x / tolerance) + d) for d in (0, -1, 1)] for x in _as_list(value)]
+
+    def format(self, value):
+        return ", ".join(f"{x:.6g}" for x in _as_list(value))
+
+
+class VectorKind(NumberKind):
+    def parse(self, text, options=0):
+        value = _evaluate(text, self)
+        if not isinstance(value, tuple):
+            value = (value,)
+        if any(isinstance(x, tuple) for x in value):
+            raise AnswerFormatError("expected a flat list of numbers")
+        return [_number(x) for x in value]
+
+    def format(self, value):
+        return "[" + ", ".join(f"{x:.4g}" for x in value) + "]"
+
+
+class MatrixKind(NumberKind):
+    def parse(self, text, options=0):
+        text = text.strip()
+        if ";" in text or "\n" in text:  # rows separated by ';' or new lines, entries by spaces or commas
+            rows = [r for r in re.split(r"[;\n]", text) if r.strip()]
+            value = [[_number(_evaluate(x, self)) for x in re.split(r"[,\s]+", row.strip().strip("[]").strip()) if x] for row in rows]
+        else:
+            parsed = _evaluate(text, self)
+            if not isinstance(parsed, tuple) or not all(isinstance(r, tuple) for r in parsed):
+                raise AnswerFormatError("expected rows of numbers")
+            value = [[_number(x) for x in row] for row in parsed]
+        if not value or len({len(r) for r in value}) != 1:
+            raise AnswerFormatError("every row needs the same number of entries")
+        return value
+
+    def canonical(self, value, tolerance):
+        return [str(round(x / tolerance)) for x in _flat(value)]
+
+    def candidates(self, value, tolerance):
+        return [[str(round(x / tolerance) + d) for d in (0, -1, 1)] for x in _flat(value)]
+
+    def matches(self, given, key, tolerance):
+        return self.shape(given) == self.shape(key) and NumberKind.matches(self, _flat(given), _flat(key), tolerance)
+
+    def shape(self, value):
+        return [len(value), len(value[0])]
+
+    def format(self, value):
+        width = max(len(f"{x:.4g}") for x in _flat(value))
+        return "\n".join("  ".join(f"{x:.4g}".rjust(width) for x in row) for row in value)
+
+
+class ShapeKind(Kind):
+    def parse(self, text, options=0):
+        cleaned = re.sub(r"\s*[x×]\s*", ",", text.strip())
+        cleaned = re.sub(r"(?<=\d)\s+(?=\d)", ",", cleaned)
+        value = _evaluate(cleaned, self)
+        value = value if isinstance(value, tuple) else (value,)
+        if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in value):
+            raise AnswerFormatError("expected whole numbers, one per axis")
+        return tuple(value)
+
+    def canonical(self, value, tolerance):
+        return [",".join(str(int(x)) for x in value)]
+
+    def shape(self, value):
+        return [1]
+
+    def format(self, value):
+        return "(" + ", ".join(str(x) for x in value) + ")"
+
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+class SingleChoiceKind(Kind):
+    def parse(self, text, options=0):
+        letter = text.strip().lower().rstrip(").")
+        if letter.isdigit() and 1 <= int(letter) <= options:
+            letter = LETTERS[int(letter) - 1]
+        if len(letter) != 1 or letter not in LETTERS[:options]:
+            raise AnswerFormatError(f"expected one letter from a to {LETTERS[options - 1]}")
+        return letter
+
+    def canonical(self, value, tolerance):
+        return [value]
+
+
+class MultipleChoiceKind(Kind):
+    def parse(self, text, options=0):
+        letters = [x for x in re.split(r"[,\s]+|(?<=[a-z])(?=[a-z])", text.strip().lower()) if x]
+        if not letters or any(len(x) != 1 or x not in LETTERS[:options] for x in letters):
+            raise AnswerFormatError(f"expected letters from a to {LETTERS[options - 1]}, separated by commas")
+        return sorted(set(letters))
+
+    def canonical(self, value, tolerance):
+        return [",".join(sorted(value))]
+
+    def format(self, value):
+        return ", ".join(value)
+
+
+class TrueFalseKind(Kind):
+    def parse(self, text, options=0):
+        word = text.strip().lower()
+        if word in ("t", "true", "yes", "y"):
+            return True
+        if word in ("f", "false", "no", "n"):
+            return False
+        raise AnswerFormatError("expected true or false")
+
+    def canonical(self, value, tolerance):
+        return ["true" if value else "false"]
+
+    def format(self, value):
+        return "true" if value else "false"
+
+
+def _as_list(value) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _evaluate(text: str, kind: Kind):
+    try:
+        return evaluate(text)
+    except ExpressionError as error:
+        raise AnswerFormatError(str(error)) from None
+
+
+KINDS: dict[str, Kind] = {
+    "integer": IntegerKind("integer", "16  or  4*4"),
+    "number": NumberKind("number", "0.43  or  1/2  or  e/(2e+1)"),
+    "vector": VectorKind("vector", "0.43, 0.57"),
+    "matrix": MatrixKind("matrix", "1 0; 0.43 0.57   or   [[1, 0], [0.43, 0.57]]"),
+    "shape": ShapeKind("shape", "(2, 3, 4)  or  2x3x4"),
+    "single": SingleChoiceKind("single", "b"),
+    "multiple": MultipleChoiceKind("multiple", "a, c"),
+    "truefalse": TrueFalseKind("truefalse", "true  or  false"),
+}

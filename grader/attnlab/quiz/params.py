@@ -1,0 +1,87 @@
+"""Draw a student's parameters and render text with them; plain dicts in, plain values out.
+
+The variant of a question is drawn from a seed derived from (quiz id,
+question id, student id), so a student always meets the same variant and the
+instructor can rebuild the key. This module imports nothing heavy: the
+student's copy of a quiz draws its prompts with it at start-up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+
+from attnlab.quiz.arith import evaluate
+
+PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)\}(?!\})")
+
+
+def variant_seed(quiz_id: str, question_id: str, student: str) -> int:
+    digest = hashlib.sha256(f"attnlab-quiz\0{quiz_id}\0{question_id}\0{student}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def draw(specs: dict[str, dict], seed: int) -> dict:
+    """Draw every parameter in declaration order; later ones may use earlier ones."""
+    rng = random.Random(seed)
+    values: dict = {}
+    for name, spec in specs.items():
+        if spec.get("choice") is not None:
+            values[name] = rng.choice(spec["choice"])
+        elif spec.get("range") is not None:
+            values[name] = rng.randint(*spec["range"])
+        elif spec.get("random") is not None:
+            values[name] = _random_array(rng, spec["random"])
+        elif spec.get("permutation") is not None:
+            size = spec["permutation"]
+            values[name] = _permutation(rng, values[size] if isinstance(size, str) else size)
+        elif spec.get("expr") is not None:
+            scalars = {k: v for k, v in values.items() if isinstance(v, (int, float))}
+            values[name] = evaluate(spec["expr"], scalars)
+        else:
+            values[name] = spec.get("value")
+    return values
+
+
+def _random_array(rng: random.Random, spec: dict) -> list:
+    low, high, decimals = spec.get("low", -2.0), spec.get("high", 2.0), spec.get("decimals", 1)
+    shape = spec["shape"]
+
+    def entry():
+        return round(rng.uniform(low, high), decimals)
+
+    if len(shape) == 1:
+        return [entry() for _ in range(shape[0])]
+    return [[entry() for _ in range(shape[1])] for _ in range(shape[0])]
+
+
+def _permutation(rng: random.Random, size: int) -> list[int]:
+    order = list(range(size))
+    rng.shuffle(order)
+    if size > 1 and order == sorted(order):
+        order = order[1:] + order[:1]  # never the identity: it would make every permutation question trivial
+    return order
+
+
+def format_value(value) -> str:
+    """A parameter or answer as text: matrices as aligned tables on their own lines."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], (list, tuple)):
+        cells = [[format_value(x) for x in row] for row in value]
+        width = max(len(c) for row in cells for c in row)
+        return "\n" + "\n".join("    [ " + "  ".join(c.rjust(width) for c in row) + " ]" for row in cells) + "\n"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(format_value(x) for x in value) + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(format_value(x) for x in value) + "]"
+    return str(value)
+
+
+def render(template: str, values: dict) -> str:
+    """Replace ``{name}`` with the value's text; ``{{`` and ``}}`` stand for braces."""
+    text = PLACEHOLDER.sub(lambda m: format_value(values[m.group(1)]) if m.group(1) in values else m.group(0), template)
+    return text.replace("{{", "{").replace("}}", "}")

@@ -1,0 +1,143 @@
+"""A student's variant of a quiz: drawn parameters, rendered text, and the answer key.
+
+The key is a literal, a safe arithmetic expression over the parameters, or
+the result of calling a reference function from ``solutions/`` on them (only
+the instructor's side ever computes keys; numpy and the reference are
+imported only for questions that call one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from attnlab.quiz import params as drawing
+from attnlab.quiz.arith import ExpressionError, evaluate
+from attnlab.quiz.kinds import KINDS, LETTERS
+from attnlab.quiz.schema import Call, Expr, Question, Quiz, QuizError
+
+
+@dataclass(frozen=True)
+class AskedQuestion:
+    """One question as the student sees it; it knows nothing of the answer."""
+
+    id: str
+    type: str
+    prompt: str
+    options: tuple[str, ...]
+    points: float
+    hint: str
+    concepts: tuple[str, ...]
+    tolerance: float
+
+    @property
+    def kind(self):
+        return KINDS[self.type]
+
+    def text(self) -> str:
+        lines = [self.prompt.rstrip()]
+        lines += [f"  {LETTERS[i]}) {option}" for i, option in enumerate(self.options)]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class KeyedQuestion:
+    asked: AskedQuestion
+    key: object
+    explanation: str
+
+
+def normalize_key(kind: str, raw):
+    """The key in the form the answer kind compares: int, float, list, tuple, letter(s) or bool."""
+    if kind == "integer":
+        if isinstance(raw, bool) or float(raw) != round(float(raw)):
+            raise ValueError(f"an integer question's answer must be whole, got {raw!r}")
+        return int(round(float(raw)))
+    if kind == "number":
+        return float(raw)
+    if kind == "vector":
+        return [float(x) for x in raw]
+    if kind == "matrix":
+        return [[float(x) for x in row] for row in raw]
+    if kind == "shape":
+        return tuple(int(x) for x in raw)
+    if kind == "single":
+        return str(raw).strip().lower()
+    if kind == "multiple":
+        letters = raw if isinstance(raw, (list, tuple)) else str(raw).replace(",", " ").split()
+        return sorted({str(x).strip().lower() for x in letters})
+    if kind == "truefalse":
+        if not isinstance(raw, bool):
+            raise ValueError(f"a truefalse question's answer must be true or false, got {raw!r}")
+        return raw
+    raise ValueError(f"unknown question type {kind!r}")
+
+
+def _plain(value):
+    """numpy results as Python numbers and lists."""
+    return value.tolist() if hasattr(value, "tolist") else value
+
+
+def _call_reference(answer: Call, values: dict, reference_factory: Callable):
+    import numpy as np
+
+    def argument(item):
+        if isinstance(item, str) and item in values:
+            item = values[item]
+        return np.asarray(item, dtype=float) if isinstance(item, list) else item
+
+    function = getattr(reference_factory(), answer.call)
+    result = function(*(argument(a) for a in answer.args), **{k: argument(v) for k, v in answer.kwargs.items()})
+    for index in answer.select:
+        result = result[tuple(index)] if isinstance(index, list) else result[index]
+    return _plain(result)
+
+
+def compute_key(question: Question, values: dict, reference_factory: Callable):
+    answer = question.answer
+    if isinstance(answer, Expr):
+        scalars = {k: v for k, v in values.items() if isinstance(v, (int, float))}
+        raw = evaluate(answer.expr, scalars)
+    elif isinstance(answer, Call):
+        raw = _call_reference(answer, values, reference_factory)
+    else:
+        raw = answer
+    return normalize_key(question.type, raw)
+
+
+def keyed_question(quiz: Quiz, question: Question, student: str, reference_factory: Callable) -> KeyedQuestion:
+    values = drawing.draw({k: v.model_dump(exclude_none=True) for k, v in question.params.items()}, drawing.variant_seed(quiz.id, question.id, student))
+    try:
+        key = compute_key(question, values, reference_factory)
+    except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
+        raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for student {student!r}: {type(error).__name__}: {error}") from None
+    rendered = {**values, "answer": KINDS[question.type].format(key) if question.type != "single" else f"{key})"}
+    asked = AskedQuestion(
+        id=question.id,
+        type=question.type,
+        prompt=drawing.render(question.prompt, values),
+        options=tuple(drawing.render(o, values) for o in question.options or ()),
+        points=question.points,
+        hint=drawing.render(question.hint, values),
+        concepts=tuple(question.concepts),
+        tolerance=question.tolerance,
+    )
+    return KeyedQuestion(asked, key, drawing.render(question.explanation, rendered))
+
+
+def keyed_quiz(quiz: Quiz, student: str, reference_factory: Callable) -> list[KeyedQuestion]:
+    return [keyed_question(quiz, q, student, reference_factory) for q in quiz.questions]
+
+
+def reference_factory_for(course_loader: Callable) -> Callable:
+    """A lazy, cached loader of the reference solutions: only questions that call one pay for it."""
+    cache = {}
+
+    def load():
+        if "reference" not in cache:
+            from attnlab.reference import Reference
+
+            cache["reference"] = Reference(course_loader())
+        return cache["reference"]
+
+    return load
