@@ -49,8 +49,10 @@ def main() -> None:
 
     \b
     Students:    attnlab check            run the public tests on your exercises/
+                 attnlab quiz take QUIZ   take a quiz in the terminal
     Instructors: attnlab grade FOLDER     grade a submission with the hidden tests
                  attnlab stubs            regenerate exercises/ from solutions/
+                 attnlab quiz --help      key, grade and lint quizzes
     """
 
 
@@ -74,7 +76,7 @@ def grade(submission: Path, json_path: Path | None, only: tuple[str, ...], expla
     from attnlab.course import CourseError
     from attnlab.grading import SubmissionError, grade as grade_submission
     from attnlab.report import render
-    from attnlab.results import write_json_atomically
+    from attnlab.atomic import write_json_atomically
     from attnlab.sandbox.host import Limits
 
     course = _course(course_dir)
@@ -151,6 +153,14 @@ def stubs(check_only: bool, course_dir: Path | None) -> None:
         raise UserError(str(error)) from None
     click.echo(f"wrote {', '.join(changed)}" if changed else "exercises/ was already up to date", err=True)
 
+
+def _register_quiz() -> None:
+    from attnlab.quiz.commands import quiz
+
+    main.add_command(quiz)
+
+
+_register_quiz()
 
 if __name__ == "__main__":
     main()

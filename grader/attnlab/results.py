@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -90,19 +87,3 @@ class GradeReport:
             "max_score": self.max_score,
             "tests": [{**asdict(t), "outcome": t.outcome.value} for t in self.tests],
         }
-
-
-def write_json_atomically(path: Path, data: dict) -> None:
-    """Write ``data`` so that a reader never sees half a file, even if we are killed midway."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, indent=2)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

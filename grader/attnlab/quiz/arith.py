@@ -2,7 +2,7 @@
 
 Expressions are parsed with Python's ``ast`` and evaluated by walking a
 whitelist: numbers, names bound by the caller, + - * / ** (also ^), unary
-signs, parentheses and the functions sqrt, exp, log (natural), sin, cos.
+signs, parentheses and the functions sqrt, exp, log (natural), sin, cos, floor.
 Nothing is ever passed to ``eval``. Students may write implicit products
 (``2e``, ``2pi``, ``3(1+e)``); a number directly followed by ``e`` and digits
 is scientific notation (``1e5``), but ``2e+1`` is 2·e + 1, as in the lessons.
@@ -16,7 +16,7 @@ import operator
 import re
 
 CONSTANTS = {"e": math.e, "pi": math.pi, "π": math.pi}
-FUNCTIONS = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "ln": math.log, "sin": math.sin, "cos": math.cos}
+FUNCTIONS = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "ln": math.log, "sin": math.sin, "cos": math.cos, "floor": math.floor}
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.Pow: operator.pow}
 _UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 MAX_EXPONENT = 1000

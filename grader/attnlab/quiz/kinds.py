@@ -59,6 +59,10 @@ class Kind:
     def format(self, value) -> str:
         return str(value)
 
+    def to_text(self, value) -> str:
+        """The value as an answer this kind parses back exactly (full precision)."""
+        return self.format(value)
+
 
 class IntegerKind(Kind):
     def parse(self, text, options=0):
@@ -87,6 +91,9 @@ class NumberKind(Kind):
 
     def format(self, value):
         return ", ".join(f"{x:.6g}" for x in _as_list(value))
+
+    def to_text(self, value):
+        return ", ".join(repr(float(x)) for x in _as_list(value))
 
 
 class VectorKind(NumberKind):
@@ -128,6 +135,9 @@ class MatrixKind(NumberKind):
 
     def shape(self, value):
         return [len(value), len(value[0])]
+
+    def to_text(self, value):
+        return "; ".join(" ".join(repr(float(x)) for x in row) for row in value)
 
     def format(self, value):
         width = max(len(f"{x:.4g}") for x in _flat(value))

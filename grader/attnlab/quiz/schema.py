@@ -29,14 +29,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from attnlab.quiz.arith import ExpressionError, to_python
+from attnlab.quiz.errors import QuizError
 from attnlab.quiz.params import PLACEHOLDER
 
 QuestionType = Literal["integer", "number", "vector", "matrix", "shape", "single", "multiple", "truefalse"]
 SLUG = r"^[a-z0-9][a-z0-9-]*$"
-
-
-class QuizError(Exception):
-    """A quiz file that cannot be used; each line of the message is ``file:line: field: what is wrong``."""
 
 
 class Strict(BaseModel):
@@ -204,8 +201,8 @@ def find_quiz(name: str, quizzes_dir: Path) -> Path:
     candidate = Path(name)
     if candidate.suffix in (".yaml", ".yml", ".json") or candidate.exists():
         return candidate
-    for suffix in (".yaml", ".yml"):
+    for suffix in (".yaml", ".yml", ".json"):  # the instructor's quiz, or a student copy
         if (quizzes_dir / f"{name}{suffix}").is_file():
             return quizzes_dir / f"{name}{suffix}"
-    available = ", ".join(sorted(p.stem for p in quizzes_dir.glob("*.yaml"))) or "none"
+    available = ", ".join(sorted({p.stem for p in quizzes_dir.glob("*.y*ml")} | {p.stem for p in quizzes_dir.glob("*.json")})) or "none"
     raise QuizError(f"no quiz named {name!r} (available: {available})")

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from attnlab.quiz import params as drawing
 from attnlab.quiz.kinds import KINDS
-from attnlab.quiz.schema import QuizError
+from attnlab.quiz.errors import QuizError
 
 FORMAT = "attnlab-student-quiz/1"
 ITERATIONS = 1000
@@ -151,7 +151,7 @@ def load(path: Path) -> dict:
 
 def questions_for(copy: dict, student: str):
     """(AskedQuestion, HashedCheck) for each question of the copy, in this student's variant."""
-    from attnlab.quiz.variant import AskedQuestion  # light: no numpy, no reference
+    from attnlab.quiz.asked import AskedQuestion  # light: no numpy, no reference
 
     items = []
     for entry in copy["questions"]:

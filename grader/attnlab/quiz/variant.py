@@ -13,31 +13,10 @@ from typing import Callable
 
 from attnlab.quiz import params as drawing
 from attnlab.quiz.arith import ExpressionError, evaluate
-from attnlab.quiz.kinds import KINDS, LETTERS
-from attnlab.quiz.schema import Call, Expr, Question, Quiz, QuizError
-
-
-@dataclass(frozen=True)
-class AskedQuestion:
-    """One question as the student sees it; it knows nothing of the answer."""
-
-    id: str
-    type: str
-    prompt: str
-    options: tuple[str, ...]
-    points: float
-    hint: str
-    concepts: tuple[str, ...]
-    tolerance: float
-
-    @property
-    def kind(self):
-        return KINDS[self.type]
-
-    def text(self) -> str:
-        lines = [self.prompt.rstrip()]
-        lines += [f"  {LETTERS[i]}) {option}" for i, option in enumerate(self.options)]
-        return "\n".join(lines)
+from attnlab.quiz.asked import AskedQuestion
+from attnlab.quiz.kinds import KINDS
+from attnlab.quiz.errors import QuizError
+from attnlab.quiz.schema import Call, Expr, Question, Quiz
 
 
 @dataclass(frozen=True)
@@ -84,7 +63,7 @@ def _call_reference(answer: Call, values: dict, reference_factory: Callable):
     def argument(item):
         if isinstance(item, str) and item in values:
             item = values[item]
-        return np.asarray(item, dtype=float) if isinstance(item, list) else item
+        return np.asarray(item) if isinstance(item, list) else item  # integer lists stay integers (indices)
 
     function = getattr(reference_factory(), answer.call)
     result = function(*(argument(a) for a in answer.args), **{k: argument(v) for k, v in answer.kwargs.items()})

@@ -1,0 +1,30 @@
+"""A question as the student sees it: text, options, points, hint; nothing of the answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from attnlab.quiz.kinds import KINDS, LETTERS
+
+
+@dataclass(frozen=True)
+class AskedQuestion:
+    """One question as the student sees it; it knows nothing of the answer."""
+
+    id: str
+    type: str
+    prompt: str
+    options: tuple[str, ...]
+    points: float
+    hint: str
+    concepts: tuple[str, ...]
+    tolerance: float
+
+    @property
+    def kind(self):
+        return KINDS[self.type]
+
+    def text(self) -> str:
+        lines = [self.prompt.rstrip()]
+        lines += [f"  {LETTERS[i]}) {option}" for i, option in enumerate(self.options)]
+        return "\n".join(lines)

@@ -1,0 +1,258 @@
+"""``attnlab quiz``: take, key, grade, lint and student-copy. Glue over the quiz library."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from attnlab.quiz.errors import QuizError
+
+
+def _fail(message: str) -> None:
+    from attnlab.cli import UserError
+
+    raise UserError(message)
+
+
+def _quizzes_dir(course_dir: Path | None) -> Path:
+    from attnlab.course import CourseError, find_course
+
+    try:
+        return find_course(course_dir).root / "quizzes"
+    except CourseError:
+        return Path.cwd() / "quizzes"
+
+
+def _reference_factory(course_dir: Path | None):
+    from attnlab.course import find_course
+    from attnlab.quiz.variant import reference_factory_for
+
+    return reference_factory_for(lambda: find_course(course_dir))
+
+
+def _open(name: str, course_dir: Path | None):
+    from attnlab.quiz.items import open_quiz
+    from attnlab.quiz.schema import find_quiz
+
+    try:
+        return open_quiz(find_quiz(name, _quizzes_dir(course_dir)), _reference_factory(course_dir))
+    except QuizError as error:
+        _fail(str(error))
+
+
+def _default_student() -> str:
+    return os.environ.get("ATTNLAB_STUDENT") or getpass.getuser()
+
+
+COURSE = click.option("--course", "course_dir", type=click.Path(path_type=Path, file_okay=False), default=None, help="The course folder (default: found from here).")
+QUIZ = click.argument("quiz_name", metavar="QUIZ")
+
+
+@click.group()
+def quiz() -> None:
+    """Quizzes: take one in the terminal; key, grade and lint them as an instructor.
+
+    QUIZ is a quiz id from the course's quizzes/ folder (e.g. shapes), a YAML
+    file, or a student copy (.json).
+    """
+
+
+def _print_summary(result, console) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{result.quiz} · {result.student}", title_justify="left")
+    table.add_column("concept")
+    table.add_column("questions", justify="right")
+    table.add_column("points", justify="right")
+    for concept, (points, possible, count) in result.by_concept().items():
+        table.add_row(concept, str(count), f"{points:.3g}/{possible:.3g}")
+    table.add_section()
+    table.add_row("total", str(len(result.marks)), f"{result.score:g}/{result.max_score:g}")
+    console.print(table)
+    unchecked = sum(m.status == "unchecked" for m in result.marks)
+    if unchecked:
+        console.print(f"{unchecked} answers are recorded for your instructor to check.")
+
+
+@quiz.command()
+@QUIZ
+@click.option("--student", default=None, help="Your student id (default: $ATTNLAB_STUDENT, else your user name).")
+@click.option("--mode", type=click.Choice(["practice", "exam"]), default="practice", show_default=True, help="practice: right or wrong at once; exam: answers recorded, reported at the end.")
+@click.option("--answers", "answers_file", type=click.Path(path_type=Path, dir_okay=False), help="Answer from this file instead of the terminal (for scripts and CI).")
+@click.option("--answers-out", type=click.Path(path_type=Path, dir_okay=False), help="Exam mode: where to write the answers to hand in (default: QUIZ-STUDENT.answers.yaml here).")
+@click.option("--restart", is_flag=True, help="Forget saved progress and start again.")
+@COURSE
+def take(quiz_name, student, mode, answers_file, answers_out, restart, course_dir) -> None:
+    """Take QUIZ in the terminal. Type hint, skip, back or quit at any prompt; progress is saved after every answer."""
+    from attnlab.quiz import marking, runner
+
+    if answers_file is not None:
+        try:
+            _quiz_id, file_student, answers = marking.read_answers(answers_file)
+        except QuizError as error:
+            _fail(str(error))
+        student = student or file_student
+        opened = _open(quiz_name, course_dir)
+        result = marking.mark(opened.id, student, _items(opened, student), answers)
+        from attnlab import console
+
+        _print_summary(result, console.out)
+        return
+    student = student or _default_student()
+    opened = _open(quiz_name, course_dir)
+    items = _items(opened, student)
+    path = runner.progress_path(opened.id, student, mode)
+    progress = runner.Progress(opened.id, student, mode) if restart else runner.load_progress(path, opened.id, student, mode)
+    if progress.finished:
+        click.echo(f"You have finished {opened.title!r} in {mode} mode; --restart takes it again.")
+    else:
+        click.echo(f"{opened.title} · {len(items)} questions · {mode} mode · student {student}")
+        try:
+            runner.run(items, progress, input, lambda text: click.echo(text), lambda p: runner.save_progress(path, p))
+        except (EOFError, KeyboardInterrupt):
+            runner.save_progress(path, progress)
+            click.echo("\nProgress saved: run the same command to carry on.")
+            sys.exit(130 if sys.exc_info()[0] is KeyboardInterrupt else 0)
+    result = marking.mark(opened.id, student, items, progress.answers)
+    if mode == "exam":
+        target = answers_out or Path(f"{opened.id}-{student}.answers.yaml")
+        marking.write_answers(target, opened.id, student, progress.answers)
+        click.echo(f"Your answers are in {target}: hand this file in.")
+    from attnlab import console
+
+    _print_summary(result, console.out)
+
+
+def _items(opened, student: str):
+    try:
+        return opened.items_for(student)
+    except QuizError as error:
+        _fail(str(error))
+
+
+@quiz.command()
+@QUIZ
+@click.option("--student", required=True, help="The student whose variant to show.")
+@click.option("--format", "output", type=click.Choice(["table", "answers"]), default="table", show_default=True, help="answers: an answers file that --answers accepts.")
+@COURSE
+def key(quiz_name, student, output, course_dir) -> None:
+    """Print the answer key of one student's variant of QUIZ."""
+    from attnlab.quiz.schema import find_quiz, load_quiz
+    from attnlab.quiz.variant import keyed_quiz
+
+    try:
+        path = find_quiz(quiz_name, _quizzes_dir(course_dir))
+        if path.suffix == ".json":
+            _fail(f"{path} is a student copy: it holds no answers; give the instructor's quiz")
+        quiz_ = load_quiz(path)
+        keyed = keyed_quiz(quiz_, student, _reference_factory(course_dir))
+    except QuizError as error:
+        _fail(str(error))
+    if output == "answers":
+        import yaml
+
+        answers = {k.asked.id: k.asked.kind.to_text(k.key) for k in keyed}
+        click.echo(yaml.safe_dump({"quiz": quiz_.id, "student": student, "answers": answers}, sort_keys=False, allow_unicode=True), nl=False)
+        return
+    from rich.table import Table
+
+    from attnlab import console
+
+    table = Table(title=f"{quiz_.id} · key for {student}", title_justify="left", show_lines=True)
+    for column in ("question", "prompt", "answer", "points"):
+        table.add_column(column)
+    for k in keyed:
+        table.add_row(k.asked.id, k.asked.text(), k.asked.kind.format(k.key), f"{k.asked.points:g}")
+    console.out.print(table)
+
+
+@quiz.command()
+@QUIZ
+@click.argument("answer_files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="Where to write the scores (default: QUIZ-scores.csv here).")
+@COURSE
+def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
+    """Grade students' ANSWER_FILES for QUIZ: a table, and a CSV with a row per student."""
+    from rich.table import Table
+
+    from attnlab import console
+    from attnlab.quiz import marking
+
+    opened = _open(quiz_name, course_dir)
+    results = []
+    for path in answer_files:
+        try:
+            quiz_id, student, answers = marking.read_answers(path)
+        except QuizError as error:
+            _fail(str(error))
+        if quiz_id and quiz_id != opened.id:
+            _fail(f"{path} answers quiz {quiz_id!r}, not {opened.id!r}")
+        results.append(marking.mark(opened.id, student, _items(opened, student), answers))
+    target = csv_path or Path(f"{opened.id}-scores.csv")
+    marking.write_csv(target, results)
+    table = Table(title=f"{opened.id} · {len(results)} students", title_justify="left")
+    for column in ("student", "score", "right", "wrong", "unreadable", "skipped"):
+        table.add_column(column, justify="left" if column == "student" else "right")
+    for result in results:
+        count = lambda status: str(sum(m.status == status for m in result.marks))  # noqa: E731
+        table.add_row(result.student, f"{result.score:g}/{result.max_score:g}", count("right"), count("wrong"), count("unreadable"), count("skipped"))
+    console.out.print(table)
+    console.err.print(f"Wrote {target}")
+
+
+@quiz.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@COURSE
+def lint(paths, course_dir) -> None:
+    """Check quiz files (default: the course's quizzes/): the schema, and every answer computed for sample students."""
+    from attnlab.quiz.schema import load_quiz
+    from attnlab.quiz.variant import keyed_quiz
+
+    files = []
+    for path in paths or (_quizzes_dir(course_dir),):
+        if path.is_dir():
+            files += sorted(path.glob("*.yaml")) + sorted(path.glob("*.yml"))
+        elif path.exists():
+            files.append(path)
+        else:
+            _fail(f"{path}: no such file or folder")
+    if not files:
+        _fail("no quiz files to check")
+    problems = 0
+    factory = _reference_factory(course_dir)
+    for path in files:
+        try:
+            quiz_ = load_quiz(path)
+            for student in ("lint-1", "lint-2", "lint-3"):
+                keyed_quiz(quiz_, student, factory)
+            click.echo(f"ok    {path} ({len(quiz_.questions)} questions)")
+        except QuizError as error:
+            problems += 1
+            click.echo(str(error), err=True)
+    if problems:
+        sys.exit(1)
+
+
+@quiz.command("student-copy")
+@QUIZ
+@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="Student ids, one a line: their parameterized questions can be checked in practice mode.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the student copy (.json).")
+@COURSE
+def student_copy_command(quiz_name, roster, output, course_dir) -> None:
+    """Write the student copy of QUIZ: no answers, no expressions; practice checks by salted hashes."""
+    from attnlab.atomic import write_json_atomically
+    from attnlab.quiz import student_copy
+    from attnlab.quiz.schema import find_quiz, load_quiz
+
+    students = [line.strip() for line in roster.read_text().splitlines() if line.strip() and not line.startswith("#")] if roster else []
+    try:
+        quiz_ = load_quiz(find_quiz(quiz_name, _quizzes_dir(course_dir)))
+        copy = student_copy.build(quiz_, students, _reference_factory(course_dir))
+    except QuizError as error:
+        _fail(str(error))
+    write_json_atomically(output, copy)
+    click.echo(f"Wrote {output} ({len(copy['questions'])} questions, checks for {len(students)} rostered students)", err=True)

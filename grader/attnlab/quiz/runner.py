@@ -1,0 +1,122 @@
+"""The quiz loop: ask, read, check, save; a function over an ``ask`` callable, so tests need no terminal.
+
+Practice mode says right or wrong at once (with the explanation when right, or
+when the student skips and the source may show it) and lets the student try
+again; exam mode records each answer and moves on. At any prompt ``hint``,
+``skip``, ``back`` and ``quit`` work; input that cannot be read is asked for
+again with an example of the expected form. Progress is saved after every
+answer, so Ctrl-C or a closed terminal loses nothing: the next run resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from attnlab.quiz.items import Item
+from attnlab.quiz.kinds import AnswerFormatError
+
+COMMANDS = "hint, skip, back, quit"
+
+
+@dataclass
+class Progress:
+    """What a student has done in one quiz; saved as JSON after every answer."""
+
+    quiz: str
+    student: str
+    mode: str
+    position: int = 0
+    answers: dict[str, str | None] = field(default_factory=dict)
+    """The last answer given to each question, as typed (None when skipped)."""
+    attempts: dict[str, int] = field(default_factory=dict)
+    finished: bool = False
+
+
+def state_dir() -> Path:
+    return Path(os.environ.get("ATTNLAB_STATE_DIR") or Path.home() / ".local" / "state" / "attnlab")
+
+
+def progress_path(quiz_id: str, student: str, mode: str) -> Path:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in student)
+    return state_dir() / "quizzes" / f"{quiz_id}--{safe}--{mode}.json"
+
+
+def load_progress(path: Path, quiz_id: str, student: str, mode: str) -> Progress:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Progress(**data)
+    except (FileNotFoundError, ValueError, TypeError):
+        return Progress(quiz_id, student, mode)
+
+
+def save_progress(path: Path, progress: Progress) -> None:
+    from attnlab.atomic import write_json_atomically
+
+    write_json_atomically(path, asdict(progress))
+
+
+def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: Callable[[str], None], save: Callable[[Progress], None]) -> bool:
+    """Take the quiz from ``progress.position``; return True when every question has been passed.
+
+    ``ask`` raises EOFError when input ends (the quiz is left, progress kept).
+    """
+    practice = progress.mode == "practice"
+    total = len(items)
+    if progress.position:
+        say(f"Resuming at question {progress.position + 1} of {total} ({len(progress.answers)} answered so far).")
+    while progress.position < total:
+        item = items[progress.position]
+        asked = item.asked
+        say(f"\nQuestion {progress.position + 1} of {total} · {asked.points:g} point{'s' if asked.points != 1 else ''} · {', '.join(asked.concepts)}")
+        say(asked.text())
+        if progress.answers.get(asked.id) is not None:
+            say(f"(your answer so far: {progress.answers[asked.id]})")
+        while True:
+            text = ask(f"answer ({COMMANDS}) > ").strip()
+            command = text.lower()
+            if command == "hint":
+                say(f"Hint: {asked.hint}")
+                continue
+            if command == "quit":
+                save(progress)
+                raise EOFError
+            if command == "back":
+                progress.position = max(0, progress.position - 1)
+                break
+            if command == "skip":
+                progress.answers.setdefault(asked.id, None)
+                if practice and item.explanation:
+                    say(f"Skipped. {item.explanation}")
+                progress.position += 1
+                break
+            if not text:
+                continue
+            try:
+                value = asked.kind.parse(text, len(asked.options))
+            except AnswerFormatError as error:
+                say(f"Could not read that ({error}). Answer like this: {asked.kind.example}")
+                continue
+            progress.answers[asked.id] = text
+            progress.attempts[asked.id] = progress.attempts.get(asked.id, 0) + 1
+            if not practice:
+                progress.position += 1
+                break
+            right, explanation = item.check(value)
+            if right is None:
+                say("Recorded: this variant is checked by your instructor.")
+                progress.position += 1
+                break
+            if right:
+                say(f"✓ Right. {explanation or ''}".rstrip())
+                progress.position += 1
+                break
+            say("✗ Not right. Try again, or type hint or skip.")
+            save(progress)
+        save(progress)
+    progress.finished = True
+    save(progress)
+    return True
