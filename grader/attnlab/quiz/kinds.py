@@ -93,7 +93,7 @@ class NumberKind(Kind):
         return ", ".join(f"{x:.6g}" for x in _as_list(value))
 
     def to_text(self, value):
-        return ", ".join(repr(float(x)) for x in _as_list(value))
+        return ", ".join(_plain_decimal(x) for x in _as_list(value))
 
 
 class VectorKind(NumberKind):
@@ -137,7 +137,7 @@ class MatrixKind(NumberKind):
         return [len(value), len(value[0])]
 
     def to_text(self, value):
-        return "; ".join(" ".join(repr(float(x)) for x in row) for row in value)
+        return "; ".join(" ".join(_plain_decimal(x) for x in row) for row in value)
 
     def format(self, value):
         width = max(len(f"{x:.4g}") for x in _flat(value))
@@ -208,6 +208,12 @@ class TrueFalseKind(Kind):
 
     def format(self, value):
         return "true" if value else "false"
+
+
+def _plain_decimal(x: float) -> str:
+    """A float without exponent notation: typed answers read "2e+1" as 2·e + 1, never as 20."""
+    text = f"{float(x):.15f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
 
 
 def _as_list(value) -> list:

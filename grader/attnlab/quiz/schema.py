@@ -23,10 +23,10 @@ value (matrices as aligned tables); ``{{`` and ``}}`` are literal braces.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator, model_validator
 
 from attnlab.quiz.arith import ExpressionError, to_python
 from attnlab.quiz.errors import QuizError
@@ -73,8 +73,8 @@ class Call(Strict):
     call: str
     args: list[Any] = []
     kwargs: dict[str, Any] = {}
-    select: list[Union[int, list[int]]] = []
-    """Indices applied in turn: ``[1, [2, 3]]`` means ``result[1][2, 3]``."""
+    select: list[Union[int, str, list[Union[int, str]]]] = []
+    """Indices applied in turn, numbers or parameter names: ``[1, [p, col]]`` means ``result[1][p, col]``."""
 
 
 class Expr(Strict):
@@ -90,13 +90,25 @@ class Expr(Strict):
         return text
 
 
+def _answer_form(value) -> str:
+    """Which kind of answer an author wrote, so that errors speak of that kind only."""
+    if isinstance(value, dict):
+        return "call" if "call" in value else "expr"
+    if isinstance(value, (Expr, Call)):
+        return "call" if isinstance(value, Call) else "expr"
+    return "literal"
+
+
 class Question(Strict):
     id: str = Field(pattern=SLUG)
     type: QuestionType
     prompt: str = Field(min_length=1)
     options: list[str] | None = None
     params: dict[str, Param] = {}
-    answer: Union[Expr, Call, int, float, bool, str, list]
+    answer: Annotated[
+        Union[Annotated[Expr, Tag("expr")], Annotated[Call, Tag("call")], Annotated[Union[bool, int, float, str, list], Tag("literal")]],
+        Discriminator(_answer_form),
+    ]
     tolerance: float = Field(0.005, gt=0)
     """Absolute tolerance of number, vector and matrix answers."""
     points: float = Field(1.0, gt=0)

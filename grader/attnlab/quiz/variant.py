@@ -67,8 +67,11 @@ def _call_reference(answer: Call, values: dict, reference_factory: Callable):
 
     function = getattr(reference_factory(), answer.call)
     result = function(*(argument(a) for a in answer.args), **{k: argument(v) for k, v in answer.kwargs.items()})
+    def position(index):
+        return values[index] if isinstance(index, str) else index
+
     for index in answer.select:
-        result = result[tuple(index)] if isinstance(index, list) else result[index]
+        result = result[tuple(position(i) for i in index)] if isinstance(index, list) else result[position(index)]
     return _plain(result)
 
 
