@@ -90,20 +90,19 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
     """Take QUIZ in the terminal. Type hint, skip, back or quit at any prompt; progress is saved after every answer."""
     from attnlab.quiz import marking, runner
 
+    opened = _open(quiz_name, course_dir)
     if answers_file is not None:
         try:
             _quiz_id, file_student, answers = marking.read_answers(answers_file)
         except QuizError as error:
             _fail(str(error))
         student = student or file_student
-        opened = _open(quiz_name, course_dir)
         result = marking.mark(opened.id, student, _items(opened, student), answers)
         from attnlab import console
 
         _print_summary(result, console.out)
         return
     student = student or _default_student()
-    opened = _open(quiz_name, course_dir)
     items = _items(opened, student)
     path = runner.progress_path(opened.id, student, mode)
     progress = runner.Progress(opened.id, student, mode) if restart else runner.load_progress(path, opened.id, student, mode)

@@ -1,0 +1,194 @@
+"""The quiz engine: safe arithmetic, answer parsing, schema errors, keys, marking and the student copy."""
+
+import json
+import math
+import re
+
+import pytest
+from conftest import COURSE, REPO
+
+from attnlab.quiz import marking, student_copy
+from attnlab.quiz.arith import ExpressionError, evaluate
+from attnlab.quiz.errors import QuizError
+from attnlab.quiz.items import open_quiz
+from attnlab.quiz.kinds import KINDS, AnswerFormatError
+from attnlab.quiz.runner import Progress, run
+from attnlab.quiz.schema import load_quiz
+from attnlab.quiz.variant import keyed_quiz, reference_factory_for
+
+QUIZ_DIR = REPO / "quizzes"
+FACTORY = reference_factory_for(lambda: COURSE)
+
+
+@pytest.mark.parametrize("text, value", [("1/2", 0.5), ("e/(2e+1)", math.e / (2 * math.e + 1)), ("2e+1", 2 * math.e + 1), ("1e5", 1e5), ("2pi", 2 * math.pi), ("3(1+e)", 3 * (1 + math.e)), ("2^10", 1024), ("sqrt(16)", 4.0), ("-3", -3)])
+def test_arithmetic_students_type(text, value):
+    assert evaluate(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ['__import__("os")', "x.y", "2**99999", "1/0", "open", "lambda: 1", "9" * 600, "[].append", "().__class__"])
+def test_arithmetic_refuses_everything_else(text):
+    with pytest.raises(ExpressionError):
+        evaluate(text)
+
+
+@pytest.mark.parametrize(
+    "kind, text, value",
+    [
+        ("integer", "4*4", 16),
+        ("number", "e/(2e+1)", math.e / (2 * math.e + 1)),
+        ("vector", "0.43, 0.57", [0.43, 0.57]),
+        ("vector", "[0.43, 0.57]", [0.43, 0.57]),
+        ("matrix", "1 0; 0.43 0.57", [[1.0, 0.0], [0.43, 0.57]]),
+        ("matrix", "[[1, 0], [0.43, 0.57]]", [[1.0, 0.0], [0.43, 0.57]]),
+        ("shape", "(2, 3, 4)", (2, 3, 4)),
+        ("shape", "2x3x4", (2, 3, 4)),
+        ("shape", "2 3 4", (2, 3, 4)),
+        ("multiple", "a, c", ["a", "c"]),
+        ("truefalse", "yes", True),
+    ],
+)
+def test_answer_forms(kind, text, value):
+    assert KINDS[kind].parse(text, 4) == value
+
+
+@pytest.mark.parametrize("kind, text", [("integer", "1.5"), ("shape", "(2.5, 3)"), ("single", "z"), ("matrix", "1 2; 3"), ("truefalse", "maybe"), ("vector", "abc")])
+def test_unreadable_answers_say_what_is_expected(kind, text):
+    with pytest.raises(AnswerFormatError):
+        KINDS[kind].parse(text, 3)
+
+
+def test_schema_errors_name_file_line_and_field(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "id: bad\ntitle: t\nquestions:\n  - id: q1\n    type: integer\n    prompt: 'How many {T}?'\n    answer: {expr: 'T**2'}\n"
+        "    hint: h\n    explanation: e\n    concepts: [x]\n  - id: q2\n    type: number\n    prompt: p\n    answer: {call: softmax, selct: [1]}\n"
+        "    points: -1\n    hint: h\n    explanation: e\n    concepts: [x]\n"
+    )
+    with pytest.raises(QuizError) as error:
+        load_quiz(path)
+    lines = str(error.value).splitlines()
+    assert f"{path}:4: questions.0: prompt uses {{T}}, which is not a parameter" in lines
+    assert f"{path}:14: questions.1.answer.call.selct: Extra inputs are not permitted" in lines
+    assert f"{path}:15: questions.1.points: Input should be greater than 0" in lines
+
+
+def test_the_answer_cannot_leak_into_the_prompt(tmp_path):
+    path = tmp_path / "leak.yaml"
+    path.write_text("id: leak\ntitle: t\nquestions:\n  - id: q\n    type: integer\n    prompt: 'It is {answer}'\n    answer: 1\n    hint: h\n    explanation: e\n    concepts: [x]\n")
+    with pytest.raises(QuizError, match="the answer may appear in the explanation only"):
+        load_quiz(path)
+
+
+def test_yaml_syntax_errors_have_a_line(tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("id: x\ntitle: [unclosed\n")
+    with pytest.raises(QuizError, match=r"broken.yaml:\d+: \(yaml\)"):
+        load_quiz(path)
+
+
+@pytest.mark.parametrize("quiz_id", ["shapes", "softmax", "masks", "positions"])
+@pytest.mark.parametrize("student", ["alice", "bob", "s1234567"])
+def test_key_answers_score_full_marks(quiz_id, student):
+    quiz = load_quiz(QUIZ_DIR / f"{quiz_id}.yaml")
+    answers = {k.asked.id: k.asked.kind.to_text(k.key) for k in keyed_quiz(quiz, student, FACTORY)}
+    opened = open_quiz(QUIZ_DIR / f"{quiz_id}.yaml", FACTORY)
+    result = marking.mark(quiz_id, student, opened.items_for(student), answers)
+    assert result.score == result.max_score, [m for m in result.marks if m.status != "right"]
+
+
+def test_wrong_answers_score_what_they_should():
+    opened = open_quiz(QUIZ_DIR / "shapes.yaml", FACTORY)
+    keyed = {k.asked.id: k for k in keyed_quiz(load_quiz(QUIZ_DIR / "shapes.yaml"), "alice", FACTORY)}
+    answers = {qid: k.asked.kind.to_text(k.key) for qid, k in keyed.items()}
+    answers["qkt-entries"] = str(keyed["qkt-entries"].key + 1)  # wrong
+    answers["weights-shape"] = "(1, 2"  # unreadable
+    answers["doubling-cost"] = None  # skipped
+    answers["score-memory"] = str(keyed["score-memory"].key + 0.4)  # inside the tolerance of 0.5: right
+    result = marking.mark("shapes", "alice", opened.items_for("alice"), answers)
+    status = {m.id: m.status for m in result.marks}
+    assert status["qkt-entries"] == "wrong" and status["weights-shape"] == "unreadable" and status["doubling-cost"] == "skipped"
+    assert status["score-memory"] == "right"
+    assert result.score == result.max_score - 3
+
+
+def test_student_copy_holds_no_answer(tmp_path):
+    roster = ["alice", "bob", "carol"]
+    for path in sorted(QUIZ_DIR.glob("*.yaml")):
+        quiz = load_quiz(path)
+        copy = student_copy.build(quiz, roster, FACTORY)
+        text = json.dumps(copy, ensure_ascii=False)
+        assert not re.search(r'"(answer|call|select)"', text), "no answer field (parameter specs may hold expr: derived parameters are shown in the prompt)"
+        for entry in copy["questions"]:
+            assert set(entry) == {"id", "type", "prompt", "options", "points", "hint", "concepts", "tolerance", "params", "salt", "variants"}
+        for question, entry in zip(quiz.questions, copy["questions"]):
+            entry_text = json.dumps(entry, ensure_ascii=False)
+            authored = path.read_text()  # numbers the author wrote in prompts and parameters may appear
+            # A bare parameter name (answer: L_src) is in the prompt by design: the question is which number it is.
+            if hasattr(question.answer, "expr") and not question.answer.expr.isidentifier():
+                assert question.answer.expr not in text, f"{question.id}: the expression is in the copy"
+            for variant in entry["variants"].values():
+                secret = json.dumps([variant["hashes"], variant["explanation"]])
+                assert not re.search(r"\d", secret), f"{question.id}: hashes and ciphertexts hold no digits, so no number can hide in them"
+            for student in roster:
+                key = next(k for k in keyed_quiz(quiz, student, FACTORY) if k.asked.id == question.id)
+                forms = {key.asked.kind.format(key.key), key.asked.kind.to_text(key.key)}
+                for form in forms:
+                    if len(form) >= 2 and form not in authored:
+                        assert form not in entry_text, f"{question.id}: the key {form!r} is in the copy"
+                assert key.explanation not in text, f"{question.id}: the explanation is readable"
+
+
+def test_student_copy_checks_practice_answers():
+    quiz = load_quiz(QUIZ_DIR / "masks.yaml")
+    copy = student_copy.build(quiz, ["alice"], FACTORY)
+    keyed = {k.asked.id: k for k in keyed_quiz(quiz, "alice", FACTORY)}
+    for asked, check in student_copy.questions_for(copy, "alice"):
+        key = keyed[asked.id]
+        assert asked.prompt == key.asked.prompt
+        right, explanation = check.check(asked.kind.parse(asked.kind.to_text(key.key), len(asked.options)))
+        assert right is True and explanation == key.explanation
+    outsider = dict(student_copy.questions_for(copy, "zed"))
+    parameterized = [a for a in outsider if quiz.question(a.id).params]
+    assert parameterized and all(outsider[a].check(None) == (None, None) for a in parameterized)
+
+
+def test_practice_loop_over_an_iterator():
+    opened = open_quiz(QUIZ_DIR / "softmax.yaml", FACTORY)
+    items = opened.items_for("alice")[:3]  # the-cat-sat, softmax-row, row-sum
+    inputs = iter(["hint", "(1, 2", "0.08, 0.64, 0.28", "0.12, 0.61, 0.27", "skip", "back", "skip", "1"])
+    said, saves = [], []
+    progress = Progress("softmax", "alice", "practice")
+
+    def ask(prompt):
+        return next(inputs)
+
+    assert run(items, progress, ask, said.append, lambda p: saves.append(dict(p.answers)))
+    text = "\n".join(said)
+    assert "Hint: exp each score" in text
+    assert "Could not read that" in text and "Answer like this: 0.43, 0.57" in text
+    assert "✗ Not right" in text and "✓ Right." in text
+    assert "Skipped." in text
+    assert progress.finished and progress.answers["row-sum"] == "1"
+    assert len(saves) >= 4
+
+
+def test_exam_loop_records_and_resumes(tmp_path, monkeypatch):
+    opened = open_quiz(QUIZ_DIR / "shapes.yaml", FACTORY)
+    items = opened.items_for("bob")
+    progress = Progress("shapes", "bob", "exam")
+    first = iter(["7", "(2, 3)"])
+
+    def ask_then_stop(prompt):
+        try:
+            return next(first)
+        except StopIteration:
+            raise EOFError from None
+
+    with pytest.raises(EOFError):
+        run(items, progress, ask_then_stop, lambda text: None, lambda p: None)
+    assert progress.position == 2 and not progress.finished
+    said = []
+    rest = iter(["skip"] * 20)
+    run(items, progress, lambda prompt: next(rest), said.append, lambda p: None)
+    assert said[0].startswith("Resuming at question 3 of 11")
+    assert progress.finished and progress.answers["qkt-entries"] == "7"

@@ -1,0 +1,138 @@
+"""The quiz as a student meets it: a real pseudo-terminal, and the instructor's commands as processes."""
+
+import csv
+import os
+import subprocess
+import sys
+
+import pexpect
+import pytest
+from conftest import COURSE, REPO
+
+from attnlab.quiz.schema import load_quiz
+from attnlab.quiz.variant import keyed_quiz, reference_factory_for
+
+FACTORY = reference_factory_for(lambda: COURSE)
+
+
+def key_texts(quiz_id: str, student: str) -> list[str]:
+    quiz = load_quiz(REPO / "quizzes" / f"{quiz_id}.yaml")
+    return [k.asked.kind.to_text(k.key) for k in keyed_quiz(quiz, student, FACTORY)]
+
+
+def spawn(args, state_dir):
+    env = {**os.environ, "ATTNLAB_STATE_DIR": str(state_dir), "NO_COLOR": "1", "COLUMNS": "100"}
+    return pexpect.spawn(sys.executable, ["-m", "attnlab.cli", *args], cwd=str(REPO), env=env, encoding="utf-8", timeout=30, dimensions=(40, 100))
+
+
+def test_a_practice_session_in_a_real_terminal(tmp_path):
+    answers = key_texts("softmax", "dana")
+    child = spawn(["quiz", "take", "softmax", "--student", "dana"], tmp_path)
+    child.expect("Question 1 of 13")
+    child.expect("answer .* > ")
+    child.sendline("(0.1, 0.2")  # cannot be read
+    child.expect("Could not read that")
+    child.expect("Answer like this: 0.43, 0.57")
+    child.sendline("hint")
+    child.expect("Hint: exp each score")
+    child.sendline("0.08, 0.64, 0.28")  # the lesson's wrong numbers
+    child.expect("Not right")
+    child.sendline("0.12, 0.61, 0.27")
+    child.expect("Right")
+    child.expect("Question 2 of 13")
+    child.expect("answer .* > ")
+    child.sendintr()  # Ctrl-C
+    child.expect("Progress saved")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+
+    child = spawn(["quiz", "take", "softmax", "--student", "dana"], tmp_path)
+    child.expect("Resuming at question 2 of 13")
+    for answer in answers[1:]:
+        child.expect("answer .* > ")
+        child.sendline(answer)
+        child.expect("Right")
+    child.expect(r"total\s+│\s+13\s+│\s+13/13")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def quiz_cli(*args, cwd=REPO, env=None):
+    return subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "120", **(env or {})})
+
+
+@pytest.mark.parametrize("command", ["take", "key", "grade", "lint", "student-copy"])
+def test_help(command):
+    result = quiz_cli(command, "--help")
+    assert result.returncode == 0 and result.stdout.startswith("Usage: ")
+
+
+def test_key_answers_grade_and_csv(tmp_path):
+    files = []
+    for student in ("alice", "bob", "carol"):
+        key = quiz_cli("key", "masks", "--student", student, "--format", "answers")
+        assert key.returncode == 0, key.stderr
+        path = tmp_path / f"{student}.yaml"
+        path.write_text(key.stdout)
+        files.append(path)
+        taken = quiz_cli("take", "masks", "--answers", path)
+        assert taken.returncode == 0 and "13/13" in taken.stdout
+    wrong = tmp_path / "mallory.yaml"
+    wrong.write_text("quiz: masks\nstudent: mallory\nanswers:\n  above-diagonal: '1'\n  mask-convention: 'true'\n  visible-keys: not a number\n")
+    result = quiz_cli("grade", "masks", *files, wrong, "--csv", tmp_path / "scores.csv")
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader((tmp_path / "scores.csv").open()))
+    assert [r["student"] for r in rows] == ["alice", "bob", "carol", "mallory"]
+    assert [r["score"] for r in rows] == ["13", "13", "13", "1"]
+    assert rows[3]["mask-convention"] == "1" and rows[3]["above-diagonal"] == "0"
+
+
+def test_student_copy_can_be_practised_with(tmp_path):
+    roster = tmp_path / "roster.txt"
+    roster.write_text("alice\nbob\n")
+    copy = tmp_path / "masks.json"
+    built = quiz_cli("student-copy", "masks", "--roster", roster, "-o", copy)
+    assert built.returncode == 0, built.stderr
+    answers = tmp_path / "alice.yaml"
+    answers.write_text(quiz_cli("key", "masks", "--student", "alice", "--format", "answers").stdout)
+    assert "13/13" in quiz_cli("take", copy, "--answers", answers).stdout
+    outsider = quiz_cli("take", copy, "--answers", answers, "--student", "zed")
+    assert "recorded for your instructor to check" in outsider.stdout
+
+
+def test_exam_mode_writes_the_answers_to_hand_in(tmp_path):
+    answers = key_texts("shapes", "erin")
+    child = spawn(["quiz", "take", "shapes", "--student", "erin", "--mode", "exam", "--answers-out", str(tmp_path / "erin.yaml")], tmp_path)
+    for answer in answers:
+        child.expect("answer .* > ")
+        child.sendline(answer)
+    child.expect("hand this file in")
+    child.expect(r"11/11")
+    child.expect(pexpect.EOF)
+    assert "qkt-entries" in (tmp_path / "erin.yaml").read_text()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["take", "nonsense", "--answers", "x.yaml"], "no quiz named 'nonsense'"),
+        (["take", "masks", "--answers", "missing.yaml"], "no such answers file"),
+        (["key", "masks"], "Missing option '--student'"),
+        (["lint", "no/such/path"], "no such file or folder"),
+    ],
+)
+def test_bad_input_is_one_line(args, message):
+    result = quiz_cli(*args)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_lint_reports_every_problem_with_its_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: bad\ntitle: t\nquestions:\n  - id: q\n    type: single\n    prompt: p\n    answer: a\n    hint: h\n    explanation: e\n    concepts: [c]\n")
+    result = quiz_cli("lint", REPO / "quizzes", bad)
+    assert result.returncode == 1
+    assert f"{bad}:4: questions.0: a single question needs at least two options" in result.stderr
+    assert result.stdout.count("ok ") == 4
