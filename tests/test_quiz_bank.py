@@ -13,7 +13,8 @@ from conftest import COURSE, REPO
 
 from attnlab.quiz import params as drawing
 from attnlab.quiz.schema import load_quiz
-from attnlab.quiz.variant import keyed_quiz, reference_factory_for
+from attnlab.quiz.items import reference_factory_for
+from attnlab.quiz.variant import keyed_quiz
 
 QUIZZES = {path.stem: load_quiz(path) for path in sorted((REPO / "quizzes").glob("*.yaml"))}
 STUDENTS = ["alice", "bob", "s1234567"]

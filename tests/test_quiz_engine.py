@@ -14,7 +14,8 @@ from attnlab.quiz.items import open_quiz
 from attnlab.quiz.kinds import KINDS, AnswerFormatError
 from attnlab.quiz.runner import Progress, run
 from attnlab.quiz.schema import load_quiz
-from attnlab.quiz.variant import keyed_quiz, reference_factory_for
+from attnlab.quiz.items import reference_factory_for
+from attnlab.quiz.variant import keyed_quiz
 
 QUIZ_DIR = REPO / "quizzes"
 FACTORY = reference_factory_for(lambda: COURSE)

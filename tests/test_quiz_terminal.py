@@ -10,7 +10,8 @@ import pytest
 from conftest import COURSE, REPO
 
 from attnlab.quiz.schema import load_quiz
-from attnlab.quiz.variant import keyed_quiz, reference_factory_for
+from attnlab.quiz.items import reference_factory_for
+from attnlab.quiz.variant import keyed_quiz
 
 FACTORY = reference_factory_for(lambda: COURSE)
 

@@ -29,14 +29,13 @@ def _quizzes_dir(course_dir: Path | None) -> Path:
 
 def _reference_factory(course_dir: Path | None):
     from attnlab.course import find_course
-    from attnlab.quiz.variant import reference_factory_for
+    from attnlab.quiz.items import reference_factory_for
 
     return reference_factory_for(lambda: find_course(course_dir))
 
 
 def _open(name: str, course_dir: Path | None):
-    from attnlab.quiz.items import open_quiz
-    from attnlab.quiz.schema import find_quiz
+    from attnlab.quiz.items import find_quiz, open_quiz
 
     try:
         return open_quiz(find_quiz(name, _quizzes_dir(course_dir)), _reference_factory(course_dir))
@@ -140,7 +139,8 @@ def _items(opened, student: str):
 @COURSE
 def key(quiz_name, student, output, course_dir) -> None:
     """Print the answer key of one student's variant of QUIZ."""
-    from attnlab.quiz.schema import find_quiz, load_quiz
+    from attnlab.quiz.items import find_quiz
+    from attnlab.quiz.schema import load_quiz
     from attnlab.quiz.variant import keyed_quiz
 
     try:
@@ -245,7 +245,8 @@ def student_copy_command(quiz_name, roster, output, course_dir) -> None:
     """Write the student copy of QUIZ: no answers, no expressions; practice checks by salted hashes."""
     from attnlab.atomic import write_json_atomically
     from attnlab.quiz import student_copy
-    from attnlab.quiz.schema import find_quiz, load_quiz
+    from attnlab.quiz.items import find_quiz
+    from attnlab.quiz.schema import load_quiz
 
     students = [line.strip() for line in roster.read_text().splitlines() if line.strip() and not line.startswith("#")] if roster else []
     try:

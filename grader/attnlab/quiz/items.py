@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from attnlab.quiz.asked import AskedQuestion
+from attnlab.quiz.errors import QuizError
 
 
 @dataclass(frozen=True)
@@ -20,8 +21,8 @@ class Item:
     asked: AskedQuestion
     check: Callable[[object], tuple[bool | None, str | None]]
     """(right?, explanation shown when right); right is None when this source cannot check it."""
-    explanation: str | None
-    """The explanation, when the source may show it without a right answer (the instructor's quiz)."""
+    explanation: object | None
+    """The instructor's quiz only: ``explanation.get().explanation`` may be shown without a right answer."""
 
 
 @dataclass(frozen=True)
@@ -32,14 +33,25 @@ class OpenedQuiz:
     """The items of one student's variant."""
 
 
-def _keyed(keyed) -> Item:
-    asked, key = keyed.asked, keyed.key
+class _LazyKey:
+    """The key of one question, computed on first use: numpy and the reference load only then."""
 
+    def __init__(self, compute: Callable):
+        self._compute, self._keyed = compute, None
+
+    def get(self):
+        if self._keyed is None:
+            self._keyed = self._compute()
+        return self._keyed
+
+
+def _keyed_item(asked: AskedQuestion, lazy: _LazyKey) -> Item:
     def check(value):
-        right = asked.kind.matches(value, key, asked.tolerance)
+        keyed = lazy.get()
+        right = asked.kind.matches(value, keyed.key, asked.tolerance)
         return right, keyed.explanation if right else None
 
-    return Item(asked, check, keyed.explanation)
+    return Item(asked, check, lazy)
 
 
 def open_quiz(path: Path, reference_factory: Callable) -> OpenedQuiz:
@@ -50,7 +62,40 @@ def open_quiz(path: Path, reference_factory: Callable) -> OpenedQuiz:
         copy = student_copy.load(path)
         return OpenedQuiz(copy["id"], copy["title"], lambda student: [Item(asked, hashed.check, None) for asked, hashed in student_copy.questions_for(copy, student)])
     from attnlab.quiz.schema import load_quiz
-    from attnlab.quiz.variant import keyed_quiz
+    from attnlab.quiz.variant import asked_question, keyed_question
 
     quiz = load_quiz(path)
-    return OpenedQuiz(quiz.id, quiz.title, lambda student: [_keyed(k) for k in keyed_quiz(quiz, student, reference_factory)])
+
+    def items_for(student: str) -> list[Item]:
+        return [
+            _keyed_item(asked_question(quiz, q, student), _LazyKey(lambda q=q: keyed_question(quiz, q, student, reference_factory)))
+            for q in quiz.questions
+        ]
+
+    return OpenedQuiz(quiz.id, quiz.title, items_for)
+
+
+def find_quiz(name: str, quizzes_dir: Path) -> Path:
+    """A quiz named by path, or by id/file stem in the course's quizzes folder."""
+    candidate = Path(name)
+    if candidate.suffix in (".yaml", ".yml", ".json") or candidate.exists():
+        return candidate
+    for suffix in (".yaml", ".yml", ".json"):  # the instructor's quiz, or a student copy
+        if (quizzes_dir / f"{name}{suffix}").is_file():
+            return quizzes_dir / f"{name}{suffix}"
+    available = ", ".join(sorted({p.stem for p in quizzes_dir.glob("*.y*ml")} | {p.stem for p in quizzes_dir.glob("*.json")})) or "none"
+    raise QuizError(f"no quiz named {name!r} (available: {available})")
+
+
+def reference_factory_for(course_loader: Callable) -> Callable:
+    """A lazy, cached loader of the reference solutions: only questions that call one pay for it."""
+    cache = {}
+
+    def load():
+        if "reference" not in cache:
+            from attnlab.reference import Reference
+
+            cache["reference"] = Reference(course_loader())
+        return cache["reference"]
+
+    return load

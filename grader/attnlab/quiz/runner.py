@@ -89,8 +89,8 @@ def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: C
                 break
             if command == "skip":
                 progress.answers.setdefault(asked.id, None)
-                if practice and item.explanation:
-                    say(f"Skipped. {item.explanation}")
+                if practice and item.explanation is not None:
+                    say(f"Skipped. {item.explanation.get().explanation}")
                 progress.position += 1
                 break
             if not text:

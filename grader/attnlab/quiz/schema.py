@@ -206,15 +206,3 @@ def load_quiz(path: Path) -> Quiz:
             lines.append(f"{path}:{_line_of(node, location)}: {_field(location)}: {message}")
         # A union answer reports one error per branch; one line per place and message is enough.
         raise QuizError("\n".join(dict.fromkeys(lines))) from None
-
-
-def find_quiz(name: str, quizzes_dir: Path) -> Path:
-    """A quiz named by path, or by id/file stem in the course's quizzes folder."""
-    candidate = Path(name)
-    if candidate.suffix in (".yaml", ".yml", ".json") or candidate.exists():
-        return candidate
-    for suffix in (".yaml", ".yml", ".json"):  # the instructor's quiz, or a student copy
-        if (quizzes_dir / f"{name}{suffix}").is_file():
-            return quizzes_dir / f"{name}{suffix}"
-    available = ", ".join(sorted({p.stem for p in quizzes_dir.glob("*.y*ml")} | {p.stem for p in quizzes_dir.glob("*.json")})) or "none"
-    raise QuizError(f"no quiz named {name!r} (available: {available})")

@@ -87,14 +87,14 @@ def compute_key(question: Question, values: dict, reference_factory: Callable):
     return normalize_key(question.type, raw)
 
 
-def keyed_question(quiz: Quiz, question: Question, student: str, reference_factory: Callable) -> KeyedQuestion:
-    values = drawing.draw({k: v.model_dump(exclude_none=True) for k, v in question.params.items()}, drawing.variant_seed(quiz.id, question.id, student))
-    try:
-        key = compute_key(question, values, reference_factory)
-    except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
-        raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for student {student!r}: {type(error).__name__}: {error}") from None
-    rendered = {**values, "answer": KINDS[question.type].format(key) if question.type != "single" else f"{key})"}
-    asked = AskedQuestion(
+def drawn_values(quiz: Quiz, question: Question, student: str) -> dict:
+    return drawing.draw({k: v.model_dump(exclude_none=True) for k, v in question.params.items()}, drawing.variant_seed(quiz.id, question.id, student))
+
+
+def asked_question(quiz: Quiz, question: Question, student: str) -> AskedQuestion:
+    """The question as this student sees it; cheap: no key is computed."""
+    values = drawn_values(quiz, question, student)
+    return AskedQuestion(
         id=question.id,
         type=question.type,
         prompt=drawing.render(question.prompt, values),
@@ -104,22 +104,17 @@ def keyed_question(quiz: Quiz, question: Question, student: str, reference_facto
         concepts=tuple(question.concepts),
         tolerance=question.tolerance,
     )
-    return KeyedQuestion(asked, key, drawing.render(question.explanation, rendered))
+
+
+def keyed_question(quiz: Quiz, question: Question, student: str, reference_factory: Callable) -> KeyedQuestion:
+    values = drawn_values(quiz, question, student)
+    try:
+        key = compute_key(question, values, reference_factory)
+    except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
+        raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for student {student!r}: {type(error).__name__}: {error}") from None
+    rendered = {**values, "answer": KINDS[question.type].format(key) if question.type != "single" else f"{key})"}
+    return KeyedQuestion(asked_question(quiz, question, student), key, drawing.render(question.explanation, rendered))
 
 
 def keyed_quiz(quiz: Quiz, student: str, reference_factory: Callable) -> list[KeyedQuestion]:
     return [keyed_question(quiz, q, student, reference_factory) for q in quiz.questions]
-
-
-def reference_factory_for(course_loader: Callable) -> Callable:
-    """A lazy, cached loader of the reference solutions: only questions that call one pay for it."""
-    cache = {}
-
-    def load():
-        if "reference" not in cache:
-            from attnlab.reference import Reference
-
-            cache["reference"] = Reference(course_loader())
-        return cache["reference"]
-
-    return load
