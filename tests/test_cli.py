@@ -7,7 +7,7 @@ import sys
 import pytest
 from conftest import COURSE, REPO
 
-COMMANDS = [[], ["grade"], ["check"], ["stubs"]]
+COMMANDS = [[], ["grade"], ["check"], ["stubs"], ["quiz"]]
 
 
 def attnlab(*args, cwd=REPO, env=None):
