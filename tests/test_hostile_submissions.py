@@ -103,6 +103,19 @@ def test_a_stolen_standin_cannot_answer_its_own_test(grade_fixture):
     assert all(t.outcome is Outcome.PASSED for t in by_function(report)["scaled_dot_product_attention"])
 
 
+def test_a_file_that_hangs_at_import_costs_one_deadline(grade_fixture):
+    report = grade_fixture(hostile("hangs_at_import"), limits=Limits(call_seconds=0.5))
+    tests = by_function(report)["attention_scores"]
+    assert all(t.outcome is Outcome.TIMED_OUT for t in tests)
+    assert "importing scores.py took longer than" in tests[0].feedback
+    assert sum(t.duration for t in tests) < 2.0 * 2, "the import is not waited for again on every test"
+
+
+def test_a_reference_error_goes_back_to_the_student_and_the_worker_carries_on(grade_fixture):
+    report = grade_fixture(hostile("bad_arguments_to_the_reference"))
+    assert report.score == report.max_score, [t.feedback[:200] for t in report.tests if t.score < t.max_score]
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="privileges are dropped only when the grader runs as root")
 def test_workers_run_as_nobody(grade_fixture, tmp_path):
     from attnlab.sandbox.host import describe_mode

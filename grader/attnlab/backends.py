@@ -79,8 +79,9 @@ class SandboxBackend(Backend):
             standins = {m: self._standins[m] for m in (*self.course.modules_before(module), module)}
             try:
                 worker = WorkerProcess(self.server, self.submission, module, standins, self.limits)
-            except ImportFailed as problem:
-                self._import_failures[module] = problem  # deterministic: do not import it again
+            except SubmissionProblem as problem:
+                # Unimportable, or an import that hangs or crashes: deterministic, so not tried again.
+                self._import_failures[module] = problem
                 raise
             self._workers[module] = worker
         return worker

@@ -11,14 +11,9 @@ from __future__ import annotations
 
 import ast
 import os
-import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 MANIFEST = Path("exercises") / "course.toml"
 

@@ -1,0 +1,7 @@
+"""scores.py never finishes importing.
+
+file: scores.py
+"""
+
+while True:
+    pass
