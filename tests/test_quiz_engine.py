@@ -193,3 +193,20 @@ def test_exam_loop_records_and_resumes(tmp_path, monkeypatch):
     run(items, progress, lambda prompt: next(rest), said.append, lambda p: None)
     assert said[0].startswith("Resuming at question 3 of 11")
     assert progress.finished and progress.answers["qkt-entries"] == "7"
+
+
+def test_relative_tolerance_for_large_answers(tmp_path):
+    path = tmp_path / "big.yaml"
+    path.write_text(
+        "id: big\ntitle: t\nquestions:\n  - id: bytes\n    type: number\n    prompt: How many?\n    answer: 2048\n"
+        "    tolerance: 0.5\n    relative: 0.01\n    hint: h\n    explanation: e\n    concepts: [c]\n"
+    )
+    keyed_items = open_quiz(path, FACTORY).items_for("alice")
+    copy_path = tmp_path / "big.json"
+    copy_path.write_text(json.dumps(student_copy.build(load_quiz(path), [], FACTORY)))
+    copy_items = open_quiz(copy_path, FACTORY).items_for("alice")
+    for items in (keyed_items, copy_items):
+        check = items[0].check
+        assert check(2060.0)[0] is True  # 0.6 % off: within 1 %
+        assert check(2110.0)[0] is False  # 3 % off
+    assert '"tolerance": 20' in copy_path.read_text(), "the step is rounded to 2 × 10^1, not 20.48"

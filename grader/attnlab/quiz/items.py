@@ -48,7 +48,7 @@ class _LazyKey:
 def _keyed_item(asked: AskedQuestion, lazy: _LazyKey) -> Item:
     def check(value):
         keyed = lazy.get()
-        right = asked.kind.matches(value, keyed.key, asked.tolerance)
+        right = asked.kind.matches(value, keyed.key, keyed.tolerance)
         return right, keyed.explanation if right else None
 
     return Item(asked, check, lazy)

@@ -210,6 +210,20 @@ class TrueFalseKind(Kind):
         return "true" if value else "false"
 
 
+def effective_tolerance(kind_name: str, key, tolerance: float, relative: float | None) -> float:
+    """The tolerance for this key: ``max(tolerance, relative * |key|)``, rounded down to 1, 2 or 5 × 10^k.
+
+    The student copy stores it; rounding keeps it from giving the key's exact magnitude away.
+    """
+    if not relative or kind_name not in ("number", "vector", "matrix"):
+        return tolerance
+    values = _flat(key) if kind_name == "matrix" else _as_list(key)
+    step = max(tolerance, relative * max(abs(float(x)) for x in values))
+    exponent = math.floor(math.log10(step))
+    mantissa = step / 10**exponent
+    return max(m for m in (1, 2, 5) if m <= mantissa + 1e-12) * 10**exponent
+
+
 def _plain_decimal(x: float) -> str:
     """A float without exponent notation: typed answers read "2e+1" as 2·e + 1, never as 20."""
     text = f"{float(x):.15f}".rstrip("0").rstrip(".")

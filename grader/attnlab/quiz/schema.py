@@ -111,6 +111,8 @@ class Question(Strict):
     ]
     tolerance: float = Field(0.005, gt=0)
     """Absolute tolerance of number, vector and matrix answers."""
+    relative: float | None = Field(None, gt=0, lt=1)
+    """Relative tolerance: an answer within ``relative * |key|`` is right too (for large magnitudes)."""
     points: float = Field(1.0, gt=0)
     hint: str = Field(min_length=1)
     explanation: str = Field(min_length=1)

@@ -74,6 +74,7 @@ def _check(question_id: str, kind_name: str, key, explanation: str, tolerance: f
     kind = KINDS[kind_name]
     canonical = kind.canonical(key, tolerance)
     return {
+        "tolerance": tolerance,
         "layout": kind.shape(key),
         "hashes": [_element_hash(salt, question_id, i, form) for i, form in enumerate(canonical)],
         "explanation": _encrypt(explanation, _explanation_key(salt, canonical)),
@@ -92,7 +93,7 @@ def build(quiz, roster: list[str], reference_factory) -> dict:
         for student in students:
             keyed = keyed_question(quiz, question, student if student != EVERYONE else "", reference_factory)
             tag = EVERYONE if student == EVERYONE else student_tag(salt, student)
-            variants[tag] = _check(question.id, question.type, keyed.key, keyed.explanation, question.tolerance, salt)
+            variants[tag] = _check(question.id, question.type, keyed.key, keyed.explanation, keyed.tolerance, salt)
         questions.append(
             {
                 "id": question.id,
@@ -128,8 +129,9 @@ class HashedCheck:
         kind = KINDS[self.kind_name]
         if kind.shape(value) != self.variant["layout"]:
             return False, None
+        tolerance = self.variant.get("tolerance", self.tolerance)
         matched = []
-        for index, (candidates, expected) in enumerate(zip(kind.candidates(value, self.tolerance), self.variant["hashes"])):
+        for index, (candidates, expected) in enumerate(zip(kind.candidates(value, tolerance), self.variant["hashes"])):
             form = next((c for c in candidates if _element_hash(self.salt, self.question_id, index, c) == expected), None)
             if form is None:
                 return False, None

@@ -14,7 +14,7 @@ from typing import Callable
 from attnlab.quiz import params as drawing
 from attnlab.quiz.arith import ExpressionError, evaluate
 from attnlab.quiz.asked import AskedQuestion
-from attnlab.quiz.kinds import KINDS
+from attnlab.quiz.kinds import KINDS, effective_tolerance
 from attnlab.quiz.errors import QuizError
 from attnlab.quiz.schema import Call, Expr, Question, Quiz
 
@@ -24,6 +24,8 @@ class KeyedQuestion:
     asked: AskedQuestion
     key: object
     explanation: str
+    tolerance: float
+    """The tolerance for this key (absolute, or relative to the key's size)."""
 
 
 def normalize_key(kind: str, raw):
@@ -113,7 +115,8 @@ def keyed_question(quiz: Quiz, question: Question, student: str, reference_facto
     except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
         raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for student {student!r}: {type(error).__name__}: {error}") from None
     rendered = {**values, "answer": KINDS[question.type].format(key) if question.type != "single" else f"{key})"}
-    return KeyedQuestion(asked_question(quiz, question, student), key, drawing.render(question.explanation, rendered))
+    tolerance = effective_tolerance(question.type, key, question.tolerance, question.relative)
+    return KeyedQuestion(asked_question(quiz, question, student), key, drawing.render(question.explanation, rendered), tolerance)
 
 
 def keyed_quiz(quiz: Quiz, student: str, reference_factory: Callable) -> list[KeyedQuestion]:
