@@ -137,3 +137,21 @@ def test_lint_reports_every_problem_with_its_line(tmp_path):
     assert result.returncode == 1
     assert f"{bad}:4: questions.0: a single question needs at least two options" in result.stderr
     assert result.stdout.count("ok ") == 4
+
+
+def test_a_closed_terminal_loses_nothing(tmp_path):
+    answers = key_texts("masks", "fay")
+    child = spawn(["quiz", "take", "masks", "--student", "fay", "--mode", "exam"], tmp_path)
+    for answer in answers[:3]:
+        child.expect("answer .* > ")
+        child.sendline(answer)
+    child.expect("Question 4 of 13")
+    child.close(force=True)  # the terminal goes away: SIGHUP, then SIGKILL
+    assert child.signalstatus is not None
+    child = spawn(["quiz", "take", "masks", "--student", "fay", "--mode", "exam", "--answers-out", str(tmp_path / "fay.yaml")], tmp_path)
+    child.expect("Resuming at question 4 of 13 \\(3 answered so far\\)")
+    for answer in answers[3:]:
+        child.expect("answer .* > ")
+        child.sendline(answer)
+    child.expect("13/13")
+    child.expect(pexpect.EOF)
