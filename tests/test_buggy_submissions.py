@@ -1,11 +1,14 @@
 """Every buggy fixture loses points on the function it breaks, and on no other."""
 
 import pytest
-from conftest import fixtures_in, read_fixture, SUBMISSIONS
+from conftest import COURSE, SUBMISSIONS, fixtures_in, read_fixture
 
+from attnlab.misconceptions import load_catalogue
 from attnlab.outcomes import Outcome
 
 BUGGY = fixtures_in("buggy")
+CATALOGUE_IDS = {m.id for m in load_catalogue(COURSE)}
+NOT_NAMEABLE = {"online_holds_the_full_matrix", "kv_cache_updates_its_input", "scores_full_transpose"}
 
 
 def test_there_are_enough_buggy_fixtures():
@@ -22,6 +25,16 @@ def test_bug_costs_its_function_only(grade_fixture, fixture):
     assert not others, f"{fixture.path.stem} should only cost {fixture.breaks}, but also failed {others}: " + "; ".join(f"{t.name}: {t.feedback[:200]}" for t in failing if t.function != fixture.breaks)
     for test in failing:
         assert test.feedback.strip(), f"{test.name} failed without saying why"
+    # The feedback names the mistake whenever the catalogue has it (the fixture's name is the entry's id).
+    named = {t.misconception for t in failing if t.misconception}
+    if fixture.path.stem in CATALOGUE_IDS:
+        assert named == {fixture.path.stem}, f"expected {fixture.path.stem} to be named, got {named or 'nothing'}"
+        first = next(t for t in failing if t.misconception)
+        assert first.feedback.startswith("Known mistake: ") and "\nHint: " in first.feedback
+    else:
+        # These change no output the catalogue could compare (peak memory, an input changed in place)
+        # or raise instead of returning; their own tests say what is wrong.
+        assert fixture.path.stem in NOT_NAMEABLE and not named
 
 
 @pytest.mark.parametrize("name", ["softmax_no_max_subtraction", "causal_upper_triangular", "split_heads_reshape_only"])

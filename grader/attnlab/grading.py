@@ -11,6 +11,7 @@ import pytest
 
 from attnlab.backends import InProcessBackend, SandboxBackend
 from attnlab.course import Course, CourseError
+from attnlab.misconceptions import load_catalogue
 from attnlab.plugin import GradingPlugin
 from attnlab.points import load_points
 from attnlab.proxy import Submission
@@ -63,7 +64,7 @@ def grade(
     else:
         backend = SandboxBackend(course, submission, reference, limits=limits, fork_server=fork_server)
     proxy = Submission(backend, [f.name for f in course.functions])
-    plugin = GradingPlugin(course, reference, proxy, load_points(course.hidden_tests_dir), backend.take_output)
+    plugin = GradingPlugin(course, reference, proxy, load_points(course.hidden_tests_dir), backend.take_output, load_catalogue(course))
     # No assertion rewriting and no pytest tracebacks: hidden tests report through expect_* messages,
     # and formatting a source-annotated traceback per failure cost 40 ms each (2.6 s for the stubs).
     args = [*map(str, test_files), "-c", str(PYTEST_INI), "--rootdir", str(course.hidden_tests_dir), "-p", "no:cacheprovider", "--assert=plain", "--tb=no", "-q"]

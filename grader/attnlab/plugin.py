@@ -16,6 +16,7 @@ import time
 import pytest
 
 from attnlab.course import Course, CourseError
+from attnlab.misconceptions import Misconception, identify
 from attnlab.outcomes import Outcome, StudentError, SubmissionProblem
 from attnlab.proxy import Submission
 from attnlab.reference import Reference
@@ -48,8 +49,8 @@ def _feedback(error: BaseException, last_call: str | None) -> tuple[Outcome, str
 class GradingPlugin:
     """Registered with ``pytest.main(plugins=[...])`` for one submission."""
 
-    def __init__(self, course: Course, reference: Reference, submission: Submission, points: dict[tuple[str, str], float], take_output):
-        self.course, self.points = course, points
+    def __init__(self, course: Course, reference: Reference, submission: Submission, points: dict[tuple[str, str], float], take_output, catalogue: list[Misconception] = ()):
+        self.course, self.points, self.catalogue = course, points, list(catalogue)
         self._reference, self._submission, self._take_output = reference, submission, take_output
         self.results: list[TestResult] = []
         self.internal_errors: list[str] = []
@@ -116,17 +117,22 @@ class GradingPlugin:
         return report
 
     def pytest_runtest_setup(self, item) -> None:
-        self._submission.last_call = None
+        self._submission.start_test()
         self._started = time.perf_counter()
 
     def _record(self, item, call, report) -> None:
         points = self._item_points[item.nodeid]
         name = self._display_name(item)
         function = name.split(":", 1)[0].strip()
+        mistake = None
         if report.passed:
             outcome, feedback = Outcome.PASSED, ""
         else:
             outcome, feedback = _feedback(call.excinfo.value, self._submission.last_call)
+            if outcome is Outcome.FAILED:
+                mistake = identify(self.catalogue, function, self._submission.calls, self._reference)
+            if mistake is not None:
+                feedback = f"Known mistake: {mistake.name}. {mistake.explanation}\nHint: {mistake.hint}\n\n{feedback}"
         self.results.append(
             TestResult(
                 name=name,
@@ -136,6 +142,7 @@ class GradingPlugin:
                 score=points if outcome is Outcome.PASSED else 0.0,
                 max_score=points,
                 feedback=feedback,
+                misconception=mistake.id if mistake else None,
                 output=self._take_output(),
                 duration=round(time.perf_counter() - self._started, 4),
             )

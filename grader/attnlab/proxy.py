@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from attnlab.backends import Backend
+from attnlab.misconceptions import RecordedCall
+from attnlab.wire import copy_plain
 
 
 def describe_value(value) -> str:
@@ -29,32 +31,44 @@ def describe_call(function: str, args: tuple, kwargs: dict) -> str:
 
 
 class Submission:
-    """A student's submission as hidden tests see it."""
+    """A student's submission as hidden tests see it.
+
+    It records the calls of the current test with their results (``calls``), so
+    that a failure can be matched against the misconception catalogue.
+    """
 
     def __init__(self, backend: Backend, function_names: list[str]):
         self._backend = backend
         self._names = set(function_names)
         self.last_call: str | None = None
+        self.calls: list[RecordedCall] = []
+
+    def start_test(self) -> None:
+        self.last_call, self.calls = None, []
+
+    def _run(self, function: str, args: tuple, kwargs: dict, **options):
+        self.last_call = describe_call(function, args, kwargs)
+        inputs = copy_plain((args, kwargs))  # the test may change its arrays after the call
+        result = self._backend.run(function, args, kwargs, **options)
+        self.calls.append(RecordedCall(function, inputs[0], inputs[1], result.value))
+        return result
 
     def __getattr__(self, name: str):
         if name.startswith("_") or name not in self.__dict__.get("_names", ()):
             raise AttributeError(f"the course has no function {name!r}")
 
         def call(*args, **kwargs):
-            self.last_call = describe_call(name, args, kwargs)
-            return self._backend.run(name, args, kwargs).value
+            return self._run(name, args, kwargs).value
 
         call.__name__ = name
         return call
 
     def peak_memory(self, function: str, *args, **kwargs) -> tuple[object, int]:
         """Call ``function``; return its value and the peak memory (bytes) the call added in the worker."""
-        self.last_call = describe_call(function, args, kwargs)
-        result = self._backend.run(function, args, kwargs, measure_memory=True)
+        result = self._run(function, args, kwargs, measure_memory=True)
         return result.value, result.peak_bytes
 
     def inputs_after(self, function: str, *args, **kwargs) -> tuple[object, tuple[tuple, dict]]:
         """Call ``function``; return its value and (args, kwargs) as the call left them."""
-        self.last_call = describe_call(function, args, kwargs)
-        result = self._backend.run(function, args, kwargs, return_inputs=True)
+        result = self._run(function, args, kwargs, return_inputs=True)
         return result.value, result.inputs_after

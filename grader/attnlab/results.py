@@ -25,6 +25,8 @@ class TestResult:
     max_score: float
     feedback: str
     """Why it did not pass (empty when it passed); plain text that reads as Markdown too."""
+    misconception: str | None
+    """The catalogued mistake that explains the failure, if one does (its id)."""
     output: str
     """What the student's code printed during the test, cut to a bounded size."""
     duration: float
@@ -65,7 +67,7 @@ class GradeReport:
                     "status": "passed" if test.outcome is Outcome.PASSED else "failed",
                     "output": output,
                     "output_format": "md",
-                    "tags": [test.module, test.function, test.outcome.value],
+                    "tags": [test.module, test.function, test.outcome.value, *([test.misconception] if test.misconception else [])],
                     "visibility": "visible",
                 }
             )

@@ -1,0 +1,125 @@
+"""Name the mistake: match a failing student's outputs against known wrong versions of a function.
+
+The catalogue is content (``solutions/misconceptions/``, never shipped to
+students): each entry is a wrong implementation with the same signature as
+the function it imitates, registered with ``@misconception``. When a hidden
+test fails, the grader re-runs every entry for that function on the inputs the
+student's code was given in that test, in the trusted process; an entry that
+reproduces all the student's outputs, and differs from the reference on at
+least one of them, names the mistake.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from attnlab.course import Course
+
+_REGISTRY: dict[str, "Misconception"] = {}
+
+
+@dataclass(frozen=True)
+class Misconception:
+    id: str
+    """The wrong implementation's name, e.g. ``sdpa_softmax_over_queries``."""
+    function: str
+    """The contract function it imitates."""
+    name: str
+    """The mistake in a few words, as a TA would say it."""
+    explanation: str
+    """Why it is wrong, tied to the lessons."""
+    hint: str
+    """What to change."""
+    wrong: Callable
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One call of a student function during a test, with what came back."""
+
+    function: str
+    args: tuple
+    kwargs: dict
+    result: object
+
+
+class Alternatives(tuple):
+    """Several outputs one mistake can produce (say, masked scores filled with -inf or with -1e9);
+    a wrong implementation returns this when students write the same mistake more than one way."""
+
+
+def misconception(function: str, name: str, *, explanation: str, hint: str):
+    """Register the decorated wrong implementation of ``function`` in the catalogue."""
+
+    def register(wrong: Callable) -> Callable:
+        _REGISTRY[wrong.__name__] = Misconception(wrong.__name__, function, name, explanation.strip(), hint.strip(), wrong)
+        return wrong
+
+    return register
+
+
+def load_catalogue(course: Course) -> list[Misconception]:
+    """Import every catalogue module of the course (``solutions/misconceptions/*.py``)."""
+    folder = course.solutions_dir / "misconceptions"
+    if not folder.is_dir():
+        return []
+    for path in (course.solutions_dir, folder.parent):
+        if str(path) not in sys.path:
+            sys.path.insert(0, str(path))
+    for module in course.modules:
+        if (folder / f"{module}.py").is_file():
+            importlib.import_module(f"misconceptions.{module}")
+    return sorted(_REGISTRY.values(), key=lambda m: (course.modules.index(course.function(m.function).module), m.id))
+
+
+def same(a, b, rtol: float = 1e-5, atol: float = 1e-7) -> bool:
+    """Structural closeness: arrays by shape and values (nan equal to nan), containers item by item."""
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(same(x, y, rtol, atol) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k], rtol, atol) for k in a)
+    try:
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape or a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":
+            return False
+        return bool(np.allclose(a.astype(float), b.astype(float), rtol=rtol, atol=atol, equal_nan=True))
+    except (TypeError, ValueError):
+        return False
+
+
+def identify(catalogue: list[Misconception], function: str, calls: list[RecordedCall], reference) -> Misconception | None:
+    """The catalogued mistake that explains every recorded output of ``function``, if exactly that."""
+    calls = [c for c in calls if c.function == function]
+    if not calls:
+        return None
+    expected = [_run(getattr(reference, function), call) for call in calls]
+    for entry in (m for m in catalogue if m.function == function):
+        chosen = [_matching(_run(entry.wrong, call), call.result) for call in calls]
+        if any(output is _FAILED for output in chosen):
+            continue
+        if any(not same(output, e) for output, e in zip(chosen, expected)):
+            return entry
+    return None
+
+
+def _matching(output, result):
+    """The output (or the alternative) that equals the student's result; _FAILED if none does."""
+    candidates = output if isinstance(output, Alternatives) else (output,)
+    return next((c for c in candidates if c is not _FAILED and same(c, result)), _FAILED)
+
+
+_FAILED = object()
+
+
+def _run(implementation: Callable, call: RecordedCall):
+    try:
+        with np.errstate(all="ignore"):
+            return implementation(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
+    except Exception:  # noqa: BLE001 - a wrong version that cannot run on these inputs simply does not match
+        return _FAILED

@@ -1,0 +1,37 @@
+"""The misconception catalogue: complete entries, one buggy submission each, and never a correct answer named.
+
+That grading names each entry on its buggy submission is asserted in test_buggy_submissions.py,
+which grades every buggy submission once.
+"""
+
+import numpy as np
+from conftest import COURSE, SUBMISSIONS, fixtures_in
+
+from attnlab.grading import grade
+from attnlab.misconceptions import RecordedCall, identify, load_catalogue
+from attnlab.outcomes import Outcome
+from attnlab.reference import Reference
+
+CATALOGUE = load_catalogue(COURSE)
+BUGGY = {f.path.stem: f for f in fixtures_in("buggy")}
+
+
+def test_every_entry_is_complete_and_has_a_fixture():
+    assert len(CATALOGUE) >= 25
+    for entry in CATALOGUE:
+        assert entry.name and len(entry.explanation) > 40 and entry.hint, entry.id
+        assert entry.id in BUGGY, f"no buggy submission in tests/submissions/buggy/{entry.id}.py"
+        assert BUGGY[entry.id].breaks == entry.function
+
+
+def test_the_reference_is_never_named(fork_server):
+    report = grade(COURSE, COURSE.solutions_dir, fork_server=fork_server)
+    assert not [t.name for t in report.tests if t.misconception]
+
+
+def test_an_entry_that_agrees_with_the_reference_names_nothing():
+    """Matching needs the entry to differ from the reference on at least one input, so a correct answer is never named."""
+    reference = Reference(COURSE)
+    x = np.array([[1.0, 2.0, 3.0]])  # one row: the axis-ignoring softmax agrees with the reference here
+    call = RecordedCall("softmax", (x,), {"axis": -1}, reference.softmax(x))
+    assert identify(CATALOGUE, "softmax", [call], reference) is None
