@@ -32,6 +32,16 @@ def test_grade_reference_writes_gradescope_json(tmp_path):
     assert all(t["status"] == "passed" for t in data["tests"])
 
 
+def test_grade_writes_an_html_report(tmp_path):
+    submission = tmp_path / "sub"
+    submission.mkdir()
+    (submission / "masks.py").write_text("import numpy as np\n\ndef causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool))\n\ndef padding_mask(lengths, max_len):\n    return np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]\n")
+    result = attnlab("grade", submission, "--only", "masks", "--html", tmp_path / "report.html")
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / "report.html").read_text()
+    assert "Known mistake: the upper triangle is kept" in page and "<svg" not in page.split("What went wrong")[0]
+
+
 def test_grade_explain_shows_the_whole_feedback(tmp_path):
     submission = tmp_path / "sub"
     submission.mkdir()
@@ -41,6 +51,7 @@ def test_grade_explain_shows_the_whole_feedback(tmp_path):
     assert "causal_mask: the 4×4 mask of the lesson" in result.stdout
     assert "The failing call: causal_mask(4)" in result.stdout
     assert "Not implemented yet: padding_mask" in result.stdout
+    assert "Known mistake: the upper triangle is kept" in result.stdout
 
 
 @pytest.mark.parametrize(

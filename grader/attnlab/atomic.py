@@ -18,6 +18,9 @@ def write_text_atomically(path: Path, text: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o666 & ~umask)  # as an ordinary write would: mkstemp's 0600 is for secrets
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)

@@ -60,12 +60,13 @@ def main() -> None:
 @click.argument("submission", type=click.Path(path_type=Path))
 @click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write Gradescope-format results to this file.")
 @click.option("--only", multiple=True, metavar="FILE", help="Grade only this exercise file (e.g. softmax); repeat for more.")
-@click.option("--explain", is_flag=True, help="Show the whole feedback of every failing test, and what the code printed.")
+@click.option("--explain", is_flag=True, help="Show the whole feedback of every failing test, its heatmaps, and what the code printed.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write an HTML report (feedback and heatmaps) to this file.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds one call of a student function may take.")
 @click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory a worker may add to its own.")
 @click.option("--no-sandbox", "in_process", is_flag=True, hidden=True, help="Run the code in this process (benchmark baseline only).")
 @COURSE_OPTION
-def grade(submission: Path, json_path: Path | None, only: tuple[str, ...], explain: bool, timeout: float, memory_mib: int, in_process: bool, course_dir: Path | None) -> None:
+def grade(submission: Path, json_path: Path | None, only: tuple[str, ...], explain: bool, html_path: Path | None, timeout: float, memory_mib: int, in_process: bool, course_dir: Path | None) -> None:
     """Grade SUBMISSION, a folder of exercise files, with the hidden tests.
 
     Each call into the student's code runs in a sandboxed worker process with a
@@ -76,7 +77,7 @@ def grade(submission: Path, json_path: Path | None, only: tuple[str, ...], expla
     from attnlab.course import CourseError
     from attnlab.grading import SubmissionError, grade as grade_submission
     from attnlab.report import render
-    from attnlab.atomic import write_json_atomically
+    from attnlab.atomic import write_json_atomically, write_text_atomically
     from attnlab.sandbox.host import Limits
 
     course = _course(course_dir)
@@ -87,12 +88,19 @@ def grade(submission: Path, json_path: Path | None, only: tuple[str, ...], expla
     except (CourseError, SubmissionError) as error:
         raise UserError(str(error)) from None
     render(report, console.out, explain=explain)
+    outputs = []
     if json_path is not None:
+        outputs.append((json_path, lambda path: write_json_atomically(path, report.to_gradescope())))
+    if html_path is not None:
+        from attnlab.html_report import render_html
+
+        outputs.append((html_path, lambda path: write_text_atomically(path, render_html(report))))
+    for path, write in outputs:
         try:
-            write_json_atomically(json_path, report.to_gradescope())
+            write(path)
         except OSError as error:
-            raise UserError(f"cannot write {json_path}: {error.strerror}") from None
-        console.err.print(f"Wrote {json_path}")
+            raise UserError(f"cannot write {path}: {error.strerror}") from None
+        console.err.print(f"Wrote {path}")
 
 
 @main.command()

@@ -13,7 +13,40 @@ import numpy as np
 
 
 class Mismatch(AssertionError):
-    """The student's result is wrong; the message says how."""
+    """The student's result is wrong; the message says how, and ``picture`` may show it."""
+
+    def __init__(self, message: str, picture: dict | None = None):
+        super().__init__(message)
+        self.picture = picture
+
+
+PICTURE_CELLS = 8
+
+
+def picture(got, expected=None, leaked=None, title: str = "") -> dict | None:
+    """A small expected-vs-got heatmap: the first 2-D slice, at most 8 × 8, as plain lists."""
+
+    def first_slice(array):
+        array = np.asarray(array)
+        if array.ndim < 2 or array.dtype.kind not in "biuf":
+            return None
+        while array.ndim > 2:
+            array = array[0]
+        return array[:PICTURE_CELLS, :PICTURE_CELLS].astype(float)
+
+    got_2d = first_slice(got)
+    if got_2d is None:
+        return None
+    expected_2d = first_slice(expected) if expected is not None else None
+    leaked_2d = first_slice(leaked) if leaked is not None else None
+    if expected_2d is not None and expected_2d.shape != got_2d.shape:
+        expected_2d = None
+    return {
+        "title": title,
+        "got": np.where(np.isfinite(got_2d), got_2d, np.nan).tolist(),
+        "expected": None if expected_2d is None else expected_2d.tolist(),
+        "leaked": None if leaked_2d is None or leaked_2d.shape != got_2d.shape else leaked_2d.astype(bool).tolist(),
+    }
 
 
 def _where(index) -> str:
@@ -78,7 +111,8 @@ def expect_close(got, expected, what: str, *inputs, passport: str = "") -> None:
         index = np.unravel_index(np.argmax(error), error.shape)
         raise Mismatch(
             f"{what} has wrong values in {int((~close).sum())} of {close.size} entries; "
-            f"the largest error is at index {_where(index)}: expected {expected[index]:.6g}, got {got[index]:.6g}"
+            f"the largest error is at index {_where(index)}: expected {expected[index]:.6g}, got {got[index]:.6g}",
+            picture(got, expected, title=what),
         )
 
 
@@ -99,7 +133,7 @@ def expect_rows_sum_to_one(weights, what: str, axis_names: tuple[str, ...] = ())
         axis = others[-1]
         detail = f"they sum to 1 along axis {axis}" + (f" ({names[axis]})" if axis in names else "") + " instead: the softmax ran over the wrong axis"
     key = f" ({names[-1]})" if -1 in names else ""
-    raise Mismatch(f"{what}: rows should sum to 1 over the last axis{key}, but {detail}")
+    raise Mismatch(f"{what}: rows should sum to 1 over the last axis{key}, but {detail}", picture(weights, title=what))
 
 
 def expect_zero_where(weights, forbidden, what: str, cell_names: tuple[str, str] = ("query", "key")) -> None:
@@ -111,7 +145,8 @@ def expect_zero_where(weights, forbidden, what: str, cell_names: tuple[str, str]
         row, column = index[-2], index[-1]
         raise Mismatch(
             f"{what}: {int(leaked.sum())} masked cells got weight (they must be exactly 0); the largest is "
-            f"{float(np.asarray(weights)[index]):.4g} at {cell_names[0]} {row}, {cell_names[1]} {column} (index {_where(index)})"
+            f"{float(np.asarray(weights)[index]):.4g} at {cell_names[0]} {row}, {cell_names[1]} {column} (index {_where(index)})",
+            picture(weights, None, leaked, title=what),
         )
 
 

@@ -132,7 +132,7 @@ class GradingPlugin:
             if outcome is Outcome.FAILED:
                 mistake = identify(self.catalogue, function, self._submission.calls, self._reference)
             if mistake is not None:
-                feedback = f"Known mistake: {mistake.name}. {mistake.explanation}\nHint: {mistake.hint}\n\n{feedback}"
+                feedback = f"Known mistake: {mistake.name}.\n{mistake.explanation}\nHint: {mistake.hint}\n\n{feedback}"
         self.results.append(
             TestResult(
                 name=name,
@@ -143,6 +143,7 @@ class GradingPlugin:
                 max_score=points,
                 feedback=feedback,
                 misconception=mistake.id if mistake else None,
+                picture=getattr(call.excinfo.value, "picture", None) if call.excinfo else None,
                 output=self._take_output(),
                 duration=round(time.perf_counter() - self._started, 4),
             )

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
+from rich.columns import Columns
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -46,6 +50,38 @@ def _function_table(report: GradeReport) -> Table:
     return table
 
 
+def heatmap(matrix: list[list[float]], leaked: list[list[bool]] | None, title: str) -> Group:
+    """A small heatmap as a grid of shaded cells; leaked masked cells are red and marked with '!'."""
+    table = Table(show_header=False, box=None, padding=(0, 0))
+    for _ in matrix[0]:
+        table.add_column(justify="right")
+    for i, row in enumerate(matrix):
+        cells = []
+        for j, value in enumerate(row):
+            if value is None or math.isnan(value):
+                cells.append(Text("  nan ", style="black on grey70"))
+                continue
+            shade = int(255 - max(0.0, min(1.0, abs(value))) * 200)
+            style = f"black on rgb({shade},{shade},255)" if abs(value) <= 0.6 else f"white on rgb({shade},{shade},255)"
+            if leaked and leaked[i][j]:
+                cells.append(Text(f"{value:5.2f}!", style="bold white on red"))
+            else:
+                cells.append(Text(f"{value:5.2f} ", style=style))
+        table.add_row(*cells)
+    return Group(Text(title, style="dim"), table)
+
+
+def _pictures(test) -> list:
+    picture = test.picture
+    if not picture:
+        return []
+    maps = []
+    if picture.get("expected") is not None:
+        maps.append(heatmap(picture["expected"], None, "expected"))
+    maps.append(heatmap(picture["got"], picture.get("leaked"), "got" + (" (! = masked cell with weight)" if picture.get("leaked") else "")))
+    return [Text(f"     {picture.get('title', '')} (first slice, up to 8 × 8):", style="dim"), Padding(Columns(maps, padding=(0, 4)), (0, 0, 0, 5))]
+
+
 def render(report: GradeReport, console: Console, *, explain: bool = False) -> None:
     """Print the summary; failing tests with the first line of their feedback, or all of it with ``explain``."""
     console.print(_function_table(report))
@@ -64,7 +100,7 @@ def render(report: GradeReport, console: Console, *, explain: bool = False) -> N
         header.append(f"  {_points(test.score)}/{_points(test.max_score)}  {test.outcome.value}", style=style)
         lines = test.feedback.splitlines() or [""]
         body = lines if explain else lines[:1]
-        parts = [header, *(Text("     " + line) for line in body)]
+        parts = [header, *(Text("     " + line) for line in body), *(_pictures(test) if explain else [])]
         if explain and test.output:
             parts.append(Text("     your code printed:", style="dim"))
             parts.extend(Text("       " + line, style="dim") for line in test.output.splitlines()[:20])

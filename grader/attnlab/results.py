@@ -27,6 +27,8 @@ class TestResult:
     """Why it did not pass (empty when it passed); plain text that reads as Markdown too."""
     misconception: str | None
     """The catalogued mistake that explains the failure, if one does (its id)."""
+    picture: dict | None
+    """Expected vs got as small 2-D lists (``expect.picture``), when the failure has one."""
     output: str
     """What the student's code printed during the test, cut to a bounded size."""
     duration: float
