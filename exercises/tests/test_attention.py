@@ -3,6 +3,8 @@
 import numpy as np
 from attention import cross_attention, scaled_dot_product_attention, self_attention
 
+from attnlab.expect import expect_close, expect_rows_sum_to_one, expect_shape, expect_zero_where
+
 
 def test_one_query_three_keys():
     """scaled_dot_product_attention: one query, three keys; ties blend: output ≈ [6.335, 3.665]"""
@@ -11,17 +13,17 @@ def test_one_query_three_keys():
     v = np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])
     out, weights = scaled_dot_product_attention(q, k, v)
     e = np.e
-    np.testing.assert_allclose(weights, np.array([[e, 1, e]]) / (2 * e + 1), err_msg="weights should be (e, 1, e) / (2e + 1)")
-    np.testing.assert_allclose(out, [[6.335, 3.665]], atol=5e-4)
+    expect_close(weights, np.array([[e, 1, e]]) / (2 * e + 1), "the weights (they should be (e, 1, e) / (2e + 1))")
+    expect_close(out, [[6.335, 3.665]], "the output", atol=5e-4)
 
 
 def test_shapes():
     """scaled_dot_product_attention: Q (5 × 16), K (7 × 16), V (7 × 32) give weights (5 × 7) and output (5 × 32)"""
     rng = np.random.default_rng(0)
     out, weights = scaled_dot_product_attention(rng.standard_normal((5, 16)), rng.standard_normal((7, 16)), rng.standard_normal((7, 32)))
-    assert weights.shape == (5, 7), f"weights should be (L_q, L_k) = (5, 7), got {weights.shape}"
-    assert out.shape == (5, 32), f"output should be (L_q, d_v) = (5, 32), got {out.shape}"
-    np.testing.assert_allclose(weights.sum(axis=-1), 1.0, err_msg="each row of weights should sum to 1 over the keys")
+    expect_shape(weights, (5, 7), "the weights", "(L_q, L_k)")
+    expect_shape(out, (5, 32), "the output", "(L_q, d_v)")
+    expect_rows_sum_to_one(weights, "the weights", ("queries (L_q)", "keys (L_k)"))
 
 
 def test_masked_row():
@@ -30,8 +32,8 @@ def test_masked_row():
     k = np.array([[1.0, 0.0], [0.0, 1.0], [3.0, 3.0]])
     mask = np.array([[True, True, False], [True, True, True]])
     _, weights = scaled_dot_product_attention(q, k, np.eye(3), mask)
-    assert weights[0, 2] == 0.0, f"the masked weight should be exactly 0, got {weights[0, 2]}"
-    np.testing.assert_allclose(weights.sum(axis=-1), 1.0)
+    expect_zero_where(weights, ~mask, "the masked weights")
+    expect_rows_sum_to_one(weights, "the weights")
 
 
 def test_two_tokens_causal():
@@ -40,8 +42,8 @@ def test_two_tokens_causal():
     values = np.array([[0.54, -0.16], [0.33, 0.54]])
     w_v = np.linalg.solve(x, values)  # chosen so that x @ w_v gives the lesson's values
     out, weights = self_attention(x, np.eye(2), np.eye(2), w_v, causal=True)
-    np.testing.assert_allclose(weights, [[1.0, 0.0], [0.43, 0.57]], atol=0.005)
-    np.testing.assert_allclose(out, [[0.54, -0.16], [0.42, 0.24]], atol=0.005)
+    expect_close(weights, [[1.0, 0.0], [0.43, 0.57]], "the weights", atol=0.005)
+    expect_close(out, [[0.54, -0.16], [0.42, 0.24]], "the outputs", atol=0.005)
 
 
 def test_encoder_decoder_shapes():
@@ -49,8 +51,8 @@ def test_encoder_decoder_shapes():
     rng = np.random.default_rng(1)
     w = rng.standard_normal((3, 8, 8))
     out, weights = cross_attention(rng.standard_normal((2, 3, 8)), rng.standard_normal((2, 4, 8)), *w)
-    assert weights.shape == (2, 3, 4), f"weights should be (B, L_q, L_k) = (2, 3, 4), got {weights.shape}"
-    assert out.shape == (2, 3, 8)
+    expect_shape(weights, (2, 3, 4), "the weights", "(B, L_q, L_k)")
+    expect_shape(out, (2, 3, 8), "the output", "(B, L_q, d_v)")
 
 
 def test_cross_attention_padding():
@@ -59,5 +61,5 @@ def test_cross_attention_padding():
     w = rng.standard_normal((3, 4, 4))
     mask = np.array([[True, True, False], [True, True, True]])
     _, weights = cross_attention(rng.standard_normal((2, 2, 4)), rng.standard_normal((2, 3, 4)), *w, kv_padding_mask=mask)
-    assert (weights[0, :, 2] == 0).all(), "sequence 0's padded key 2 should get weight 0 from every query"
+    expect_zero_where(weights, ~mask[:, None, :], "the weights on padded keys")
     assert (weights[1] > 0).all(), "sequence 1 has no padding: every key should get some weight"

@@ -3,22 +3,24 @@
 import numpy as np
 from softmax import softmax
 
+from attnlab.expect import expect_close, expect_finite, expect_rows_sum_to_one, expect_shape
+
 
 def test_small_example():
     """softmax: [0, ln 3] gives [1/4, 3/4]"""
-    np.testing.assert_allclose(softmax(np.array([0.0, np.log(3.0)])), [0.25, 0.75])
+    expect_close(softmax(np.array([0.0, np.log(3.0)])), [0.25, 0.75], "softmax([0, ln 3])")
 
 
 def test_the_cat_sat():
     """softmax: "sat" against (The, cat, sat) with scores (0.5, 2.1, 1.3) is about (0.12, 0.61, 0.27)"""
-    np.testing.assert_allclose(softmax(np.array([0.5, 2.1, 1.3])), [0.12, 0.61, 0.27], atol=0.005)
+    expect_close(softmax(np.array([0.5, 2.1, 1.3])), [0.12, 0.61, 0.27], "softmax([0.5, 2.1, 1.3])", atol=0.005)
 
 
 def test_rows_sum_to_one():
     """softmax: each row of a (2, 3) array sums to 1 by default"""
     out = softmax(np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]))
-    assert out.shape == (2, 3), f"expected shape (2, 3), got {out.shape}"
-    np.testing.assert_allclose(out.sum(axis=-1), [1.0, 1.0], err_msg="rows should sum to 1 over the last axis")
+    expect_shape(out, (2, 3), "softmax(x)", "the shape of x")
+    expect_rows_sum_to_one(out, "softmax(x)")
 
 
 def test_axis_argument():
@@ -30,5 +32,5 @@ def test_axis_argument():
 def test_large_scores():
     """softmax: scores of 1e4 give no nan or inf"""
     out = softmax(np.array([1e4, 0.0, -1e4]))
-    assert np.isfinite(out).all(), f"got {out}: subtract the maximum before np.exp"
-    np.testing.assert_allclose(out, [1.0, 0.0, 0.0])
+    expect_finite(out, "softmax([1e4, 0, -1e4]) (subtract the maximum before np.exp)")
+    expect_close(out, [1.0, 0.0, 0.0], "softmax([1e4, 0, -1e4])")

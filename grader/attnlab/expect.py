@@ -97,14 +97,14 @@ def expect_finite(got, what: str) -> None:
         raise Mismatch(f"{what} contains {kind} (first at index {_where(index)}, {int(bad.sum())} entries in all)")
 
 
-def expect_close(got, expected, what: str, *inputs, passport: str = "") -> None:
-    """``got`` matches ``expected`` in shape and values, at the inputs' precision."""
+def expect_close(got, expected, what: str, *inputs, passport: str = "", atol: float | None = None) -> None:
+    """``got`` matches ``expected`` in shape and values, at the inputs' precision (or within ``atol``)."""
     got = expect_array(got, what)
     expect_shape(got, np.shape(expected), what, passport)
-    expected = np.asarray(expected)
+    expected = np.asarray(expected, dtype=float)
     if np.isfinite(expected).all():
         expect_finite(got, what)
-    rtol, atol = tolerance(*inputs) if inputs else tolerance(got)
+    rtol, atol = (0.0, atol) if atol is not None else tolerance(*inputs) if inputs else tolerance(got)
     close = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
     if not close.all():
         error = np.abs(np.where(close, 0.0, got.astype(np.float64) - expected))

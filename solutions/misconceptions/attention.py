@@ -125,3 +125,17 @@ def cross_attention_mask_broadcast(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=Non
 def cross_attention_keys_from_queries(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=None):
     mask = None if kv_padding_mask is None else kv_padding_mask[:, None, :]
     return scaled_dot_product_attention(x_q @ w_q, x_q @ w_k, x_kv @ w_v, mask)
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "softmax over the first axis (the batch, or the queries when there is none)",
+    explanation="softmax(scores, axis=0) normalises across the first axis: for a batch of sequences that mixes different sequences, and for a single (L_q, L_k) matrix it is the query axis. The weights must be a distribution over the keys, the last axis.",
+    hint="Use axis=-1, which is the key axis whatever the leading axes are.",
+)
+def sdpa_softmax_over_first_axis(q, k, v, mask=None):
+    scores = attention_scores(q, k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=0)
+    return weights @ v, weights
