@@ -98,3 +98,27 @@ def test_public_tests_run_with_plain_pytest():
                             capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "ATTNLAB_SUBMISSION": str(COURSE.solutions_dir)})
     assert result.returncode == 0, result.stdout[-2000:]
     assert " passed" in result.stdout.splitlines()[-1]
+
+
+def buggy_folder(tmp_path, name):
+    from conftest import SUBMISSIONS, build_submission, read_fixture
+
+    return build_submission(tmp_path / name, read_fixture(SUBMISSIONS / "buggy" / f"{name}.py"))
+
+
+def test_check_names_a_known_mistake(tmp_path):
+    result = attnlab("check", buggy_folder(tmp_path, "sdpa_softmax_over_queries"))
+    assert result.returncode == 1
+    assert "known mistake: softmax over the query axis" in " ".join(result.stdout.split())
+
+
+def test_check_without_the_catalogue_gives_the_generic_diagnostic(tmp_path):
+    """A student's copy of the course has no solutions/ and so no catalogue: check still explains the failure."""
+    import shutil
+
+    course = tmp_path / "course"
+    shutil.copytree(COURSE.exercises_dir, course / "exercises")
+    result = attnlab("check", buggy_folder(tmp_path, "cross_attention_mask_broadcast"), "--course", course)
+    text = " ".join(result.stdout.split())
+    assert result.returncode == 1 and "known mistake" not in text
+    assert "masked cells got weight" in text

@@ -10,8 +10,11 @@ message, not implemented yet, or waiting for another function.
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib
 import io
 import os
+import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +22,9 @@ from pathlib import Path
 import pytest
 
 from attnlab.course import Course, CourseError
+from attnlab.misconceptions import RecordedCall, identify, load_catalogue
+from attnlab.reference import Reference
+from attnlab.wire import WireError, copy_plain
 
 PYTEST_INI = Path(__file__).with_name("public_tests.ini")
 SUBMISSION_VARIABLE = "ATTNLAB_SUBMISSION"
@@ -57,10 +63,94 @@ def _classify(function: str, excinfo, folder: Path) -> tuple[str, str]:
     return "failed", f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}{where}"
 
 
+class CallRecorder:
+    """Records every call of the student's contract functions (arguments and result, as plain data).
+
+    The student's files are imported and their functions wrapped before the public
+    tests import them, so ``from softmax import softmax`` in a test gets the wrapper.
+    """
+
+    def __init__(self, course: Course, folder: Path):
+        self.course, self.folder = course, folder
+        self.calls: list[RecordedCall] = []
+
+    def instrument(self) -> None:
+        if str(self.folder) not in sys.path:
+            sys.path.insert(0, str(self.folder))
+        for module in self.course.modules:
+            if not (self.folder / f"{module}.py").is_file():
+                continue
+            try:
+                loaded = importlib.import_module(module)
+            except BaseException:  # noqa: BLE001 - the public tests report the student's import error themselves
+                continue
+            for name in self.course.functions_in(module):
+                function = getattr(loaded, name, None)
+                if callable(function):
+                    setattr(loaded, name, self._recording(name, function))
+
+    def _recording(self, name: str, function):
+        @functools.wraps(function)
+        def recorded(*args, **kwargs):
+            try:
+                inputs = copy_plain((args, kwargs))
+            except WireError:
+                inputs = None
+            result = function(*args, **kwargs)
+            if inputs is not None:
+                try:
+                    self.calls.append(RecordedCall(name, inputs[0], inputs[1], copy_plain(result)))
+                except WireError:
+                    pass
+            return result
+
+        return recorded
+
+
+class MistakeNamer:
+    """The misconception catalogue and the reference, for naming mistakes where the course has them."""
+
+    def __init__(self, course: Course):
+        with reference_names(course):
+            self.reference = Reference(course)
+            self.catalogue = load_catalogue(course)
+
+    def name(self, function: str, calls: list[RecordedCall]):
+        return identify(self.catalogue, function, calls, self.reference)
+
+
+@contextlib.contextmanager
+def reference_names(course: Course):
+    """For a moment, let the plain module names (``softmax``) mean the reference files.
+
+    The student's modules hold those names in this process. A reference module binds what it
+    imports when it is imported, so once the student's modules are put back it keeps using
+    the reference versions.
+    """
+    saved_modules = {m: sys.modules.pop(m) for m in course.modules if m in sys.modules}
+    saved_path = list(sys.path)
+    sys.path.insert(0, str(course.solutions_dir))
+    try:
+        yield
+    finally:
+        for module in course.modules:
+            sys.modules.pop(module, None)
+        sys.modules.update(saved_modules)
+        sys.path[:] = saved_path
+
+
 class CheckPlugin:
-    def __init__(self, folder: Path):
-        self.folder = folder
+    def __init__(self, folder: Path, recorder: CallRecorder | None = None, namer: MistakeNamer | None = None):
+        self.folder, self.recorder, self.namer = folder, recorder, namer
         self.outcomes: list[tuple[str, str, str]] = []  # function, status, message
+
+    def pytest_sessionstart(self, session) -> None:
+        if self.recorder is not None:
+            self.recorder.instrument()
+
+    def pytest_runtest_setup(self, item) -> None:
+        if self.recorder is not None:
+            self.recorder.calls = []
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -71,7 +161,11 @@ class CheckPlugin:
             if report.passed:
                 self.outcomes.append((function, "passed", ""))
             else:
-                self.outcomes.append((function, *_classify(function, call.excinfo, self.folder)))
+                status, message = _classify(function, call.excinfo, self.folder)
+                mistake = self.namer.name(function, self.recorder.calls) if status == "failed" and self.namer else None
+                if mistake is not None:
+                    message = f"known mistake: {mistake.name}. Hint: {mistake.hint}"
+                self.outcomes.append((function, status, message))
         return report
 
 
@@ -82,7 +176,9 @@ def run_check(course: Course, folder: Path) -> list[FunctionCheck]:
         raise CourseError(f"{folder}: no such folder")
     if not course.public_tests_dir.is_dir():
         raise CourseError(f"{course.public_tests_dir} is missing: the course has no public tests")
-    plugin = CheckPlugin(folder)
+    # The catalogue is the instructor's: where the course has it (not in a student release), name mistakes.
+    namer = MistakeNamer(course) if (course.solutions_dir / "misconceptions").is_dir() else None
+    plugin = CheckPlugin(folder, CallRecorder(course, folder) if namer else None, namer)
     args = [str(course.public_tests_dir), "-c", str(PYTEST_INI), "--rootdir", str(course.exercises_dir), "-p", "no:terminal", "-p", "no:cacheprovider"]
     previous = os.environ.get(SUBMISSION_VARIABLE)
     os.environ[SUBMISSION_VARIABLE] = str(folder)

@@ -11,6 +11,7 @@ ended, as an ``Outcome`` with feedback a student can act on.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import time
 
 import pytest
@@ -46,6 +47,10 @@ def _feedback(error: BaseException, last_call: str | None) -> tuple[Outcome, str
     return outcome, message
 
 
+def _named_feedback(mistake: Misconception, feedback: str) -> str:
+    return f"Known mistake: {mistake.name}.\n{mistake.explanation}\nHint: {mistake.hint}\n\n{feedback}"
+
+
 class GradingPlugin:
     """Registered with ``pytest.main(plugins=[...])`` for one submission."""
 
@@ -55,6 +60,7 @@ class GradingPlugin:
         self.results: list[TestResult] = []
         self.internal_errors: list[str] = []
         self._item_points: dict[str, float] = {}
+        self._named: dict[str, list[tuple[int, list, str]]] = {}  # function -> (result index, calls, feedback without the name)
 
     def pytest_configure(self, config) -> None:
         # Grading is deterministic: the same submission always meets the same examples.
@@ -116,6 +122,22 @@ class GradingPlugin:
             self._record(item, call, report)
         return report
 
+    def pytest_sessionfinish(self, session) -> None:
+        """One name per function where one mistake explains all its named failures together.
+
+        A test on 2-D inputs cannot tell "softmax over axis 0" from "softmax over the queries";
+        a batched test can. Matching over the union of the tests' calls picks the mistake that
+        explains them all, so a submission is not told two stories about one bug.
+        """
+        for function, named in self._named.items():
+            if len({self.results[i].misconception for i, _, _ in named}) < 2:
+                continue
+            mistake = identify(self.catalogue, function, [c for _, calls, _ in named for c in calls], self._reference)
+            if mistake is None:
+                continue
+            for index, _, feedback in named:
+                self.results[index] = dataclasses.replace(self.results[index], misconception=mistake.id, feedback=_named_feedback(mistake, feedback))
+
     def pytest_runtest_setup(self, item) -> None:
         self._submission.start_test()
         self._started = time.perf_counter()
@@ -132,7 +154,8 @@ class GradingPlugin:
             if outcome is Outcome.FAILED:
                 mistake = identify(self.catalogue, function, self._submission.calls, self._reference)
             if mistake is not None:
-                feedback = f"Known mistake: {mistake.name}.\n{mistake.explanation}\nHint: {mistake.hint}\n\n{feedback}"
+                self._named.setdefault(function, []).append((len(self.results), list(self._submission.calls), feedback))
+                feedback = _named_feedback(mistake, feedback)
         self.results.append(
             TestResult(
                 name=name,
