@@ -9,6 +9,15 @@ from softmax import softmax
 from attnlab.misconceptions import Alternatives, misconception
 
 
+def _attend(q, k, v, mask, *, scale_width=None, fill=-np.inf, axis=-1):
+    """The reference's steps, with the one thing a mistake changes as a parameter."""
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1] if scale_width is None else scale_width)
+    if mask is not None:
+        scores = np.where(mask, scores, fill)
+    weights = softmax(scores, axis=axis)
+    return weights @ v, weights
+
+
 @misconception(
     "scaled_dot_product_attention",
     "softmax over the query axis",
@@ -16,11 +25,7 @@ from attnlab.misconceptions import Alternatives, misconception
     hint="Apply the softmax over the last axis (the keys), axis=-1.",
 )
 def sdpa_softmax_over_queries(q, k, v, mask=None):
-    scores = attention_scores(q, k)
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    weights = softmax(scores, axis=-2)
-    return weights @ v, weights
+    return _attend(q, k, v, mask, axis=-2)
 
 
 @misconception(
@@ -30,14 +35,9 @@ def sdpa_softmax_over_queries(q, k, v, mask=None):
     hint="Keep the score where the mask is True: np.where(mask, scores, -np.inf).",
 )
 def sdpa_mask_inverted(q, k, v, mask=None):
-    outputs = []
-    for fill in (-np.inf, -1e9):  # a row whose every key is hidden is nan with -inf, uniform with -1e9
-        scores = attention_scores(q, k)
-        if mask is not None:
-            scores = np.where(mask, fill, scores)
-        weights = softmax(scores, axis=-1)
-        outputs.append((weights @ v, weights))
-    return Alternatives(outputs)
+    inverted = None if mask is None else ~np.asarray(mask, dtype=bool)
+    # A row whose every key is hidden is nan with -inf and uniform with -1e9: students write both.
+    return Alternatives([_attend(q, k, v, inverted, fill=fill) for fill in (-np.inf, -1e9)])
 
 
 @misconception(
@@ -60,11 +60,7 @@ def sdpa_mask_after_softmax(q, k, v, mask=None):
     hint="Fill masked scores with -np.inf (or a very large negative number such as -1e9).",
 )
 def sdpa_mask_fills_zero(q, k, v, mask=None):
-    scores = attention_scores(q, k)
-    if mask is not None:
-        scores = np.where(mask, scores, 0.0)
-    weights = softmax(scores, axis=-1)
-    return weights @ v, weights
+    return _attend(q, k, v, mask, fill=0.0)
 
 
 @misconception(
@@ -74,11 +70,7 @@ def sdpa_mask_fills_zero(q, k, v, mask=None):
     hint="Scale by np.sqrt(q.shape[-1]).",
 )
 def sdpa_scaled_by_d_v(q, k, v, mask=None):
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(v.shape[-1])
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    weights = softmax(scores, axis=-1)
-    return weights @ v, weights
+    return _attend(q, k, v, mask, scale_width=v.shape[-1])
 
 
 @misconception(
@@ -88,12 +80,8 @@ def sdpa_scaled_by_d_v(q, k, v, mask=None):
     hint="Project first, then scale by the square root of the queries' last dimension.",
 )
 def self_attention_scaled_by_d_model(x, w_q, w_k, w_v, causal=False):
-    q, k, v = x @ w_q, x @ w_k, x @ w_v
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(x.shape[-1])
-    if causal:
-        scores = np.where(causal_mask(x.shape[-2]), scores, -np.inf)
-    weights = softmax(scores, axis=-1)
-    return weights @ v, weights
+    mask = causal_mask(x.shape[-2]) if causal else None
+    return _attend(x @ w_q, x @ w_k, x @ w_v, mask, scale_width=x.shape[-1])
 
 
 @misconception(
@@ -134,8 +122,4 @@ def cross_attention_keys_from_queries(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=
     hint="Use axis=-1, which is the key axis whatever the leading axes are.",
 )
 def sdpa_softmax_over_first_axis(q, k, v, mask=None):
-    scores = attention_scores(q, k)
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    weights = softmax(scores, axis=0)
-    return weights @ v, weights
+    return _attend(q, k, v, mask, axis=0)
