@@ -1,11 +1,12 @@
 """The attnlab command as a user runs it: in a subprocess, reading its output and exit status."""
 
 import json
+import shutil
 import subprocess
 import sys
 
 import pytest
-from conftest import COURSE, REPO
+from conftest import COURSE, REPO, SUBMISSIONS, build_submission, read_fixture
 
 COMMANDS = [[], ["grade"], ["check"], ["stubs"], ["quiz"]]
 
@@ -101,8 +102,6 @@ def test_public_tests_run_with_plain_pytest():
 
 
 def buggy_folder(tmp_path, name):
-    from conftest import SUBMISSIONS, build_submission, read_fixture
-
     return build_submission(tmp_path / name, read_fixture(SUBMISSIONS / "buggy" / f"{name}.py"))
 
 
@@ -114,8 +113,6 @@ def test_check_names_a_known_mistake(tmp_path):
 
 def test_check_without_the_catalogue_gives_the_generic_diagnostic(tmp_path):
     """A student's copy of the course has no solutions/ and so no catalogue: check still explains the failure."""
-    import shutil
-
     course = tmp_path / "course"
     shutil.copytree(COURSE.exercises_dir, course / "exercises")
     result = attnlab("check", buggy_folder(tmp_path, "cross_attention_mask_broadcast"), "--course", course)
