@@ -108,15 +108,18 @@ class CallRecorder:
 
 
 class MistakeNamer:
-    """The misconception catalogue and the reference, for naming mistakes where the course has them."""
+    """The misconception catalogue and the reference, loaded at the first failure (a passing check never pays)."""
 
     def __init__(self, course: Course):
-        with reference_names(course):
-            self.reference = Reference(course)
-            self.catalogue = load_catalogue(course)
+        self.course = course
+        self._loaded = None
 
     def name(self, function: str, calls: list[RecordedCall]):
-        return identify(self.catalogue, function, calls, self.reference)
+        if self._loaded is None:
+            with reference_names(self.course):
+                self._loaded = (load_catalogue(self.course), Reference(self.course))
+        catalogue, reference = self._loaded
+        return identify(catalogue, function, calls, reference)
 
 
 @contextlib.contextmanager
