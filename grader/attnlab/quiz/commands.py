@@ -110,7 +110,7 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
     else:
         click.echo(f"{opened.title} · {len(items)} questions · {mode} mode · student {student}")
         try:
-            runner.run(items, progress, input, lambda text: click.echo(text), lambda p: runner.save_progress(path, p))
+            runner.run(items, progress, runner.ask_terminal, lambda text: click.echo(text), lambda p: runner.save_progress(path, p))
         except (EOFError, KeyboardInterrupt):
             runner.save_progress(path, progress)
             click.echo("\nProgress saved: run the same command to carry on.")

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -57,6 +59,22 @@ def save_progress(path: Path, progress: Progress) -> None:
     from attnlab.atomic import write_json_atomically
 
     write_json_atomically(path, asdict(progress))
+
+
+def ask_terminal(prompt: str) -> str:
+    """Read one answer from stdin; raise EOFError at end of input.
+
+    Unlike input(), it waits in select() with a short timeout, so a Ctrl-C that lands between
+    the prompt and the read is handled within 0.2 s instead of when the next key is typed.
+    """
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    while not select.select([sys.stdin], [], [], 0.2)[0]:
+        pass  # returning to Python between waits lets a pending KeyboardInterrupt be raised
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
 
 
 def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: Callable[[str], None], save: Callable[[Progress], None]) -> bool:
