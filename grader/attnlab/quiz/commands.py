@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -109,6 +110,10 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
         click.echo(f"You have finished {opened.title!r} in {mode} mode; --restart takes it again.")
     else:
         click.echo(f"{opened.title} · {len(items)} questions · {mode} mode · student {student}")
+        if sys.stdin.isatty():
+            # A program started in the background of a non-interactive shell inherits SIGINT ignored;
+            # on a terminal, Ctrl-C must still save and leave.
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             runner.run(items, progress, runner.ask_terminal, lambda text: click.echo(text), lambda p: runner.save_progress(path, p))
         except (EOFError, KeyboardInterrupt):
