@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import COURSE, SUBMISSIONS, read_fixture
+from conftest import SUBMISSIONS, read_fixture
 
 from attnlab import wire
 from attnlab.outcomes import Outcome

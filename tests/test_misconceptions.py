@@ -5,11 +5,10 @@ which grades every buggy submission once.
 """
 
 import numpy as np
-from conftest import COURSE, SUBMISSIONS, fixtures_in
+from conftest import COURSE, fixtures_in
 
 from attnlab.grading import grade
 from attnlab.misconceptions import RecordedCall, identify, load_catalogue
-from attnlab.outcomes import Outcome
 from attnlab.reference import Reference
 
 CATALOGUE = load_catalogue(COURSE)

@@ -13,7 +13,6 @@ import contextlib
 from dataclasses import dataclass
 import importlib.util
 import io
-import sys
 import traceback
 import tracemalloc
 from pathlib import Path

@@ -1,7 +1,7 @@
 """Hidden tests for efficient.py: online softmax, grouped-query attention, KV cache."""
 
 import numpy as np
-from attention_inputs import LEAD, SEED, SIZE, normal, projections, qkv
+from attention_inputs import SEED, SIZE, normal, qkv
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -1,7 +1,7 @@
 """Hidden tests for scores.py."""
 
 import numpy as np
-from attention_inputs import LEAD, SEED, SIZE, normal, qkv
+from attention_inputs import SEED, SIZE, normal, qkv
 from hypothesis import given
 from hypothesis import strategies as st
 

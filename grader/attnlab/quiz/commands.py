@@ -202,8 +202,8 @@ def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
     for column in ("student", "score", "right", "wrong", "unreadable", "skipped"):
         table.add_column(column, justify="left" if column == "student" else "right")
     for result in results:
-        count = lambda status: str(sum(m.status == status for m in result.marks))  # noqa: E731
-        table.add_row(result.student, f"{result.score:g}/{result.max_score:g}", count("right"), count("wrong"), count("unreadable"), count("skipped"))
+        counts = {status: str(sum(m.status == status for m in result.marks)) for status in ("right", "wrong", "unreadable", "skipped")}
+        table.add_row(result.student, f"{result.score:g}/{result.max_score:g}", *counts.values())
     console.out.print(table)
     console.err.print(f"Wrote {target}")
 
