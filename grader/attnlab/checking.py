@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
-import io
 import os
 import sys
 import traceback
@@ -23,6 +22,7 @@ import pytest
 
 from attnlab.course import Course, CourseError
 from attnlab.misconceptions import RecordedCall, identify, load_catalogue
+from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.reference import Reference
 from attnlab.wire import WireError, copy_plain
 
@@ -186,17 +186,14 @@ def run_check(course: Course, folder: Path) -> list[FunctionCheck]:
     previous = os.environ.get(SUBMISSION_VARIABLE)
     os.environ[SUBMISSION_VARIABLE] = str(folder)
     try:
-        captured = io.StringIO()
-        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
-            exit_code = pytest.main(args, plugins=[plugin])
+        exit_code, output = run_captured(args, [plugin])
     finally:
         if previous is None:
             os.environ.pop(SUBMISSION_VARIABLE, None)
         else:
             os.environ[SUBMISSION_VARIABLE] = previous
-    if exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-        lines = [line for line in captured.getvalue().splitlines() if line.strip()]
-        raise CourseError(f"the public tests could not run: {lines[-1] if lines else f'pytest exit code {exit_code}'}")
+    if exit_code not in COMPLETED:
+        raise CourseError(f"the public tests could not run: {first_error_line(output, exit_code)}")
     return _summarise(course, plugin.outcomes)
 
 

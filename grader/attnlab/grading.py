@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import time
 from pathlib import Path
-
-import pytest
 
 from attnlab.backends import InProcessBackend, SandboxBackend
 from attnlab.course import Course, CourseError
 from attnlab.misconceptions import load_catalogue
 from attnlab.plugin import GradingPlugin
 from attnlab.points import load_points
+from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.proxy import Submission
 from attnlab.reference import Reference
 from attnlab.results import GradeReport
@@ -69,18 +66,10 @@ def grade(
     # and formatting a source-annotated traceback per failure cost 40 ms each (2.6 s for the stubs).
     args = [*map(str, test_files), "-c", str(PYTEST_INI), "--rootdir", str(course.hidden_tests_dir), "-p", "no:cacheprovider", "--assert=plain", "--tb=no", "-q"]
     try:
-        pytest_output = io.StringIO()
-        with contextlib.redirect_stdout(pytest_output), contextlib.redirect_stderr(pytest_output):
-            exit_code = pytest.main(args, plugins=[plugin])
+        exit_code, output = run_captured(args, [plugin])
     finally:
         backend.close()
-    if plugin.internal_errors or exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-        detail = "; ".join(plugin.internal_errors) or _first_error_line(pytest_output.getvalue()) or f"pytest exit code {exit_code}"
+    if plugin.internal_errors or exit_code not in COMPLETED:
+        detail = "; ".join(plugin.internal_errors) or first_error_line(output, exit_code)
         raise CourseError(f"the hidden tests could not run: {detail}")
     return GradeReport(submission=str(submission), tests=tuple(plugin.results), sandbox=backend.mode, duration=time.perf_counter() - started)
-
-
-def _first_error_line(output: str) -> str:
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    errors = [line for line in lines if "Error" in line or line.startswith("ERROR") or line.startswith("E ")]
-    return (errors or lines[-1:] or [""])[0]
