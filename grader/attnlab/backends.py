@@ -10,6 +10,7 @@ and must never be used on code you do not trust.
 from __future__ import annotations
 
 import contextlib
+import time
 from dataclasses import dataclass
 import importlib.util
 import io
@@ -58,8 +59,9 @@ class Backend:
 class SandboxBackend(Backend):
     """One forked worker per submission file, restarted after a timeout or crash."""
 
-    def __init__(self, course: Course, submission: Path, reference: Reference, limits: Limits | None = None, fork_server: ForkServer | None = None):
+    def __init__(self, course: Course, submission: Path, reference: Reference, limits: Limits | None = None, fork_server: ForkServer | None = None, callback_cache: dict | None = None):
         super().__init__(course, submission, reference)
+        self._callback_cache = callback_cache
         self.limits = limits or Limits()
         self._owns_server = fork_server is None
         self.server = fork_server or ForkServer()
@@ -67,6 +69,7 @@ class SandboxBackend(Backend):
         self._workers: dict[str, WorkerProcess] = {}
         self._import_failures: dict[str, SubmissionProblem] = {}
         self._timed_out: dict[str, str] = {}  # function -> first timeout's message
+        self._spent = 0.0  # seconds of calls so far, against limits.submission_seconds
         self._output: list[str] = []
         self._standins = {m: course.functions_in(m) for m in course.modules}
 
@@ -77,7 +80,7 @@ class SandboxBackend(Backend):
         if worker is None or not worker.alive:
             standins = {m: self._standins[m] for m in (*self.course.modules_before(module), module)}
             try:
-                worker = WorkerProcess(self.server, self.submission, module, standins, self.limits)
+                worker = WorkerProcess(self.server, self.submission, module, standins, self.limits, self._callback_cache)
             except SubmissionProblem as problem:
                 # Unimportable, or an import that hangs or crashes: deterministic, so not tried again.
                 self._import_failures[module] = problem
@@ -85,32 +88,69 @@ class SandboxBackend(Backend):
             self._workers[module] = worker
         return worker
 
-    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False):
-        if function in self._timed_out:
-            # A second timeout of the same function would cost another deadline and say nothing new.
-            raise CallTimedOut(f"{self._timed_out[function]} on an earlier test, so it was not run again")
-        module = self.course.function(function).module
-        worker = self._worker(module)
+    def _answer_for(self, function: str):
+        """The callback that serves reference results to ``function``'s stand-ins, and only those it may use."""
         allowed = self.reference.allowed_for(function)
 
         def answer(mod, name, a, kw):
             return self.reference.answer(mod, name, a, kw, allowed)
 
+        return answer
+
+    def _may_run(self, function: str) -> None:
+        if function in self._timed_out:
+            # A second timeout of the same function would cost another deadline and say nothing new.
+            raise CallTimedOut(f"{self._timed_out[function]} on an earlier test, so it was not run again")
+        if self._spent > self.limits.submission_seconds:
+            raise CallTimedOut(f"{function} was not run: the submission used up its {self.limits.submission_seconds:g} s of grading time")
+
+    @contextlib.contextmanager
+    def _calling(self, worker: WorkerProcess):
+        started = time.monotonic()
         try:
-            baseline = worker.reset_peak_memory() if measure_memory else 0
-            value = worker.call(function, args, kwargs, answer, return_inputs)
-            peak = worker.peak_memory() - baseline if measure_memory else None
-            if return_inputs:
-                value, *inputs_after = value
-                return CallResult(value, peak, tuple(inputs_after))
-            return CallResult(value, peak)
+            yield
         except CallTimedOut as problem:
-            self._timed_out[function] = problem.message
+            if problem.function is not None:
+                self._timed_out[problem.function] = problem.message
             raise
         finally:
+            self._spent += time.monotonic() - started
             self._output.append(worker.take_output())
             if not worker.alive:
                 worker.close()
+
+    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False):
+        self._may_run(function)
+        worker = self._worker(self.course.function(function).module)
+        with self._calling(worker):
+            baseline = worker.reset_peak_memory() if measure_memory else 0
+            value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs)
+            peak = worker.peak_memory() - baseline if measure_memory else None
+        if return_inputs:
+            value, *inputs_after = value
+            return CallResult(value, peak, tuple(inputs_after))
+        return CallResult(value, peak)
+
+    def run_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None) -> list[CallResult]:
+        """Several calls ``(function, args, kwargs, return_inputs)`` of one file's functions, in
+        one round trip. The first call that fails raises its outcome, as ``run`` would.
+        ``framed`` is their message from ``batch_message``, when the caller keeps it."""
+        modules = {self.course.function(function).module for function, *_ in calls}
+        if len(modules) != 1:
+            raise ValueError(f"a batch must call one file's functions, not {sorted(modules)}")
+        for function, *_ in calls:
+            self._may_run(function)
+        worker = self._worker(modules.pop())
+        with self._calling(worker):
+            values = worker.call_batch(calls, self._answer_for, framed)
+        results = []
+        for (_, _, _, return_inputs), value in zip(calls, values):
+            if return_inputs:
+                value, *inputs_after = value
+                results.append(CallResult(value, None, tuple(inputs_after)))
+            else:
+                results.append(CallResult(value))
+        return results
 
     def take_output(self) -> str:
         text, self._output = "".join(self._output), []

@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from attnlab.backends import InProcessBackend, SandboxBackend
+import pytest
+
+from attnlab.backends import Backend, InProcessBackend, SandboxBackend
 from attnlab.course import Course, CourseError
 from attnlab.misconceptions import load_catalogue
 from attnlab.plugin import GradingPlugin
@@ -13,7 +15,9 @@ from attnlab.points import load_points
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.proxy import Submission
 from attnlab.reference import Reference
-from attnlab.results import GradeReport
+from attnlab.outcomes import Outcome
+from attnlab.replay import RecordingBackend, RecordingPlugin, Script, replay
+from attnlab.results import GradeReport, TestResult
 from attnlab.sandbox.host import ForkServer, Limits
 
 # The engine's own pytest settings for hidden tests, independent of any project's config.
@@ -36,6 +40,50 @@ def check_submission(course: Course, submission: Path) -> Path:
     return submission.resolve()
 
 
+def hidden_test_files(course: Course, only: list[str] | None = None) -> list[Path]:
+    """The hidden test files of ``only`` these exercise files (default: all), checked to exist."""
+    unknown = sorted(set(only or ()) - set(course.modules))
+    if unknown:
+        raise CourseError(f"no exercise file named {', '.join(unknown)} (the course has {', '.join(course.modules)})")
+    test_files = [course.hidden_tests_dir / f"test_{m}.py" for m in course.modules if not only or m in only]
+    missing = [str(p) for p in test_files if not p.is_file()]
+    if missing:
+        raise CourseError(f"hidden tests missing: {', '.join(missing)}")
+    return test_files
+
+
+def _run_suite(course: Course, test_files: list[Path], backend: Backend, reference: Reference, *, decided: frozenset[str] = frozenset(), extra_plugins: tuple = ()) -> GradingPlugin:
+    """Run the hidden tests (but not the ``decided`` ones) against ``backend``'s submission."""
+    proxy = Submission(backend, [f.name for f in course.functions])
+    plugin = GradingPlugin(course, reference, proxy, load_points(course.hidden_tests_dir), backend.take_output, load_catalogue(course), decided)
+    # No assertion rewriting and no pytest tracebacks: hidden tests report through expect_* messages,
+    # and formatting a source-annotated traceback per failure cost 40 ms each (2.6 s for the stubs).
+    args = [*map(str, test_files), "-c", str(PYTEST_INI), "--rootdir", str(course.hidden_tests_dir), "-p", "no:cacheprovider", "--assert=plain", "--tb=no", "-q"]
+    exit_code, output = run_captured(args, [plugin, *extra_plugins])
+    if plugin.internal_errors or exit_code not in (*COMPLETED, pytest.ExitCode.NO_TESTS_COLLECTED):
+        detail = "; ".join(plugin.internal_errors) or first_error_line(output, exit_code)
+        raise CourseError(f"the hidden tests could not run: {detail}")
+    return plugin
+
+
+def record_script(course: Course, reference: Reference | None = None) -> Script:
+    """Run the whole hidden suite against the reference and write down every call (see ``replay``)."""
+    reference = reference or Reference(course)
+    backend = RecordingBackend(InProcessBackend(course, course.solutions_dir, reference))
+    try:
+        plugin = _run_suite(course, hidden_test_files(course), backend, reference, extra_plugins=(RecordingPlugin(backend),))
+    finally:
+        backend.close()
+    results = dict(zip(plugin.nodeids, plugin.results))
+    for test in backend.tests:
+        result = results.get(test.nodeid)
+        if result is None or result.outcome is not Outcome.PASSED:
+            test.replayable = False  # the reference fails its own test: grade it live, where it shows
+        else:
+            test.result = result
+    return Script(backend.tests)
+
+
 def grade(
     course: Course,
     submission: Path,
@@ -44,32 +92,35 @@ def grade(
     in_process: bool = False,
     limits: Limits | None = None,
     fork_server: ForkServer | None = None,
+    reference: Reference | None = None,
+    script: Script | None = None,
 ) -> GradeReport:
-    """Run the hidden tests of ``only`` these exercise files (default: all) against ``submission``."""
+    """Run the hidden tests of ``only`` these exercise files (default: all) against ``submission``.
+
+    With a ``script`` (``record_script``), tests whose recorded calls the submission answers
+    exactly as the reference did pass without running; only the others run live.
+    """
     submission = check_submission(course, submission)
-    unknown = sorted(set(only or ()) - set(course.modules))
-    if unknown:
-        raise CourseError(f"no exercise file named {', '.join(unknown)} (the course has {', '.join(course.modules)})")
-    test_files = [course.hidden_tests_dir / f"test_{m}.py" for m in course.modules if not only or m in only]
-    missing = [str(p) for p in test_files if not p.is_file()]
-    if missing:
-        raise CourseError(f"hidden tests missing: {', '.join(missing)}")
+    test_files = hidden_test_files(course, only)
     started = time.perf_counter()
-    reference = Reference(course)
+    reference = reference or Reference(course)
     if in_process:
         backend = InProcessBackend(course, submission, reference)
     else:
         backend = SandboxBackend(course, submission, reference, limits=limits, fork_server=fork_server)
-    proxy = Submission(backend, [f.name for f in course.functions])
-    plugin = GradingPlugin(course, reference, proxy, load_points(course.hidden_tests_dir), backend.take_output, load_catalogue(course))
-    # No assertion rewriting and no pytest tracebacks: hidden tests report through expect_* messages,
-    # and formatting a source-annotated traceback per failure cost 40 ms each (2.6 s for the stubs).
-    args = [*map(str, test_files), "-c", str(PYTEST_INI), "--rootdir", str(course.hidden_tests_dir), "-p", "no:cacheprovider", "--assert=plain", "--tb=no", "-q"]
     try:
-        exit_code, output = run_captured(args, [plugin])
+        decided: dict[str, TestResult] = {}
+        order: list[str] = []
+        if script is not None and not in_process:
+            prefixes = tuple(f"{f.name}::" for f in test_files)
+            order = [t.nodeid for t in script.tests if t.nodeid.startswith(prefixes)]
+            decided = replay(script, backend, set(order))
+        live: dict[str, TestResult] = {}
+        if not order or len(decided) < len(order):
+            plugin = _run_suite(course, test_files, backend, reference, decided=frozenset(decided))
+            live = dict(zip(plugin.nodeids, plugin.results))
     finally:
         backend.close()
-    if plugin.internal_errors or exit_code not in COMPLETED:
-        detail = "; ".join(plugin.internal_errors) or first_error_line(output, exit_code)
-        raise CourseError(f"the hidden tests could not run: {detail}")
-    return GradeReport(submission=str(submission), tests=tuple(plugin.results), sandbox=backend.mode, duration=time.perf_counter() - started)
+    merged = {**decided, **live}
+    ordered = [merged.pop(n) for n in order if n in merged] + list(merged.values())
+    return GradeReport(submission=str(submission), tests=tuple(ordered), sandbox=backend.mode, duration=time.perf_counter() - started)

@@ -31,9 +31,11 @@ class SubmissionProblem(BaseException):
 
     outcome = Outcome.ERROR
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, function: str | None = None):
         super().__init__(message)
         self.message = message
+        self.function = function
+        """The contract function whose call ended this way, when it is known."""
 
 
 class NotImplementedYet(SubmissionProblem):
@@ -65,6 +67,8 @@ class BadReturn(SubmissionProblem):
 class StudentError(Exception):
     """The student's function raised on this input; the message has their frames only."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, function: str | None = None):
         super().__init__(message)
         self.message = message
+        self.function = function
+        """The contract function whose call ended this way, when it is known."""

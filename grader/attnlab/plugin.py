@@ -54,10 +54,13 @@ def _named_feedback(mistake: Misconception, feedback: str) -> str:
 class GradingPlugin:
     """Registered with ``pytest.main(plugins=[...])`` for one submission."""
 
-    def __init__(self, course: Course, reference: Reference, submission: Submission, points: dict[tuple[str, str], float], take_output, catalogue: list[Misconception] = ()):
+    def __init__(self, course: Course, reference: Reference, submission: Submission, points: dict[tuple[str, str], float], take_output, catalogue: list[Misconception] = (), decided: frozenset[str] = frozenset()):
         self.course, self.points, self.catalogue = course, points, list(catalogue)
         self._reference, self._submission, self._take_output = reference, submission, take_output
+        self._decided = decided  # node ids already graded (by replay): collected, then not run
         self.results: list[TestResult] = []
+        self.nodeids: list[str] = []
+        """The node id of each result, in the same order."""
         self.internal_errors: list[str] = []
         self._item_points: dict[str, float] = {}
         self._named: dict[str, list[tuple[int, list, str]]] = {}  # function -> (result index, calls, feedback without the name)
@@ -93,7 +96,7 @@ class GradingPlugin:
     def reference(self) -> Reference:
         return self._reference
 
-    def pytest_collection_modifyitems(self, items) -> None:
+    def pytest_collection_modifyitems(self, config, items) -> None:
         cases = collections.Counter((item.path.stem, item.originalname) for item in items)
         for item in items:
             key = (item.path.stem, item.originalname)
@@ -104,6 +107,10 @@ class GradingPlugin:
             function = name.split(":", 1)[0].strip()
             if ":" not in name or function not in {f.name for f in self.course.functions}:
                 raise CourseError(f"hidden test {key[0]}.{key[1]}: its docstring must start with 'function: property', got {name!r}")
+        if self._decided:
+            skipped = [item for item in items if item.nodeid in self._decided]
+            items[:] = [item for item in items if item.nodeid not in self._decided]
+            config.hook.pytest_deselected(items=skipped)
 
     @staticmethod
     def _display_name(item) -> str:
@@ -156,6 +163,7 @@ class GradingPlugin:
             if mistake is not None:
                 self._named.setdefault(function, []).append((len(self.results), list(self._submission.calls), feedback))
                 feedback = _named_feedback(mistake, feedback)
+        self.nodeids.append(item.nodeid)
         self.results.append(
             TestResult(
                 name=name,

@@ -27,7 +27,6 @@ MAX_DEPTH = 32
 ARRAY_KINDS = "fbiu"  # float, bool, signed and unsigned integers
 
 _PREFIX = struct.Struct("!IH")  # header length, number of buffers
-_BUFFER_LENGTH = struct.Struct("!Q")
 
 
 class WireError(Exception):
@@ -145,14 +144,29 @@ def _decode_array(tree, buffers) -> np.ndarray:
 
 # ---------------------------------------------------------------- framing
 
+_JOIN_BYTES = 1 << 20
+
+
+def frame(header: dict, buffers: list = ()) -> list:
+    """One message as the byte strings that go on the wire, in order."""
+    body = json.dumps(header, allow_nan=True).encode()
+    payloads = [as_bytes(array) if isinstance(array, np.ndarray) else memoryview(array) for array in buffers]
+    # Prefix, then every buffer's length, then the header, then the buffers back to back: the
+    # receiver reads a message in three reads, whatever the number of buffers.
+    lengths = struct.pack(f"!{len(payloads)}Q", *(data.nbytes for data in payloads))
+    return [_PREFIX.pack(len(body), len(payloads)), lengths, body, *payloads]
+
 
 def send(sock: socket.socket, header: dict, buffers: list = ()) -> None:
     """Send one message: a JSON-able ``header`` and the array payloads it refers to."""
-    body = json.dumps(header, allow_nan=True).encode()
-    parts = [_PREFIX.pack(len(body), len(buffers)), body]
-    for array in buffers:
-        data = as_bytes(array) if isinstance(array, np.ndarray) else memoryview(array)
-        parts += [_BUFFER_LENGTH.pack(data.nbytes), data]
+    send_framed(sock, frame(header, buffers))
+
+
+def send_framed(sock: socket.socket, parts: list) -> None:
+    """Send a message made by ``frame`` (which may be kept and sent many times)."""
+    if sum(memoryview(part).nbytes for part in parts) <= _JOIN_BYTES:
+        sock.sendall(b"".join(parts))  # one system call for the small messages that are most of them
+        return
     for part in parts:
         sock.sendall(part)
 
@@ -166,19 +180,22 @@ def receive(sock: socket.socket, deadline: float | None = None) -> tuple[dict, l
     header_length, n_buffers = _PREFIX.unpack(_read_exact(sock, _PREFIX.size, deadline))
     if header_length > MAX_HEADER_BYTES or n_buffers > MAX_BUFFERS:
         raise WireError("a message larger than the limits")
+    lengths_and_header = _read_exact(sock, 8 * n_buffers + header_length, deadline)
+    lengths = struct.unpack_from(f"!{n_buffers}Q", lengths_and_header)
+    total = sum(lengths)
+    if total > MAX_MESSAGE_BYTES:
+        raise WireError("a message larger than 1 GiB")
     try:
-        header = json.loads(_read_exact(sock, header_length, deadline))
-    except (ValueError, RecursionError):
+        header = json.loads(bytes(memoryview(lengths_and_header)[8 * n_buffers :]))
+    except (ValueError, RecursionError, TypeError):
         raise WireError("a message whose header is not JSON") from None
     if not isinstance(header, dict):
         raise WireError("a message whose header is not an object")
-    buffers, total = [], 0
-    for _ in range(n_buffers):
-        (length,) = _BUFFER_LENGTH.unpack(_read_exact(sock, _BUFFER_LENGTH.size, deadline))
-        total += length
-        if total > MAX_MESSAGE_BYTES:
-            raise WireError("a message larger than 1 GiB")
-        buffers.append(_read_exact(sock, length, deadline))
+    data = memoryview(_read_exact(sock, total, deadline)) if total else memoryview(b"")
+    buffers, start = [], 0
+    for length in lengths:
+        buffers.append(data[start : start + length])
+        start += length
     return header, buffers
 
 
@@ -186,12 +203,14 @@ def _read_exact(sock: socket.socket, n: int, deadline: float | None) -> bytearra
     data = bytearray(n)
     view, received = memoryview(data), 0
     while received < n:
-        if deadline is not None:
+        try:
+            # What has arrived is read at once; select() is only for waiting, under the deadline.
+            count = sock.recv_into(view[received:], n - received, socket.MSG_DONTWAIT if deadline is not None else 0)
+        except BlockingIOError:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not select.select([sock], [], [], remaining)[0]:
-                raise TimeoutError
-        try:
-            count = sock.recv_into(view[received:], n - received)
+                raise TimeoutError from None
+            continue
         except (ConnectionResetError, BrokenPipeError):
             raise PeerClosed from None
         if count == 0:

@@ -138,11 +138,12 @@ class Worker:
         self._send({"op": "ready"})
         return True
 
-    def call(self, function: str, args, kwargs, return_inputs: bool = False) -> None:
+    def call(self, function: str, args, kwargs, return_inputs: bool = False) -> bool:
+        """Run one call and send its result; False when it raised or returned something unsendable."""
         target = getattr(self.module, function, None)
         if not callable(target):
             self._send({"op": "raised", "type": "AttributeError", "message": f"{self.module_name}.py has no function {function}()", "frames": [], "not_implemented": False, "memory": False})
-            return
+            return False
         # Other contract functions of the same file become reference stand-ins for the call,
         # so that multi_head_attention is graded on its own, not on the student's split_heads.
         namespace = vars(self.module)
@@ -157,7 +158,7 @@ class Worker:
             result = target(*args, **kwargs)
         except BaseException as error:  # noqa: BLE001 - whatever the student raises is reported, never re-raised
             self._send({"op": "raised", **_describe_exception(error, self.submission_dir)})
-            return
+            return False
         finally:
             namespace.update(swapped)
         try:
@@ -165,6 +166,8 @@ class Worker:
             self._send({"op": "result"}, value=(result, args, kwargs) if return_inputs else result)
         except wire.WireError as error:
             self._send({"op": "bad_return", "message": f"{function} returned {error}"})
+            return False
+        return True
 
     def serve(self) -> None:
         self.install_standins()
@@ -175,7 +178,15 @@ class Worker:
                 header, buffers = wire.receive(self.channel)
             except wire.PeerClosed:
                 return
-            if header.get("op") != "call":
+            op = header.get("op")
+            if op == "call":
+                args, kwargs = wire.decode(header["args"], buffers)
+                self.call(header["function"], args, kwargs, bool(header.get("return_inputs")))
+            elif op == "batch":
+                # Several calls in one message, one reply each; the first that fails ends the batch.
+                for request in header["calls"]:
+                    args, kwargs = wire.decode(request["args"], buffers)
+                    if not self.call(request["function"], args, kwargs, bool(request.get("return_inputs"))):
+                        break
+            else:
                 return
-            args, kwargs = wire.decode(header["args"], buffers)
-            self.call(header["function"], args, kwargs, bool(header.get("return_inputs")))

@@ -1,0 +1,199 @@
+"""Grade a class fast: record the hidden tests' calls once, replay them on each submission.
+
+With hypothesis derandomised, a hidden test is a deterministic function of what
+the student's code returns. A submission that returns what the reference
+returned, call for call, walks through exactly the run the reference walked
+through, and passes. So the class's grading first runs the hidden suite once
+against the reference and records, per test, every call it made of a student
+function with the value that came back (a ``Script``). Each submission then
+gets those calls in one round trip per test; a test whose every value matches
+("the same behaviour", far tighter than any test's tolerance) passes without
+running pytest. Every other test (a value differs, a call raised or timed out)
+runs live, as it would without the script, so feedback and misconception
+naming are unchanged.
+
+Tests that measure memory are always run live: their verdict is not a function
+of returned values.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from attnlab.backends import Backend, CallResult, InProcessBackend
+from attnlab.outcomes import SubmissionProblem
+from attnlab.results import TestResult
+from attnlab.sandbox.host import batch_message
+from attnlab.wire import copy_plain
+
+# "The same behaviour": a thousand times tighter than the tightest tolerance a hidden test uses
+# (expect.tolerance: rtol 1e-7, atol 1e-9 for float64), so no verdict can sit between the two.
+SAME_RTOL = 1e-10
+SAME_ATOL = 1e-12
+
+
+@dataclass
+class RecordedCall:
+    """One call a hidden test made of a student function, and what the reference gave back."""
+
+    function: str
+    args: tuple
+    kwargs: dict
+    return_inputs: bool
+    value: object
+    inputs_after: tuple | None
+
+
+@dataclass
+class ScriptedTest:
+    """One hidden test as the reference went through it."""
+
+    nodeid: str
+    calls: list[RecordedCall] = field(default_factory=list)
+    replayable: bool = True
+    """False when a call measured memory or the reference raised: such a test always runs live."""
+    result: TestResult | None = None
+    """The reference's own (passing) result: name, function, file and points."""
+    batches: list | None = None
+    """The calls grouped by file, each group with its framed message (made at first replay)."""
+
+
+@dataclass
+class Script:
+    """The hidden suite as the reference went through it, in the suite's order."""
+
+    tests: list[ScriptedTest]
+
+    def by_nodeid(self) -> dict[str, ScriptedTest]:
+        return {test.nodeid: test for test in self.tests}
+
+
+class RecordingBackend(Backend):
+    """Serves the reference in this process and writes down every call into the current test."""
+
+    mode = "recording the reference's calls"
+
+    def __init__(self, inner: InProcessBackend):
+        super().__init__(inner.course, inner.submission, inner.reference)
+        self.inner = inner
+        self.current: ScriptedTest | None = None
+        self.tests: list[ScriptedTest] = []
+
+    def start(self, nodeid: str) -> None:
+        self.current = ScriptedTest(nodeid)
+        self.tests.append(self.current)
+
+    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False) -> CallResult:
+        test = self.current
+        inputs = copy_plain((args, kwargs))
+        if measure_memory:
+            test.replayable = False
+        try:
+            result = self.inner.run(function, args, kwargs, measure_memory=measure_memory, return_inputs=return_inputs)
+        except (Exception, SubmissionProblem):
+            test.replayable = False
+            raise
+        test.calls.append(RecordedCall(function, inputs[0], inputs[1], return_inputs, copy_plain(result.value), copy_plain(result.inputs_after)))
+        return result
+
+    def take_output(self) -> str:
+        return self.inner.take_output()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class RecordingPlugin:
+    """Tells the recording backend which test is running."""
+
+    def __init__(self, backend: RecordingBackend):
+        self.backend = backend
+
+    def pytest_runtest_setup(self, item) -> None:
+        self.backend.start(item.nodeid)
+
+
+def same_behaviour(got, expected) -> bool:
+    """Could no hidden test tell ``got`` from ``expected``? Same types, dtypes, shapes, the
+    same exact zeros and non-finite entries, and values equal to within ``SAME_RTOL``."""
+    if isinstance(expected, np.ndarray) or isinstance(got, np.ndarray):
+        return _same_array(got, expected)
+    if type(got) is not type(expected):
+        return False
+    if isinstance(expected, (tuple, list)):
+        return len(got) == len(expected) and all(same_behaviour(g, e) for g, e in zip(got, expected))
+    if isinstance(expected, dict):
+        return got.keys() == expected.keys() and all(same_behaviour(got[k], expected[k]) for k in expected)
+    if isinstance(expected, (float, complex)):
+        return _same_array(np.asarray(got), np.asarray(expected))
+    return got == expected
+
+
+def _same_array(got, expected) -> bool:
+    if not (isinstance(got, np.ndarray) and isinstance(expected, np.ndarray)):
+        return False
+    if got.dtype != expected.dtype or got.shape != expected.shape:
+        return False
+    if expected.dtype.kind not in "fc" or np.array_equal(got, expected):
+        return bool(np.array_equal(got, expected))
+    if not np.array_equal(got == 0, expected == 0):
+        return False
+    finite = np.isfinite(expected)
+    if not np.array_equal(finite, np.isfinite(got)):
+        return False
+    if not np.array_equal(got[~finite], expected[~finite], equal_nan=True):
+        return False
+    return bool(np.all(np.abs(got[finite] - expected[finite]) <= SAME_ATOL + SAME_RTOL * np.abs(expected[finite])))
+
+
+def replay(script: Script, backend, selected: set[str] | None = None) -> dict[str, TestResult]:
+    """Replay the script's replayable tests on ``backend``'s submission; return the passed ones.
+
+    ``backend`` needs ``run_batch``. A test's calls go in one batch per run of calls into the
+    same file. A test that fails to match in any way is simply not in the answer: it runs live.
+    """
+    passed: dict[str, TestResult] = {}
+    for test in script.tests:
+        if not test.replayable or test.result is None or (selected is not None and test.nodeid not in selected):
+            continue
+        started = time.perf_counter()
+        if _replay_test(test, backend):
+            duration = round(time.perf_counter() - started, 4)
+            passed[test.nodeid] = TestResult(**{**vars(test.result), "output": backend.take_output(), "duration": duration})
+        else:
+            backend.take_output()  # the live run prints again
+    return passed
+
+
+def _replay_test(test: ScriptedTest, backend) -> bool:
+    if test.batches is None:  # framed once, sent to every submission of the class
+        test.batches = []
+        for batch in _batches_by_file(test.calls, backend.course):
+            calls = [(c.function, c.args, c.kwargs, c.return_inputs) for c in batch]
+            test.batches.append((batch, calls, batch_message(calls)))
+    for batch, calls, framed in test.batches:
+        try:
+            results = backend.run_batch(calls, framed)
+        except (Exception, SubmissionProblem):
+            return False
+        for call, result in zip(batch, results):
+            if not same_behaviour(result.value, call.value):
+                return False
+            if call.return_inputs and not same_behaviour(result.inputs_after, call.inputs_after):
+                return False
+    return True
+
+
+def _batches_by_file(calls: list[RecordedCall], course) -> list[list[RecordedCall]]:
+    batches: list[list[RecordedCall]] = []
+    last_module = None
+    for call in calls:
+        module = course.function(call.function).module
+        if module != last_module:
+            batches.append([])
+            last_module = module
+        batches[-1].append(call)
+    return batches
