@@ -1,6 +1,7 @@
 """Hostile submissions: none may crash the grader, forge a score, or change another function's result."""
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ from conftest import SUBMISSIONS, read_fixture
 
 from attnlab import wire
 from attnlab.outcomes import Outcome
-from attnlab.sandbox.host import Limits
+from attnlab.sandbox.host import PRIVATE_UID_BASE, Limits, bwrap_path
 
 
 def hostile(name):
@@ -116,11 +117,64 @@ def test_a_reference_error_goes_back_to_the_student_and_the_worker_carries_on(gr
     assert report.score == report.max_score, [t.feedback[:200] for t in report.tests if t.score < t.max_score]
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="privileges are dropped only when the grader runs as root")
-def test_workers_run_as_nobody(grade_fixture, tmp_path):
-    from attnlab.sandbox.host import describe_mode
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="workers change user only when the grader runs as root")
+needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed (the set-up command installs it as root)")
 
-    assert "user nobody" in describe_mode()
+
+@needs_root
+def test_workers_run_as_a_private_user(fork_server):
+    assert f"private user (uid {fork_server.uid})" in fork_server.mode
+    assert fork_server.uid >= PRIVATE_UID_BASE
+
+
+def processes_of(uid: int) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid == uid:
+                pids.append(int(entry.name))
+        except FileNotFoundError:
+            pass
+    return pids
+
+
+@needs_root
+def test_children_in_their_own_sessions_do_not_survive_grading(grade_fixture, fork_server):
+    report = grade_fixture(hostile("forks_50_sleepers"))
+    assert by_function(report)["softmax"][0].outcome is Outcome.PASSED  # the answer itself is right
+    assert processes_of(fork_server.uid) == []
+
+
+@needs_bwrap
+def test_the_solutions_are_out_of_sight(grade_fixture):
+    report = grade_fixture(hostile("reads_the_solutions"))
+    tests = by_function(report)["softmax"]
+    assert all(t.outcome is Outcome.ERROR for t in tests)
+    assert "no solutions folder visible" in tests[0].feedback
+
+
+@needs_bwrap
+def test_no_network_not_even_the_graders_machine(grade_fixture):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 47391)) as listener:
+        listener.settimeout(0)
+        report = grade_fixture(hostile("opens_a_socket"))
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    tests = by_function(report)["softmax"]
+    assert all(t.outcome is Outcome.ERROR for t in tests)
+    assert "ConnectionRefusedError" in tests[0].feedback or "unreachable" in tests[0].feedback
+
+
+@needs_root
+def test_nothing_is_written_outside_the_workers_own_folder(grade_fixture, tmp_path):
+    targets = [Path("/tmp/attnlab-pwned"), Path("/attnlab-pwned"), Path.home() / "attnlab-pwned", tmp_path / "attnlab-pwned"]
+    for target in targets:
+        target.unlink(missing_ok=True)
+    report = grade_fixture(hostile("writes_outside_its_folder"))
+    assert by_function(report)["softmax"][0].outcome is Outcome.PASSED
+    assert [t for t in targets if t.exists()] == []
 
 
 def test_the_decoder_rejects_what_is_not_plain_data():

@@ -22,7 +22,7 @@ from attnlab import wire
 from attnlab.course import Course
 from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
 from attnlab.reference import Reference
-from attnlab.sandbox.host import ForkServer, Limits, WorkerProcess, describe_mode
+from attnlab.sandbox.host import ForkServer, Limits, WorkerProcess
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class SandboxBackend(Backend):
         self.limits = limits or Limits()
         self._owns_server = fork_server is None
         self.server = fork_server or ForkServer()
-        self.mode = describe_mode()
+        self.mode = self.server.mode
         self._workers: dict[str, WorkerProcess] = {}
         self._import_failures: dict[str, SubmissionProblem] = {}
         self._timed_out: dict[str, str] = {}  # function -> first timeout's message
@@ -160,6 +160,7 @@ class SandboxBackend(Backend):
         for worker in self._workers.values():
             worker.close()
         self._workers.clear()
+        self.server.clean()  # what the submission's code started and left running dies with it
         if self._owns_server:
             self.server.close()
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import pwd
 import resource
 import signal
 import socket
@@ -38,16 +37,44 @@ def _virtual_memory_bytes() -> int:
         return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def _drop_privileges(workdir: str) -> None:
-    """As root, hand the work folder to ``nobody`` and become ``nobody``: the student then
-    cannot signal the grader, write outside its folder or read files closed to others."""
-    nobody = pwd.getpwnam("nobody")
+def _become(uid: int) -> None:
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+def _drop_privileges(workdir: str, uid: int) -> None:
+    """As root, hand the work folder to the grader's private ``uid`` and become it: the student
+    then cannot signal the grader, write outside its folder or read files closed to others."""
     for folder, dirs, files in os.walk(workdir):
         for name in [folder, *(os.path.join(folder, f) for f in dirs + files)]:
-            os.lchown(name, nobody.pw_uid, nobody.pw_gid)
-    os.setgroups([])
-    os.setgid(nobody.pw_gid)
-    os.setuid(nobody.pw_uid)
+            os.lchown(name, uid, uid)
+    _become(uid)
+
+
+def _kill_everything_of(uid: int) -> None:
+    """Kill every process running as ``uid``: what a submission left behind, however it hid.
+
+    A child that becomes ``uid`` and signals -1 reaches exactly the processes of that user
+    (the user is this fork server's own, so nothing else runs as it)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _become(uid)
+            for _ in range(3):  # a process forking at the moment of the kill gets a second try
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except ProcessLookupError:
+                    break
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    while True:  # reap whatever of ours died
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                break
+        except ChildProcessError:
+            break
 
 
 def _set_limits(limits: dict, baseline_vm: int) -> None:
@@ -66,14 +93,17 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
 
     channel_fd, stdout_fd, stderr_fd = fds
     control.close()
+    # First words on the channel, before any student code runs: the kernel attaches this
+    # process's pid as the grader sees it (the grader may live in another pid namespace).
+    socket.socket(fileno=os.dup(channel_fd)).send(b"hello")
     os.setsid()  # its own process group, so the grader can kill it with everything it started
     os.dup2(stdout_fd, 1)
     os.dup2(stderr_fd, 2)
     os.close(stdout_fd)
     os.close(stderr_fd)
     workdir = request["workdir"]
-    if os.geteuid() == 0 and request["drop_privileges"]:
-        _drop_privileges(workdir)
+    if os.geteuid() == 0 and request.get("uid") is not None:
+        _drop_privileges(workdir, request["uid"])
     os.chdir(workdir)
     _set_limits(request["limits"], baseline_vm)
     sys.stdout = BoundedText(1, request["limits"]["output_chars"])
@@ -116,6 +146,10 @@ def main(control_fd: int) -> None:
             for fd in fds:
                 os.close(fd)
             control.send(json.dumps({"pid": pid}).encode())
+        elif request["op"] == "clean":
+            if os.geteuid() == 0 and request.get("uid") is not None:
+                _kill_everything_of(request["uid"])
+            control.send(b"{}")
         elif request["op"] == "reap":
             try:
                 _pid, status = os.waitpid(request["pid"], 0)

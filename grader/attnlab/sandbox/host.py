@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import select
+import struct
 import os
 import shutil
 import signal
@@ -34,11 +36,21 @@ from attnlab.outcomes import (
     WorkerCrashed,
 )
 
-# The fork server's only way into the engine: the folder that holds the attnlab package.
+# The fork server's only way into the engine: the folder that holds the attnlab package, of
+# which the sandbox sees these files only.
 _ENGINE_DIR = str(Path(__file__).resolve().parents[2])
-_BOOT = f"import sys; sys.path.insert(0, {_ENGINE_DIR!r}); from attnlab.sandbox.forkserver import main; main(int(sys.argv[1]))"
+_ENGINE_FILES = ("attnlab/__init__.py", "attnlab/wire.py", "attnlab/sandbox/__init__.py", "attnlab/sandbox/forkserver.py", "attnlab/sandbox/worker.py")
+_SANDBOX_ENGINE = "/attnlab/engine"
+_SANDBOX_SITE = "/attnlab/site"
+PRIVATE_UID_BASE = 1_900_000_000
+_KILL_USER = "import os, signal, sys; u = int(sys.argv[1]); os.setgroups([]); os.setgid(u); os.setuid(u); os.kill(-1, signal.SIGKILL)"
+
+
+def _boot(*path: str) -> str:
+    return f"import sys; sys.path[:0] = {list(path)!r}; from attnlab.sandbox.forkserver import main; main(int(sys.argv[1]))"
 
 CALLBACK_CACHE_ENTRIES = 50_000
+_UCRED = struct.Struct("iII")  # struct ucred: pid, uid, gid
 
 _SIGNAL_WORDS = {
     signal.SIGSEGV: "a segmentation fault",
@@ -84,17 +96,19 @@ def worker_environment() -> dict:
     return {**keep, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "HOME": "/nonexistent"}
 
 
-def privileges_dropped() -> bool:
-    """Workers run as ``nobody`` when the grader runs as root (and ``nobody`` exists)."""
+def private_uid() -> int | None:
+    """The user this grader's workers run as, when it runs as root: one no account uses, and
+    one per grading process, so that killing "everything of this user" hits only its own."""
     if os.geteuid() != 0:
-        return False
-    try:
-        import pwd
+        return None
+    return PRIVATE_UID_BASE + os.getpid() % 1_000_000
 
-        pwd.getpwnam("nobody")
-    except KeyError:
-        return False
-    return True
+
+def bwrap_path() -> str | None:
+    """bubblewrap, when it is installed and this grader may use it as it needs (as root)."""
+    if os.geteuid() != 0 or os.environ.get("ATTNLAB_SANDBOX") == "plain":
+        return None
+    return shutil.which("bwrap")
 
 
 def python_readable_by_others() -> bool:
@@ -105,26 +119,80 @@ def python_readable_by_others() -> bool:
     return all(os.stat(parent).st_mode & 0o001 for parent in folder.parents)
 
 
-def describe_mode() -> str:
-    user = "user nobody" if privileges_dropped() else f"the grader's user (uid {os.geteuid()})"
-    mode = f"forked workers as {user}, with rlimits (memory, CPU, files, processes) and a deadline per call"
-    if privileges_dropped() and not python_readable_by_others():
-        mode += " (this Python is in a folder nobody cannot read: workers can import numpy and the common standard modules only)"
-    return mode
-
-
 class ForkServer:
-    """The clean, pre-imported process that forks workers."""
+    """The clean, pre-imported process that forks workers.
+
+    With bubblewrap (as root), it runs in a fresh mount, pid, network, IPC and UTS
+    namespace where only the Python runtime, numpy, the sandbox's own three files
+    and one work folder exist; no network, and nothing of the grader, the
+    solutions or other submissions. Without it, workers still run as a private
+    user with resource limits.
+    """
 
     def __init__(self):
         self.process: subprocess.Popen | None = None
         self.control: socket.socket | None = None
+        self.uid = private_uid()
+        self.bwrap = bwrap_path()
+        self.workroot = Path(tempfile.mkdtemp(prefix="attnlab-sandbox-"))
+        self.workroot.chmod(0o711)  # workers pass through to their own folder, and cannot list the others
         self._start()
+
+    @property
+    def mode(self) -> str:
+        user = f"a private user (uid {self.uid})" if self.uid is not None else f"the grader's own user (uid {os.geteuid()})"
+        if self.bwrap:
+            return f"bubblewrap sandbox (no network, only the Python runtime and the submission visible), workers as {user}, with rlimits and a deadline per call"
+        mode = f"forked workers as {user}, with rlimits (memory, CPU, files, processes) and a deadline per call; no bubblewrap, so files readable by all are readable"
+        if self.uid is not None and not python_readable_by_others():
+            mode += " (this Python is in a folder other users cannot read: workers can import numpy and the common standard modules only)"
+        return mode
+
+    def _command(self, fd: int) -> list[str]:
+        if not self.bwrap:
+            return [sys.executable, "-I", "-c", _boot(_ENGINE_DIR), str(fd)]
+        import numpy
+
+        site = Path(numpy.__file__).resolve().parent.parent
+        python = os.path.realpath(sys.executable)
+        # Every namespace but the user namespace: as root, a user namespace would map only root,
+        # and the fork server must be able to become the private user.
+        command = [self.bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+        command += ["--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        made: set[str] = set()
+
+        def bind(source: str, target: str, how: str = "--ro-bind") -> None:
+            # Folders on the way are made world-traversable: /root would otherwise keep its 0700.
+            for parent in reversed(Path(target).parents[:-1]):
+                if str(parent) not in made and not str(parent).startswith(("/usr", "/tmp/")) and str(parent) != "/tmp":
+                    command.extend(["--perms", "0755", "--dir", str(parent)])
+                    made.add(str(parent))
+            command.extend([how, source, target])
+
+        for name in ("usr", "lib", "lib64", "lib32", "bin", "sbin"):
+            path = Path("/") / name
+            if path.is_symlink():
+                command += ["--symlink", os.readlink(path), str(path)]
+            elif path.is_dir():
+                bind(str(path), str(path))
+        bind(sys.base_prefix, sys.base_prefix)
+        for package in ("numpy", "numpy.libs"):
+            if (site / package).is_dir():
+                bind(str(site / package), f"{_SANDBOX_SITE}/{package}")
+        for relative in _ENGINE_FILES:
+            bind(str(Path(_ENGINE_DIR) / relative), f"{_SANDBOX_ENGINE}/{relative}")
+        bind(str(self.workroot), str(self.workroot), "--bind")
+        command += ["--chdir", "/"]
+        # Root inside keeps only what the fork server needs: to hand a work folder to the private
+        # user and to become it. Workers drop even those.
+        for capability in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN"):
+            command += ["--cap-add", capability]
+        return [*command, python, "-I", "-c", _boot(_SANDBOX_ENGINE, _SANDBOX_SITE), str(fd)]
 
     def _start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", _BOOT, str(theirs.fileno())],
+            self._command(theirs.fileno()),
             pass_fds=[theirs.fileno()],
             stdin=subprocess.DEVNULL,
             env=worker_environment(),
@@ -147,6 +215,10 @@ class ForkServer:
                 self._start()
         raise RuntimeError("the sandbox's fork server stopped answering")
 
+    def workdir(self) -> Path:
+        """A fresh folder for one worker, inside what the sandbox can see."""
+        return Path(tempfile.mkdtemp(prefix="worker-", dir=self.workroot))
+
     def spawn(self, workdir: Path, module: str, standins: dict, limits: Limits, fds: list[int]) -> int:
         request = {
             "op": "spawn",
@@ -154,7 +226,7 @@ class ForkServer:
             "module": module,
             "standins": standins,
             "limits": limits.as_request(),
-            "drop_privileges": privileges_dropped(),
+            "uid": self.uid,
         }
         return self._request(request, fds)["pid"]
 
@@ -164,12 +236,34 @@ class ForkServer:
         except RuntimeError:
             return {}
 
+    def clean(self) -> None:
+        """Kill every process the workers left behind (as root: everything of the private user)."""
+        try:
+            self._request({"op": "clean", "uid": self.uid})
+        except RuntimeError:
+            pass
+
     def close(self) -> None:
         if self.control is not None:
             self.control.close()
         if self.process is not None:
             self.process.kill()
             self.process.wait()
+        if self.process is not None and self.uid is not None and not self.bwrap:
+            # Without a pid namespace to die with the server, leftovers of the private user are
+            # killed by a short-lived helper that becomes that user.
+            subprocess.run([sys.executable, "-I", "-c", _KILL_USER, str(self.uid)], check=False)
+
+    def __del__(self):
+        if getattr(self, "workroot", None) is not None and shutil is not None:
+            shutil.rmtree(self.workroot, ignore_errors=True)
+
+
+def describe_mode() -> str:
+    """The mode a new fork server would run in, in words."""
+    server = ForkServer.__new__(ForkServer)
+    server.uid, server.bwrap = private_uid(), bwrap_path()
+    return server.mode
 
 
 def _copy_submission(submission: Path, target: Path) -> None:
@@ -199,15 +293,37 @@ class WorkerProcess:
         self.server, self.module, self.limits = server, module, limits
         self.callback_cache = callback_cache
         """Reference answers to stand-in calls, shared by the workers of a class (None: no caching)."""
-        self.workdir = Path(tempfile.mkdtemp(prefix="attnlab-worker-"))
+        self.workdir = server.workdir()
         self._output = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]  # stdout, stderr
         self._output_read = [0, 0]
         self.alive = True
         _copy_submission(submission, self.workdir / "submission")
         self.channel, theirs = socket.socketpair()
-        self.pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)])
+        self.channel.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        self.server_pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)])
+        """The worker's pid as the fork server sees it (in the sandbox's pid namespace), for reaping."""
         theirs.close()
+        self.pid = self.server_pid
+        """The worker's pid as this process sees it, for signals and /proc."""
+        self._await_hello()
         self._await_import()
+
+    def _await_hello(self) -> None:
+        """Read the worker's first message, sent before any student code ran, and the pid the
+        kernel attached to it: the worker's pid in this process's namespace."""
+        deadline = time.monotonic() + max(self.limits.call_seconds, 2.0)
+        while time.monotonic() < deadline:
+            ready = select.select([self.channel], [], [], max(0.0, deadline - time.monotonic()))[0]
+            if not ready:
+                break
+            data, ancillary, _flags, _address = self.channel.recvmsg(5, socket.CMSG_SPACE(_UCRED.size))
+            for level, kind, payload in ancillary:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and data == b"hello":
+                    self.pid = _UCRED.unpack(payload[: _UCRED.size])[0]
+                    return
+            break
+        self.stop()
+        raise WorkerCrashed(f"the worker for {self.module}.py did not start")
 
     def _await_import(self) -> None:
         deadline = time.monotonic() + max(self.limits.call_seconds, 2.0)
@@ -340,7 +456,7 @@ class WorkerProcess:
                 kill(self.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        status = self.server.reap(self.pid)
+        status = self.server.reap(self.server_pid)
         self.channel.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
         if "exit" in status:
