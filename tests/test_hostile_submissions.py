@@ -142,7 +142,7 @@ def processes_of(uid: int) -> list[int]:
 def test_children_in_their_own_sessions_do_not_survive_grading(grade_fixture, fork_server):
     report = grade_fixture(hostile("forks_50_sleepers"))
     assert by_function(report)["softmax"][0].outcome is Outcome.PASSED  # the answer itself is right
-    assert processes_of(fork_server.uid) == []
+    assert processes_of(fork_server.uid) == []  # grading waits until they are gone
 
 
 @needs_bwrap

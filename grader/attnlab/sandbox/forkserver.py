@@ -17,6 +17,7 @@ import resource
 import signal
 import socket
 import sys
+import time
 
 CONTROL_MESSAGE_BYTES = 1 << 16
 PREIMPORTED = (
@@ -69,12 +70,27 @@ def _kill_everything_of(uid: int) -> None:
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
-    while True:  # reap whatever of ours died
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:  # reap ours, and wait until the others are gone too
         try:
-            if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                break
+            while os.waitpid(-1, os.WNOHANG)[0] != 0:
+                pass
         except ChildProcessError:
-            break
+            pass
+        if not _processes_of(uid):
+            return
+        time.sleep(0.005)
+
+
+def _processes_of(uid: int) -> list[str]:
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid:
+                found.append(name)
+        except OSError:
+            pass
+    return found
 
 
 def _set_limits(limits: dict, baseline_vm: int) -> None:
