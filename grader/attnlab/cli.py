@@ -50,41 +50,72 @@ def main() -> None:
     \b
     Students:    attnlab check            run the public tests on your exercises/
                  attnlab quiz take QUIZ   take a quiz in the terminal
-    Instructors: attnlab grade FOLDER     grade a submission with the hidden tests
+    Instructors: attnlab grade FOLDER     grade a submission, or a whole class, with the hidden tests
                  attnlab stubs            regenerate exercises/ from solutions/
                  attnlab quiz --help      key, grade and lint quizzes
     """
 
 
 @main.command()
-@click.argument("submission", type=click.Path(path_type=Path))
-@click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write Gradescope-format results to this file.")
-@click.option("--only", multiple=True, metavar="FILE", help="Grade only this exercise file (e.g. softmax); repeat for more.")
-@click.option("--explain", is_flag=True, help="Show the whole feedback of every failing test, its heatmaps, and what the code printed.")
-@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write an HTML report (feedback and heatmaps) to this file.")
+@click.argument("path", metavar="PATH", type=click.Path(path_type=Path))
+@click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="One submission: also write Gradescope-format results to this file.")
+@click.option("--only", multiple=True, metavar="FILE", help="One submission: grade only this exercise file (e.g. softmax); repeat for more.")
+@click.option("--explain", is_flag=True, help="One submission: show the whole feedback of every failing test, its heatmaps, and what the code printed.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False), help="One submission: also write an HTML report (feedback and heatmaps) to this file.")
+@click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), help="A class: the results folder (default: results/ next to the class folder).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="A class: submissions graded at once (default: the machine's cores).")
+@click.option("--student", "students", multiple=True, metavar="ID", help="A class: (re)grade only this student; repeat for more.")
+@click.option("--assignment", metavar="NAME", help="A class in nbgrader's layout: the assignment to grade (default: each student's newest).")
+@click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="A class: also export the gradebook as CSV (student, total, points per exercise file).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds one call of a student function may take.")
+@click.option("--budget", type=click.FloatRange(min=1.0), default=60.0, show_default=True, help="Seconds all of one submission's calls may take together.")
 @click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory a worker may add to its own.")
 @click.option("--no-sandbox", "in_process", is_flag=True, hidden=True, help="Run the code in this process (benchmark baseline only).")
 @COURSE_OPTION
-def grade(submission: Path, json_path: Path | None, only: tuple[str, ...], explain: bool, html_path: Path | None, timeout: float, memory_mib: int, in_process: bool, course_dir: Path | None) -> None:
-    """Grade SUBMISSION, a folder of exercise files, with the hidden tests.
+def grade(path: Path, json_path, only, explain, html_path, results_dir, jobs, students, assignment, csv_path, timeout, budget, memory_mib, in_process, course_dir) -> None:
+    """Grade PATH with the hidden tests: one submission, or a whole class.
 
-    Each call into the student's code runs in a sandboxed worker process with a
-    deadline and memory limits; expected values are computed here, in the
-    grader. The exit status is 0 whenever grading completed, whatever the score.
+    \b
+    One submission: a folder of exercise files (softmax.py, scores.py, ...).
+    A class: a folder with one folder or .zip per student (named by student id),
+    or nbgrader's submitted/<student>/<assignment>/, or a Gradescope export.
+
+    Each call into the student's code runs in a sandboxed worker with a deadline
+    and memory limits; expected values are computed here, in the grader. A class
+    is graded in parallel; each result is saved in results/<student>.json as it
+    finishes, and results/gradebook.sqlite is rebuilt from them. Running the same
+    command again grades only what is missing or changed since.
+
+    The exit status is 0 whenever grading completed, whatever the scores.
     """
-    from attnlab import console
-    from attnlab.course import CourseError
-    from attnlab.grading import SubmissionError, grade as grade_submission
-    from attnlab.report import render
-    from attnlab.atomic import write_json_atomically, write_text_atomically
     from attnlab.sandbox.host import Limits
 
     course = _course(course_dir)
-    limits = Limits(call_seconds=timeout, memory_bytes=memory_mib << 20)
+    limits = Limits(call_seconds=timeout, memory_bytes=memory_mib << 20, submission_seconds=budget)
+    from attnlab.roster import is_submission
+
+    if path.is_dir() and not is_submission(path, course):
+        for flag, given in (("--json", json_path), ("--only", only), ("--explain", explain), ("--html", html_path), ("--no-sandbox", in_process)):
+            if given:
+                raise UserError(f"{flag} is for one submission; {path} is a class folder")
+        _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path)
+        return
+    for flag, given in (("--results", results_dir), ("--jobs", jobs), ("--student", students), ("--assignment", assignment), ("--csv", csv_path)):
+        if given:
+            raise UserError(f"{flag} is for a class folder; {path} is one submission")
+    _grade_one(course, path, limits, json_path, list(only), explain, html_path, in_process)
+
+
+def _grade_one(course, submission: Path, limits, json_path, only, explain, html_path, in_process) -> None:
+    from attnlab import console
+    from attnlab.atomic import write_json_atomically, write_text_atomically
+    from attnlab.course import CourseError
+    from attnlab.grading import SubmissionError, grade as grade_submission
+    from attnlab.report import render
+
     try:
         with console.err.status(f"Grading {submission} …"):
-            report = grade_submission(course, submission, only=list(only) or None, in_process=in_process, limits=limits)
+            report = grade_submission(course, submission, only=only or None, in_process=in_process, limits=limits)
     except (CourseError, SubmissionError) as error:
         raise UserError(str(error)) from None
     render(report, console.out, explain=explain)
@@ -101,6 +132,47 @@ def grade(submission: Path, json_path: Path | None, only: tuple[str, ...], expla
         except OSError as error:
             raise UserError(f"cannot write {path}: {error.strerror}") from None
         console.err.print(f"Wrote {path}")
+
+
+def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path) -> None:
+    from attnlab import console
+    from attnlab.class_grading import grade_class, plan_class
+    from attnlab.class_report import ClassProgress, render_class_summary
+    from attnlab.course import CourseError
+    from attnlab.gradebook import ResultStore, write_csv
+    from attnlab.misconceptions import load_catalogue
+    from attnlab.roster import RosterError
+    from attnlab.sandbox.host import describe_mode
+
+    store = ResultStore(results_dir or folder.resolve().parent / "results")
+    try:
+        plan = plan_class(course, folder, store, limits, students=students or None, assignment=assignment)
+    except (RosterError, CourseError) as error:
+        raise UserError(str(error)) from None
+    console.err.print(f"{len(plan.entries)} submissions in {folder}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
+    console.err.print(f"Sandbox: {describe_mode()}")
+    progress = ClassProgress(console.err, len(plan.to_grade))
+    try:
+        if plan.to_grade:
+            console.err.print("Recording the reference's run of the hidden tests …")
+        outcome = grade_class(course, plan, store, limits, jobs=jobs, on_ready=progress.start, on_graded=progress.graded)
+    except KeyboardInterrupt:
+        progress.stop()
+        console.err.print(f"Interrupted: the finished results are in {store.folder}; run the same command again to go on.")
+        sys.exit(130)
+    except (RosterError, CourseError) as error:
+        progress.stop()
+        raise UserError(str(error)) from None
+    progress.stop()
+    results = [r.data for r in store.all([e.student for e in plan.entries])]
+    render_class_summary(console.out, results, load_catalogue(course), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
+    console.err.print(f"Gradebook: {outcome.gradebook}")
+    if csv_path is not None:
+        try:
+            write_csv(store.all([e.student for e in plan.entries]), list(course.modules), csv_path)
+        except OSError as error:
+            raise UserError(f"cannot write {csv_path}: {error.strerror}") from None
+        console.err.print(f"Wrote {csv_path}")
 
 
 @main.command()

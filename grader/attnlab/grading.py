@@ -94,6 +94,7 @@ def grade(
     fork_server: ForkServer | None = None,
     reference: Reference | None = None,
     script: Script | None = None,
+    callback_cache: dict | None = None,
 ) -> GradeReport:
     """Run the hidden tests of ``only`` these exercise files (default: all) against ``submission``.
 
@@ -107,7 +108,7 @@ def grade(
     if in_process:
         backend = InProcessBackend(course, submission, reference)
     else:
-        backend = SandboxBackend(course, submission, reference, limits=limits, fork_server=fork_server)
+        backend = SandboxBackend(course, submission, reference, limits=limits, fork_server=fork_server, callback_cache=callback_cache)
     try:
         decided: dict[str, TestResult] = {}
         order: list[str] = []

@@ -260,10 +260,10 @@ class ForkServer:
 
 
 def describe_mode() -> str:
-    """The mode a new fork server would run in, in words."""
+    """The mode new fork servers run in, in words (each has a private user of its own)."""
     server = ForkServer.__new__(ForkServer)
     server.uid, server.bwrap = private_uid(), bwrap_path()
-    return server.mode
+    return server.mode.replace(f"a private user (uid {server.uid})", "a private user per grading process")
 
 
 def _copy_submission(submission: Path, target: Path) -> None:

@@ -1,0 +1,157 @@
+"""Grade a whole class: in parallel, resumable, one sandbox per grading process.
+
+The trusted side runs the hidden suite once against the reference and records
+its calls (``replay``). Then ``jobs`` grading processes are forked from this
+one, so pytest, hypothesis, the reference and the recording are loaded once
+for the class, not per student. Each owns a fork server (a bubblewrap sandbox
+as root) that forks workers per submission, and writes each student's result
+atomically the moment it is graded. A rerun grades what is missing or changed.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import tempfile
+import time
+import warnings
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from attnlab.course import Course
+from attnlab.gradebook import GRADEBOOK_NAME, ResultStore, build_gradebook, grader_fingerprint
+from attnlab.grading import SubmissionError, grade, record_script
+from attnlab.reference import Reference
+from attnlab.roster import Entry, RosterError, find_entries, stage
+from attnlab.sandbox.host import ForkServer, Limits
+
+
+@dataclass
+class ClassPlan:
+    """What a class run will do: every entry, and which of them need grading."""
+
+    entries: list[Entry]
+    to_grade: list[Entry]
+    fingerprints: dict[str, str]
+    grader: str
+
+    @property
+    def reused(self) -> int:
+        return len(self.entries) - len(self.to_grade)
+
+
+@dataclass
+class ClassOutcome:
+    """What a class run did."""
+
+    plan: ClassPlan
+    graded: list[dict] = field(default_factory=list)
+    """The stored result of each submission graded in this run."""
+    failures: list[str] = field(default_factory=list)
+    """Submissions the grader itself failed on (not saved: a rerun tries them again)."""
+    gradebook: Path | None = None
+    wall_seconds: float = 0.0
+
+
+def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits, *, students: list[str] | None = None, assignment: str | None = None) -> ClassPlan:
+    """Find the class's submissions and pick those to grade: the named ``students`` (always
+    regraded), else every one without a current result."""
+    entries = find_entries(folder, course, assignment)
+    if not entries:
+        raise RosterError(f"{folder}: no submissions in it (a class folder holds one folder or .zip per student)")
+    grader = grader_fingerprint(course, limits)
+    fingerprints = {e.student: e.fingerprint() for e in entries}
+    if students:
+        unknown = sorted(set(students) - set(fingerprints))
+        if unknown:
+            raise RosterError(f"no submission for student {', '.join(unknown)} in {folder}")
+        to_grade = [e for e in entries if e.student in students]
+    else:
+        to_grade = [e for e in entries if not store.is_current(e.student, fingerprints[e.student], grader)]
+    return ClassPlan(entries, to_grade, fingerprints, grader)
+
+
+# Set in the parent before the grading processes are forked, so they inherit it ready-made.
+_CLASS: dict = {}
+_SLOT: dict = {}
+
+
+def _start_slot() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+    warnings.simplefilter("ignore")  # the reference on a student's odd inputs may warn: not for the terminal
+    _SLOT["server"] = ForkServer()
+    _SLOT["callbacks"] = {}
+
+
+def _grade_entry(entry: Entry) -> tuple[str, dict | None, str | None]:
+    """In a grading process: grade one entry and save its result. (student, stored data, failure)."""
+    course, store, plan, limits = _CLASS["course"], _CLASS["store"], _CLASS["plan"], _CLASS["limits"]
+    report, error = None, None
+    try:
+        with tempfile.TemporaryDirectory(prefix="attnlab-stage-") as staging:
+            submission = stage(entry, course, Path(staging))
+            result = grade(course, submission, limits=limits, fork_server=_SLOT["server"], reference=_CLASS["reference"], script=_CLASS["script"], callback_cache=_SLOT["callbacks"])
+            report = {**result.to_dict(), "submission": str(entry.source)}
+    except (RosterError, SubmissionError) as problem:
+        error = str(problem)  # the submission's own fault: saved, with no points
+    except Exception as failure:  # noqa: BLE001 - the grader's fault: reported, not saved, retried next run
+        return entry.student, None, f"{entry.student}: {type(failure).__name__}: {failure}"
+    data = store.save(entry.student, source=str(entry.source), fingerprint=plan.fingerprints[entry.student], grader=plan.grader, report=report, error=error)
+    return entry.student, data, None
+
+
+def grade_class(
+    course: Course,
+    plan: ClassPlan,
+    store: ResultStore,
+    limits: Limits,
+    *,
+    jobs: int | None = None,
+    on_ready: Callable[[], None] = lambda: None,
+    on_graded: Callable[[dict], None] = lambda data: None,
+) -> ClassOutcome:
+    """Grade ``plan.to_grade`` with ``jobs`` processes (default: the machine's cores), then
+    rebuild the gradebook. Ctrl-C stops the run; what finished is kept."""
+    started = time.perf_counter()
+    outcome = ClassOutcome(plan)
+    try:
+        if plan.to_grade:
+            _grade_in_parallel(course, plan, store, limits, jobs or os.cpu_count() or 1, outcome, on_ready, on_graded)
+    finally:
+        students = [e.student for e in plan.entries]
+        outcome.gradebook = build_gradebook(store.all(students), store.folder / GRADEBOOK_NAME)
+        outcome.wall_seconds = time.perf_counter() - started
+    return outcome
+
+
+def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_graded) -> None:
+    reference = Reference(course)
+    _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=record_script(course, reference))
+    store.folder.mkdir(parents=True, exist_ok=True)
+    context = multiprocessing.get_context("fork")
+    executor = ProcessPoolExecutor(max_workers=min(jobs, len(plan.to_grade)), mp_context=context, initializer=_start_slot)
+    try:
+        pending = {executor.submit(_grade_entry, entry) for entry in plan.to_grade}
+        on_ready()
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                student, data, failure = future.result()
+                if failure:
+                    outcome.failures.append(failure)
+                else:
+                    outcome.graded.append(data)
+                    on_graded(data)
+    except BaseException:
+        # Ctrl-C or worse: stop the grading processes now (their sandboxes die with them).
+        for process in list(getattr(executor, "_processes", {}).values()):
+            process.kill()
+        executor.shutdown(wait=False, cancel_futures=True)
+        raise
+    else:
+        executor.shutdown(wait=True)
+    finally:
+        _CLASS.clear()

@@ -1,0 +1,142 @@
+"""A class's results on disk: one JSON file per student, and the gradebook built from them.
+
+``results/<student>.json`` is written atomically the moment a submission is
+graded, so nothing finished is ever lost; it records what was graded (a hash of
+the submission) and by what (a hash of the hidden tests, the reference and the
+limits), so a rerun grades only what is missing or changed. The SQLite
+gradebook and the CSV export are rebuilt from those files, never edited in place.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import hashlib
+import io
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnlab import __version__
+from attnlab.atomic import write_json_atomically, write_text_atomically
+from attnlab.course import Course
+
+GRADEBOOK_NAME = "gradebook.sqlite"
+_SCHEMA = """
+CREATE TABLE submissions (
+    student TEXT PRIMARY KEY, score REAL, max_score REAL, error TEXT,
+    graded_at TEXT, duration REAL, sandbox TEXT, fingerprint TEXT, source TEXT
+);
+CREATE TABLE results (
+    student TEXT, number INTEGER, test TEXT, function TEXT, module TEXT, status TEXT,
+    score REAL, max_score REAL, duration REAL, feedback TEXT, misconception TEXT,
+    PRIMARY KEY (student, number)
+);
+"""
+
+
+def grader_fingerprint(course: Course, limits) -> str:
+    """What a grade depends on besides the submission: hidden tests, reference, limits, engine."""
+    digest = hashlib.sha256(f"{__version__}\n{limits!r}\n".encode())
+    folders = [course.hidden_tests_dir, course.solutions_dir]
+    for path in sorted(p for folder in folders for p in folder.rglob("*") if p.is_file() and p.suffix in (".py", ".toml", ".ini")):
+        digest.update(str(path.relative_to(course.root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@dataclass
+class StoredResult:
+    student: str
+    fingerprint: str
+    grader: str
+    error: str | None
+    report: dict | None
+    data: dict
+
+
+class ResultStore:
+    """The results folder of one class."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+
+    def path(self, student: str) -> Path:
+        return self.folder / f"{student}.json"
+
+    def load(self, student: str) -> StoredResult | None:
+        try:
+            data = json.loads(self.path(student).read_text())
+            return StoredResult(data["student"], data["fingerprint"], data["grader"], data.get("error"), data.get("report"), data)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # missing, or unreadable: either way it is graded (again)
+
+    def is_current(self, student: str, fingerprint: str, grader: str) -> bool:
+        stored = self.load(student)
+        return stored is not None and stored.fingerprint == fingerprint and stored.grader == grader
+
+    def save(self, student: str, *, source: str, fingerprint: str, grader: str, report: dict | None, error: str | None) -> dict:
+        data = {
+            "student": student,
+            "source": source,
+            "fingerprint": fingerprint,
+            "grader": grader,
+            "graded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "error": error,
+            "report": report,
+        }
+        self.folder.mkdir(parents=True, exist_ok=True)
+        write_json_atomically(self.path(student), data)
+        return data
+
+    def all(self, students: list[str] | None = None) -> list[StoredResult]:
+        """Stored results, of these students (default: every file in the folder), by student id."""
+        names = students if students is not None else sorted(p.stem for p in self.folder.glob("*.json"))
+        return [r for r in (self.load(n) for n in names) if r is not None]
+
+
+def build_gradebook(results: list[StoredResult], path: Path) -> Path:
+    """Write the SQLite gradebook (one row per student and test) from stored results, atomically."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.unlink(missing_ok=True)
+    connection = sqlite3.connect(temporary)
+    try:
+        connection.executescript(_SCHEMA)
+        for result in results:
+            report = result.report or {}
+            connection.execute(
+                "INSERT INTO submissions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (result.student, report.get("score", 0.0), report.get("max_score"), result.error, result.data.get("graded_at"), report.get("duration"), report.get("sandbox"), result.fingerprint, result.data.get("source")),
+            )
+            for number, test in enumerate(report.get("tests", []), start=1):
+                connection.execute(
+                    "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (result.student, number, test["name"], test["function"], test["module"], test["outcome"], test["score"], test["max_score"], test["duration"], test["feedback"], test["misconception"]),
+                )
+        connection.commit()
+    finally:
+        connection.close()
+    os.replace(temporary, path)
+    return path
+
+
+def gradebook_csv(results: list[StoredResult], modules: list[str]) -> str:
+    """One row per student: id, total, maximum, and the points of each exercise file.
+
+    The shape an LMS grade import takes (Canvas, Moodle: a student column and number columns).
+    """
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["student", "total", "max_total", *modules, "error"])
+    for result in results:
+        per_module = dict.fromkeys(modules, 0.0)
+        report = result.report or {}
+        for test in report.get("tests", []):
+            per_module[test["module"]] = per_module.get(test["module"], 0.0) + test["score"]
+        writer.writerow([result.student, round(report.get("score", 0.0), 4), report.get("max_score", ""), *(round(per_module[m], 4) for m in modules), result.error or ""])
+    return out.getvalue()
+
+
+def write_csv(results: list[StoredResult], modules: list[str], path: Path) -> None:
+    write_text_atomically(path, gradebook_csv(results, modules))

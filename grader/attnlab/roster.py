@@ -1,0 +1,184 @@
+"""Find the submissions in a class folder, whatever tool collected them.
+
+A class folder holds one entry per student: a folder or a ``.zip`` named by the
+student's id. Two layouts of other tools are recognised too:
+
+- nbgrader's ``submitted/<student>/<assignment>/`` (give the class folder or its
+  ``submitted/``; with several assignments, the newest is taken unless one is named);
+- a Gradescope export: ``submission_<id>/`` folders with ``submission_metadata.yml``
+  mapping each to its submitters (the student id is the first submitter's SID).
+
+Notebooks (``softmax.ipynb``) count as their exercise file: their code cells, in order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnlab.course import Course
+
+MAX_UNPACKED_BYTES = 20 << 20
+"""A zip that unpacks to more than this is not graded (a zip bomb costs nothing)."""
+_SAFE_ID = re.compile(r"[^A-Za-z0-9._@+-]")
+
+
+class RosterError(Exception):
+    """The class folder cannot be read as a class; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One student's submission as found in the class folder."""
+
+    student: str
+    source: Path
+    """The folder or zip as found."""
+
+    def fingerprint(self) -> str:
+        """A hash of what was submitted: a changed submission is graded again."""
+        digest = hashlib.sha256()
+        if self.source.is_file():
+            digest.update(self.source.read_bytes())
+        else:
+            for path in sorted(p for p in self.source.rglob("*") if p.is_file() and not p.is_symlink()):
+                digest.update(str(path.relative_to(self.source)).encode() + b"\0")
+                digest.update(path.read_bytes() + b"\0")
+        return digest.hexdigest()
+
+
+def safe_id(name: str) -> str:
+    """A student id usable as a file name: ``results/<id>.json``."""
+    cleaned = _SAFE_ID.sub("_", name).strip("._") or "student"
+    return cleaned[:100]
+
+
+def is_submission(folder: Path, course: Course) -> bool:
+    """Does this folder hold exercise files (``softmax.py`` or ``softmax.ipynb``) itself?"""
+    return any((folder / f"{m}{suffix}").is_file() for m in course.modules for suffix in (".py", ".ipynb"))
+
+
+def find_entries(folder: Path, course: Course, assignment: str | None = None) -> list[Entry]:
+    """The class's submissions, one per student, sorted by student id."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise RosterError(f"{folder}: no such folder")
+    if (folder / "submission_metadata.yml").is_file():
+        entries = _gradescope_entries(folder)
+    elif (folder / "submitted").is_dir() or folder.name == "submitted":
+        entries = _nbgrader_entries(folder if folder.name == "submitted" else folder / "submitted", assignment)
+    else:
+        entries = [
+            Entry(safe_id(p.stem if p.suffix == ".zip" else p.name), p)
+            for p in sorted(folder.iterdir())
+            if not p.name.startswith(".") and (p.is_dir() or p.suffix == ".zip")
+        ]
+    seen: dict[str, Path] = {}
+    for entry in entries:
+        if entry.student in seen:
+            raise RosterError(f"two submissions for student {entry.student!r}: {seen[entry.student]} and {entry.source}")
+        seen[entry.student] = entry.source
+    return sorted(entries, key=lambda e: e.student)
+
+
+def _nbgrader_entries(submitted: Path, assignment: str | None) -> list[Entry]:
+    entries = []
+    for student in sorted(p for p in submitted.iterdir() if p.is_dir()):
+        assignments = sorted((p for p in student.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+        if assignment is not None:
+            assignments = [p for p in assignments if p.name == assignment]
+        if assignments:
+            entries.append(Entry(safe_id(student.name), assignments[-1]))
+    return entries
+
+
+def _gradescope_entries(export: Path) -> list[Entry]:
+    import yaml
+
+    try:
+        metadata = yaml.safe_load((export / "submission_metadata.yml").read_text()) or {}
+    except yaml.YAMLError as error:
+        raise RosterError(f"{export / 'submission_metadata.yml'}: not valid YAML ({error.problem})") from None
+    entries = []
+    for key, info in sorted(metadata.items()):
+        if not (export / key).is_dir():
+            continue
+        submitters = (info or {}).get(":submitters") or (info or {}).get("submitters") or []
+        first = submitters[0] if submitters else {}
+        student = first.get(":sid") or first.get("sid") or first.get(":email") or first.get("email") or key
+        entries.append(Entry(safe_id(str(student)), export / key))
+    return entries
+
+
+def stage(entry: Entry, course: Course, target: Path) -> Path:
+    """Put the entry's exercise files, as ``.py`` files, into ``target``; return the folder to grade.
+
+    Raises ``RosterError`` when the entry holds no exercise file.
+    """
+    target.mkdir(parents=True, exist_ok=True)
+    source = entry.source
+    if source.is_file():
+        unpacked = target / "unpacked"
+        _unzip(source, unpacked)
+        source = unpacked
+    folder = _submission_folder(source, course)
+    if folder is None:
+        names = ", ".join(f"{m}.py" for m in course.modules)
+        raise RosterError(f"{entry.source.name}: no exercise file found (looked for {names})")
+    staged = target / "submission"
+    staged.mkdir()
+    for module in course.modules:
+        script, notebook = folder / f"{module}.py", folder / f"{module}.ipynb"
+        if script.is_file() and not script.is_symlink():
+            shutil.copyfile(script, staged / script.name)
+        elif notebook.is_file() and not notebook.is_symlink():
+            (staged / script.name).write_text(notebook_code(notebook))
+    return staged
+
+
+def _submission_folder(folder: Path, course: Course) -> Path | None:
+    """The folder itself, or the one folder below it, that holds the exercise files."""
+    if is_submission(folder, course):
+        return folder
+    for child in sorted(p for p in folder.rglob("*") if p.is_dir() and not p.is_symlink() and "__MACOSX" not in p.parts):
+        if is_submission(child, course):
+            return child
+    return None
+
+
+def _unzip(archive: Path, target: Path) -> None:
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            members = bundle.infolist()
+            if sum(m.file_size for m in members) > MAX_UNPACKED_BYTES:
+                raise RosterError(f"{archive.name}: unpacks to more than {MAX_UNPACKED_BYTES >> 20} MiB")
+            for member in members:
+                path = Path(member.filename)
+                if member.is_dir() or path.is_absolute() or ".." in path.parts or (member.external_attr >> 16) & 0o170000 == 0o120000:
+                    continue  # folders are made as needed; escapes and symlinks are not unpacked
+                destination = target / path
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                destination.write_bytes(bundle.read(member))
+    except (zipfile.BadZipFile, OSError) as error:
+        raise RosterError(f"{archive.name}: not a readable zip ({error})") from None
+
+
+def notebook_code(notebook: Path) -> str:
+    """A notebook's code cells, in order, as one Python file (magics and shell lines dropped)."""
+    try:
+        cells = json.loads(notebook.read_text()).get("cells", [])
+    except (ValueError, OSError) as error:
+        raise RosterError(f"{notebook.name}: not a readable notebook ({error})") from None
+    chunks = []
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        chunks.append("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    return "\n\n".join(chunks) + "\n"
