@@ -1,0 +1,193 @@
+"""Grading a whole class through the command line, as an instructor does: mixed, hostile, killed."""
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import COURSE, REPO, SUBMISSIONS, build_submission, read_fixture
+
+from attnlab.grading import grade
+from attnlab.sandbox.host import PRIVATE_UID_BASE, Limits
+
+ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
+BUGGY = ["softmax_ignores_axis", "sdpa_mask_inverted", "split_heads_reshape_only"]
+HOSTILE = ["infinite_loop", "allocates_20_gb", "forks_50_sleepers", "reads_the_solutions", "opens_a_socket", "writes_outside_its_folder"]
+
+
+def fixture(kind: str, name: str):
+    return read_fixture(SUBMISSIONS / kind / f"{name}.py")
+
+
+def make_class(folder: Path) -> Path:
+    """Two correct students (a folder, a zip), buggy and hostile ones, and one that is not a submission."""
+    build_submission(folder / "ada", fixture("correct", "softmax_logsumexp"))
+    build_submission(folder / "zipped-src", fixture("correct", "scores_einsum"))
+    with zipfile.ZipFile(folder / "bob.zip", "w") as bundle:
+        for path in (folder / "zipped-src").iterdir():
+            bundle.write(path, f"bob/{path.name}")
+        bundle.writestr("../../escaped.py", "print('unpacked outside')")
+    shutil.rmtree(folder / "zipped-src")
+    for name in BUGGY:
+        build_submission(folder / f"buggy-{name}", fixture("buggy", name))
+    for name in HOSTILE:
+        build_submission(folder / f"hostile-{name}", fixture("hostile", name))
+    (folder / "empty-handed").mkdir()
+    (folder / "empty-handed" / "notes.txt").write_text("I did not do it")
+    return folder
+
+
+def run_grade(*args, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([*ATTNLAB, "grade", *map(str, args), "--course", str(REPO)], capture_output=True, text=True, timeout=600, **kwargs)
+
+
+def snapshot(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def processes_of_private_users() -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid >= PRIVATE_UID_BASE:
+                found.append((entry / "cmdline").read_bytes().decode(errors="replace"))
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return found
+
+
+def gradebook_rows(path: Path) -> list[tuple]:
+    """The gradebook without what differs between two gradings of the same work (times)."""
+    with sqlite3.connect(path) as db:
+        students = db.execute("SELECT student, score, max_score, error, fingerprint FROM submissions ORDER BY student").fetchall()
+        tests = db.execute("SELECT student, number, test, status, score, max_score, feedback, misconception FROM results ORDER BY student, number").fetchall()
+    return students + tests
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course-run")
+    classroom = make_class(root / "class")
+    before = snapshot(root)
+    for target in (Path("/tmp/attnlab-pwned"), root / "escaped.py"):
+        target.unlink(missing_ok=True)
+    started = time.monotonic()
+    result = run_grade(classroom, "--timeout", "1", "--jobs", "2", "--csv", root / "results" / "class.csv")
+    return root, before, result, time.monotonic() - started
+
+
+def stored(root: Path, student: str) -> dict:
+    return json.loads((root / "results" / f"{student}.json").read_text())
+
+
+def outcomes_of(data: dict, function: str) -> set[str]:
+    return {t["outcome"] for t in data["report"]["tests"] if t["function"] == function}
+
+
+def test_a_mixed_class_finishes_with_every_result_saved(graded_class):
+    root, _, result, _ = graded_class
+    assert result.returncode == 0, result.stderr[-2000:]
+    students = {p.stem for p in (root / "results").glob("*.json")}
+    assert students == {"ada", "bob", "empty-handed", *(f"buggy-{n}" for n in BUGGY), *(f"hostile-{n}" for n in HOSTILE)}
+    assert "Score distribution" in result.stdout and "Tests most students lose points on" in result.stdout
+
+
+def test_correct_students_get_full_marks_and_buggy_ones_lose_on_their_function(graded_class):
+    root, *_ = graded_class
+    for student in ("ada", "bob"):
+        report = stored(root, student)["report"]
+        assert report["score"] == report["max_score"], student
+    for name in BUGGY:
+        data = stored(root, f"buggy-{name}")
+        function = {"softmax_ignores_axis": "softmax", "sdpa_mask_inverted": "scaled_dot_product_attention", "split_heads_reshape_only": "split_heads"}[name]
+        lost = {t["function"] for t in data["report"]["tests"] if t["score"] < t["max_score"]}
+        assert lost == {function}, (name, lost)
+
+
+def test_hostile_students_get_named_outcomes(graded_class):
+    root, *_ = graded_class
+    assert outcomes_of(stored(root, "hostile-infinite_loop"), "softmax") == {"timed out"}
+    assert outcomes_of(stored(root, "hostile-allocates_20_gb"), "attention_scores") - {"passed"} == {"out of memory"}
+    assert outcomes_of(stored(root, "hostile-forks_50_sleepers"), "softmax") == {"passed"}
+    assert outcomes_of(stored(root, "hostile-reads_the_solutions"), "softmax") == {"error"}
+    assert outcomes_of(stored(root, "hostile-opens_a_socket"), "softmax") == {"error"}
+    assert "no exercise file found" in stored(root, "empty-handed")["error"]
+
+
+def test_the_class_costs_its_deadlines_and_not_more(graded_class):
+    root, *_ = graded_class
+    report = stored(root, "hostile-infinite_loop")["report"]
+    assert report["duration"] < 1.0 * 3 + 10, "one deadline for the looping function, not one per test"
+
+
+def test_no_process_survives_and_nothing_is_written_outside_the_results(graded_class):
+    root, before, *_ = graded_class
+    assert processes_of_private_users() == []
+    after = {k: v for k, v in snapshot(root).items() if not k.startswith("results/")}
+    assert after == before
+    assert not Path("/tmp/attnlab-pwned").exists()
+
+
+def test_the_gradebook_has_a_row_per_student_and_test_and_the_csv_a_row_per_student(graded_class):
+    root, *_ = graded_class
+    with sqlite3.connect(root / "results" / "gradebook.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == 12
+        per_student = dict(db.execute("SELECT student, COUNT(*) FROM results GROUP BY student").fetchall())
+    assert set(per_student.values()) == {61}
+    lines = (root / "results" / "class.csv").read_text().splitlines()
+    assert lines[0].startswith("student,total,max_total,softmax,scores") and len(lines) == 13
+
+
+def test_class_grading_gives_the_scores_grading_alone_gives(graded_class, fork_server):
+    """Replay (recorded calls, no pytest) must never change a verdict: compare with live grading."""
+    root, *_ = graded_class
+    for student in ("ada", "buggy-sdpa_mask_inverted", "hostile-allocates_20_gb"):
+        alone = grade(COURSE, root / "class" / student, limits=Limits(call_seconds=1.0), fork_server=fork_server)
+        in_class = stored(root, student)["report"]["tests"]
+        assert [(t.name, t.outcome.value, t.score, t.misconception) for t in alone.tests] == [(t["name"], t["outcome"], t["score"], t["misconception"]) for t in in_class]
+
+
+def test_a_rerun_grades_nothing_and_a_changed_or_named_submission_again(graded_class):
+    root, *_ = graded_class
+    again = run_grade(root / "class", "--timeout", "1")
+    assert "0 to grade, 12 unchanged" in " ".join(again.stderr.split())
+    (root / "class" / "ada" / "softmax.py").write_text((REPO / "exercises" / "softmax.py").read_text())
+    changed = run_grade(root / "class", "--timeout", "1", "--jobs", "1")
+    assert "1 to grade, 11 unchanged" in " ".join(changed.stderr.split())
+    assert stored(root, "ada")["report"]["score"] < stored(root, "ada")["report"]["max_score"]
+    named = run_grade(root / "class", "--student", "bob", "--timeout", "1")
+    assert "1 to grade" in " ".join(named.stderr.split())
+    unknown = run_grade(root / "class", "--student", "nobody-here")
+    assert unknown.returncode == 2 and "no submission for student nobody-here" in unknown.stderr
+
+
+def test_a_grader_killed_midway_resumes_and_ends_with_the_same_gradebook(tmp_path):
+    classroom = tmp_path / "class"
+    for index in range(6):
+        build_submission(classroom / f"student{index}", fixture("correct", "softmax_logsumexp"))
+    build_submission(classroom / "student6", fixture("buggy", "softmax_ignores_axis"))
+    uninterrupted = run_grade(classroom, "--results", tmp_path / "full", "--jobs", "2")
+    assert uninterrupted.returncode == 0, uninterrupted.stderr[-2000:]
+
+    results = tmp_path / "killed"
+    grader = subprocess.Popen([*ATTNLAB, "grade", str(classroom), "--results", str(results), "--jobs", "2", "--course", str(REPO)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(results.glob("student*.json"))) < 2:
+        time.sleep(0.05)
+    os.killpg(grader.pid, signal.SIGKILL)
+    grader.wait()
+    finished = len(list(results.glob("student*.json")))
+    assert 2 <= finished < 7, "killed halfway, not before or after"
+    time.sleep(0.5)
+    assert processes_of_private_users() == []
+
+    resumed = run_grade(classroom, "--results", results, "--jobs", "2")
+    assert f"{7 - finished} to grade, {finished} unchanged" in " ".join(resumed.stderr.split())
+    assert gradebook_rows(results / "gradebook.sqlite") == gradebook_rows(tmp_path / "full" / "gradebook.sqlite")
