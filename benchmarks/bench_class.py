@@ -1,0 +1,107 @@
+"""Grade a generated class through the command line and report its throughput.
+
+The class is mostly correct submissions (the reference, and the correct-but-different
+variants of tests/submissions/correct), some buggy ones (tests/submissions/buggy) and
+a share of hostile ones (infinite loop, 20 GB allocation, fork of 50 sleepers, ...),
+each spliced into a copy of the reference as a student would hand it in.
+
+Reports wall time, submissions per second, the peak memory of the grader and its
+processes, and the ratio to running the same hidden tests in-process without a
+sandbox (live pytest per submission, measured on a sample and scaled up).
+
+    python benchmarks/bench_class.py [--students 200] [--hostile 0.05] [--buggy 0.15] [--jobs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from conftest import COURSE, build_submission, fixtures_in  # noqa: E402
+
+HOSTILE = ["infinite_loop", "allocates_20_gb", "forks_50_sleepers", "hangs_at_import", "segfault_in_function", "reads_the_solutions", "opens_a_socket"]
+
+
+def generate_class(folder: Path, students: int, hostile_share: float, buggy_share: float, seed: int = 0) -> dict[str, int]:
+    rng = random.Random(seed)
+    correct = fixtures_in("correct")
+    buggy = fixtures_in("buggy")
+    hostile = [f for f in fixtures_in("hostile") if f.path.stem in HOSTILE]
+    n_hostile = round(students * hostile_share)
+    n_buggy = round(students * buggy_share)
+    kinds = ["hostile"] * n_hostile + ["buggy"] * n_buggy + ["correct"] * (students - n_hostile - n_buggy)
+    rng.shuffle(kinds)
+    for index, kind in enumerate(kinds):
+        target = folder / f"student{index:03d}"
+        if kind == "correct" and rng.random() < 0.5:
+            target.mkdir(parents=True)
+            for module in COURSE.modules:
+                shutil.copyfile(COURSE.solutions_dir / f"{module}.py", target / f"{module}.py")
+        else:
+            pool = {"correct": correct, "buggy": buggy, "hostile": hostile}[kind]
+            build_submission(target, rng.choice(pool))
+    return {kind: kinds.count(kind) for kind in ("correct", "buggy", "hostile")}
+
+
+def in_process_seconds(folder: Path, sample: int) -> float:
+    """Median seconds of the hidden tests run live in this process, no sandbox, per submission."""
+    from attnlab.grading import grade
+
+    times = []
+    for submission in sorted(folder.iterdir())[:sample]:
+        started = time.perf_counter()
+        grade(COURSE, submission, in_process=True)
+        times.append(time.perf_counter() - started)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=200)
+    parser.add_argument("--hostile", type=float, default=0.05, help="share of hostile submissions (default 0.05)")
+    parser.add_argument("--buggy", type=float, default=0.15, help="share of buggy submissions (default 0.15)")
+    parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--baseline-sample", type=int, default=10, help="submissions graded in-process for the ratio")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="attnlab-bench-class-"))
+    try:
+        classroom = work / "class"
+        mix = generate_class(classroom, args.students, args.hostile, args.buggy)
+        print(f"class of {args.students}: {mix['correct']} correct, {mix['buggy']} buggy, {mix['hostile']} hostile")
+        command = [sys.executable, "-m", "attnlab.cli", "grade", str(classroom), "--results", str(work / "results"), "--course", str(REPO)]
+        if args.jobs:
+            command += ["--jobs", str(args.jobs)]
+        started = time.perf_counter()
+        result = subprocess.run(command, capture_output=True, text=True)
+        wall = time.perf_counter() - started
+        if result.returncode != 0:
+            sys.exit(f"grading failed: {result.stderr.strip()[-1000:]}")
+        peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"wall time            {wall:8.1f} s   (includes recording the reference's run once)")
+        print(f"submissions / second {args.students / wall:8.2f}")
+        print(f"per submission       {wall / args.students:8.3f} s")
+        print(f"peak memory          {peak_mib:8.0f} MiB (largest single process of the run)")
+        baseline = in_process_seconds(classroom, args.baseline_sample)
+        print(f"in-process, no sandbox, live pytest: {baseline:.3f} s per submission (median of {args.baseline_sample}), {baseline * args.students:.0f} s for the class serially")
+        print(f"ratio sandboxed class / in-process serial: {wall / (baseline * args.students):.2f}")
+        rerun_started = time.perf_counter()
+        subprocess.run(command, capture_output=True, text=True, check=True)
+        print(f"rerun with nothing changed: {time.perf_counter() - rerun_started:.1f} s")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
