@@ -25,7 +25,7 @@ from attnlab.course import Course
 from attnlab.gradebook import GRADEBOOK_NAME, ResultStore, build_gradebook, grader_fingerprint
 from attnlab.grading import SubmissionError, grade, record_script
 from attnlab.reference import Reference
-from attnlab.roster import Entry, RosterError, find_entries, stage
+from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, stage
 from attnlab.sandbox.host import ForkServer, Limits
 
 
@@ -60,8 +60,9 @@ def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits,
     """Find the class's submissions and pick those to grade: the named ``students`` (always
     regraded), else every one without a current result."""
     entries = find_entries(folder, course, assignment)
-    if not entries:
-        raise RosterError(f"{folder}: no submissions in it (a class folder holds one folder or .zip per student)")
+    if not any(looks_like_submission(e, course) for e in entries):
+        expected = ", ".join(f"{m}.py" for m in course.modules)
+        raise RosterError(f"{folder}: not a submission (none of {expected} is in it), nor a class folder (no folder or .zip in it holds them)")
     grader = grader_fingerprint(course, limits)
     fingerprints = {e.student: e.fingerprint() for e in entries}
     if students:

@@ -115,6 +115,18 @@ def _gradescope_entries(export: Path) -> list[Entry]:
     return entries
 
 
+def looks_like_submission(entry: Entry, course: Course) -> bool:
+    """Does the entry hold an exercise file somewhere (without unpacking it)?"""
+    names = {f"{m}{suffix}" for m in course.modules for suffix in (".py", ".ipynb")}
+    if entry.source.is_file():
+        try:
+            with zipfile.ZipFile(entry.source) as bundle:
+                return any(Path(n).name in names for n in bundle.namelist())
+        except (zipfile.BadZipFile, OSError):
+            return False
+    return _submission_folder(entry.source, course) is not None
+
+
 def stage(entry: Entry, course: Course, target: Path) -> Path:
     """Put the entry's exercise files, as ``.py`` files, into ``target``; return the folder to grade.
 
