@@ -83,6 +83,19 @@ def build_submission(folder: Path, fixture: StudentFixture) -> Path:
     return folder
 
 
+def processes_of_users(lowest_uid: int, highest_uid: int | None = None) -> list[str]:
+    """The command lines of running processes whose user id is in [lowest_uid, highest_uid]."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            uid = entry.stat().st_uid
+            if entry.name.isdigit() and uid >= lowest_uid and (highest_uid is None or uid <= highest_uid):
+                found.append((entry / "cmdline").read_bytes().decode(errors="replace"))
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return found
+
+
 @pytest.fixture(scope="session")
 def fork_server():
     server = ForkServer()

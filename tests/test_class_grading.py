@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import COURSE, REPO, SUBMISSIONS, build_submission, read_fixture
+from conftest import COURSE, REPO, SUBMISSIONS, build_submission, processes_of_users, read_fixture
 
 from attnlab.grading import grade
 from attnlab.sandbox.host import PRIVATE_UID_BASE, Limits
@@ -50,17 +50,6 @@ def run_grade(*args, **kwargs) -> subprocess.CompletedProcess:
 
 def snapshot(folder: Path) -> dict:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def processes_of_private_users() -> list[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and entry.stat().st_uid >= PRIVATE_UID_BASE:
-                found.append((entry / "cmdline").read_bytes().decode(errors="replace"))
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return found
 
 
 def gradebook_rows(path: Path) -> list[tuple]:
@@ -129,7 +118,7 @@ def test_the_class_costs_its_deadlines_and_not_more(graded_class):
 
 def test_no_process_survives_and_nothing_is_written_outside_the_results(graded_class):
     root, before, *_ = graded_class
-    assert processes_of_private_users() == []
+    assert processes_of_users(PRIVATE_UID_BASE) == []
     after = {k: v for k, v in snapshot(root).items() if not k.startswith("results/")}
     assert after == before
     assert not Path("/tmp/attnlab-pwned").exists()
@@ -186,7 +175,7 @@ def test_a_grader_killed_midway_resumes_and_ends_with_the_same_gradebook(tmp_pat
     finished = len(list(results.glob("student*.json")))
     assert 2 <= finished < 7, "killed halfway, not before or after"
     time.sleep(0.5)
-    assert processes_of_private_users() == []
+    assert processes_of_users(PRIVATE_UID_BASE) == []
 
     resumed = run_grade(classroom, "--results", results, "--jobs", "2")
     assert f"{7 - finished} to grade, {finished} unchanged" in " ".join(resumed.stderr.split())

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SUBMISSIONS, read_fixture
+from conftest import SUBMISSIONS, processes_of_users, read_fixture
 
 from attnlab import wire
 from attnlab.outcomes import Outcome
@@ -127,22 +127,11 @@ def test_workers_run_as_a_private_user(fork_server):
     assert fork_server.uid >= PRIVATE_UID_BASE
 
 
-def processes_of(uid: int) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and entry.stat().st_uid == uid:
-                pids.append(int(entry.name))
-        except FileNotFoundError:
-            pass
-    return pids
-
-
 @needs_root
 def test_children_in_their_own_sessions_do_not_survive_grading(grade_fixture, fork_server):
     report = grade_fixture(hostile("forks_50_sleepers"))
     assert by_function(report)["softmax"][0].outcome is Outcome.PASSED  # the answer itself is right
-    assert processes_of(fork_server.uid) == []  # grading waits until they are gone
+    assert processes_of_users(fork_server.uid, fork_server.uid) == []  # grading waits until they are gone
 
 
 @needs_bwrap

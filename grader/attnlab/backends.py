@@ -37,6 +37,14 @@ class CallResult:
     """With ``return_inputs``: (args, kwargs) as the call left them, to catch in-place changes."""
 
 
+def _call_result(value, return_inputs: bool, peak: int | None = None) -> CallResult:
+    """A worker's answer as a ``CallResult``: with ``return_inputs`` it is (result, args, kwargs)."""
+    if return_inputs:
+        value, *inputs_after = value
+        return CallResult(value, peak, tuple(inputs_after))
+    return CallResult(value, peak)
+
+
 class Backend:
     """Calls a submission's functions: ``run`` returns plain data or raises an outcome."""
 
@@ -126,10 +134,7 @@ class SandboxBackend(Backend):
             baseline = worker.reset_peak_memory() if measure_memory else 0
             value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs)
             peak = worker.peak_memory() - baseline if measure_memory else None
-        if return_inputs:
-            value, *inputs_after = value
-            return CallResult(value, peak, tuple(inputs_after))
-        return CallResult(value, peak)
+        return _call_result(value, return_inputs, peak)
 
     def run_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None) -> list[CallResult]:
         """Several calls ``(function, args, kwargs, return_inputs)`` of one file's functions, in
@@ -143,14 +148,7 @@ class SandboxBackend(Backend):
         worker = self._worker(modules.pop())
         with self._calling(worker):
             values = worker.call_batch(calls, self._answer_for, framed)
-        results = []
-        for (_, _, _, return_inputs), value in zip(calls, values):
-            if return_inputs:
-                value, *inputs_after = value
-                results.append(CallResult(value, None, tuple(inputs_after)))
-            else:
-                results.append(CallResult(value))
-        return results
+        return [_call_result(value, return_inputs) for (_, _, _, return_inputs), value in zip(calls, values)]
 
     def take_output(self) -> str:
         text, self._output = "".join(self._output), []

@@ -164,12 +164,12 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         progress.stop()
         raise UserError(str(error)) from None
     progress.stop()
-    results = [r.data for r in store.all([e.student for e in plan.entries])]
-    render_class_summary(console.out, results, load_catalogue(course), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
+    stored = store.all([e.student for e in plan.entries])
+    render_class_summary(console.out, [r.data for r in stored], load_catalogue(course), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
     console.err.print(f"Gradebook: {outcome.gradebook}")
     if csv_path is not None:
         try:
-            write_csv(store.all([e.student for e in plan.entries]), list(course.modules), csv_path)
+            write_csv(stored, list(course.modules), csv_path)
         except OSError as error:
             raise UserError(f"cannot write {csv_path}: {error.strerror}") from None
         console.err.print(f"Wrote {csv_path}")
