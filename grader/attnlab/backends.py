@@ -23,6 +23,7 @@ from attnlab.course import Course
 from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
 from attnlab.reference import Reference
 from attnlab.sandbox.host import ForkServer, Limits, WorkerProcess
+from attnlab.sandbox.module_harness import as_called
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class SandboxBackend(Backend):
         if worker is None or not worker.alive:
             standins = {m: self._standins[m] for m in (*self.course.modules_before(module), module)}
             try:
-                worker = WorkerProcess(self.server, self.submission, module, standins, self.limits, self._callback_cache)
+                worker = WorkerProcess(self.server, self.submission, module, standins, self.limits, self._callback_cache, self.course.needs_of(module))
             except SubmissionProblem as problem:
                 # Unimportable, or an import that hangs or crashes: deterministic, so not tried again.
                 self._import_failures[module] = problem
@@ -213,7 +214,7 @@ class InProcessBackend(Backend):
         namespace.update({n: getattr(self.reference, n) for n in siblings})
         try:
             with contextlib.redirect_stdout(self._output):
-                result = target(*args, **kwargs)
+                result = as_called(target)(*args, **kwargs)
         except NotImplementedError as error:
             raise NotImplementedYet(f"{function} is not implemented yet (it raised NotImplementedError: {error})") from None
         except MemoryError:
@@ -223,7 +224,7 @@ class InProcessBackend(Backend):
         except Exception as error:  # noqa: BLE001 - the student's exception becomes their test's failure
             frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(self.submission / f"{module}.py")]
             where = "".join(f"\n    {Path(f.filename).name}:{f.lineno} in {f.name}: {f.line}" for f in frames)
-            raise StudentError(f"{function} raised {type(error).__name__}: {error}{where}") from None
+            raise StudentError(f"{function} raised {type(error).__name__}: {error}{where}", error_type=type(error).__name__) from None
         finally:
             namespace.update(siblings)
         return result, args, kwargs

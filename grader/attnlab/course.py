@@ -32,6 +32,8 @@ class ContractFunction:
     """The exercise file it lives in, without ``.py``."""
     summary: str
     """The first line of its docstring."""
+    is_class: bool = False
+    """A class students write (the torch track's module), graded through ``module_harness``."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,10 @@ class Course:
     modules: tuple[str, ...]
     """Exercise files in import order: a file may import the ones before it."""
     functions: tuple[ContractFunction, ...]
-    """Every function students write, in file order then source order."""
+    """Every function (and class) students write, in file order then source order."""
+    needs: dict[str, tuple[str, ...]] = None
+    """Heavy libraries a file's workers import (``{"torch_attention": ("torch",)}``): the fork
+    server imports them once, and only when such a file is graded."""
 
     @property
     def exercises_dir(self) -> Path:
@@ -73,6 +78,29 @@ class Course:
     def modules_before(self, module: str) -> tuple[str, ...]:
         return self.modules[: self.modules.index(module)]
 
+    def needs_of(self, module: str) -> tuple[str, ...]:
+        return (self.needs or {}).get(module, ())
+
+    @property
+    def tracks(self) -> dict[str, list[str]]:
+        """Exercise files by track: ``numpy`` for files that need nothing heavy, else the library
+        a file needs (``torch``), in course order."""
+        tracks: dict[str, list[str]] = {}
+        for module in self.modules:
+            tracks.setdefault((self.needs_of(module) or ("numpy",))[0], []).append(module)
+        return tracks
+
+    def select(self, only: list[str] | tuple[str, ...] = (), tracks: list[str] | tuple[str, ...] = ()) -> list[str] | None:
+        """The exercise files named by ``only`` and by ``tracks`` (None: all), checked to exist."""
+        unknown = sorted(set(only) - set(self.modules))
+        if unknown:
+            raise CourseError(f"no exercise file named {', '.join(unknown)} (the course has {', '.join(self.modules)})")
+        unknown_tracks = sorted(set(tracks) - set(self.tracks))
+        if unknown_tracks:
+            raise CourseError(f"no track named {', '.join(unknown_tracks)} (the course has {', '.join(self.tracks)})")
+        chosen = set(only) | {m for t in tracks for m in self.tracks[t]}
+        return [m for m in self.modules if m in chosen] or None
+
     @classmethod
     def load(cls, root: Path) -> "Course":
         manifest_path = root / MANIFEST
@@ -84,7 +112,11 @@ class Course:
         # The reference defines the contract; a student's copy has only the stubs, which share it.
         source_dir = root / "solutions" if (root / "solutions").is_dir() else root / "exercises"
         functions = tuple(f for module in modules for f in _functions_in_file(source_dir / f"{module}.py", module))
-        return cls(root=root.resolve(), name=section.get("name", root.name), modules=tuple(modules), functions=functions)
+        needs = section.get("needs", {})
+        if not isinstance(needs, dict) or not all(m in modules and isinstance(v, list) and all(isinstance(n, str) and n.isidentifier() for n in v) for m, v in needs.items()):
+            raise CourseError(f"{manifest_path}: [course.needs] must map listed modules to lists of library names")
+        needs = {m: tuple(v) for m, v in needs.items()}
+        return cls(root=root.resolve(), name=section.get("name", root.name), modules=tuple(modules), functions=functions, needs=needs)
 
 
 def read_toml(path: Path, *, missing: str) -> dict:
@@ -105,9 +137,9 @@ def _functions_in_file(path: Path, module: str) -> list[ContractFunction]:
     except SyntaxError as error:
         raise CourseError(f"{path}:{error.lineno}: {error.msg}") from None
     return [
-        ContractFunction(node.name, module, _first_line(ast.get_docstring(node)))
+        ContractFunction(node.name, module, _first_line(ast.get_docstring(node)), isinstance(node, ast.ClassDef))
         for node in tree.body
-        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_")
     ]
 
 

@@ -23,6 +23,7 @@ HINT = "### HINT:"
 GENERATED_NOTE = "# Exercise stub generated from solutions/{name}: fill in the parts marked YOUR CODE HERE.\n"
 
 _DEF = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(")
+_CLASS = re.compile(r"^class\s+([A-Za-z_]\w*)\b")
 
 
 class StubError(ValueError):
@@ -33,12 +34,17 @@ def make_stub(source: str, filename: str) -> str:
     """Return the student stub for one solution file's source."""
     out = [GENERATED_NOTE.format(name=Path(filename).name)]
     region_start = None  # line number of the open BEGIN marker
-    indent, hints, function = "", [], None
+    indent, hints, function, owner = "", [], None, None
     for lineno, line in enumerate(source.splitlines(keepends=True), start=1):
         stripped = line.strip()
+        if region_start is None and (opened := _CLASS.match(line)):
+            owner = opened.group(1)
+        elif region_start is None and line[:1] not in ("", " ", "\t", "\n", "#"):
+            owner = None  # back at the top level: methods after this belong to no class
         match = _DEF.match(line)
         if match and region_start is None:
-            function = match.group(1)
+            method = line.startswith((" ", "\t")) and owner is not None
+            function = f"{owner}.{match.group(1)}" if method else match.group(1)
         if stripped.startswith(BEGIN):
             if region_start is not None:
                 raise StubError(f"{filename}:{lineno}: nested {BEGIN!r} (the region opened at line {region_start} is not closed)")

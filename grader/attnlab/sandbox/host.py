@@ -39,7 +39,13 @@ from attnlab.outcomes import (
 # The fork server's only way into the engine: the folder that holds the attnlab package, of
 # which the sandbox sees these files only.
 _ENGINE_DIR = str(Path(__file__).resolve().parents[2])
-_ENGINE_FILES = ("attnlab/__init__.py", "attnlab/wire.py", "attnlab/sandbox/__init__.py", "attnlab/sandbox/forkserver.py", "attnlab/sandbox/worker.py")
+_ENGINE_FILES = ("attnlab/__init__.py", "attnlab/wire.py", "attnlab/sandbox/__init__.py", "attnlab/sandbox/forkserver.py", "attnlab/sandbox/worker.py", "attnlab/sandbox/module_harness.py")
+# What workers may import from site-packages: numpy, and torch with what its import and its
+# functional API load (bound only when installed; imported only when a file needs it).
+_SITE_ENTRIES = (
+    "numpy", "numpy.libs", "torch", "torchgen", "functorch", "typing_extensions.py",
+    "sympy", "mpmath", "networkx", "jinja2", "markupsafe", "filelock", "fsspec",
+)
 _SANDBOX_ENGINE = "/attnlab/engine"
 _SANDBOX_SITE = "/attnlab/site"
 PRIVATE_UID_BASE = 1_900_000_000
@@ -176,9 +182,9 @@ class ForkServer:
             elif path.is_dir():
                 bind(str(path), str(path))
         bind(sys.base_prefix, sys.base_prefix)
-        for package in ("numpy", "numpy.libs"):
-            if (site / package).is_dir():
-                bind(str(site / package), f"{_SANDBOX_SITE}/{package}")
+        for entry in _SITE_ENTRIES:
+            if (site / entry).exists():
+                bind(str(site / entry), f"{_SANDBOX_SITE}/{entry}")
         for relative in _ENGINE_FILES:
             bind(str(Path(_ENGINE_DIR) / relative), f"{_SANDBOX_ENGINE}/{relative}")
         bind(str(self.workroot), str(self.workroot), "--bind")
@@ -219,9 +225,10 @@ class ForkServer:
         """A fresh folder for one worker, inside what the sandbox can see."""
         return Path(tempfile.mkdtemp(prefix="worker-", dir=self.workroot))
 
-    def spawn(self, workdir: Path, module: str, standins: dict, limits: Limits, fds: list[int]) -> int:
+    def spawn(self, workdir: Path, module: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = ()) -> int:
         request = {
             "op": "spawn",
+            "needs": list(needs),
             "workdir": str(workdir),
             "module": module,
             "standins": standins,
@@ -289,7 +296,7 @@ def _problem_message(header: dict) -> str:
 class WorkerProcess:
     """One live worker serving one submission file."""
 
-    def __init__(self, server: ForkServer, submission: Path, module: str, standins: dict, limits: Limits, callback_cache: dict | None = None):
+    def __init__(self, server: ForkServer, submission: Path, module: str, standins: dict, limits: Limits, callback_cache: dict | None = None, needs: tuple[str, ...] = ()):
         self.server, self.module, self.limits = server, module, limits
         self.callback_cache = callback_cache
         """Reference answers to stand-in calls, shared by the workers of a class (None: no caching)."""
@@ -300,7 +307,7 @@ class WorkerProcess:
         _copy_submission(submission, self.workdir / "submission")
         self.channel, theirs = socket.socketpair()
         self.channel.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
-        self.server_pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)])
+        self.server_pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)], needs)
         """The worker's pid as the fork server sees it (in the sandbox's pid namespace), for reaping."""
         theirs.close()
         self.pid = self.server_pid
@@ -381,7 +388,7 @@ class WorkerProcess:
                     raise NotImplementedYet(f"{function} is not implemented yet (it raised {message})")
                 if header.get("memory"):
                     raise OutOfMemory(f"{function} ran out of memory (more than {self.limits.memory_bytes >> 20} MiB): {message}")
-                raise StudentError(f"{function} raised {message}")
+                raise StudentError(f"{function} raised {message}", error_type=str(header.get("type", "")))
             if op == "bad_return":
                 raise BadReturn(str(header.get("message", "a value that is not plain data")))
             self.stop()

@@ -154,6 +154,10 @@ class Worker:
         }
         for name in swapped:
             namespace[name] = self.standins[(self.module_name, name)]
+        if isinstance(target, type):  # a module class: built and called as the request says
+            from attnlab.sandbox.module_harness import as_called
+
+            target = as_called(target)
         try:
             result = target(*args, **kwargs)
         except BaseException as error:  # noqa: BLE001 - whatever the student raises is reported, never re-raised

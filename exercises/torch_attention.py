@@ -1,0 +1,39 @@
+# Exercise stub generated from solutions/torch_attention.py: fill in the parts marked YOUR CODE HERE.
+"""Exercise 8 (the PyTorch track): a multi-head self-attention module with RoPE.
+
+Everything from the numpy files in one ``nn.Module``: three projections,
+heads as a batch axis, a causal mask, an optional key padding mask, and
+optional rotary position embeddings on queries and keys. Two things are new
+in PyTorch. ``nn.Linear`` stores its weight as (out, in) and computes
+``x @ W.T``, the transpose of the numpy track's ``W_Q``. And a module must
+work on whatever device and dtype it is moved to: masks and angle tables are
+made on ``x.device``, for whatever ``T`` comes in, never once on the CPU.
+"""
+
+import math
+
+import torch
+from torch import nn
+
+
+class MultiHeadSelfAttention(nn.Module):
+    """Multi-head self-attention with an optional causal mask, key padding mask and RoPE.
+
+    Shapes: forward(x (B, T, d_model), key_padding_mask (B, T) bool or None) -> (B, T, d_model).
+    ``key_padding_mask`` is ``True`` at real tokens. Submodules ``q_proj``, ``k_proj``,
+    ``v_proj`` and ``o_proj`` are ``nn.Linear(d_model, d_model, bias=False)``. With
+    ``rope_theta``, queries and keys (B, n_heads, T, d_head) are rotated by position after the
+    projections (adjacent pairs, as ``positions.rope`` with d = d_head); values never are.
+    """
+
+    def __init__(self, d_model, n_heads, causal=True, rope_theta=None):
+        super().__init__()
+        # YOUR CODE HERE
+        # Hint: four nn.Linear(d_model, d_model, bias=False) named q_proj, k_proj, v_proj, o_proj; keep n_heads, causal and rope_theta for forward.
+        raise NotImplementedError("MultiHeadSelfAttention.__init__ is not implemented yet")
+
+    def forward(self, x, key_padding_mask=None):
+        """(B, T, d_model), optional (B, T) bool mask (True = real token) -> (B, T, d_model)."""
+        # YOUR CODE HERE
+        # Hint: split heads with view(B, T, n_heads, d_head).transpose(1, 2); build every mask and angle table on x.device, for this T; softmax over the keys (dim=-1).
+        raise NotImplementedError("MultiHeadSelfAttention.forward is not implemented yet")

@@ -1,0 +1,330 @@
+"""Hidden tests for torch_attention.py (the PyTorch track).
+
+The student's module never leaves its worker: each call sends a request (see
+``attnlab.sandbox.module_harness``) with weights chosen here, and gets back
+arrays. Expected values come from PyTorch's own building blocks in this
+process (``F.scaled_dot_product_attention``, ``nn.MultiheadAttention``), the
+reference's ``rope``, and the reference module.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from attention_inputs import SEED, lengths_for, normal
+from hypothesis import given
+from hypothesis import strategies as st
+
+from attnlab.expect import Mismatch, expect_array, expect_close, expect_shape
+from attnlab.outcomes import StudentError
+from attnlab.sandbox.module_harness import drive
+
+# Tensors here are tiny: one thread is faster than a pool, and parallel grading processes do not
+# fight over the cores (workers run one thread too).
+torch.set_num_threads(1)
+
+NAMES = ("q_proj.weight", "k_proj.weight", "v_proj.weight", "o_proj.weight")
+MODULE = "MultiHeadSelfAttention"
+THETAS = st.sampled_from([10000.0, 100.0, 10.0])
+
+
+@dataclass
+class Case:
+    x: np.ndarray
+    """(B, T, d_model)"""
+    n_heads: int
+    weights: dict
+    """{state-dict name: (d_model, d_model)}, as nn.Linear stores them: (out, in)."""
+    lengths: np.ndarray
+    """(B,) real tokens per sequence (right padding)."""
+
+    @property
+    def shape(self):
+        return self.x.shape
+
+    def real(self) -> np.ndarray:
+        """(B, T) bool, True at real tokens."""
+        return np.arange(self.shape[1])[None, :] < self.lengths[:, None]
+
+
+@st.composite
+def cases(draw, max_t=6, min_t=1):
+    batch, t, heads, d_head, seed = draw(st.integers(1, 3)), draw(st.integers(min_t, max_t)), draw(st.integers(1, 3)), draw(st.sampled_from([2, 4])), draw(SEED)
+    d_model = heads * d_head
+    weights = {name: normal(seed + 1 + i, (d_model, d_model), scale=1 / math.sqrt(d_model)) for i, name in enumerate(NAMES)}
+    return Case(normal(seed, (batch, t, d_model)), heads, weights, lengths_for(np.random.default_rng(seed), batch, t))
+
+
+def request(case, *, causal=True, rope_theta=None, x=None, padded=False, dtype="float64", grad_output=None, device="cpu", weights=True):
+    return {
+        "init": {"d_model": case.shape[2], "n_heads": case.n_heads, "causal": causal, "rope_theta": rope_theta},
+        "weights": case.weights if weights else None,
+        "x": case.x if x is None else x,
+        "key_padding_mask": case.real() if padded else None,
+        "dtype": dtype,
+        "device": device,
+        "grad_output": grad_output,
+    }
+
+
+def run(student, req, what="the module's output"):
+    """The student's answer to ``req``, its output checked to be a (B, T, d_model) float array."""
+    answer = student.MultiHeadSelfAttention(req)
+    if not isinstance(answer, dict) or "output" not in answer and req["device"] != "meta":
+        raise Mismatch(f"{what}: the module gave no output")
+    if req["device"] != "meta":
+        expect_shape(expect_array(answer["output"], what), np.shape(req["x"]), what, "(B, T, d_model)")
+    return answer
+
+
+def only_real_queries(out, case, padded):
+    """Outputs at padded query positions are not graded (CONTRACT.md): zero them on both sides."""
+    return np.where(case.real()[..., None], out, 0.0) if padded else out
+
+
+def expected_output(case, reference, *, causal, padded=False, rope_theta=None, x=None):
+    """(B, T, d_model): projections as nn.Linear computes them (x @ W.T), heads as a batch axis,
+    RoPE from the reference's ``rope``, then PyTorch's own scaled_dot_product_attention."""
+    x = case.x if x is None else x
+    batch, t, d_model = x.shape
+    d_head = d_model // case.n_heads
+    w = {name: torch.from_numpy(case.weights[name]) for name in NAMES}
+    xt = torch.from_numpy(x)
+
+    def heads(y):  # (B, T, d_model) -> (B, h, T, d_head)
+        return y.view(batch, t, case.n_heads, d_head).transpose(1, 2)
+
+    q, k, v = heads(xt @ w["q_proj.weight"].T), heads(xt @ w["k_proj.weight"].T), heads(xt @ w["v_proj.weight"].T)
+    if rope_theta is not None:
+        positions = np.arange(t)
+        q = torch.from_numpy(reference.rope(q.numpy(), positions, rope_theta))
+        k = torch.from_numpy(reference.rope(k.numpy(), positions, rope_theta))
+    allowed = torch.ones(t, t, dtype=torch.bool)
+    if causal:
+        allowed = torch.tril(allowed)
+    if padded:
+        allowed = allowed & torch.from_numpy(case.real())[:, None, None, :]
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+    return (out.transpose(1, 2).reshape(batch, t, d_model) @ w["o_proj.weight"].T).numpy()
+
+
+@given(cases())
+def test_state_dict_names(student, reference, case):
+    """MultiHeadSelfAttention: the state dict is exactly q_proj, k_proj, v_proj, o_proj weights, each (d_model, d_model)"""
+    answer = student.MultiHeadSelfAttention(request(case, weights=False))
+    d_model = case.shape[2]
+    expected = {name: [d_model, d_model] for name in NAMES}
+    got = answer.get("state", {}) if isinstance(answer, dict) else {}
+    if got != expected:
+        extra, missing = sorted(set(got) - set(expected)), sorted(set(expected) - set(got))
+        wrong = sorted(n for n in set(got) & set(expected) if got[n] != expected[n])
+        parts = [f"extra entries {extra} (nn.Linear(..., bias=False) has no bias; a mask belongs in forward, not in a buffer)"] if extra else []
+        parts += [f"missing {missing}"] if missing else []
+        parts += [f"{n} has shape {tuple(got[n])}, expected {(d_model, d_model)}" for n in wrong]
+        raise Mismatch("the state dict should hold exactly " + ", ".join(NAMES) + ": " + "; ".join(parts))
+
+
+@given(cases(), st.sampled_from(["float64", "float32"]))
+def test_output_shape_and_dtype(student, reference, case, dtype):
+    """MultiHeadSelfAttention: (B, T, d_model) in gives (B, T, d_model) out, in x's dtype (float64 stays float64)"""
+    answer = run(student, request(case, dtype=dtype, x=case.x.astype(dtype)))
+    if answer.get("dtype") != dtype:
+        raise Mismatch(f"after module.to({dtype}) and a {dtype} input, the output is {answer.get('dtype')}: a table or mask made in another dtype promoted it")
+
+
+@given(cases(), st.booleans(), st.booleans())
+def test_matches_scaled_dot_product_attention(student, reference, case, causal, padded):
+    """MultiHeadSelfAttention: equals F.scaled_dot_product_attention on the same projections, heads and masks"""
+    got = run(student, request(case, causal=causal, padded=padded))["output"]
+    expected = expected_output(case, reference, causal=causal, padded=padded)
+    what = f"the output ({'causal' if causal else 'not causal'}{', with padding' if padded else ''})"
+    expect_close(only_real_queries(got, case, padded), only_real_queries(expected, case, padded), what, case.x, passport="(B, T, d_model)")
+
+
+@given(cases(), st.booleans(), st.booleans())
+def test_matches_nn_multihead_attention(student, reference, case, causal, padded):
+    """MultiHeadSelfAttention: equals torch.nn.MultiheadAttention (bias=False) with the same weights"""
+    batch, t, d_model = case.shape
+    mha = torch.nn.MultiheadAttention(d_model, case.n_heads, bias=False, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.from_numpy(np.concatenate([case.weights[n] for n in NAMES[:3]])))
+        mha.out_proj.weight.copy_(torch.from_numpy(case.weights["o_proj.weight"]))
+    x = torch.from_numpy(case.x)
+    # nn.MultiheadAttention's boolean masks say True where attention is NOT allowed: the opposite of ours.
+    blocked = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1) if causal else None
+    pads = torch.from_numpy(~case.real()) if padded else None
+    expected, _ = mha(x, x, x, attn_mask=blocked, key_padding_mask=pads, need_weights=False)
+    got = run(student, request(case, causal=causal, padded=padded))["output"]
+    expect_close(only_real_queries(got, case, padded), only_real_queries(expected.detach().numpy(), case, padded), "the output (against nn.MultiheadAttention)", case.x, passport="(B, T, d_model)")
+
+
+@given(cases(min_t=2), st.integers(0, 2**16), st.booleans())
+def test_no_future_leakage(student, reference, case, seed, rope):
+    """MultiHeadSelfAttention: with causal=True, changing tokens after position t leaves outputs up to t unchanged"""
+    t = case.shape[1]
+    cut = int(np.random.default_rng(seed).integers(0, t - 1))
+    changed = case.x.copy()
+    changed[:, cut + 1:] = normal(seed, changed[:, cut + 1:].shape, scale=10.0)
+    theta = 10000.0 if rope else None
+    before = run(student, request(case, rope_theta=theta))["output"]
+    after = run(student, request(case, rope_theta=theta, x=changed))["output"]
+    expect_close(after[:, : cut + 1], before[:, : cut + 1], f"outputs at positions 0..{cut} after changing the tokens after position {cut} (the future leaks in)", case.x)
+
+
+@given(cases(min_t=2), st.integers(0, 2**16), st.booleans())
+def test_padding_is_ignored(student, reference, case, seed, causal):
+    """MultiHeadSelfAttention: padded keys get no weight: what sits at padded positions never changes real outputs"""
+    real = case.real()
+    garbage = np.where(real[..., None], case.x, normal(seed, case.shape, scale=100.0))
+    before = run(student, request(case, causal=causal, padded=True))["output"]
+    after = run(student, request(case, causal=causal, padded=True, x=garbage))["output"]
+    expect_close(
+        np.where(real[..., None], after, 0.0), np.where(real[..., None], before, 0.0),
+        "outputs at real tokens after filling the padded positions with large values (padded keys must get weight 0)", case.x,
+    )
+
+
+@given(cases(), THETAS, st.booleans())
+def test_rope_values(student, reference, case, theta, causal):
+    """MultiHeadSelfAttention: with rope_theta, queries and keys of each head are rotated in adjacent pairs by position"""
+    got = run(student, request(case, causal=causal, rope_theta=theta))["output"]
+    expected = expected_output(case, reference, causal=causal, rope_theta=theta)
+    expect_close(got, expected, f"the output with rope_theta={theta:g}", case.x, passport="(B, T, d_model)")
+
+
+def weights_reader(t, d_content, seed):
+    """A one-head module and input whose output *is* the attention weights.
+
+    Token j is [c; e_j]: the same content c everywhere, then a one-hot slot. Queries and keys read
+    c only; values read the slot; o_proj is the identity. So out[i] = [0; weights[i, :]].
+    Shapes: -> x (1, t, d_content + t) and weights {name: (d_model, d_model)}.
+    """
+    d_model = d_content + t
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([np.broadcast_to(rng.standard_normal(d_content), (t, d_content)), np.eye(t)], axis=1)[None]
+    w_q, w_k = np.zeros((d_model, d_model)), np.zeros((d_model, d_model))
+    w_q[:, :d_content], w_k[:, :d_content] = rng.standard_normal((2, d_model, d_content))
+    w_v = np.zeros((d_model, d_model))
+    w_v[d_content:, d_content:] = np.eye(t)
+    return x, dict(zip(NAMES, (w_q, w_k, w_v, np.eye(d_model))))
+
+
+@given(SEED, THETAS, st.integers(3, 6))
+def test_rope_scores_depend_on_relative_position(student, reference, seed, theta, t):
+    """MultiHeadSelfAttention: with RoPE, identical tokens get scores that depend on i - j only"""
+    d_content = 4 + t % 2  # RoPE needs an even d_head = d_content + t
+    x, weights = weights_reader(t, d_content, seed)
+    case = Case(x, 1, weights, np.array([t]))
+    got = run(student, request(case, causal=False, rope_theta=theta))["output"]
+    attention = np.clip(got[0, :, d_content:], 1e-300, None)  # (T, T): row i = query i's weights over the keys
+    if np.allclose(attention, 1.0 / t, rtol=1e-6):
+        raise Mismatch("with RoPE, identical tokens at different positions must get different scores, but every weight is 1/T: are queries and keys rotated?")
+    # Scores are known up to a per-row constant: log w[i, j] - log w[i, j+1] = s[i, j] - s[i, j+1].
+    steps = np.log(attention[:, :-1]) - np.log(attention[:, 1:])  # (T, T-1)
+    for i in range(t - 1):
+        for j in range(t - 2):
+            if not np.isclose(steps[i, j], steps[i + 1, j + 1], rtol=1e-6, atol=1e-8):
+                raise Mismatch(
+                    f"with RoPE, scores should depend on i - j only: the score step from key {j} to key {j + 1} seen by query {i} "
+                    f"({steps[i, j]:.6g}) differs from key {j + 1} to {j + 2} seen by query {i + 1} ({steps[i + 1, j + 1]:.6g}); "
+                    "rotate queries and keys with the same positions and frequencies"
+                )
+
+
+@given(cases(), THETAS)
+def test_rope_leaves_values_alone(student, reference, case, theta):
+    """MultiHeadSelfAttention: RoPE rotates queries and keys only, never values"""
+    d_model = case.shape[2]
+    weights = {**case.weights, "q_proj.weight": np.zeros((d_model, d_model)), "k_proj.weight": np.zeros((d_model, d_model))}
+    flat = Case(case.x, case.n_heads, weights, case.lengths)
+    # All scores are 0, so causal weights are uniform: out[t] = o_proj(mean of v[0..t]).
+    got = run(student, request(flat, causal=True, rope_theta=theta))["output"]
+    v = case.x @ case.weights["v_proj.weight"].T
+    means = np.cumsum(v, axis=1) / np.arange(1, case.shape[1] + 1)[None, :, None]
+    expect_close(got, means @ case.weights["o_proj.weight"].T, "the output when every score is 0 (values must not be rotated)", case.x, passport="(B, T, d_model)")
+
+
+@given(cases(), st.booleans(), st.booleans(), st.integers(0, 2**16))
+def test_gradients_match_reference(student, reference, case, rope, padded, seed):
+    """MultiHeadSelfAttention: gradients of x and of every weight equal the reference's"""
+    grad_output = normal(seed, case.shape)
+    if padded:
+        grad_output = only_real_queries(grad_output, case, True)  # padded outputs are not graded
+    req = request(case, rope_theta=10000.0 if rope else None, padded=padded, grad_output=grad_output)
+    got = run(student, req)
+    expected = drive(reference.MultiHeadSelfAttention, req)
+    expect_close(got.get("grad_x"), expected["grad_x"], "the gradient of the input x", case.x, passport="(B, T, d_model)")
+    got_weights = got.get("grad_weights") or {}
+    for name in NAMES:
+        if name not in got_weights:
+            raise Mismatch(f"the module has no parameter {name}, so it has no gradient")
+        expect_close(got_weights[name], expected["grad_weights"][name], f"the gradient of {name}", case.x, passport="(d_model, d_model)")
+
+
+class _StudentModule(torch.autograd.Function):
+    """The student's module as an autograd function of x, for gradcheck: forward and the
+    vector-Jacobian product both run in the worker; gradcheck's finite differences run here."""
+
+    @staticmethod
+    def forward(ctx, x, call):
+        ctx.call = call
+        ctx.save_for_backward(x)
+        return torch.from_numpy(call(x.detach().numpy(), None)["output"])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        answer = ctx.call(x.detach().numpy(), grad_output.detach().numpy())
+        return torch.from_numpy(np.asarray(answer["grad_x"])), None
+
+
+@pytest.mark.parametrize("seed, rope", [(1, False), (2, True)])
+def test_gradcheck(student, reference, seed, rope):
+    """MultiHeadSelfAttention: torch.autograd.gradcheck passes in float64 on a tiny instance"""
+    # Fixed cases, not drawn: each check costs about 40 calls (finite differences, then one
+    # vector-Jacobian product per output entry).
+    case = Case(normal(seed, (1, 3, 4)), 2, {n: normal(seed + i, (4, 4)) for i, n in enumerate(NAMES)}, np.array([3]))
+
+    def call(x, grad_output):
+        return run(student, request(case, rope_theta=10.0 if rope else None, x=x, grad_output=grad_output))
+
+    x = torch.from_numpy(case.x.copy()).requires_grad_(True)
+    try:
+        torch.autograd.gradcheck(lambda x: _StudentModule.apply(x, call), (x,), eps=1e-6, atol=1e-5, rtol=1e-4)
+    except torch.autograd.gradcheck.GradcheckError as error:
+        first = str(error).strip().splitlines()[0]
+        raise Mismatch(f"gradcheck failed: the gradient autograd computes through your forward disagrees with finite differences ({first})") from None
+
+
+def test_any_sequence_length(student, reference):
+    """MultiHeadSelfAttention: works for T = 2048, longer than any size fixed in advance"""
+    case = Case(normal(7, (1, 2048, 4)), 2, {n: normal(8 + i, (4, 4), scale=0.5) for i, n in enumerate(NAMES)}, np.array([2048]))
+    got = run(student, request(case, rope_theta=10000.0))["output"]
+    expect_close(got, expected_output(case, reference, causal=True, rope_theta=10000.0), "the output for T = 2048", case.x, passport="(B, T, d_model)")
+
+
+def _on_meta(student, case, rope_theta):
+    req = request(case, padded=True, rope_theta=rope_theta, device="meta", weights=False)
+    req["x"] = list(case.shape)
+    try:
+        answer = student.MultiHeadSelfAttention(req)
+    except StudentError as error:
+        raise Mismatch(
+            "on the meta device (module.to('meta'), x on 'meta') forward failed; every tensor forward makes "
+            f"(mask, positions, angles) must be made on x.device.\n{error.message}"
+        ) from None
+    if (answer.get("shape"), answer.get("device")) != (list(case.shape), "meta"):
+        raise Mismatch(f"on the meta device the output should be a (B, T, d_model) = {tuple(case.shape)} tensor on 'meta', got shape {answer.get('shape')} on {answer.get('device')!r}")
+
+
+def test_device_agnostic(student, reference):
+    """MultiHeadSelfAttention: runs on the meta device: the causal and padding masks are made on x.device"""
+    _on_meta(student, Case(np.zeros((2, 7, 8)), 2, {}, np.array([7, 4])), None)
+
+
+def test_device_agnostic_with_rope(student, reference):
+    """MultiHeadSelfAttention: runs on the meta device with RoPE: the angle table is made on x.device"""
+    _on_meta(student, Case(np.zeros((2, 7, 8)), 2, {}, np.array([7, 4])), 10000.0)
