@@ -55,7 +55,7 @@ def hidden_test_files(course: Course, only: list[str] | None = None) -> list[Pat
 def _run_suite(course: Course, test_files: list[Path], backend: Backend, reference: Reference, *, decided: frozenset[str] = frozenset(), extra_plugins: tuple = ()) -> GradingPlugin:
     """Run the hidden tests (but not the ``decided`` ones) against ``backend``'s submission."""
     proxy = Submission(backend, [f.name for f in course.functions])
-    plugin = GradingPlugin(course, reference, proxy, load_points(course.hidden_tests_dir), backend.take_output, load_catalogue(course), decided)
+    plugin = GradingPlugin(course, reference, proxy, load_points(course.hidden_tests_dir), backend.take_output, load_catalogue(course, [f.stem.removeprefix("test_") for f in test_files]), decided)
     # No assertion rewriting and no pytest tracebacks: hidden tests report through expect_* messages,
     # and formatting a source-annotated traceback per failure cost 40 ms each (2.6 s for the stubs).
     args = [*map(str, test_files), "-c", str(PYTEST_INI), "--rootdir", str(course.hidden_tests_dir), "-p", "no:cacheprovider", "--assert=plain", "--tb=no", "-q"]

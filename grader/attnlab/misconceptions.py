@@ -20,6 +20,7 @@ from typing import Callable
 import numpy as np
 
 from attnlab.course import Course
+from attnlab.sandbox.module_harness import as_called
 
 _REGISTRY: dict[str, "Misconception"] = {}
 
@@ -49,6 +50,13 @@ class RecordedCall:
     result: object
 
 
+@dataclass(frozen=True)
+class Raised:
+    """In place of a result: the call raised an exception of this type."""
+
+    type_name: str
+
+
 class Alternatives(tuple):
     """Several outputs one mistake can produce (say, masked scores filled with -inf or with -1e9);
     a wrong implementation returns this when students write the same mistake more than one way."""
@@ -64,25 +72,31 @@ def misconception(function: str, name: str, *, explanation: str, hint: str):
     return register
 
 
-def load_catalogue(course: Course) -> list[Misconception]:
-    """Import every catalogue module of the course (``solutions/misconceptions/*.py``)."""
+def load_catalogue(course: Course, modules: list[str] | None = None) -> list[Misconception]:
+    """Import the catalogue modules (``solutions/misconceptions/*.py``) of ``modules`` (default:
+    all): the torch track's imports torch, which grading only the numpy files should not pay."""
     folder = course.solutions_dir / "misconceptions"
     if not folder.is_dir():
         return []
     for path in (course.solutions_dir, folder.parent):
         if str(path) not in sys.path:
             sys.path.insert(0, str(path))
-    for module in course.modules:
+    for module in modules or course.modules:
         if (folder / f"{module}.py").is_file():
             importlib.import_module(f"misconceptions.{module}")
     # File order, then the order entries are written in: where two entries explain the same outputs
     # (axis 0 and axis -2 on a 2-D input), the one the author wrote first, the commoner, is named.
     order = {entry_id: i for i, entry_id in enumerate(_REGISTRY)}
-    return sorted(_REGISTRY.values(), key=lambda m: (course.modules.index(course.function(m.function).module), order[m.id]))
+    wanted = set(modules or course.modules)
+    entries = [m for m in _REGISTRY.values() if course.function(m.function).module in wanted]
+    return sorted(entries, key=lambda m: (course.modules.index(course.function(m.function).module), order[m.id]))
 
 
 def same(a, b, rtol: float = 1e-5, atol: float = 1e-7) -> bool:
-    """Structural closeness: arrays by shape and values (nan equal to nan), containers item by item."""
+    """Structural closeness: arrays by shape and values (nan equal to nan), containers item by item,
+    and two raised exceptions by their type."""
+    if isinstance(a, (Raised, str)) or isinstance(b, (Raised, str)):
+        return type(a) is type(b) and a == b
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(same(x, y, rtol, atol) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
@@ -101,13 +115,28 @@ def identify(catalogue: list[Misconception], function: str, calls: list[Recorded
     calls = [c for c in calls if c.function == function]
     if not calls:
         return None
-    expected = [_run(getattr(reference, function), call) for call in calls]
+    expected: dict[int, object] = {}  # the reference's outputs, computed only as far as needed
+
+    def differs_from_reference(chosen: list) -> bool:
+        for index, output in enumerate(chosen):
+            if index not in expected:
+                expected[index] = _run(getattr(reference, function), calls[index])
+            if not same(output, expected[index]):
+                return True
+        return False
+
     for entry in (m for m in catalogue if m.function == function):
-        chosen = [_matching(_run(entry.wrong, call), call.result) for call in calls]
-        if any(output is _FAILED for output in chosen):
-            continue
-        if any(not same(output, e) for output, e in zip(chosen, expected)):
-            return entry
+        # Stop at the first call the entry does not reproduce: most entries fail on the first, and
+        # a test's calls (every example hypothesis tried) can be hundreds of module runs.
+        chosen = []
+        for call in calls:
+            output = _matching(_run(entry.wrong, call), call.result)
+            if output is _FAILED:
+                break
+            chosen.append(output)
+        else:
+            if differs_from_reference(chosen):
+                return entry
     return None
 
 
@@ -123,6 +152,6 @@ _FAILED = object()
 def _run(implementation: Callable, call: RecordedCall):
     try:
         with np.errstate(all="ignore"):
-            return implementation(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
-    except Exception:  # noqa: BLE001 - a wrong version that cannot run on these inputs simply does not match
-        return _FAILED
+            return as_called(implementation)(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
+    except Exception as error:  # noqa: BLE001 - it matches a student's call only if that raised the same
+        return Raised(type(error).__name__)

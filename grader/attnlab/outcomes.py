@@ -67,8 +67,10 @@ class BadReturn(SubmissionProblem):
 class StudentError(Exception):
     """The student's function raised on this input; the message has their frames only."""
 
-    def __init__(self, message: str, function: str | None = None):
+    def __init__(self, message: str, function: str | None = None, error_type: str | None = None):
         super().__init__(message)
         self.message = message
         self.function = function
         """The contract function whose call ended this way, when it is known."""
+        self.error_type = error_type
+        """The name of the exception the student's code raised (``RuntimeError``), when known."""

@@ -158,7 +158,7 @@ class GradingPlugin:
             outcome, feedback = Outcome.PASSED, ""
         else:
             outcome, feedback = _feedback(call.excinfo.value, self._submission.last_call)
-            if outcome is Outcome.FAILED:
+            if outcome is Outcome.FAILED or isinstance(call.excinfo.value, StudentError):
                 mistake = identify(self.catalogue, function, self._submission.calls, self._reference)
             if mistake is not None:
                 self._named.setdefault(function, []).append((len(self.results), list(self._submission.calls), feedback))

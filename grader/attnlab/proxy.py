@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from attnlab.backends import Backend
-from attnlab.misconceptions import RecordedCall
+from attnlab.misconceptions import Raised, RecordedCall
+from attnlab.outcomes import StudentError
 from attnlab.wire import copy_plain
 
 
@@ -49,7 +50,12 @@ class Submission:
     def _run(self, function: str, args: tuple, kwargs: dict, **options):
         self.last_call = describe_call(function, args, kwargs)
         inputs = copy_plain((args, kwargs))  # the test may change its arrays after the call
-        result = self._backend.run(function, args, kwargs, **options)
+        try:
+            result = self._backend.run(function, args, kwargs, **options)
+        except StudentError as error:
+            # What it raised is behaviour too: "a mask built on the CPU" shows only as an error on "meta".
+            self.calls.append(RecordedCall(function, inputs[0], inputs[1], Raised(error.error_type or "Exception")))
+            raise
         self.calls.append(RecordedCall(function, inputs[0], inputs[1], result.value))
         return result
 

@@ -1,0 +1,193 @@
+"""Known wrong versions of the PyTorch track's MultiHeadSelfAttention.
+
+Each entry is a module class built like the reference, with one thing done the
+way students get it wrong. ``_Configurable`` holds the shared body; an entry
+changes one switch or one method.
+"""
+
+import math
+
+import torch
+from torch import nn
+from torch_attention import MultiHeadSelfAttention
+
+from attnlab.misconceptions import misconception
+
+
+class _Configurable(MultiHeadSelfAttention):
+    """The reference, written out with one switch per known mistake (all off: the reference)."""
+
+    mask_on_input_device = True
+    softmax_dim = -1
+    heads_transposed = True
+    rope_on_values = False
+    rope_adjacent_pairs = True
+    linear_transposed = True
+    padding_on_keys = True
+    scale_width = "d_head"
+    values_detached = False
+
+    def _project(self, layer, x):
+        return layer(x) if self.linear_transposed else x @ layer.weight
+
+    def _split(self, y, batch, t):
+        if self.heads_transposed:
+            return y.view(batch, t, self.n_heads, self.d_head).transpose(1, 2)
+        return y.view(batch, self.n_heads, t, self.d_head)
+
+    def _merge(self, y, batch, t, d_model):
+        if self.heads_transposed:
+            return y.transpose(1, 2).reshape(batch, t, d_model)
+        return y.reshape(batch, t, d_model)
+
+    def _rotate(self, y, t, x):
+        d = self.d_head
+        frequencies = self.rope_theta ** (-torch.arange(0, d, 2, device=x.device, dtype=x.dtype) / d)
+        angles = torch.arange(t, device=x.device, dtype=x.dtype)[:, None] * frequencies[None, :]
+        cos, sin = torch.cos(angles), torch.sin(angles)
+        if self.rope_adjacent_pairs:
+            even, odd = y[..., 0::2], y[..., 1::2]
+            return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
+        first, second = y[..., : d // 2], y[..., d // 2 :]
+        return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
+
+    def _allowed(self, t, x):
+        device = x.device if self.mask_on_input_device else None
+        allowed = torch.ones(t, t, dtype=torch.bool, device=device)
+        return torch.tril(allowed) if self.causal else allowed
+
+    def forward(self, x, key_padding_mask=None):
+        batch, t, d_model = x.shape
+        q, k, v = (self._split(self._project(layer, x), batch, t) for layer in (self.q_proj, self.k_proj, self.v_proj))
+        if self.values_detached:
+            v = v.detach()
+        if self.rope_theta is not None:
+            q, k = self._rotate(q, t, x), self._rotate(k, t, x)
+            if self.rope_on_values:
+                v = self._rotate(v, t, x)
+        width = self.d_head if self.scale_width == "d_head" else d_model
+        scores = q @ k.transpose(-1, -2) / math.sqrt(width)
+        allowed = self._allowed(t, x)
+        if key_padding_mask is not None:
+            axis = key_padding_mask[:, None, None, :] if self.padding_on_keys else key_padding_mask[:, None, :, None]
+            allowed = allowed & axis
+        weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=self.softmax_dim)
+        return self._project(self.o_proj, self._merge(weights @ v, batch, t, d_model))
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "a mask or position table is built on the CPU instead of on x.device",
+    explanation="torch.ones(T, T) and torch.arange(T) make CPU tensors. On a GPU (or the meta device the grader uses to check) they meet x's tensors on another device and forward fails. The module must work wherever .to(device) moved it.",
+    hint="Pass device=x.device (and dtype=x.dtype for angle tables) to every tensor forward creates: torch.ones(T, T, dtype=torch.bool, device=x.device).",
+)
+class torch_mask_on_cpu(_Configurable):
+    mask_on_input_device = False
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "the causal mask is made once, at a fixed size",
+    explanation="A mask registered in __init__ for some maximum length (say 512 or 1024) breaks for any longer sequence; a self-attention module has no maximum T.",
+    hint="Build the mask in forward for this T: torch.tril(torch.ones(T, T, dtype=torch.bool, device=x.device)).",
+)
+class torch_fixed_size_mask(_Configurable):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register_buffer("mask", torch.tril(torch.ones(512, 512, dtype=torch.bool)), persistent=False)
+
+    def _allowed(self, t, x):
+        return self.mask[:t, :t] if self.causal else torch.ones(t, t, dtype=torch.bool, device=x.device)
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "the softmax runs over dim=-2, the queries",
+    explanation="Scores are (B, h, T_queries, T_keys). Each query's weights must sum to 1 over the keys, the last axis; dim=-2 normalises each key's column over the queries instead.",
+    hint="torch.softmax(scores, dim=-1).",
+)
+class torch_softmax_over_queries(_Configurable):
+    softmax_dim = -2
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "heads are split with view(B, n_heads, T, d_head), without the transpose",
+    explanation="(B, T, d_model) viewed as (B, n_heads, T, d_head) cuts the flat memory in order, so a 'head' gets pieces of several tokens. A head must take its own d_head feature columns of every token.",
+    hint="view(B, T, n_heads, d_head).transpose(1, 2), and transpose back before merging.",
+)
+class torch_heads_view_without_transpose(_Configurable):
+    heads_transposed = False
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "RoPE is applied to the values too",
+    explanation="RoPE encodes position in the *scores*: rotating queries and keys makes q·k depend on i - j. Values carry content into the output; rotating them mixes position into what is averaged.",
+    hint="Rotate q and k only; leave v as the projection made it.",
+)
+class torch_rope_on_values(_Configurable):
+    rope_on_values = True
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "RoPE rotates the two halves (i, i + d/2) instead of adjacent pairs",
+    explanation="The course's RoPE (CONTRACT.md, as positions.rope) turns adjacent pairs (x[2i], x[2i+1]). The GPT-NeoX 'rotate half' layout pairs x[i] with x[i + d/2]: also a rotation, but not the same one.",
+    hint="even, odd = q[..., 0::2], q[..., 1::2]; interleave the rotated pairs back with stack(..., dim=-1).flatten(-2).",
+)
+class torch_rope_halves(_Configurable):
+    rope_adjacent_pairs = False
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "an nn.Linear weight is used without its transpose (x @ W)",
+    explanation="nn.Linear stores its weight as (out, in) and computes x @ W.T. Multiplying x @ self.q_proj.weight uses the transposed map: the transpose of the numpy track's W_Q.",
+    hint="Call the layer, self.q_proj(x), or write x @ self.q_proj.weight.T.",
+)
+class torch_linear_weight_untransposed(_Configurable):
+    linear_transposed = False
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "the projections keep nn.Linear's default bias",
+    explanation="nn.Linear(d_model, d_model) has a bias unless told otherwise; the contract's projections have none, so the state dict gains q_proj.bias ... and every output is shifted.",
+    hint="nn.Linear(d_model, d_model, bias=False) for all four projections.",
+)
+class torch_linear_with_bias(_Configurable):
+    def __init__(self, d_model, n_heads, causal=True, rope_theta=None):
+        nn.Module.__init__(self)
+        self.n_heads, self.d_head, self.causal, self.rope_theta = n_heads, d_model // n_heads, causal, rope_theta
+        self.q_proj, self.k_proj, self.v_proj, self.o_proj = (nn.Linear(d_model, d_model) for _ in range(4))
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "the padding mask hides padded queries instead of padded keys",
+    explanation="key_padding_mask says which *keys* are real: every real query must give padded keys weight 0. Masking along the query axis blanks padded rows (all -inf: nan) and lets real queries still read the padding.",
+    hint="allowed & key_padding_mask[:, None, None, :]: (B, 1, 1, T) broadcasts over heads and queries.",
+)
+class torch_padding_masks_queries(_Configurable):
+    padding_on_keys = False
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "scores are scaled by √d_model instead of √d_head",
+    explanation="Each head's dot products are over d_head = d_model / n_heads features, so their variance grows with d_head, and that is what the scale undoes.",
+    hint="Divide by math.sqrt(self.d_head) (d_model // n_heads).",
+)
+class torch_scaled_by_d_model(_Configurable):
+    scale_width = "d_model"
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "the values are detached from the autograd graph",
+    explanation="v.detach() (or .data, or a numpy round trip) gives the right forward output but no gradient flows back through the values: v_proj never learns and x's gradient is wrong.",
+    hint="Keep every step in torch operations on the tensors forward received; never detach inside forward.",
+)
+class torch_values_detached(_Configurable):
+    values_detached = True
