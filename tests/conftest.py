@@ -54,7 +54,7 @@ def splice(reference_source: str, student_source: str) -> str:
     The student's own imports go on top; functions the reference lacks are appended.
     """
     lines = reference_source.splitlines(keepends=True)
-    reference_defs = {n.name: n for n in ast.parse(reference_source).body if isinstance(n, ast.FunctionDef)}
+    reference_defs = {n.name: n for n in ast.parse(reference_source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     student_tree = ast.parse(student_source)
     student_lines = student_source.splitlines(keepends=True)
     replacements, extra, imports = {}, [], []
@@ -63,7 +63,7 @@ def splice(reference_source: str, student_source: str) -> str:
         text = "".join(student_lines[start : node.end_lineno])
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             imports.append(text)
-        elif isinstance(node, ast.FunctionDef) and node.name in reference_defs:
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in reference_defs:
             replacements[node.name] = text
         elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):  # skip the docstring
             extra.append(text)
