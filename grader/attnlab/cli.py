@@ -60,6 +60,7 @@ def main() -> None:
 @click.argument("path", metavar="PATH", type=click.Path(path_type=Path))
 @click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="One submission: also write Gradescope-format results to this file.")
 @click.option("--only", multiple=True, metavar="FILE", help="One submission: grade only this exercise file (e.g. softmax); repeat for more.")
+@click.option("--track", "tracks", multiple=True, metavar="NAME", help="One submission: grade only this track's files (numpy, or torch).")
 @click.option("--explain", is_flag=True, help="One submission: show the whole feedback of every failing test, its heatmaps, and what the code printed.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False), help="One submission: also write an HTML report (feedback and heatmaps) to this file.")
 @click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), help="A class: the results folder (default: results/ next to the class folder).")
@@ -72,7 +73,7 @@ def main() -> None:
 @click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory a worker may add to its own.")
 @click.option("--no-sandbox", "in_process", is_flag=True, hidden=True, help="Run the code in this process (benchmark baseline only).")
 @COURSE_OPTION
-def grade(path: Path, json_path, only, explain, html_path, results_dir, jobs, students, assignment, csv_path, timeout, budget, memory_mib, in_process, course_dir) -> None:
+def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, jobs, students, assignment, csv_path, timeout, budget, memory_mib, in_process, course_dir) -> None:
     """Grade PATH with the hidden tests: one submission, or a whole class.
 
     \b
@@ -95,7 +96,7 @@ def grade(path: Path, json_path, only, explain, html_path, results_dir, jobs, st
     from attnlab.roster import is_submission
 
     if path.is_dir() and not is_submission(path, course):
-        for flag, given in (("--json", json_path), ("--only", only), ("--explain", explain), ("--html", html_path), ("--no-sandbox", in_process)):
+        for flag, given in (("--json", json_path), ("--only", only), ("--track", tracks), ("--explain", explain), ("--html", html_path), ("--no-sandbox", in_process)):
             if given:
                 raise UserError(f"{flag} is for one submission; {path} is a class folder")
         _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path)
@@ -103,7 +104,13 @@ def grade(path: Path, json_path, only, explain, html_path, results_dir, jobs, st
     for flag, given in (("--results", results_dir), ("--jobs", jobs), ("--student", students), ("--assignment", assignment), ("--csv", csv_path)):
         if given:
             raise UserError(f"{flag} is for a class folder; {path} is one submission")
-    _grade_one(course, path, limits, json_path, list(only), explain, html_path, in_process)
+    from attnlab.course import CourseError
+
+    try:
+        selected = course.select(only, tracks)
+    except CourseError as error:
+        raise UserError(str(error)) from None
+    _grade_one(course, path, limits, json_path, selected or [], explain, html_path, in_process)
 
 
 def _grade_one(course, submission: Path, limits, json_path, only, explain, html_path, in_process) -> None:
@@ -177,11 +184,14 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
 
 @main.command()
 @click.argument("folder", type=click.Path(path_type=Path), required=False)
+@click.option("--only", multiple=True, metavar="FILE", help="Check only this exercise file (e.g. softmax); repeat for more.")
+@click.option("--track", "tracks", multiple=True, metavar="NAME", help="Check only this track's files: numpy, or torch (the PyTorch module).")
 @COURSE_OPTION
-def check(folder: Path | None, course_dir: Path | None) -> None:
+def check(folder: Path | None, only, tracks, course_dir: Path | None) -> None:
     """Run the public tests on FOLDER (default: the course's exercises/) and summarise per function.
 
-    The exit status is 0 when every public test passes, 1 otherwise.
+    The PyTorch track's tests import torch, which takes a second or two; --track numpy leaves
+    them out. The exit status is 0 when every public test passes, 1 otherwise.
     """
     from rich.text import Text
 
@@ -192,7 +202,7 @@ def check(folder: Path | None, course_dir: Path | None) -> None:
     course = _course(course_dir)
     folder = folder or course.exercises_dir
     try:
-        checks = run_check(course, folder)
+        checks = run_check(course, folder, course.select(only, tracks))
     except CourseError as error:
         raise UserError(str(error)) from None
     marks = {"passed": ("✓", "green"), "failed": ("✗", "red"), "not implemented": ("·", "yellow"), "waiting": ("…", "yellow")}
