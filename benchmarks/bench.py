@@ -53,7 +53,7 @@ def until_first_prompt(quiz: str, runs: int) -> list[float]:
 
 
 def row(label: str, times: list[float]) -> str:
-    return f"{label:<52} {statistics.median(times):7.3f} s   (min {min(times):.3f}, max {max(times):.3f}, n={len(times)})"
+    return f"{label:<58} {statistics.median(times):7.3f} s   (min {min(times):.3f}, max {max(times):.3f}, n={len(times)})"
 
 
 def main() -> None:
@@ -62,27 +62,30 @@ def main() -> None:
     args = parser.parse_args()
 
     timed(["grade", "solutions"], 1)  # warm the file cache once; not counted
-    sandboxed = timed(["grade", "solutions"], args.runs)
-    in_process = timed(["grade", "solutions", "--no-sandbox"], args.runs)
-    stubs = timed(["grade", "exercises"], args.runs)
-    check_reference = timed(["check", "solutions"], args.runs)
-    check_stubs = timed(["check"], args.runs, expect_exit=1)
-    quiz_yaml = until_first_prompt("masks", args.runs)
+    measured = {
+        "grade solutions --track numpy (sandboxed)": timed(["grade", "solutions", "--track", "numpy"], args.runs),
+        "grade solutions --track numpy --no-sandbox": timed(["grade", "solutions", "--track", "numpy", "--no-sandbox"], args.runs),
+        "grade solutions --track torch (sandboxed)": timed(["grade", "solutions", "--track", "torch"], args.runs),
+        "grade solutions --track torch --no-sandbox": timed(["grade", "solutions", "--track", "torch", "--no-sandbox"], args.runs),
+        "grade solutions (both tracks, sandboxed)": timed(["grade", "solutions"], args.runs),
+        "grade exercises (stubs, all not implemented)": timed(["grade", "exercises"], args.runs),
+        "check solutions --track numpy (no torch)": timed(["check", "solutions", "--track", "numpy"], args.runs),
+        "check solutions --track torch": timed(["check", "solutions", "--track", "torch"], args.runs),
+        "check solutions (both tracks)": timed(["check", "solutions"], args.runs),
+        "check exercises (stubs)": timed(["check"], args.runs, expect_exit=1),
+        "quiz take masks: to the first prompt (instructor YAML)": until_first_prompt("masks", args.runs),
+    }
     with tempfile.TemporaryDirectory() as folder:
         copy = str(Path(folder) / "masks.json")
         timed(["quiz", "student-copy", "masks", "-o", copy], 1)
-        quiz_copy = until_first_prompt(copy, args.runs)
+        measured["quiz take masks.json: to the first prompt (student copy)"] = until_first_prompt(copy, args.runs)
 
-    print(f"attnlab benchmark: {args.runs} runs each, medians (machine: {__import__('os').cpu_count()} cores)")
-    print(row("grade solutions (sandboxed, full hidden suite)", sandboxed))
-    print(row("grade solutions --no-sandbox (in-process)", in_process))
-    print(row("grade exercises (stubs, all not implemented)", stubs))
-    print(row("check solutions (public tests)", check_reference))
-    print(row("check exercises (stubs)", check_stubs))
-    print(row("quiz take masks: to the first prompt (instructor YAML)", quiz_yaml))
-    print(row("quiz take masks.json: to the first prompt (student copy)", quiz_copy))
-    ratio = statistics.median(sandboxed) / statistics.median(in_process)
-    print(f"{'sandbox overhead: sandboxed / in-process':<52} {ratio:7.2f}x")
+    print(f"attnlab benchmark: {args.runs} runs each, medians (machine: {os.cpu_count()} cores)")
+    for label, times in measured.items():
+        print(row(label, times))
+    for track in ("numpy", "torch"):
+        ratio = statistics.median(measured[f"grade solutions --track {track} (sandboxed)"]) / statistics.median(measured[f"grade solutions --track {track} --no-sandbox"])
+        print(f"{f'sandbox overhead, {track} track: sandboxed / in-process':<58} {ratio:7.2f}x")
 
 
 if __name__ == "__main__":
