@@ -1,0 +1,173 @@
+"""``attnlab release``: the bundle students receive, and the scan that proves it holds no answers.
+
+The bundle is the generated stubs with their public tests, the student copy of
+every quiz, the engine (what ``attnlab check`` and ``attnlab quiz take`` run on),
+a ``pyproject.toml`` to install it with, and a README for students. It holds no
+solutions, hidden tests, answer keys or misconception catalogue: ``scan`` looks
+for each of them, and a release with a leak is not written.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import attnlab
+from attnlab.course import Course, CourseError
+from attnlab.stubs import BEGIN, END, stale_stubs
+
+ENGINE_DIR = Path(attnlab.__file__).resolve().parent
+_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+# Lines shorter than this (``return out``, ``d = x.shape[-1]``) are too common to call a leak.
+_SHORTEST_LEAK = 24
+
+STUDENT_README = """# {name}: your exercises
+
+Set up once (Python 3.11 or newer):
+
+```sh
+python3 -m venv .venv && .venv/bin/pip install .
+```
+
+For the PyTorch track (`exercises/torch_attention.py`) add its CPU build first:
+`.venv/bin/pip install torch==2.13.0` (or any torch 2.x).
+
+Then, from this folder:
+
+```sh
+.venv/bin/attnlab check                   # one line per function: passed, failed (and why), not implemented yet
+.venv/bin/attnlab check --track numpy     # the numpy files only
+.venv/bin/attnlab quiz take quizzes/shapes.json   # a quiz in the terminal (practice mode)
+```
+
+Your work is in `exercises/`: fill in the parts marked `YOUR CODE HERE`, in file order (a file
+may import the ones before it): {files}. The public tests in `exercises/tests/` are the lessons'
+worked examples; your instructor grades with more tests than these.
+"""
+
+
+class ReleaseError(CourseError):
+    """The release cannot be built (or would leak); the message is one line."""
+
+
+@dataclass(frozen=True)
+class Release:
+    folder: Path
+    exercise_files: int
+    quizzes: int
+
+
+def solution_lines(course: Course) -> set[str]:
+    """The distinctive lines of the reference's solution regions: what must never ship."""
+    lines: set[str] = set()
+    for module in course.modules:
+        inside = False
+        for line in (course.solutions_dir / f"{module}.py").read_text(encoding="utf-8").splitlines():
+            stripped = line.strip()
+            if stripped.startswith(BEGIN):
+                inside = True
+            elif stripped.startswith(END):
+                inside = False
+            elif inside and len(stripped) >= _SHORTEST_LEAK and not stripped.startswith("#"):
+                lines.add(stripped)
+    return lines
+
+
+def scan(course: Course, folder: Path) -> list[str]:
+    """What in ``folder`` would give answers away, one line each (empty: nothing)."""
+    leaks: list[str] = []
+    hidden_names = {p.name for p in course.hidden_tests_dir.glob("*.py")} - {"conftest.py"}
+    forbidden_dirs = {"solutions", "hidden_tests", "misconceptions"}
+    secret = solution_lines(course)
+    # A hidden test renamed or pasted elsewhere is still found by its test definitions.
+    hidden_defs = {
+        line.strip() for path in course.hidden_tests_dir.glob("test_*.py")
+        for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("def test_")
+    }
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        relative = path.relative_to(folder)
+        if forbidden_dirs & set(relative.parts):
+            leaks.append(f"{relative}: a folder students must not get")
+        if path.name in hidden_names and "exercises" not in relative.parts:
+            leaks.append(f"{relative}: a hidden test file")
+        if path.suffix == ".json" and "quizzes" in relative.parts:
+            leaks.extend(f"{relative}: {problem}" for problem in _quiz_problems(path))
+        if path.suffix in (".py", ".ipynb", ".md", ".json", ".txt", ".toml", ".yaml", ".yml"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found = sorted(line for line in secret if line in text)
+            if found:
+                leaks.append(f"{relative}: holds {len(found)} line(s) of the reference solutions, e.g. {found[0]!r}")
+            tests = sorted(line for line in hidden_defs if line in text)
+            if tests:
+                leaks.append(f"{relative}: holds {len(tests)} hidden test(s), e.g. {tests[0]!r}")
+        if path.suffix in (".yaml", ".yml") and "quizzes" in relative.parts:
+            leaks.append(f"{relative}: an instructor's quiz (with its answers); students get the .json copy")
+    return leaks
+
+
+def _quiz_problems(path: Path) -> list[str]:
+    """A student copy keeps hashes and encrypted explanations only: no key, answer or expression."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return ["not a JSON quiz copy"]
+    found: list[str] = []
+
+    def walk(value, where: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in ("answer", "answers", "key", "expression", "solution"):
+                    found.append(f"field {where}{key!r} would give the answer away")
+                walk(item, f"{where}{key}.")
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, f"{where}{index}.")
+
+    walk(data, "")
+    return found
+
+
+def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
+    """Write the student bundle to ``out`` (a new or empty folder); scan it before it is kept."""
+    from attnlab.quiz import student_copy
+    from attnlab.quiz.errors import QuizError
+    from attnlab.quiz.items import reference_factory_for
+    from attnlab.quiz.schema import load_quiz
+
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ReleaseError(f"{out} exists and is not an empty folder; give a new one")
+    if not course.solutions_dir.is_dir():
+        raise ReleaseError(f"{course.solutions_dir} is missing: a release is built from the instructor's course")
+    stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
+    if stale:
+        raise ReleaseError(f"stubs out of date: {', '.join(stale)} (run `attnlab stubs` first)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".release-", dir=out.parent))  # same file system: one rename
+    try:
+        shutil.copytree(course.exercises_dir, staging / "exercises", ignore=_IGNORED)
+        shutil.copytree(ENGINE_DIR, staging / "grader" / "attnlab", ignore=_IGNORED)
+        if (course.root / "pyproject.toml").is_file():
+            shutil.copyfile(course.root / "pyproject.toml", staging / "pyproject.toml")
+        quizzes = sorted((course.root / "quizzes").glob("*.yaml"))
+        (staging / "quizzes").mkdir()
+        factory = reference_factory_for(lambda: course)
+        for path in quizzes:
+            try:
+                copy = student_copy.build(load_quiz(path), list(roster), factory)
+            except QuizError as error:
+                raise ReleaseError(f"{path.name}: {error}") from None
+            (staging / "quizzes" / f"{path.stem}.json").write_text(json.dumps(copy, indent=1), encoding="utf-8")
+        files = ", ".join(f"`{m}.py`" for m in course.modules)
+        (staging / "README.md").write_text(STUDENT_README.format(name=course.name, files=files), encoding="utf-8")
+        leaks = scan(course, staging)
+        if leaks:
+            raise ReleaseError(f"the release would leak: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else ""))
+        if out.exists():
+            out.rmdir()
+        staging.rename(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return Release(out, len(course.modules), len(quizzes))

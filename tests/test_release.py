@@ -1,0 +1,88 @@
+"""The student release: what it holds, what it must never hold, and that it installs and runs."""
+
+import json
+import os
+import subprocess
+import venv
+
+import pytest
+from conftest import COURSE, REPO
+
+from attnlab.course import Course
+from attnlab.release import ReleaseError, build, scan
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    return build(COURSE, tmp_path_factory.mktemp("release") / "attnlab-student").folder
+
+
+def test_the_release_holds_what_students_need(release):
+    names = {p.relative_to(release).as_posix() for p in release.rglob("*") if p.is_file()}
+    for module in COURSE.modules:
+        assert f"exercises/{module}.py" in names and f"exercises/tests/test_{module}.py" in names
+    assert {"README.md", "pyproject.toml", "exercises/course.toml", "grader/attnlab/cli.py"} <= names
+    assert {f"quizzes/{p.stem}.json" for p in (REPO / "quizzes").glob("*.yaml")} <= names
+
+
+def test_the_release_holds_no_solutions_hidden_tests_or_answers(release):
+    assert scan(COURSE, release) == []
+    names = {p.name for p in release.rglob("*")}
+    assert not names & {"solutions", "hidden_tests", "misconceptions", "points.toml"}
+    assert not any(p.suffix == ".yaml" for p in (release / "quizzes").iterdir())
+    # The course a student's copy describes (from its stubs) is the instructor's.
+    assert [f.name for f in Course.load(release).functions] == [f.name for f in COURSE.functions]
+    # What the stubs of the release say is exactly what the course's stubs say.
+    for module in COURSE.modules:
+        assert (release / "exercises" / f"{module}.py").read_text() == (COURSE.exercises_dir / f"{module}.py").read_text()
+
+
+def test_the_scan_finds_each_kind_of_leak(release, tmp_path):
+    """The scan is what makes the claim above; it must be able to fail."""
+    leaky = tmp_path / "leaky"
+    import shutil
+
+    shutil.copytree(release, leaky)
+    (leaky / "exercises" / "softmax.py").write_text((COURSE.solutions_dir / "softmax.py").read_text())
+    shutil.copyfile(COURSE.hidden_tests_dir / "test_masks.py", leaky / "test_masks_copy.py")
+    shutil.copyfile(COURSE.hidden_tests_dir / "test_masks.py", leaky / "grader" / "test_masks.py")
+    shutil.copyfile(REPO / "quizzes" / "masks.yaml", leaky / "quizzes" / "masks.yaml")
+    copy = json.loads((leaky / "quizzes" / "shapes.json").read_text())
+    copy["questions"][0]["answer"] = "16"
+    (leaky / "quizzes" / "shapes.json").write_text(json.dumps(copy))
+    (leaky / "misconceptions").mkdir()
+    (leaky / "misconceptions" / "x.py").write_text("")
+    leaks = "\n".join(scan(COURSE, leaky))
+    assert "exercises/softmax.py: holds" in leaks
+    assert "grader/test_masks.py: a hidden test file" in leaks
+    assert "test_masks_copy.py: holds 4 hidden test(s)" in leaks  # renamed, but still the hidden tests
+    assert "quizzes/masks.yaml: an instructor's quiz" in leaks
+    assert "quizzes/shapes.json: field questions.0.'answer'" in leaks
+    assert "misconceptions/x.py: a folder students must not get" in leaks
+
+
+def test_release_refuses_a_folder_in_use(release):
+    with pytest.raises(ReleaseError, match="not an empty folder"):
+        build(COURSE, release)
+
+
+def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_not_implemented(release, tmp_path):
+    """As its README says: a venv, `pip install .`, then `attnlab check` from the bundle."""
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    pip = subprocess.run([env_dir / "bin" / "pip", "install", "-q", "--disable-pip-version-check", "."], cwd=release, capture_output=True, text=True, timeout=600)
+    assert pip.returncode == 0, pip.stderr[-2000:]
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ATTNLAB_", "PYTHON"))}
+    result = subprocess.run([env_dir / "bin" / "attnlab", "check"], cwd=release, capture_output=True, text=True, timeout=300, env=clean)
+    assert result.returncode == 1, result.stdout + result.stderr
+    text = " ".join(result.stdout.split())
+    numpy_functions = [f.name for f in COURSE.functions if not COURSE.needs_of(f.module)]
+    for function in numpy_functions:
+        assert f"{function} not implemented yet" in text or f"{function} needs" in text, function
+    assert f"0 of {len(numpy_functions)}" in text or f"0 of {len(COURSE.functions)}" in text
+    # The quiz runs from its student copy, with no instructor files anywhere near.
+    quiz = subprocess.run([env_dir / "bin" / "attnlab", "quiz", "take", "quizzes/shapes.json", "--student", "s1", "--mode", "exam"], cwd=release, input="quit\n", capture_output=True, text=True, timeout=120, env={**clean, "ATTNLAB_STATE_DIR": str(tmp_path / "state")})
+    assert "Traceback" not in quiz.stdout + quiz.stderr
+    # Nothing of the repository is importable in the student's venv: no reference, no hidden-test helpers.
+    probe = subprocess.run([env_dir / "bin" / "python", "-c", "import importlib.util as u; print(u.find_spec('softmax'), u.find_spec('attention_inputs'))"], cwd=tmp_path, capture_output=True, text=True)
+    assert probe.stdout.split() == ["None", "None"]
