@@ -29,7 +29,7 @@ def test_grade_reference_writes_gradescope_json(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "total" in result.stdout and "100%" in result.stdout
     data = json.loads(target.read_text())
-    assert data["score"] == data["max_score"] > 0
+    assert data["score"] == data["extra_data"]["max_score"] > 0
     assert all(t["status"] == "passed" for t in data["tests"])
 
 

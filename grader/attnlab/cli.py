@@ -52,7 +52,9 @@ def main() -> None:
                  attnlab quiz take QUIZ   take a quiz in the terminal
     Instructors: attnlab grade FOLDER     grade a submission, or a whole class, with the hidden tests
                  attnlab stubs            regenerate exercises/ from solutions/
-                 attnlab quiz --help      key, grade and lint quizzes
+                 attnlab release DIR      the bundle students get (no solutions, tests or answers)
+                 attnlab export --help    nbgrader course, Gradescope autograder zip
+                 attnlab quiz --help      key, grade, lint and export quizzes
     """
 
 
@@ -218,6 +220,58 @@ def check(folder: Path | None, only, tracks, course_dir: Path | None) -> None:
     console.out.print(Text(f"\n{done} of {len(checks)} functions pass their public tests.", style="bold"))
     if done < len(checks):
         sys.exit(1)
+
+
+@main.group()
+def export() -> None:
+    """Export the course to the tools schools run: nbgrader, Gradescope."""
+
+
+@export.command("gradescope")
+@click.argument("zip_path", metavar="AUTOGRADER_ZIP", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--torch-version", default="2.13.0", show_default=True, help="The torch release setup.sh installs on Gradescope's image.")
+@COURSE_OPTION
+def export_gradescope(zip_path: Path, torch_version: str, course_dir: Path | None) -> None:
+    """Write Gradescope's autograder zip: setup.sh, run_autograder, the grader and the hidden tests.
+
+    run_autograder grades /autograder/submission with the sandboxed grader and writes
+    /autograder/results/results.json ($ATTNLAB_AUTOGRADER_ROOT moves /autograder, for testing).
+    """
+    from attnlab import console
+    from attnlab.course import CourseError
+    from attnlab.gradescope import build_autograder_zip
+
+    course = _course(course_dir)
+    try:
+        names = build_autograder_zip(course, zip_path, torch_version)
+    except CourseError as error:
+        raise UserError(str(error)) from None
+    except OSError as error:
+        raise UserError(f"cannot write {zip_path}: {error.strerror}") from None
+    console.err.print(f"Wrote {zip_path} ({len(names)} files); upload it as the assignment's autograder")
+
+
+@main.command()
+@click.argument("out_dir", metavar="OUT_DIR", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="Student ids, one a line: their parameterized quiz questions can be checked in practice mode.")
+@COURSE_OPTION
+def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None:
+    """Write the bundle students get to OUT_DIR: stubs, public tests, quiz copies, the engine.
+
+    It holds no solutions, hidden tests, answer keys or misconception catalogue: the bundle is
+    scanned for each before it is kept, and a release that would leak is not written.
+    """
+    from attnlab import console
+    from attnlab.course import CourseError
+    from attnlab.release import build
+
+    course = _course(course_dir)
+    students = [line.strip() for line in roster.read_text().splitlines() if line.strip() and not line.startswith("#")] if roster else []
+    try:
+        made = build(course, out_dir, students)
+    except CourseError as error:
+        raise UserError(str(error)) from None
+    console.err.print(f"Wrote {made.folder}: {made.exercise_files} exercise files, {made.quizzes} quizzes; scanned: no solutions, hidden tests or answers")
 
 
 @main.command()

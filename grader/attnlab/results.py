@@ -72,12 +72,13 @@ class GradeReport:
                     "visibility": "visible",
                 }
             )
+        # Only the fields Gradescope documents at the top level; the rest goes in extra_data.
         return {
             "score": self.score,
-            "max_score": self.max_score,
             "execution_time": round(self.duration, 3),
-            "output": f"Graded {len(self.tests)} hidden tests; {self.sandbox}.",
+            "output": f"Graded {len(self.tests)} hidden tests: {self.score:g} of {self.max_score:g} points; {self.sandbox}.",
             "visibility": "visible",
+            "extra_data": {"max_score": self.max_score, "sandbox": self.sandbox},
             "tests": tests,
         }
 

@@ -1,0 +1,133 @@
+"""Gradescope: the autograder zip (``attnlab export gradescope``) and what runs inside it.
+
+Gradescope unpacks the zip into ``/autograder/source``, runs ``setup.sh`` once
+when the image is built, and for each submission runs ``/autograder/run_autograder``
+with the student's upload in ``/autograder/submission``; the scores must end up
+in ``/autograder/results/results.json``. Here ``run_autograder`` calls ``run``
+below, which grades with the same sandboxed grader as ``attnlab grade`` and
+always writes a results file, even when the upload holds no exercise file.
+``ATTNLAB_AUTOGRADER_ROOT`` moves ``/autograder`` elsewhere (for tests).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from attnlab.atomic import write_json_atomically
+from attnlab.course import Course, CourseError
+from attnlab.release import ENGINE_DIR, _IGNORED
+from attnlab.stubs import stale_stubs
+
+ROOT_VARIABLE = "ATTNLAB_AUTOGRADER_ROOT"
+
+SETUP_SH = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image.
+set -euo pipefail
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-pip python3-venv bubblewrap >/dev/null
+python3 -m venv /autograder/venv
+# torch is pinned first so that the course's torch range installs nothing more; point pip at
+# PyTorch's CPU wheel index here to keep the image small.
+/autograder/venv/bin/pip install -q torch=={torch_version}
+/autograder/venv/bin/pip install -q /autograder/source
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for each submission. It grades /autograder/submission with the hidden tests
+# in a sandbox and writes /autograder/results/results.json (ATTNLAB_AUTOGRADER_ROOT moves the root).
+ROOT="${ATTNLAB_AUTOGRADER_ROOT:-/autograder}"
+PYTHON="${ATTNLAB_PYTHON:-$ROOT/venv/bin/python}"
+# bubblewrap needs namespaces that some containers do not allow: then the grader's plain sandbox
+# (a private user with rlimits) is used, and results.json says which ran.
+if ! bwrap --ro-bind / / --unshare-pid --unshare-net true 2>/dev/null; then
+    export ATTNLAB_SANDBOX=plain
+fi
+cd "$ROOT/source"
+PYTHONPATH="$ROOT/source/grader" exec "$PYTHON" -m attnlab.gradescope "$ROOT"
+"""
+
+
+class ExportError(CourseError):
+    """The export cannot be built; the message is one line."""
+
+
+def build_autograder_zip(course: Course, out: Path, torch_version: str = "2.13.0") -> list[str]:
+    """Write Gradescope's autograder zip to ``out``; return the names it holds."""
+    if not course.solutions_dir.is_dir() or not course.hidden_tests_dir.is_dir():
+        raise ExportError(f"{course.solutions_dir} is missing: the autograder needs the reference and the hidden tests")
+    stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
+    if stale:
+        raise ExportError(f"stubs out of date: {', '.join(stale)} (run `attnlab stubs` first)")
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "source"
+        shutil.copytree(course.exercises_dir, source / "exercises", ignore=_IGNORED)
+        shutil.copytree(course.solutions_dir, source / "solutions", ignore=_IGNORED)
+        shutil.copytree(ENGINE_DIR, source / "grader" / "attnlab", ignore=_IGNORED)
+        if (course.root / "pyproject.toml").is_file():
+            shutil.copyfile(course.root / "pyproject.toml", source / "pyproject.toml")
+            (source / "README.md").write_text(f"{course.name}: Gradescope autograder source.\n")
+        files = {
+            "setup.sh": SETUP_SH.replace("{torch_version}", torch_version),
+            "run_autograder": RUN_AUTOGRADER,
+        }
+        out.parent.mkdir(parents=True, exist_ok=True)
+        partial = out.with_name(out.name + ".partial")
+        names = []
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as bundle:
+            for name, text in files.items():
+                info = zipfile.ZipInfo(name)
+                info.external_attr = (stat.S_IFREG | 0o755) << 16  # executable once unpacked
+                info.compress_type = zipfile.ZIP_DEFLATED
+                bundle.writestr(info, text)
+                names.append(name)
+            for path in sorted(source.rglob("*")):
+                if path.is_file():
+                    name = path.relative_to(source).as_posix()  # Gradescope unpacks the zip into /autograder/source
+                    bundle.write(path, name)
+                    names.append(name)
+        partial.replace(out)
+    return names
+
+
+def run(root: Path) -> dict:
+    """Grade ``root/submission`` with the course in ``root/source``; write and return results.json."""
+    from attnlab.grading import grade
+    from attnlab.roster import Entry, RosterError, stage
+
+    results_path = root / "results" / "results.json"
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        course = Course.load(root / "source")
+        with tempfile.TemporaryDirectory() as staging:
+            try:
+                folder = stage(Entry("submission", root / "submission"), course, Path(staging))
+            except RosterError:
+                names = ", ".join(f"{m}.py" for m in course.modules)
+                results = _nothing_to_grade(f"No exercise file was found in your upload. Upload {names} (or the notebooks), at the top level or in one folder.")
+            else:
+                results = grade(course, folder).to_gradescope()
+    except Exception as error:  # noqa: BLE001 - Gradescope shows this file; a crash would show nothing
+        results = _nothing_to_grade(f"The autograder failed: {type(error).__name__}: {error}. Please tell your instructor.")
+    write_json_atomically(results_path, results)
+    return results
+
+
+def _nothing_to_grade(message: str) -> dict:
+    return {"score": 0.0, "output": message, "visibility": "visible", "tests": []}
+
+
+def main() -> None:
+    root = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get(ROOT_VARIABLE, "/autograder"))
+    results = run(root)
+    print(json.dumps({"score": results.get("score"), "output": results.get("output")}))
+
+
+if __name__ == "__main__":
+    main()

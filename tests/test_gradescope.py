@@ -1,0 +1,93 @@
+"""The Gradescope autograder zip, unpacked into a temporary /autograder and run as Gradescope would."""
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from conftest import COURSE, SUBMISSIONS, build_submission, read_fixture
+
+from attnlab.gradescope import build_autograder_zip
+from attnlab.grading import grade
+
+# Gradescope's documented fields (gradescope-autograders.readthedocs.io, "Autograder Specifications").
+TOP_FIELDS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
+TEST_FIELDS = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format", "tags", "visibility", "extra_data"}
+VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
+FORMATS = {"text", "html", "simple_format", "md", "ansi"}
+
+
+def check_results_format(results: dict) -> None:
+    assert set(results) <= TOP_FIELDS, set(results) - TOP_FIELDS
+    assert isinstance(results.get("score", 0.0), (int, float))
+    assert results.get("visibility", "visible") in VISIBILITY
+    for test in results.get("tests", []):
+        assert set(test) <= TEST_FIELDS, set(test) - TEST_FIELDS
+        assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float)) and 0 <= test["score"] <= test["max_score"]
+        assert test["status"] in ("passed", "failed")
+        assert test.get("visibility", "visible") in VISIBILITY and test.get("output_format", "text") in FORMATS
+        assert isinstance(test["name"], str) and isinstance(test.get("output", ""), str) and all(isinstance(t, str) for t in test.get("tags", []))
+    if "score" not in results:
+        assert all("score" in t for t in results["tests"])
+
+
+@pytest.fixture(scope="module")
+def autograder(tmp_path_factory):
+    """The zip, unpacked as Gradescope does: its contents in /autograder/source, run_autograder beside."""
+    root = tmp_path_factory.mktemp("autograder")
+    archive = root / "autograder.zip"
+    names = build_autograder_zip(COURSE, archive)
+    assert {"setup.sh", "run_autograder"} <= set(names)
+    with zipfile.ZipFile(archive) as bundle:
+        bundle.extractall(root / "source")
+        assert not any(n.startswith("/") or ".." in n for n in bundle.namelist())
+    (root / "run_autograder").write_bytes((root / "source" / "run_autograder").read_bytes())
+    (root / "run_autograder").chmod(0o755)
+    return root
+
+
+def run_autograder(root, submission_files: dict[str, str]):
+    submission = root / "submission"
+    if submission.exists():
+        import shutil
+
+        shutil.rmtree(submission)
+    submission.mkdir()
+    for name, text in submission_files.items():
+        (submission / name).parent.mkdir(parents=True, exist_ok=True)
+        (submission / name).write_text(text)
+    results = root / "results" / "results.json"
+    results.unlink(missing_ok=True)
+    env = {**os.environ, "ATTNLAB_AUTOGRADER_ROOT": str(root), "ATTNLAB_PYTHON": sys.executable}
+    process = subprocess.run(["bash", str(root / "run_autograder")], capture_output=True, text=True, timeout=600, env=env, cwd=root)
+    assert process.returncode == 0, process.stderr[-3000:]
+    return json.loads(results.read_text())
+
+
+def test_the_autograder_runs_the_bundled_grader_on_a_submission_and_agrees_with_attnlab_grade(autograder, tmp_path):
+    fixture = read_fixture(SUBMISSIONS / "buggy" / "sdpa_mask_inverted.py")
+    folder = build_submission(tmp_path / "sub", fixture)
+    # Students upload into one folder of their own; the autograder finds the files in it.
+    results = run_autograder(autograder, {f"my-work/{p.name}": p.read_text() for p in folder.glob("*.py")})
+    check_results_format(results)
+    expected = grade(COURSE, folder).to_gradescope()
+    assert results["score"] == expected["score"] < expected["extra_data"]["max_score"]
+    assert [(t["name"], t["score"], t["status"]) for t in results["tests"]] == [(t["name"], t["score"], t["status"]) for t in expected["tests"]]
+    lost = [t for t in results["tests"] if t["status"] == "failed"]
+    assert lost and all("scaled_dot_product_attention" in t["name"] for t in lost)
+    assert any("Known mistake" in t["output"] for t in lost)
+
+
+def test_an_upload_without_exercise_files_still_gets_a_results_file(autograder):
+    results = run_autograder(autograder, {"notes.txt": "I did not finish"})
+    check_results_format(results)
+    assert results["score"] == 0 and "No exercise file was found" in results["output"]
+
+
+def test_the_results_format_check_can_fail():
+    with pytest.raises(AssertionError):
+        check_results_format({"score": 1, "max_score": 2, "tests": []})
+    with pytest.raises(AssertionError):
+        check_results_format({"tests": [{"name": "x", "score": 3, "max_score": 2, "status": "passed"}]})
