@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from torch.autograd.gradcheck import GradcheckError
 from attention_inputs import SEED, lengths_for, normal
 from hypothesis import given
 from hypothesis import strategies as st
@@ -294,7 +295,7 @@ def test_gradcheck(student, reference, seed, rope):
     x = torch.from_numpy(case.x.copy()).requires_grad_(True)
     try:
         torch.autograd.gradcheck(lambda x: _StudentModule.apply(x, call), (x,), eps=1e-6, atol=1e-5, rtol=1e-4)
-    except torch.autograd.gradcheck.GradcheckError as error:
+    except GradcheckError as error:
         first = str(error).strip().splitlines()[0]
         raise Mismatch(f"gradcheck failed: the gradient autograd computes through your forward disagrees with finite differences ({first})") from None
 
