@@ -261,3 +261,31 @@ def student_copy_command(quiz_name, roster, output, course_dir) -> None:
         _fail(str(error))
     write_json_atomically(output, copy)
     click.echo(f"Wrote {output} ({len(copy['questions'])} questions, checks for {len(students)} rostered students)", err=True)
+
+
+@quiz.command("export")
+@QUIZ
+@click.option("--format", "output_format", type=click.Choice(["moodle-xml"]), default="moodle-xml", show_default=True, help="The LMS format (Moodle XML imports into Moodle's question bank).")
+@click.option("--variants", type=click.IntRange(min=1, max=500), default=1, show_default=True, help="1: one fixed variant per question; N: a category of N variants per parameterized question (a pool for 'random question').")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the export (.xml).")
+@COURSE
+def export_command(quiz_name, output_format, variants, output, course_dir) -> None:
+    """Export QUIZ with its answers for an LMS: Moodle XML, one variant or a pool of N."""
+    from attnlab.atomic import write_text_atomically
+    from attnlab.quiz.items import find_quiz
+    from attnlab.quiz.moodle import moodle_xml
+    from attnlab.quiz.schema import load_quiz
+
+    try:
+        path = find_quiz(quiz_name, _quizzes_dir(course_dir))
+        if path.suffix == ".json":
+            _fail(f"{path} is a student copy: it holds no answers; give the instructor's quiz")
+        quiz_ = load_quiz(path)
+        text = moodle_xml(quiz_, _reference_factory(course_dir), variants)
+    except QuizError as error:
+        _fail(str(error))
+    try:
+        write_text_atomically(output, text)
+    except OSError as error:
+        _fail(f"cannot write {output}: {error.strerror}")
+    click.echo(f"Wrote {output} ({len(quiz_.questions)} questions, {variants} variant(s) each where parameterized)", err=True)
