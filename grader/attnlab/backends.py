@@ -201,16 +201,28 @@ class InProcessBackend(Backend):
         inputs_after = wire.copy_plain((args_after, kwargs_after)) if return_inputs else None
         return CallResult(wire.copy_plain(result), peak, inputs_after)
 
+    def _namespace(self, module: str) -> dict:
+        """The globals the student's functions of ``module`` run with."""
+        return vars(self._module(module))
+
+    def _stand_in_names(self, module: str, function: str) -> list[str]:
+        """Names in that namespace to point at the reference while ``function`` runs: its
+        siblings (earlier files were imported as the reference already)."""
+        return [n for n in self.course.functions_in(module) if n != function]
+
+    def _is_student_frame(self, filename: str, module: str) -> bool:
+        return filename == str(self.submission / f"{module}.py")
+
     def _call(self, function, args, kwargs):
         """Call the student's function on copies of the arguments: (result, args, kwargs) after the call."""
         module = self.course.function(function).module
-        namespace = vars(self._module(module))
+        namespace = self._namespace(module)
         target = namespace.get(function)
         if not callable(target):
             raise StudentError(f"{module}.py has no function {function}()")
         # Copy through the wire format, as the sandbox does: fresh inputs, plain-data outputs.
         args, kwargs = wire.copy_plain((args, kwargs))
-        siblings = {n: namespace[n] for n in self.course.functions_in(module) if n != function and n in namespace}
+        siblings = {n: namespace[n] for n in self._stand_in_names(module, function) if n in namespace}
         namespace.update({n: getattr(self.reference, n) for n in siblings})
         try:
             with contextlib.redirect_stdout(self._output):
@@ -222,7 +234,7 @@ class InProcessBackend(Backend):
         except RecursionError as error:
             raise WorkerCrashed(f"{function} crashed: {error}") from None
         except Exception as error:  # noqa: BLE001 - the student's exception becomes their test's failure
-            frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(self.submission / f"{module}.py")]
+            frames = [f for f in traceback.extract_tb(error.__traceback__) if self._is_student_frame(f.filename, module)]
             where = "".join(f"\n    {Path(f.filename).name}:{f.lineno} in {f.name}: {f.line}" for f in frames)
             raise StudentError(f"{function} raised {type(error).__name__}: {error}{where}", error_type=type(error).__name__) from None
         finally:

@@ -227,6 +227,32 @@ def export() -> None:
     """Export the course to the tools schools run: nbgrader, Gradescope."""
 
 
+@export.command("nbgrader")
+@click.argument("course_out", metavar="COURSE_DIR", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--assignment", default="attnlab", show_default=True, help="The nbgrader assignment the notebooks go in.")
+@COURSE_OPTION
+def export_nbgrader(course_out: Path, assignment: str, course_dir: Path | None) -> None:
+    """Write an nbgrader course: nbgrader_config.py and source/ASSIGNMENT/, one notebook per file.
+
+    Solution cells are marked for nbgrader; each hidden test is an autograded cell with the
+    grader's points, its body in a hidden-tests block. Then, in COURSE_DIR: nbgrader
+    generate_assignment ASSIGNMENT, and after collecting, nbgrader autograde ASSIGNMENT.
+    Autograding needs attnlab installed and this course folder ($ATTNLAB_COURSE overrides it).
+    """
+    from attnlab import console
+    from attnlab.course import CourseError
+    from attnlab.nbgrader_export import export_course
+
+    course = _course(course_dir)
+    try:
+        written = export_course(course, course_out, assignment)
+    except CourseError as error:
+        raise UserError(str(error)) from None
+    except ImportError:
+        raise UserError("the nbgrader export writes notebooks with nbformat: pip install nbformat (or nbgrader)") from None
+    console.err.print(f"Wrote {course_out}/nbgrader_config.py and {len(written)} notebooks in {course_out}/source/{assignment}/")
+
+
 @export.command("gradescope")
 @click.argument("zip_path", metavar="AUTOGRADER_ZIP", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--torch-version", default="2.13.0", show_default=True, help="The torch release setup.sh installs on Gradescope's image.")
