@@ -37,6 +37,8 @@ class ClassPlan:
     to_grade: list[Entry]
     fingerprints: dict[str, str]
     grader: str
+    only: list[str] | None = None
+    """The exercise files graded (None: all)."""
 
     @property
     def reused(self) -> int:
@@ -56,14 +58,14 @@ class ClassOutcome:
     wall_seconds: float = 0.0
 
 
-def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits, *, students: list[str] | None = None, assignment: str | None = None) -> ClassPlan:
+def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits, *, students: list[str] | None = None, assignment: str | None = None, only: list[str] | None = None) -> ClassPlan:
     """Find the class's submissions and pick those to grade: the named ``students`` (always
-    regraded), else every one without a current result."""
+    regraded), else every one without a current result (graded on the ``only`` files, default all)."""
     entries = find_entries(folder, course, assignment)
     if not any(looks_like_submission(e, course) for e in entries):
         expected = ", ".join(f"{m}.py" for m in course.modules)
         raise RosterError(f"{folder}: not a submission (none of {expected} is in it), nor a class folder (no folder or .zip in it holds them)")
-    grader = grader_fingerprint(course, limits)
+    grader = grader_fingerprint(course, limits, only)
     fingerprints = {e.student: e.fingerprint() for e in entries}
     if students:
         unknown = sorted(set(students) - set(fingerprints))
@@ -72,7 +74,7 @@ def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits,
         to_grade = [e for e in entries if e.student in students]
     else:
         to_grade = [e for e in entries if not store.is_current(e.student, fingerprints[e.student], grader)]
-    return ClassPlan(entries, to_grade, fingerprints, grader)
+    return ClassPlan(entries, to_grade, fingerprints, grader, only)
 
 
 # Set in the parent before the grading processes are forked, so they inherit it ready-made.
@@ -94,7 +96,7 @@ def _grade_entry(entry: Entry) -> tuple[str, dict | None, str | None]:
     try:
         with tempfile.TemporaryDirectory(prefix="attnlab-stage-") as staging:
             submission = stage(entry, course, Path(staging))
-            result = grade(course, submission, limits=limits, fork_server=_SLOT["server"], reference=_CLASS["reference"], script=_CLASS["script"], callback_cache=_SLOT["callbacks"])
+            result = grade(course, submission, only=plan.only, limits=limits, fork_server=_SLOT["server"], reference=_CLASS["reference"], script=_CLASS["script"], callback_cache=_SLOT["callbacks"])
             report = {**result.to_dict(), "submission": str(entry.source)}
     except (RosterError, SubmissionError) as problem:
         error = str(problem)  # the submission's own fault: saved, with no points
@@ -130,7 +132,7 @@ def grade_class(
 
 def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_graded) -> None:
     reference = Reference(course)
-    _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=record_script(course, reference))
+    _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=record_script(course, reference, plan.only))
     store.folder.mkdir(parents=True, exist_ok=True)
     context = multiprocessing.get_context("fork")
     executor = ProcessPoolExecutor(max_workers=min(jobs, len(plan.to_grade)), mp_context=context, initializer=_start_slot)

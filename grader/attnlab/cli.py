@@ -61,8 +61,8 @@ def main() -> None:
 @main.command()
 @click.argument("path", metavar="PATH", type=click.Path(path_type=Path))
 @click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="One submission: also write Gradescope-format results to this file.")
-@click.option("--only", multiple=True, metavar="FILE", help="One submission: grade only this exercise file (e.g. softmax); repeat for more.")
-@click.option("--track", "tracks", multiple=True, metavar="NAME", help="One submission: grade only this track's files (numpy, or torch).")
+@click.option("--only", multiple=True, metavar="FILE", help="Grade only this exercise file (e.g. softmax); repeat for more.")
+@click.option("--track", "tracks", multiple=True, metavar="NAME", help="Grade only this track's files: numpy, or torch.")
 @click.option("--explain", is_flag=True, help="One submission: show the whole feedback of every failing test, its heatmaps, and what the code printed.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False), help="One submission: also write an HTML report (feedback and heatmaps) to this file.")
 @click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), help="A class: the results folder (default: results/ next to the class folder).")
@@ -98,21 +98,24 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
     from attnlab.roster import is_submission
 
     if path.is_dir() and not is_submission(path, course):
-        for flag, given in (("--json", json_path), ("--only", only), ("--track", tracks), ("--explain", explain), ("--html", html_path), ("--no-sandbox", in_process)):
+        for flag, given in (("--json", json_path), ("--explain", explain), ("--html", html_path), ("--no-sandbox", in_process)):
             if given:
                 raise UserError(f"{flag} is for one submission; {path} is a class folder")
-        _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path)
+        _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path, _selected(course, only, tracks))
         return
     for flag, given in (("--results", results_dir), ("--jobs", jobs), ("--student", students), ("--assignment", assignment), ("--csv", csv_path)):
         if given:
             raise UserError(f"{flag} is for a class folder; {path} is one submission")
+    _grade_one(course, path, limits, json_path, _selected(course, only, tracks) or [], explain, html_path, in_process)
+
+
+def _selected(course, only, tracks) -> list[str] | None:
     from attnlab.course import CourseError
 
     try:
-        selected = course.select(only, tracks)
+        return course.select(only, tracks)
     except CourseError as error:
         raise UserError(str(error)) from None
-    _grade_one(course, path, limits, json_path, selected or [], explain, html_path, in_process)
 
 
 def _grade_one(course, submission: Path, limits, json_path, only, explain, html_path, in_process) -> None:
@@ -143,7 +146,7 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
         console.err.print(f"Wrote {path}")
 
 
-def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path) -> None:
+def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path, only=None) -> None:
     from attnlab import console
     from attnlab.class_grading import grade_class, plan_class
     from attnlab.class_report import ClassProgress, render_class_summary
@@ -155,7 +158,7 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
 
     store = ResultStore(results_dir or folder.resolve().parent / "results")
     try:
-        plan = plan_class(course, folder, store, limits, students=students or None, assignment=assignment)
+        plan = plan_class(course, folder, store, limits, students=students or None, assignment=assignment, only=only)
     except (RosterError, CourseError) as error:
         raise UserError(str(error)) from None
     console.err.print(f"{len(plan.entries)} submissions in {folder}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
@@ -174,11 +177,11 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         raise UserError(str(error)) from None
     progress.stop()
     stored = store.all([e.student for e in plan.entries])
-    render_class_summary(console.out, [r.data for r in stored], load_catalogue(course), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
+    render_class_summary(console.out, [r.data for r in stored], load_catalogue(course, only), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
     console.err.print(f"Gradebook: {outcome.gradebook}")
     if csv_path is not None:
         try:
-            write_csv(stored, list(course.modules), csv_path)
+            write_csv(stored, only or list(course.modules), csv_path)
         except OSError as error:
             raise UserError(f"cannot write {csv_path}: {error.strerror}") from None
         console.err.print(f"Wrote {csv_path}")

@@ -37,9 +37,10 @@ CREATE TABLE results (
 """
 
 
-def grader_fingerprint(course: Course, limits) -> str:
-    """What a grade depends on besides the submission: hidden tests, reference, limits, engine."""
-    digest = hashlib.sha256(f"{__version__}\n{limits!r}\n".encode())
+def grader_fingerprint(course: Course, limits, only: list[str] | None = None) -> str:
+    """What a grade depends on besides the submission: hidden tests, reference, limits, engine,
+    and which exercise files are graded."""
+    digest = hashlib.sha256(f"{__version__}\n{limits!r}\n{sorted(only or course.modules)}\n".encode())
     folders = [course.hidden_tests_dir, course.solutions_dir]
     for path in sorted(p for folder in folders for p in folder.rglob("*") if p.is_file() and p.suffix in (".py", ".toml", ".ini")):
         digest.update(str(path.relative_to(course.root)).encode() + b"\0" + path.read_bytes() + b"\0")

@@ -66,12 +66,13 @@ def _run_suite(course: Course, test_files: list[Path], backend: Backend, referen
     return plugin
 
 
-def record_script(course: Course, reference: Reference | None = None) -> Script:
-    """Run the whole hidden suite against the reference and write down every call (see ``replay``)."""
+def record_script(course: Course, reference: Reference | None = None, only: list[str] | None = None) -> Script:
+    """Run the hidden suite (of the ``only`` files, default all) against the reference and write
+    down every call (see ``replay``)."""
     reference = reference or Reference(course)
     backend = RecordingBackend(InProcessBackend(course, course.solutions_dir, reference))
     try:
-        plugin = _run_suite(course, hidden_test_files(course), backend, reference, extra_plugins=(RecordingPlugin(backend),))
+        plugin = _run_suite(course, hidden_test_files(course, only), backend, reference, extra_plugins=(RecordingPlugin(backend),))
     finally:
         backend.close()
     results = dict(zip(plugin.nodeids, plugin.results))
