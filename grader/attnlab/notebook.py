@@ -170,7 +170,7 @@ def run_hidden_file(course: Course, test_file: str, namespace: dict) -> dict[str
     backend = NamespaceBackend(course, namespace, reference)
     with _reference_view(course):  # the catalogue and hidden tests import reference names too
         plugin = _run_suite(course, [course.hidden_tests_dir / test_file], backend, reference)
-    return {nodeid.split("::", 1)[0].rsplit("/", 1)[-1] + "::" + nodeid.split("::", 1)[1]: result for nodeid, result in zip(plugin.nodeids, plugin.results)}
+    return dict(zip(plugin.nodeids, plugin.results))  # node ids relative to hidden_tests/, as exported
 
 
 def hidden_test(nodeid: str, namespace: dict, course: str | None = None) -> None:
