@@ -123,7 +123,7 @@ class MistakeNamer:
             if self._loaded is None:
                 self._loaded = Reference(self.course)
             catalogue = load_catalogue(self.course, [module])
-            self._loaded._get(function)
+            self._loaded.preload([function])
         return identify(catalogue, function, calls, self._loaded)
 
 

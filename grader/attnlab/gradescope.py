@@ -22,7 +22,7 @@ from pathlib import Path
 
 from attnlab.atomic import write_json_atomically
 from attnlab.course import Course, CourseError
-from attnlab.release import ENGINE_DIR, _IGNORED
+from attnlab.release import ENGINE_DIR, NOT_COPIED
 from attnlab.stubs import stale_stubs
 
 ROOT_VARIABLE = "ATTNLAB_AUTOGRADER_ROOT"
@@ -67,9 +67,9 @@ def build_autograder_zip(course: Course, out: Path, torch_version: str = "2.13.0
         raise ExportError(f"stubs out of date: {', '.join(stale)} (run `attnlab stubs` first)")
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "source"
-        shutil.copytree(course.exercises_dir, source / "exercises", ignore=_IGNORED)
-        shutil.copytree(course.solutions_dir, source / "solutions", ignore=_IGNORED)
-        shutil.copytree(ENGINE_DIR, source / "grader" / "attnlab", ignore=_IGNORED)
+        shutil.copytree(course.exercises_dir, source / "exercises", ignore=NOT_COPIED)
+        shutil.copytree(course.solutions_dir, source / "solutions", ignore=NOT_COPIED)
+        shutil.copytree(ENGINE_DIR, source / "grader" / "attnlab", ignore=NOT_COPIED)
         if (course.root / "pyproject.toml").is_file():
             shutil.copyfile(course.root / "pyproject.toml", source / "pyproject.toml")
             (source / "README.md").write_text(f"{course.name}: Gradescope autograder source.\n")

@@ -74,7 +74,7 @@ def hidden_items(course: Course, module: str) -> list[tuple[str, str, float]]:
     class Collector:
         @pytest.hookimpl(trylast=True)  # after GradingPlugin has checked names and shared out points
         def pytest_collection_modifyitems(self, config, items):
-            collected.extend((item.nodeid, grading._display_name(item), grading._item_points[item.nodeid]) for item in items)
+            collected.extend((item.nodeid, grading.display_name(item), grading.item_points[item.nodeid]) for item in items)
 
     test_file = course.hidden_tests_dir / f"test_{module}.py"
     args = [str(test_file), "-c", str(PYTEST_INI), "--rootdir", str(course.hidden_tests_dir), "-p", "no:cacheprovider", "--collect-only", "-q"]

@@ -164,8 +164,7 @@ def run_hidden_file(course: Course, test_file: str, namespace: dict) -> dict[str
         raise CourseError(f"no exercise file for hidden tests {test_file}")
     with _reference_view(course):
         reference = Reference(course)
-        for name in [f for m in (*course.modules_before(module), module) for f in course.functions_in(m)]:
-            reference._get(name)  # every reference function this file may meet, loaded while in view
+        reference.preload([f for m in (*course.modules_before(module), module) for f in course.functions_in(m)])
         load_catalogue(course, [module])
     backend = NamespaceBackend(course, namespace, reference)
     with _reference_view(course):  # the catalogue and hidden tests import reference names too

@@ -62,7 +62,7 @@ class GradingPlugin:
         self.nodeids: list[str] = []
         """The node id of each result, in the same order."""
         self.internal_errors: list[str] = []
-        self._item_points: dict[str, float] = {}
+        self.item_points: dict[str, float] = {}
         self._named: dict[str, list[tuple[int, list, str]]] = {}  # function -> (result index, calls, feedback without the name)
 
     def pytest_configure(self, config) -> None:
@@ -102,8 +102,8 @@ class GradingPlugin:
             key = (item.path.stem, item.originalname)
             if key not in self.points:
                 raise CourseError(f"hidden test {key[0]}.{key[1]} has no points in points.toml")
-            self._item_points[item.nodeid] = self.points[key] / cases[key]
-            name = self._display_name(item)
+            self.item_points[item.nodeid] = self.points[key] / cases[key]
+            name = self.display_name(item)
             function = name.split(":", 1)[0].strip()
             if ":" not in name or function not in {f.name for f in self.course.functions}:
                 raise CourseError(f"hidden test {key[0]}.{key[1]}: its docstring must start with 'function: property', got {name!r}")
@@ -113,7 +113,7 @@ class GradingPlugin:
             config.hook.pytest_deselected(items=skipped)
 
     @staticmethod
-    def _display_name(item) -> str:
+    def display_name(item) -> str:
         doc = (getattr(item.function, "__doc__", None) or "").strip()
         name = doc.splitlines()[0] if doc else item.name
         if getattr(item, "callspec", None) is not None:
@@ -150,8 +150,8 @@ class GradingPlugin:
         self._started = time.perf_counter()
 
     def _record(self, item, call, report) -> None:
-        points = self._item_points[item.nodeid]
-        name = self._display_name(item)
+        points = self.item_points[item.nodeid]
+        name = self.display_name(item)
         function = name.split(":", 1)[0].strip()
         mistake = None
         if report.passed:

@@ -38,6 +38,11 @@ class Reference:
                 self._functions[each] = getattr(loaded, each)
         return self._functions[name]
 
+    def preload(self, names) -> None:
+        """Import the files of these functions now (while plain module names mean the reference)."""
+        for name in names:
+            self._get(name)
+
     def __getattr__(self, name: str):
         if name.startswith("_") or "course" not in self.__dict__:
             raise AttributeError(name)

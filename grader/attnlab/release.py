@@ -20,7 +20,7 @@ from attnlab.course import Course, CourseError
 from attnlab.stubs import BEGIN, END, stale_stubs
 
 ENGINE_DIR = Path(attnlab.__file__).resolve().parent
-_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+NOT_COPIED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 # Lines shorter than this (``return out``, ``d = x.shape[-1]``) are too common to call a leak.
 _SHORTEST_LEAK = 24
 
@@ -147,8 +147,8 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".release-", dir=out.parent))  # same file system: one rename
     try:
-        shutil.copytree(course.exercises_dir, staging / "exercises", ignore=_IGNORED)
-        shutil.copytree(ENGINE_DIR, staging / "grader" / "attnlab", ignore=_IGNORED)
+        shutil.copytree(course.exercises_dir, staging / "exercises", ignore=NOT_COPIED)
+        shutil.copytree(ENGINE_DIR, staging / "grader" / "attnlab", ignore=NOT_COPIED)
         if (course.root / "pyproject.toml").is_file():
             shutil.copyfile(course.root / "pyproject.toml", staging / "pyproject.toml")
         quizzes = sorted((course.root / "quizzes").glob("*.yaml"))
