@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -51,9 +52,7 @@ def autograder(tmp_path_factory):
 def run_autograder(root, submission_files: dict[str, str]):
     submission = root / "submission"
     if submission.exists():
-        import shutil
-
-        shutil.rmtree(submission)
+            shutil.rmtree(submission)
     submission.mkdir()
     for name, text in submission_files.items():
         (submission / name).parent.mkdir(parents=True, exist_ok=True)

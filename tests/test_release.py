@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import venv
 
@@ -40,8 +41,6 @@ def test_the_release_holds_no_solutions_hidden_tests_or_answers(release):
 def test_the_scan_finds_each_kind_of_leak(release, tmp_path):
     """The scan is what makes the claim above; it must be able to fail."""
     leaky = tmp_path / "leaky"
-    import shutil
-
     shutil.copytree(release, leaky)
     (leaky / "exercises" / "softmax.py").write_text((COURSE.solutions_dir / "softmax.py").read_text())
     shutil.copyfile(COURSE.hidden_tests_dir / "test_masks.py", leaky / "test_masks_copy.py")

@@ -115,16 +115,18 @@ class MistakeNamer:
     def __init__(self, course: Course):
         self.course = course
         self._loaded = None
+        self._catalogues: dict[str, list] = {}  # by exercise file
 
     def name(self, function: str, calls: list[RecordedCall]):
         # Only the failing function's file's entries and reference: a numpy failure never imports torch.
         module = self.course.function(function).module
-        with reference_names(self.course):
-            if self._loaded is None:
-                self._loaded = Reference(self.course)
-            catalogue = load_catalogue(self.course, [module])
-            self._loaded.preload([function])
-        return identify(catalogue, function, calls, self._loaded)
+        if module not in self._catalogues:
+            with reference_names(self.course):
+                if self._loaded is None:
+                    self._loaded = Reference(self.course)
+                self._catalogues[module] = load_catalogue(self.course, [module])
+                self._loaded.preload(self.course.functions_in(module))
+        return identify(self._catalogues[module], function, calls, self._loaded)
 
 
 @contextlib.contextmanager

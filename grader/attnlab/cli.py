@@ -293,9 +293,10 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
     from attnlab import console
     from attnlab.course import CourseError
     from attnlab.release import build
+    from attnlab.roster import read_student_ids
 
     course = _course(course_dir)
-    students = [line.strip() for line in roster.read_text().splitlines() if line.strip() and not line.startswith("#")] if roster else []
+    students = read_student_ids(roster)
     try:
         made = build(course, out_dir, students)
     except CourseError as error:

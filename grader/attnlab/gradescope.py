@@ -21,9 +21,8 @@ import zipfile
 from pathlib import Path
 
 from attnlab.atomic import write_json_atomically
-from attnlab.course import Course, CourseError
-from attnlab.release import ENGINE_DIR, NOT_COPIED
-from attnlab.stubs import stale_stubs
+from attnlab.course import Course
+from attnlab.release import ENGINE_DIR, NOT_COPIED, ReleaseError, require_instructor_course
 
 ROOT_VARIABLE = "ATTNLAB_AUTOGRADER_ROOT"
 
@@ -54,17 +53,11 @@ PYTHONPATH="$ROOT/source/grader" exec "$PYTHON" -m attnlab.gradescope "$ROOT"
 """
 
 
-class ExportError(CourseError):
-    """The export cannot be built; the message is one line."""
-
-
 def build_autograder_zip(course: Course, out: Path, torch_version: str = "2.13.0") -> list[str]:
     """Write Gradescope's autograder zip to ``out``; return the names it holds."""
-    if not course.solutions_dir.is_dir() or not course.hidden_tests_dir.is_dir():
-        raise ExportError(f"{course.solutions_dir} is missing: the autograder needs the reference and the hidden tests")
-    stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
-    if stale:
-        raise ExportError(f"stubs out of date: {', '.join(stale)} (run `attnlab stubs` first)")
+    require_instructor_course(course, "the autograder")
+    if not course.hidden_tests_dir.is_dir():
+        raise ReleaseError(f"{course.hidden_tests_dir} is missing: the autograder needs the hidden tests")
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "source"
         shutil.copytree(course.exercises_dir, source / "exercises", ignore=NOT_COPIED)

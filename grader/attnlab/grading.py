@@ -52,13 +52,19 @@ def hidden_test_files(course: Course, only: list[str] | None = None) -> list[Pat
     return test_files
 
 
+def hidden_pytest_args(course: Course, test_files: list[Path]) -> list[str]:
+    """pytest's arguments for hidden test files: the engine's own settings, rooted in hidden_tests/
+    (so node ids read ``test_softmax.py::test_values``)."""
+    return [*map(str, test_files), "-c", str(PYTEST_INI), "--rootdir", str(course.hidden_tests_dir), "-p", "no:cacheprovider"]
+
+
 def _run_suite(course: Course, test_files: list[Path], backend: Backend, reference: Reference, *, decided: frozenset[str] = frozenset(), extra_plugins: tuple = ()) -> GradingPlugin:
     """Run the hidden tests (but not the ``decided`` ones) against ``backend``'s submission."""
     proxy = Submission(backend, [f.name for f in course.functions])
     plugin = GradingPlugin(course, reference, proxy, load_points(course.hidden_tests_dir), backend.take_output, load_catalogue(course, [f.stem.removeprefix("test_") for f in test_files]), decided)
     # No assertion rewriting and no pytest tracebacks: hidden tests report through expect_* messages,
     # and formatting a source-annotated traceback per failure cost 40 ms each (2.6 s for the stubs).
-    args = [*map(str, test_files), "-c", str(PYTEST_INI), "--rootdir", str(course.hidden_tests_dir), "-p", "no:cacheprovider", "--assert=plain", "--tb=no", "-q"]
+    args = [*hidden_pytest_args(course, test_files), "--assert=plain", "--tb=no", "-q"]
     exit_code, output = run_captured(args, [plugin, *extra_plugins])
     if plugin.internal_errors or exit_code not in (*COMPLETED, pytest.ExitCode.NO_TESTS_COLLECTED):
         detail = "; ".join(plugin.internal_errors) or first_error_line(output, exit_code)

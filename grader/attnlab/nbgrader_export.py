@@ -63,7 +63,7 @@ def _hints_above_regions(source: str) -> str:
 
 def hidden_items(course: Course, module: str) -> list[tuple[str, str, float]]:
     """(node id, test name, points) of every hidden test item of ``module``, in file order."""
-    from attnlab.grading import PYTEST_INI
+    from attnlab.grading import hidden_pytest_args
     from attnlab.plugin import GradingPlugin
     from attnlab.points import load_points
     from attnlab.pytest_runs import run_captured
@@ -77,7 +77,7 @@ def hidden_items(course: Course, module: str) -> list[tuple[str, str, float]]:
             collected.extend((item.nodeid, grading.display_name(item), grading.item_points[item.nodeid]) for item in items)
 
     test_file = course.hidden_tests_dir / f"test_{module}.py"
-    args = [str(test_file), "-c", str(PYTEST_INI), "--rootdir", str(course.hidden_tests_dir), "-p", "no:cacheprovider", "--collect-only", "-q"]
+    args = [*hidden_pytest_args(course, [test_file]), "--collect-only", "-q"]
     exit_code, output = run_captured(args, [grading, Collector()])
     if exit_code != pytest.ExitCode.OK or grading.internal_errors:
         raise CourseError(f"cannot collect the hidden tests of {module}: {output.strip().splitlines()[-1:] or exit_code}")

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import importlib.abc
 import importlib.util
-import json
 import os
 import sys
 from pathlib import Path
@@ -29,23 +28,21 @@ from attnlab.backends import InProcessBackend
 from attnlab.course import Course, CourseError
 from attnlab.outcomes import Outcome
 from attnlab.results import TestResult
+from attnlab.roster import notebook_code
 
 SETUP_PREFIX = "setup-"
 """grade_id prefix of a notebook's locked set-up cell (its imports)."""
 
 
+def _defines_code(cell: dict) -> bool:
+    """A set-up or solution cell: what an import of the notebook runs (never its tests)."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(meta.get("solution")) or str(meta.get("grade_id", "")).startswith(SETUP_PREFIX)
+
+
 def notebook_source(path: Path) -> str:
     """The code a notebook defines: its set-up and solution cells, in order (magics dropped)."""
-    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
-    chunks = []
-    for cell in cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.get("cell_type") != "code" or not (meta.get("solution") or str(meta.get("grade_id", "")).startswith(SETUP_PREFIX)):
-            continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        chunks.append("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
-    return "\n\n".join(chunks) + "\n"
+    return notebook_code(path, keep=_defines_code)
 
 
 class _NotebookLoader(importlib.abc.Loader):
@@ -156,19 +153,16 @@ _RESULTS: dict[tuple[int, str], dict[str, TestResult]] = {}
 def run_hidden_file(course: Course, test_file: str, namespace: dict) -> dict[str, TestResult]:
     """Run one hidden test file against ``namespace``; its results by node id."""
     from attnlab.grading import _run_suite
-    from attnlab.misconceptions import load_catalogue
     from attnlab.reference import Reference
 
     module = test_file.removeprefix("test_").removesuffix(".py")
     if module not in course.modules:
         raise CourseError(f"no exercise file for hidden tests {test_file}")
+    # The reference, the catalogue and the hidden tests all import plain module names.
     with _reference_view(course):
         reference = Reference(course)
         reference.preload([f for m in (*course.modules_before(module), module) for f in course.functions_in(m)])
-        load_catalogue(course, [module])
-    backend = NamespaceBackend(course, namespace, reference)
-    with _reference_view(course):  # the catalogue and hidden tests import reference names too
-        plugin = _run_suite(course, [course.hidden_tests_dir / test_file], backend, reference)
+        plugin = _run_suite(course, [course.hidden_tests_dir / test_file], NamespaceBackend(course, namespace, reference), reference)
     return dict(zip(plugin.nodeids, plugin.results))  # node ids relative to hidden_tests/, as exported
 
 

@@ -130,6 +130,16 @@ def _quiz_problems(path: Path) -> list[str]:
     return found
 
 
+def require_instructor_course(course: Course, needs: str) -> None:
+    """Raise ``ReleaseError`` unless ``course`` has its solutions and its stubs are what the
+    solutions generate (``needs`` says what for, in the message)."""
+    if not course.solutions_dir.is_dir():
+        raise ReleaseError(f"{course.solutions_dir} is missing: {needs} is built from the instructor's course")
+    stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
+    if stale:
+        raise ReleaseError(f"stubs out of date: {', '.join(stale)} (run `attnlab stubs` first)")
+
+
 def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
     """Write the student bundle to ``out`` (a new or empty folder); scan it before it is kept."""
     from attnlab.quiz import student_copy
@@ -139,11 +149,7 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
 
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ReleaseError(f"{out} exists and is not an empty folder; give a new one")
-    if not course.solutions_dir.is_dir():
-        raise ReleaseError(f"{course.solutions_dir} is missing: a release is built from the instructor's course")
-    stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
-    if stale:
-        raise ReleaseError(f"stubs out of date: {', '.join(stale)} (run `attnlab stubs` first)")
+    require_instructor_course(course, "a release")
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".release-", dir=out.parent))  # same file system: one rename
     try:

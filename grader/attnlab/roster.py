@@ -52,6 +52,13 @@ class Entry:
         return digest.hexdigest()
 
 
+def read_student_ids(path: Path | None) -> list[str]:
+    """Student ids from a roster file, one a line; blank lines and ``#`` comments are skipped."""
+    if path is None:
+        return []
+    return [line.strip() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+
+
 def safe_id(name: str) -> str:
     """A student id usable as a file name: ``results/<id>.json``."""
     cleaned = _SAFE_ID.sub("_", name).strip("._") or "student"
@@ -180,15 +187,16 @@ def _unzip(archive: Path, target: Path) -> None:
         raise RosterError(f"{archive.name}: not a readable zip ({error})") from None
 
 
-def notebook_code(notebook: Path) -> str:
-    """A notebook's code cells, in order, as one Python file (magics and shell lines dropped)."""
+def notebook_code(notebook: Path, keep=lambda cell: True) -> str:
+    """A notebook's code cells (those ``keep`` accepts), in order, as one Python file (magics and
+    shell lines dropped)."""
     try:
-        cells = json.loads(notebook.read_text()).get("cells", [])
+        cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
     except (ValueError, OSError) as error:
         raise RosterError(f"{notebook.name}: not a readable notebook ({error})") from None
     chunks = []
     for cell in cells:
-        if cell.get("cell_type") != "code":
+        if cell.get("cell_type") != "code" or not keep(cell):
             continue
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)

@@ -35,6 +35,17 @@ def _reference_factory(course_dir: Path | None):
     return reference_factory_for(lambda: find_course(course_dir))
 
 
+def _instructor_quiz(name: str, course_dir: Path | None):
+    """The instructor's quiz ``name`` (YAML, with its answers); a student copy is refused."""
+    from attnlab.quiz.items import find_quiz
+    from attnlab.quiz.schema import load_quiz
+
+    path = find_quiz(name, _quizzes_dir(course_dir))
+    if path.suffix == ".json":
+        _fail(f"{path} is a student copy: it holds no answers; give the instructor's quiz")
+    return load_quiz(path)
+
+
 def _open(name: str, course_dir: Path | None):
     from attnlab.quiz.items import find_quiz, open_quiz
 
@@ -144,15 +155,10 @@ def _items(opened, student: str):
 @COURSE
 def key(quiz_name, student, output, course_dir) -> None:
     """Print the answer key of one student's variant of QUIZ."""
-    from attnlab.quiz.items import find_quiz
-    from attnlab.quiz.schema import load_quiz
     from attnlab.quiz.variant import keyed_quiz
 
     try:
-        path = find_quiz(quiz_name, _quizzes_dir(course_dir))
-        if path.suffix == ".json":
-            _fail(f"{path} is a student copy: it holds no answers; give the instructor's quiz")
-        quiz_ = load_quiz(path)
+        quiz_ = _instructor_quiz(quiz_name, course_dir)
         keyed = keyed_quiz(quiz_, student, _reference_factory(course_dir))
     except QuizError as error:
         _fail(str(error))
@@ -252,8 +258,9 @@ def student_copy_command(quiz_name, roster, output, course_dir) -> None:
     from attnlab.quiz import student_copy
     from attnlab.quiz.items import find_quiz
     from attnlab.quiz.schema import load_quiz
+    from attnlab.roster import read_student_ids
 
-    students = [line.strip() for line in roster.read_text().splitlines() if line.strip() and not line.startswith("#")] if roster else []
+    students = read_student_ids(roster)
     try:
         quiz_ = load_quiz(find_quiz(quiz_name, _quizzes_dir(course_dir)))
         copy = student_copy.build(quiz_, students, _reference_factory(course_dir))
@@ -272,15 +279,10 @@ def student_copy_command(quiz_name, roster, output, course_dir) -> None:
 def export_command(quiz_name, output_format, variants, output, course_dir) -> None:
     """Export QUIZ with its answers for an LMS: Moodle XML, one variant or a pool of N."""
     from attnlab.atomic import write_text_atomically
-    from attnlab.quiz.items import find_quiz
     from attnlab.quiz.moodle import moodle_xml
-    from attnlab.quiz.schema import load_quiz
 
     try:
-        path = find_quiz(quiz_name, _quizzes_dir(course_dir))
-        if path.suffix == ".json":
-            _fail(f"{path} is a student copy: it holds no answers; give the instructor's quiz")
-        quiz_ = load_quiz(path)
+        quiz_ = _instructor_quiz(quiz_name, course_dir)
         text = moodle_xml(quiz_, _reference_factory(course_dir), variants)
     except QuizError as error:
         _fail(str(error))
