@@ -11,6 +11,7 @@ grader. There is deliberately no pickle: unpickling a hostile stream runs code.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import select
@@ -27,6 +28,7 @@ MAX_DEPTH = 32
 ARRAY_KINDS = "fbiu"  # float, bool, signed and unsigned integers
 
 _PREFIX = struct.Struct("!IH")  # header length, number of buffers
+_FLOAT = struct.Struct("<d")
 
 
 class WireError(Exception):
@@ -73,10 +75,13 @@ def _encode(value, buffers, depth):
     raise WireError(f"a value of type {type(value).__name__}")
 
 
-def decode(tree, buffers: list) -> object:
-    """Rebuild a value from ``encode``'s tree; raise ``WireError`` on anything unexpected."""
+def decode(tree, buffers: list, copy: bool = True) -> object:
+    """Rebuild a value from ``encode``'s tree; raise ``WireError`` on anything unexpected.
+
+    With ``copy=False`` arrays are writable views of ``buffers`` (which must be writable and
+    outlive them): for the worker's own arguments, never for what the grader receives."""
     try:
-        return _decode(tree, buffers, 0)
+        return _decode(tree, buffers, 0, copy)
     except WireError:
         raise
     except (TypeError, ValueError, KeyError, IndexError, RecursionError) as error:
@@ -89,13 +94,86 @@ def as_bytes(array: np.ndarray) -> memoryview:
 
 
 def copy_plain(value):
-    """A fresh copy of ``value`` made by encoding and decoding it: what crossing the wire does."""
-    buffers: list = []
-    tree = encode(value, buffers)
-    return decode(tree, [as_bytes(array) for array in buffers])
+    """A fresh copy of ``value``, exactly what encoding and decoding it gives (what crossing the
+    wire does), made without the detour: raises ``WireError`` for what ``encode`` refuses."""
+    return _copy(value, 0)
 
 
-def _decode(tree, buffers, depth):
+def _copy(value, depth):
+    if depth > MAX_DEPTH:
+        raise WireError("nesting deeper than 32 levels")
+    if value is None or type(value) in (bool, str, int, float):
+        return value
+    if isinstance(value, np.ndarray):
+        array = np.asarray(value)
+        if array.dtype.kind not in ARRAY_KINDS:
+            raise WireError(f"an array of dtype {array.dtype} (only float, bool and integer arrays are accepted)")
+        return np.array(array, order="C", copy=True)
+    if isinstance(value, tuple):
+        return tuple(_copy(v, depth + 1) for v in value)
+    if isinstance(value, list):
+        return [_copy(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            raise WireError("a dict with non-string keys")
+        return {str(k): _copy(v, depth + 1) for k, v in value.items()}
+    # Subclasses of the plain types and numpy scalars: as encoding them would.
+    return decode(encode(value, buffers := []), [as_bytes(array) for array in buffers])
+
+
+def fingerprint(value) -> str:
+    """A digest of a plain value that is the same for any two values ``copy_plain`` makes
+    equal, computed on either side of the wire (``WireError`` for what cannot cross it)."""
+    hasher = hashlib.blake2b(digest_size=16)
+    _feed(value, hasher, 0)
+    return hasher.hexdigest()
+
+
+def _feed(value, hasher, depth) -> None:
+    if depth > MAX_DEPTH:
+        raise WireError("nesting deeper than 32 levels")
+    if type(value) is np.ndarray and value.dtype.kind in ARRAY_KINDS:  # the common case, first
+        hasher.update(f"a{value.dtype.str}{value.shape};".encode())
+        hasher.update(value if value.flags.c_contiguous else as_bytes(value))
+        return
+    if isinstance(value, np.generic):
+        if value.dtype.kind not in ARRAY_KINDS:
+            raise WireError(f"a numpy scalar of dtype {value.dtype} is not a number")
+        value = value.item()
+    if value is None:
+        hasher.update(b"N")
+    elif isinstance(value, bool):
+        hasher.update(b"T" if value else b"F")
+    elif isinstance(value, int):
+        hasher.update(b"i%d;" % value)
+    elif isinstance(value, float):
+        hasher.update(b"f" + _FLOAT.pack(value))
+    elif isinstance(value, str):
+        data = value.encode("utf-8", "surrogatepass")
+        hasher.update(b"s%d;" % len(data))
+        hasher.update(data)
+    elif isinstance(value, np.ndarray):
+        array = np.asarray(value)
+        if array.dtype.kind not in ARRAY_KINDS:
+            raise WireError(f"an array of dtype {array.dtype} (only float, bool and integer arrays are accepted)")
+        hasher.update(f"a{array.dtype.str}{array.shape};".encode())
+        hasher.update(array if array.flags.c_contiguous else as_bytes(array))
+    elif isinstance(value, (tuple, list)):
+        hasher.update(b"(%d;" % len(value) if isinstance(value, tuple) else b"[%d;" % len(value))
+        for item in value:
+            _feed(item, hasher, depth + 1)
+    elif isinstance(value, dict):
+        hasher.update(b"{%d;" % len(value))
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise WireError("a dict with non-string keys")
+            _feed(key, hasher, depth + 1)
+            _feed(item, hasher, depth + 1)
+    else:
+        raise WireError(f"a value of type {type(value).__name__}")
+
+
+def _decode(tree, buffers, depth, copy=True):
     if depth > MAX_DEPTH:
         raise WireError("nesting deeper than 32 levels")
     if tree is None or isinstance(tree, (bool, int, str)):
@@ -103,18 +181,18 @@ def _decode(tree, buffers, depth):
     if isinstance(tree, float):
         return tree
     if isinstance(tree, list):
-        return [_decode(v, buffers, depth + 1) for v in tree]
+        return [_decode(v, buffers, depth + 1, copy) for v in tree]
     if not isinstance(tree, dict) or len(tree) not in (1, 3):
         raise WireError("an unknown kind of value")
     if "__tuple__" in tree:
-        return tuple(_decode(v, buffers, depth + 1) for v in _as_list(tree["__tuple__"]))
+        return tuple(_decode(v, buffers, depth + 1, copy) for v in _as_list(tree["__tuple__"]))
     if "__dict__" in tree:
         pairs = _as_list(tree["__dict__"])
         if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in pairs):
             raise WireError("a malformed dict")
-        return {k: _decode(v, buffers, depth + 1) for k, v in pairs}
+        return {k: _decode(v, buffers, depth + 1, copy) for k, v in pairs}
     if "__nd__" in tree:
-        return _decode_array(tree, buffers)
+        return _decode_array(tree, buffers, copy)
     raise WireError("an unknown kind of value")
 
 
@@ -124,7 +202,7 @@ def _as_list(value) -> list:
     return value
 
 
-def _decode_array(tree, buffers) -> np.ndarray:
+def _decode_array(tree, buffers, copy=True) -> np.ndarray:
     index, dtype_text, shape = tree["__nd__"], tree["dtype"], tree["shape"]
     if not (isinstance(index, int) and 0 <= index < len(buffers)):
         raise WireError("an array without its data")
@@ -138,8 +216,9 @@ def _decode_array(tree, buffers) -> np.ndarray:
     payload = buffers[index]
     if math.prod(shape) * dtype.itemsize != memoryview(payload).nbytes:
         raise WireError("an array whose data does not match its shape")
-    # A fresh, writable, base-class array that owns its memory.
-    return np.frombuffer(payload, dtype=dtype).reshape(shape).copy()
+    array = np.frombuffer(payload, dtype=dtype).reshape(shape)
+    # A fresh, writable, base-class array that owns its memory (or a view, when asked for).
+    return array.copy() if copy or array.size == 0 else array
 
 
 # ---------------------------------------------------------------- framing
