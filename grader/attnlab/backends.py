@@ -24,6 +24,7 @@ from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutO
 from attnlab.reference import Reference
 from attnlab.sandbox.host import ForkServer, Limits, WorkerProcess
 from attnlab.sandbox.module_harness import as_called
+from attnlab.sandbox.program_host import ProgramProcess
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,9 @@ class Backend:
     def __init__(self, course: Course, submission: Path, reference: Reference):
         self.course, self.submission, self.reference = course, submission, reference
 
-    def run(self, function: str, args: tuple, kwargs: dict, *, measure_memory: bool = False, return_inputs: bool = False) -> CallResult:
+    def run(self, function: str, args: tuple, kwargs: dict, *, measure_memory: bool = False, return_inputs: bool = False, memory_budget: int | None = None) -> CallResult:
+        """Call ``function``. ``memory_budget`` (with ``measure_memory``) is the peak the calling
+        test allows; only a recording backend uses it."""
         raise NotImplementedError
 
     def take_output(self) -> str:
@@ -78,6 +81,7 @@ class SandboxBackend(Backend):
         self._workers: dict[str, WorkerProcess] = {}
         self._import_failures: dict[str, SubmissionProblem] = {}
         self._timed_out: dict[str, str] = {}  # function -> first timeout's message
+        self._seeded_timeouts: dict[tuple[str, str], str] = {}  # (function, digest of arguments) -> message
         self._spent = 0.0  # seconds of calls so far, against limits.submission_seconds
         self._output: list[str] = []
         self._standins = {m: course.functions_in(m) for m in course.modules}
@@ -113,6 +117,32 @@ class SandboxBackend(Backend):
         if self._spent > self.limits.submission_seconds:
             raise CallTimedOut(f"{function} was not run: the submission used up its {self.limits.submission_seconds:g} s of grading time")
 
+    def start_program(self, start: dict) -> ProgramProcess:
+        """A program worker for the class's fast path (``program_replay``); its time is charged."""
+        started = time.monotonic()
+        try:
+            return ProgramProcess(self.server, self.submission, self.limits, start)
+        except CallTimedOut as problem:
+            if problem.module is not None:  # a file whose import hangs would hang live too: not tried again
+                self._import_failures[problem.module] = problem
+            raise
+        finally:
+            self._spent += time.monotonic() - started
+
+    @contextlib.contextmanager
+    def charging(self):
+        """Charge the time spent inside to the submission's budget."""
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self._spent += time.monotonic() - started
+
+    def seed_timeout(self, function: str, args: tuple, kwargs: dict, message: str) -> None:
+        """``function`` timed out on these arguments already (in the fast path): the live call
+        with the same arguments ends the same way, without another deadline."""
+        self._seeded_timeouts[(function, _arguments_digest(args, kwargs))] = message
+
     @contextlib.contextmanager
     def _calling(self, worker: WorkerProcess):
         started = time.monotonic()
@@ -128,8 +158,13 @@ class SandboxBackend(Backend):
             if not worker.alive:
                 worker.close()
 
-    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False):
+    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False, memory_budget=None):
         self._may_run(function)
+        if self._seeded_timeouts:
+            message = self._seeded_timeouts.pop((function, _arguments_digest(args, kwargs)), None)
+            if message is not None:
+                self._timed_out[function] = message
+                raise CallTimedOut(message, function)
         worker = self._worker(self.course.function(function).module)
         with self._calling(worker):
             baseline = worker.reset_peak_memory() if measure_memory else 0
@@ -164,6 +199,13 @@ class SandboxBackend(Backend):
             self.server.close()
 
 
+def _arguments_digest(args: tuple, kwargs: dict) -> str:
+    try:
+        return wire.fingerprint((tuple(args), kwargs))
+    except wire.WireError:
+        return ""
+
+
 class InProcessBackend(Backend):
     """Imports the submission into this process: for measuring the sandbox's cost only."""
 
@@ -189,7 +231,7 @@ class InProcessBackend(Backend):
             raise loaded
         return loaded
 
-    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False):
+    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False, memory_budget=None):
         if measure_memory:
             tracemalloc.start()
         try:

@@ -45,6 +45,11 @@ class NotImplementedYet(SubmissionProblem):
 class CallTimedOut(SubmissionProblem):
     outcome = Outcome.TIMED_OUT
 
+    module: str | None = None
+    """For a timed-out import: the file."""
+    index: int | None = None
+    """For a timed-out call of a program worker's segment: its index there."""
+
 
 class OutOfMemory(SubmissionProblem):
     outcome = Outcome.OUT_OF_MEMORY

@@ -74,6 +74,13 @@ class Submission:
         result = self._run(function, args, kwargs, measure_memory=True)
         return result.value, result.peak_bytes
 
+    def memory_within(self, budget_bytes: int, function: str, *args, **kwargs) -> tuple[object, int]:
+        """Call ``function``; return its value and the peak memory (bytes) the call added in the
+        worker. The test must fail exactly when that peak exceeds ``budget_bytes``: stated up front,
+        the verdict is a function of (value, peak), so a class's fast path can replay the call."""
+        result = self._run(function, args, kwargs, measure_memory=True, memory_budget=int(budget_bytes))
+        return result.value, result.peak_bytes
+
     def inputs_after(self, function: str, *args, **kwargs) -> tuple[object, tuple[tuple, dict]]:
         """Call ``function``; return its value and (args, kwargs) as the call left them."""
         result = self._run(function, args, kwargs, return_inputs=True)

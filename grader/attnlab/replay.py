@@ -12,8 +12,9 @@ running pytest. Every other test (a value differs, a call raised or timed out)
 runs live, as it would without the script, so feedback and misconception
 naming are unchanged.
 
-Tests that measure memory are always run live: their verdict is not a function
-of returned values.
+A test that measures memory is replayed when it states its budget
+(``student.memory_within``): the call is measured alone and passes when its
+peak is within that budget too. One that reads a bare peak runs live.
 """
 
 from __future__ import annotations
@@ -29,10 +30,13 @@ from attnlab.results import TestResult
 from attnlab.sandbox.host import batch_message
 from attnlab.wire import copy_plain
 
-# "The same behaviour": a thousand times tighter than the tightest tolerance a hidden test uses
-# (expect.tolerance: rtol 1e-7, atol 1e-9 for float64), so no verdict can sit between the two.
-SAME_RTOL = 1e-10
-SAME_ATOL = 1e-12
+# "The same behaviour": far tighter than the tolerance a hidden test uses on the same inputs
+# (expect.tolerance: rtol 1e-7, atol 1e-9; with any float32 input 2e-4, 2e-5), so no verdict
+# can sit between the two. A thousand times for float64; twenty for float32, whose rounding
+# noise alone (1e-7 of the summands) is a thousandth of its tolerance: two correct programs
+# summing in another order differ by that much.
+SAME_RTOL, SAME_ATOL = 1e-10, 1e-12
+SAME_RTOL_FLOAT32, SAME_ATOL_FLOAT32 = 1e-5, 1e-6
 
 
 @dataclass
@@ -45,6 +49,11 @@ class RecordedCall:
     return_inputs: bool
     value: object
     inputs_after: tuple | None
+    memory_budget: int | None = None
+    """The peak (bytes) the test allowed this call, when it measured memory: the replayed call
+    passes only when its own peak is within it too."""
+    float32_inputs: bool = False
+    """Some argument is a float32 array: hidden tests then compare at float32's tolerance."""
 
 
 @dataclass
@@ -86,17 +95,19 @@ class RecordingBackend(Backend):
         self.current = ScriptedTest(nodeid)
         self.tests.append(self.current)
 
-    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False) -> CallResult:
+    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False, memory_budget=None) -> CallResult:
         test = self.current
         inputs = copy_plain((args, kwargs))
-        if measure_memory:
-            test.replayable = False
+        if measure_memory and memory_budget is None:
+            test.replayable = False  # a verdict on a peak with no stated budget: only a live run can tell
         try:
             result = self.inner.run(function, args, kwargs, measure_memory=measure_memory, return_inputs=return_inputs)
         except (Exception, SubmissionProblem):
             test.replayable = False
             raise
-        test.calls.append(RecordedCall(function, inputs[0], inputs[1], return_inputs, copy_plain(result.value), copy_plain(result.inputs_after)))
+        budget = memory_budget if measure_memory else None
+        recorded = RecordedCall(function, inputs[0], inputs[1], return_inputs, copy_plain(result.value), copy_plain(result.inputs_after), budget, has_float32(inputs))
+        test.calls.append(recorded)
         return result
 
     def take_output(self) -> str:
@@ -116,48 +127,71 @@ class RecordingPlugin:
         self.backend.start(item.nodeid)
 
 
-def same_behaviour(got, expected) -> bool:
+def has_float32(value) -> bool:
+    """Is there a float32 array anywhere in this plain value?"""
+    if isinstance(value, np.ndarray):
+        return value.dtype == np.float32
+    if isinstance(value, (tuple, list)):
+        return any(has_float32(v) for v in value)
+    if isinstance(value, dict):
+        return any(has_float32(v) for v in value.values())
+    return False
+
+
+def same_behaviour(got, expected, float32_inputs: bool = False) -> bool:
     """Could no hidden test tell ``got`` from ``expected``? Same types, dtypes, shapes, the
-    same exact zeros and non-finite entries, and values equal to within ``SAME_RTOL``."""
+    same exact zeros (in arrays) and non-finite entries, and values equal to within
+    ``SAME_RTOL`` (or, for results of float32 inputs, ``SAME_RTOL_FLOAT32``)."""
     if isinstance(expected, np.ndarray) or isinstance(got, np.ndarray):
-        return _same_array(got, expected)
+        return _same_array(got, expected, float32_inputs)
     if type(got) is not type(expected):
         return False
     if isinstance(expected, (tuple, list)):
-        return len(got) == len(expected) and all(same_behaviour(g, e) for g, e in zip(got, expected))
+        return len(got) == len(expected) and all(same_behaviour(g, e, float32_inputs) for g, e in zip(got, expected))
     if isinstance(expected, dict):
-        return got.keys() == expected.keys() and all(same_behaviour(got[k], expected[k]) for k in expected)
+        return got.keys() == expected.keys() and all(same_behaviour(got[k], expected[k], float32_inputs) for k in expected)
     if isinstance(expected, (float, complex)):
-        return _same_array(np.asarray(got), np.asarray(expected))
+        # A scalar (a gap, a norm) is compared by tolerance alone: exact zeros matter where a
+        # hidden test checks them, in arrays of attention weights.
+        return _same_array(np.asarray(got), np.asarray(expected), float32_inputs, exact_zeros=False)
     return got == expected
 
 
-def _same_array(got, expected) -> bool:
+def _same_array(got, expected, float32_inputs: bool = False, exact_zeros: bool = True) -> bool:
     if not (isinstance(got, np.ndarray) and isinstance(expected, np.ndarray)):
         return False
     if got.dtype != expected.dtype or got.shape != expected.shape:
         return False
     if expected.dtype.kind not in "fc" or np.array_equal(got, expected):
         return bool(np.array_equal(got, expected))
-    if not np.array_equal(got == 0, expected == 0):
+    if exact_zeros and not np.array_equal(got == 0, expected == 0):
         return False
     finite = np.isfinite(expected)
     if not np.array_equal(finite, np.isfinite(got)):
         return False
     if not np.array_equal(got[~finite], expected[~finite], equal_nan=True):
         return False
-    return bool(np.all(np.abs(got[finite] - expected[finite]) <= SAME_ATOL + SAME_RTOL * np.abs(expected[finite])))
+    rtol, atol = (SAME_RTOL_FLOAT32, SAME_ATOL_FLOAT32) if float32_inputs else (SAME_RTOL, SAME_ATOL)
+    return bool(np.all(np.abs(got[finite] - expected[finite]) <= atol + rtol * np.abs(expected[finite])))
 
 
 def replay(script: Script, backend, selected: set[str] | None = None) -> dict[str, TestResult]:
     """Replay the script's replayable tests on ``backend``'s submission; return the passed ones.
 
-    ``backend`` needs ``run_batch``. A test's calls go in one batch per run of calls into the
-    same file. A test that fails to match in any way is simply not in the answer: it runs live.
+    Tests of files of plain functions go to one program worker (``program_replay``); the others
+    (a file of classes, or one that needs torch) call each file's worker, a batch per run of
+    calls into the same file. A test that fails to match in any way is simply not in the
+    answer: it runs live.
     """
-    passed: dict[str, TestResult] = {}
-    for test in script.tests:
-        if not test.replayable or test.result is None or (selected is not None and test.nodeid not in selected):
+    from attnlab.program_replay import program_modules, replay_program
+
+    chosen = [t for t in script.tests if t.replayable and t.result is not None and (selected is None or t.nodeid in selected)]
+    in_program = set(program_modules(backend.course)) if hasattr(backend, "start_program") else set()
+    by_program = [t for t in chosen if all(backend.course.function(c.function).module in in_program for c in t.calls)]
+    passed = replay_program(script, backend, by_program)
+    programmed = {id(t) for t in by_program}
+    for test in chosen:
+        if id(test) in programmed:
             continue
         started = time.perf_counter()
         if _replay_test(test, backend):
@@ -176,13 +210,20 @@ def _replay_test(test: ScriptedTest, backend) -> bool:
             test.batches.append((batch, calls, batch_message(calls)))
     for batch, calls, framed in test.batches:
         try:
-            results = backend.run_batch(calls, framed)
+            if batch[0].memory_budget is not None:  # alone in its batch: measured by itself
+                call = batch[0]
+                result = backend.run(call.function, call.args, call.kwargs, measure_memory=True, return_inputs=call.return_inputs)
+                if result.peak_bytes > call.memory_budget:
+                    return False
+                results = [result]
+            else:
+                results = backend.run_batch(calls, framed)
         except (Exception, SubmissionProblem):
             return False
         for call, result in zip(batch, results):
-            if not same_behaviour(result.value, call.value):
+            if not same_behaviour(result.value, call.value, call.float32_inputs):
                 return False
-            if call.return_inputs and not same_behaviour(result.inputs_after, call.inputs_after):
+            if call.return_inputs and not same_behaviour(result.inputs_after, call.inputs_after, call.float32_inputs):
                 return False
     return True
 
@@ -192,7 +233,7 @@ def _batches_by_file(calls: list[RecordedCall], course) -> list[list[RecordedCal
     last_module = None
     for call in calls:
         module = course.function(call.function).module
-        if module != last_module:
+        if module != last_module or call.memory_budget is not None or batches[-1][0].memory_budget is not None:
             batches.append([])
             last_module = module
         batches[-1].append(call)

@@ -126,6 +126,11 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     sys.stderr = BoundedText(2, request["limits"]["output_chars"])
     sys.dont_write_bytecode = True
     channel = socket.socket(fileno=channel_fd)
+    if request.get("kind") == "program":
+        from attnlab.sandbox.program import Program
+
+        Program(channel, os.path.join(workdir, "submission"), os.path.join(workdir, "state")).serve()
+        return
     Worker(channel, os.path.join(workdir, "submission"), request["module"], request["standins"]).serve()
 
 
@@ -154,6 +159,7 @@ def main(control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
     import numpy  # noqa: F401 - paid once here, inherited by every fork
 
+    import attnlab.sandbox.program  # noqa: F401 - likewise
     import attnlab.sandbox.worker  # noqa: F401 - likewise
 
     # Modules student code plausibly imports, loaded while we can still read them: once a worker

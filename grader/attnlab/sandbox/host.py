@@ -39,7 +39,7 @@ from attnlab.outcomes import (
 # The fork server's only way into the engine: the folder that holds the attnlab package, of
 # which the sandbox sees these files only.
 _ENGINE_DIR = str(Path(__file__).resolve().parents[2])
-_ENGINE_FILES = ("attnlab/__init__.py", "attnlab/wire.py", "attnlab/sandbox/__init__.py", "attnlab/sandbox/forkserver.py", "attnlab/sandbox/worker.py", "attnlab/sandbox/module_harness.py")
+_ENGINE_FILES = ("attnlab/__init__.py", "attnlab/wire.py", "attnlab/sandbox/__init__.py", "attnlab/sandbox/forkserver.py", "attnlab/sandbox/worker.py", "attnlab/sandbox/module_harness.py", "attnlab/sandbox/program.py")
 # What workers may import from site-packages: numpy, and torch with what its import and its
 # functional API load (bound only when installed; imported only when a file needs it).
 _SITE_ENTRIES = (
@@ -225,9 +225,12 @@ class ForkServer:
         """A fresh folder for one worker, inside what the sandbox can see."""
         return Path(tempfile.mkdtemp(prefix="worker-", dir=self.workroot))
 
-    def spawn(self, workdir: Path, module: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = ()) -> int:
+    def spawn(self, workdir: Path, module: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), kind: str = "file") -> int:
+        """Fork a worker: ``kind`` "file" serves one file's calls, "program" runs the whole
+        submission (``attnlab.sandbox.program``)."""
         request = {
             "op": "spawn",
+            "kind": kind,
             "needs": list(needs),
             "workdir": str(workdir),
             "module": module,
@@ -296,6 +299,8 @@ def _problem_message(header: dict) -> str:
 class WorkerProcess:
     """One live worker serving one submission file."""
 
+    kind = "file"
+
     def __init__(self, server: ForkServer, submission: Path, module: str, standins: dict, limits: Limits, callback_cache: dict | None = None, needs: tuple[str, ...] = ()):
         self.server, self.module, self.limits = server, module, limits
         self.callback_cache = callback_cache
@@ -305,15 +310,19 @@ class WorkerProcess:
         self._output_read = [0, 0]
         self.alive = True
         _copy_submission(submission, self.workdir / "submission")
+        self._prepare_workdir()
         self.channel, theirs = socket.socketpair()
         self.channel.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
-        self.server_pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)], needs)
+        self.server_pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)], needs, self.kind)
         """The worker's pid as the fork server sees it (in the sandbox's pid namespace), for reaping."""
         theirs.close()
         self.pid = self.server_pid
         """The worker's pid as this process sees it, for signals and /proc."""
         self._await_hello()
         self._await_import()
+
+    def _prepare_workdir(self) -> None:
+        """Put what the worker needs besides the submission into its folder (before it starts)."""
 
     def _await_hello(self) -> None:
         """Read the worker's first message, sent before any student code ran, and the pid the
@@ -432,11 +441,14 @@ class WorkerProcess:
     def peak_memory(self) -> int:
         return _proc_status_bytes(self.pid, "VmHWM")
 
-    def take_output(self) -> str:
-        """What the worker printed since the last call of this method, cut to the output limit."""
+    def take_output(self, upto: list[int] | None = None) -> str:
+        """What the worker printed since the last call of this method (up to the ``upto``
+        positions of stdout and stderr, when given), cut to the output limit."""
         parts = []
         for index, (stream, label) in enumerate(zip(self._output, ("", "[stderr]\n"))):
             end = stream.seek(0, os.SEEK_END)
+            if upto is not None:
+                end = min(end, max(int(upto[index]), self._output_read[index]))
             start = self._output_read[index]
             if end == start:
                 continue

@@ -1,0 +1,241 @@
+"""The untrusted side of a class's fast path: a submission run as the program it is.
+
+A live worker serves one file and answers a function's calls of its siblings
+and of earlier files with the reference (stand-ins that cross back to the
+grader, one round trip each). For replaying a recorded hidden suite that is
+most of the cost. A program worker instead imports all of the submission's
+files, as plain imports, and runs every recorded call in one process, the
+student's functions calling each other.
+
+To keep the live verdict, every call a contract function makes of another
+contract function it may use (CONTRACT.md: earlier files and its siblings) is
+written down with its arguments and result. The grader accepts a replayed
+call only when each of those nested results is what the reference gives for
+the same arguments, i.e. when the stand-ins would have answered the same. A
+nested result the grader has already accepted (by digest) is not sent again.
+
+Nothing here is trusted by the grader: the student's code can patch any of it,
+and at worst fools its own fast path into being graded live.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import mmap
+import os
+import sys
+import time
+
+from attnlab import wire
+from attnlab.sandbox.worker import _describe_exception
+
+# A call whose nested results cannot all be sent (too many to check) is simply graded live.
+MAX_NESTED_SENT = 256
+MAX_NESTED_BUFFERS = 2000
+STATE_BYTES = 64
+# Results go back a few at a time: at most this many, this many arrays, or this old (seconds).
+FLUSH_RESULTS, FLUSH_BUFFERS, FLUSH_SECONDS = 64, 1500, 0.01
+
+
+def known_key(function: str, arguments: str, value: str) -> str:
+    """The key of "``function`` on these arguments gave this value, and the grader accepted it"
+    (``arguments`` and ``value`` are ``wire.fingerprint``s)."""
+    return hashlib.blake2b(f"{function}|{arguments}|{value}".encode(), digest_size=16).hexdigest()
+
+
+class _Unverifiable(Exception):
+    """A nested call the grader could not check (it raised, or took what cannot cross the wire)."""
+
+
+class Program:
+    """Runs recorded calls against a whole submission, watching its nested contract calls."""
+
+    def __init__(self, channel, submission_dir: str, state_path: str):
+        self.channel = channel
+        self.submission_dir = submission_dir
+        self.functions: dict[str, object] = {}  # the student's contract functions, by name
+        self.allowed: dict[str, set[str]] = {}
+        self.known: set[str] = set()
+        self.depth = 0
+        self.top: str | None = None
+        self.nested: list = []
+        self.nested_buffers: list = []
+        self.unverified: str | None = None
+        self.index = 0  # of the call running, in its segment
+        # What runs now, for the grader to read after a timeout: the function the time went to.
+        with open(state_path, "r+b") as state:
+            self.state = mmap.mmap(state.fileno(), STATE_BYTES)
+
+    def _mark(self, function: str) -> None:
+        """Write "index:function" (the call of the segment, the function its time goes to now)."""
+        self.state[:STATE_BYTES] = f"{self.index}:{function}".encode()[:STATE_BYTES].ljust(STATE_BYTES, b"\0")
+
+    def _send(self, header: dict, buffers: list = ()) -> None:
+        wire.send(self.channel, header, list(buffers))
+
+    # ------------------------------------------------------------ start
+
+    def start(self, header: dict) -> None:
+        """Import the submission's files in course order, each reported in a message of its own."""
+        self.allowed = {name: set(names) for name, names in header["allowed"].items()}
+        self.known = set(header["known"])
+        contract = header["contract"]
+        sys.path.insert(0, self.submission_dir)
+        imported = []
+        for module in header["modules"]:
+            self._mark(f"import {module}")
+            path = os.path.join(self.submission_dir, f"{module}.py")
+            if not os.path.isfile(path):
+                self._send({"op": "imported", "module": module, "failed": f"the submission has no {module}.py"})
+                continue
+            try:
+                loaded = importlib.import_module(module)
+            except BaseException as error:  # noqa: BLE001 - the student's import problem: that file's tests run live
+                self._send({"op": "imported", "module": module, "failed": _describe_exception(error, self.submission_dir)["message"]})
+                continue
+            imported.append(loaded)
+            for name in contract.get(module, ()):
+                if callable(getattr(loaded, name, None)):
+                    self.functions[name] = getattr(loaded, name)
+            self._send({"op": "imported", "module": module})
+        self._watch(imported)
+
+    def _watch(self, modules: list) -> None:
+        """Point every name of the submission's modules that holds a contract function at a
+        watcher of it, so that its nested calls are seen however it was imported."""
+        watchers = {id(function): self._watcher(name, function) for name, function in self.functions.items()}
+        for module in list(sys.modules.values()):
+            source = getattr(module, "__file__", None) or ""
+            if not source.startswith(self.submission_dir):
+                continue
+            namespace = vars(module)
+            for key, value in list(namespace.items()):
+                if id(value) in watchers:
+                    namespace[key] = watchers[id(value)]
+
+    def _watcher(self, name: str, function):
+        program = self
+
+        def watched(*args, **kwargs):
+            if program.depth != 1 or name == program.top:
+                # Not a call a stand-in would have answered: the top call itself, a recursion,
+                # or a call inside a nested one (whose result is checked as a whole).
+                if name == program.top and program.depth == 1:
+                    return function(*args, **kwargs)
+                program.depth += 1
+                try:
+                    return function(*args, **kwargs)
+                finally:
+                    program.depth -= 1
+            return program._nested_call(name, function, args, kwargs)
+
+        watched.__name__ = watched.__qualname__ = name
+        watched.__doc__ = getattr(function, "__doc__", None)
+        watched.__wrapped__ = function
+        return watched
+
+    def _nested_call(self, name: str, function, args, kwargs):
+        """A depth-1 call of another contract function: run the student's where a stand-in would
+        run the reference (returning a fresh plain copy, as a stand-in does), and write it down."""
+        if name not in self.allowed.get(self.top, ()):
+            self.unverified = f"{self.top} called {name}, which a stand-in would not have served"
+        try:
+            arguments = wire.fingerprint((args, kwargs))
+        except wire.WireError as error:
+            self.unverified = f"{self.top} gave {name} {error}"
+            raise TypeError(f"{name}() was given {error}, which the grader cannot pass on") from None
+        # The callee gets the caller's own arrays, not copies (a copy each costs more than most
+        # calls): one that changes them in place changes the caller's result, which then differs.
+        self.depth += 1
+        self._mark(name)
+        try:
+            result = function(*args, **kwargs)
+        except BaseException:
+            self.unverified = self.unverified or f"{name} raised inside {self.top}"
+            raise
+        finally:
+            self.depth -= 1
+            self._mark(self.top)
+        try:
+            value = wire.fingerprint(result)
+            fresh_result = wire.copy_plain(result)
+        except wire.WireError as error:
+            self.unverified = self.unverified or f"{name} returned {error}"
+            raise TypeError(f"{name} returned {error}") from None
+        if self.unverified is None and known_key(name, arguments, value) not in self.known:
+            if len(self.nested) >= MAX_NESTED_SENT or len(self.nested_buffers) >= MAX_NESTED_BUFFERS:
+                self.unverified = f"{self.top} made more than {MAX_NESTED_SENT} new nested calls"
+            else:
+                # Sent as the grader will see them: the caller's arguments, the callee's result.
+                entry = {"function": name, "args": wire.encode((args, kwargs), self.nested_buffers)}
+                entry["value"] = wire.encode(fresh_result, self.nested_buffers)
+                self.nested.append(entry)
+        return fresh_result
+
+    # ------------------------------------------------------------ calls
+
+    def run(self, request: dict, buffers: list) -> tuple[dict, list]:
+        """Run one recorded call: its result, with the nested calls the grader must check, as a
+        header and the arrays it refers to."""
+        started = time.perf_counter()
+        function = request["function"]
+        args, kwargs = wire.decode(request["args"], buffers, copy=False)  # views of this segment's message
+        target = self.functions.get(function)
+        self.top, self.depth, self.nested, self.nested_buffers, self.unverified = function, 1, [], [], None
+        self._mark(function)
+        try:
+            if target is None:
+                raise AttributeError(f"the submission has no function {function}()")
+            result = target(*args, **kwargs)
+            value = (result, args, kwargs) if request.get("return_inputs") else result
+            kept = len(self.nested_buffers)
+            try:
+                header = {"op": "result", "value": wire.encode(value, self.nested_buffers)}
+            except wire.WireError as error:
+                del self.nested_buffers[kept:]
+                header = {"op": "bad_return", "message": f"{function} returned {error}"}
+        except BaseException as error:  # noqa: BLE001 - reported, never re-raised: that test runs live
+            header = {"op": "raised", "type": type(error).__name__}
+        finally:
+            self.depth, self.top = 0, None
+        header.update(out=_output_positions(), unverified=self.unverified, nested=self.nested)
+        header.update(buffers=len(self.nested_buffers), seconds=time.perf_counter() - started)
+        return header, self.nested_buffers
+
+    def run_segment(self, requests: list, buffers: list) -> None:
+        """Run a segment's calls, sending their results in small groups as they come."""
+        results: list = []
+        result_buffers: list = []
+        oldest = 0.0
+        for index, request in enumerate(requests):
+            self.index = index
+            header, arrays = self.run(request, buffers)
+            results.append(header)
+            result_buffers.extend(arrays)
+            oldest = oldest or time.perf_counter()
+            if len(results) >= FLUSH_RESULTS or len(result_buffers) >= FLUSH_BUFFERS or time.perf_counter() - oldest > FLUSH_SECONDS or index == len(requests) - 1:
+                self._send({"op": "results", "results": results, "cpu": time.process_time()}, result_buffers)
+                results, result_buffers, oldest = [], [], 0.0
+
+    def serve(self) -> None:
+        header, _ = wire.receive(self.channel)
+        if header.get("op") != "start":
+            return
+        self.start(header)
+        while True:
+            try:
+                header, buffers = wire.receive(self.channel)
+            except wire.PeerClosed:
+                return
+            if header.get("op") != "run":
+                return
+            self.run_segment(header["calls"], buffers)
+
+
+def _output_positions() -> list[int] | None:
+    """How far stdout and stderr (files the grader reads) have been written."""
+    try:
+        return [os.lseek(1, 0, os.SEEK_CUR), os.lseek(2, 0, os.SEEK_CUR)]
+    except OSError:
+        return None
