@@ -1,0 +1,110 @@
+"""The class's fast path (record once, replay per submission) gives the live verdicts, cheaper.
+
+Each test grades a submission twice, once with the recorded script (as class grading
+does) and once live, and compares; and checks that the fast path did decide what it
+should (a correct submission runs no live test at all).
+"""
+
+import time
+
+import pytest
+from conftest import COURSE, SUBMISSIONS, build_submission, read_fixture
+
+from attnlab import grading
+from attnlab.grading import grade, record_script
+from attnlab.reference import Reference
+from attnlab.sandbox.host import Limits
+
+NUMPY = COURSE.tracks["numpy"]
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return Reference(COURSE)
+
+
+@pytest.fixture(scope="module")
+def script(reference):
+    return record_script(COURSE, reference, NUMPY)
+
+
+@pytest.fixture
+def grade_both(tmp_path, fork_server, reference, script, monkeypatch):
+    """Grade a fixture (or the reference itself) with the script and live; return both reports
+    and the tests the script decided."""
+
+    def run(kind: str | None = None, name: str | None = None, limits: Limits | None = None):
+        folder = tmp_path / (name or "reference")
+        if name is None:
+            folder.mkdir()
+            for module in COURSE.modules:
+                (folder / f"{module}.py").write_bytes((COURSE.solutions_dir / f"{module}.py").read_bytes())
+        else:
+            build_submission(folder, read_fixture(SUBMISSIONS / kind / f"{name}.py"))
+        decided: dict = {}
+        replay = grading.replay
+
+        def watched_replay(*args, **kwargs):
+            decided.update(replay(*args, **kwargs))
+            return decided
+
+        monkeypatch.setattr(grading, "replay", watched_replay)
+        limits = limits or Limits(call_seconds=1.0)
+        started = time.monotonic()
+        fast = grade(COURSE, folder, only=NUMPY, limits=limits, fork_server=fork_server, reference=reference, script=script, callback_cache={})
+        fast_seconds = time.monotonic() - started
+        monkeypatch.setattr(grading, "replay", replay)
+        live = grade(COURSE, folder, only=NUMPY, limits=limits, fork_server=fork_server, reference=reference)
+        return fast, live, decided, fast_seconds
+
+    return run
+
+
+def verdicts(report) -> dict:
+    """Each test's verdict, with its feedback (but for a measured peak, which varies by a MiB run to run)."""
+    return {t.name: (t.outcome, t.score, t.misconception, "" if "never holds" in t.name else t.feedback) for t in report.tests}
+
+
+def test_a_correct_submission_is_decided_entirely_by_the_script(grade_both, script):
+    fast, live, decided, _ = grade_both()
+    assert verdicts(fast) == verdicts(live)
+    assert fast.score == fast.max_score
+    replayable = [t for t in script.tests if t.replayable]
+    assert len(decided) == len(replayable) == len(script.tests), "every hidden test, the memory test too, is replayed"
+
+
+def test_the_memory_test_is_replayed_and_still_catches_the_full_matrix(grade_both):
+    fast, live, decided, _ = grade_both("buggy", "online_holds_the_full_matrix")
+    assert verdicts(fast) == verdicts(live)
+    memory = next(t for t in fast.tests if "never holds" in t.name)
+    assert memory.outcome.value == "failed" and "MiB" in memory.feedback
+    assert not any("never holds" in nodeid for nodeid in decided)
+
+
+def test_bugs_that_cancel_out_get_the_live_verdict(grade_both):
+    # With its own split_heads, this multi_head_attention is right; with the reference's it is not.
+    fast, live, decided, _ = grade_both("compensating", "heads_tokens_first")
+    assert verdicts(fast) == verdicts(live)
+    failed = {t.function for t in fast.tests if t.score < t.max_score}
+    assert failed == {"split_heads", "merge_heads", "multi_head_attention"}
+    assert not any("multi_head_attention" in nodeid for nodeid in decided)
+
+
+@pytest.mark.parametrize("kind, name", [("correct", "softmax_logsumexp"), ("correct", "mha_loop_over_heads"), ("buggy", "softmax_ignores_axis"), ("buggy", "sdpa_mask_inverted"), ("buggy", "split_heads_reshape_only")])
+def test_correct_variants_and_bugs_get_the_live_verdicts(grade_both, kind, name):
+    fast, live, _, _ = grade_both(kind, name)
+    assert verdicts(fast) == verdicts(live)
+
+
+def test_an_infinite_loop_costs_one_deadline_with_the_script(grade_both):
+    fast, live, _, fast_seconds = grade_both("hostile", "infinite_loop")
+    assert verdicts(fast) == verdicts(live)
+    timed_out = [t for t in fast.tests if t.outcome.value == "timed out"]
+    assert timed_out and all(t.function == "softmax" for t in timed_out)
+    assert fast_seconds < 1.0 + 4.0, "one 1 s deadline and the live tests, not a deadline per test"
+
+
+def test_a_file_that_hangs_at_import_costs_one_deadline_with_the_script(grade_both):
+    fast, live, _, fast_seconds = grade_both("hostile", "hangs_at_import")
+    assert verdicts(fast) == verdicts(live)
+    assert fast_seconds < 2.0 + 4.0
