@@ -1,9 +1,12 @@
 """Grade a generated class through the command line and report its throughput.
 
-The class is mostly correct submissions (the reference, and the correct-but-different
-variants of tests/submissions/correct), some buggy ones (tests/submissions/buggy) and
-a share of hostile ones (infinite loop, 20 GB allocation, fork of 50 sleepers, ...),
-each spliced into a copy of the reference as a student would hand it in.
+The class is mostly correct submissions, some buggy ones (tests/submissions/buggy) and
+a share of hostile ones (infinite loop, 20 GB allocation, fork of 50 sleepers, ...).
+Every student's files differ, as a real class's do: each file carries its author's
+name, and a correct submission takes, file by file, the reference or one of the
+correct-but-different variants of tests/submissions/correct (logsumexp softmax, a
+loop over heads, einsum scores, ...). A buggy or hostile one is a correct one with
+that fixture spliced into its file.
 
 Reports wall time, submissions per second, the peak memory of the grader and its
 processes, and the ratio to running the same hidden tests in-process without a
@@ -27,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from conftest import COURSE, build_submission, fixtures_in  # noqa: E402
+from conftest import COURSE, fixtures_in, splice  # noqa: E402
 
 HOSTILE = ["infinite_loop", "allocates_20_gb", "forks_50_sleepers", "hangs_at_import", "segfault_in_function", "reads_the_solutions", "opens_a_socket"]
 
@@ -43,14 +46,22 @@ def generate_class(folder: Path, students: int, hostile_share: float, buggy_shar
     kinds = ["hostile"] * n_hostile + ["buggy"] * n_buggy + ["correct"] * (students - n_hostile - n_buggy)
     rng.shuffle(kinds)
     for index, kind in enumerate(kinds):
-        target = folder / f"student{index:03d}"
-        if kind == "correct" and rng.random() < 0.5:
-            target.mkdir(parents=True)
-            for module in COURSE.modules:
-                shutil.copyfile(COURSE.solutions_dir / f"{module}.py", target / f"{module}.py")
-        else:
-            pool = {"correct": correct, "buggy": buggy, "hostile": hostile}[kind]
-            build_submission(target, rng.choice(pool))
+        student = f"student{index:03d}"
+        chosen = {}  # file -> the fixture spliced into it
+        for module in COURSE.modules:
+            variants = [f for f in correct if f.file == f"{module}.py"]
+            if variants and rng.random() < 0.3:
+                chosen[f"{module}.py"] = rng.choice(variants)
+        if kind != "correct":
+            fixture = rng.choice({"buggy": buggy, "hostile": hostile}[kind])
+            chosen[fixture.file] = fixture
+        target = folder / student
+        target.mkdir(parents=True)
+        for module in COURSE.modules:
+            source = (COURSE.solutions_dir / f"{module}.py").read_text()
+            if f"{module}.py" in chosen:
+                source = splice(source, chosen[f"{module}.py"].path.read_text())
+            (target / f"{module}.py").write_text(f"# {module}.py, handed in by {student}\n{source}")
     return {kind: kinds.count(kind) for kind in ("correct", "buggy", "hostile")}
 
 
