@@ -215,7 +215,7 @@ class Program:
             result_buffers.extend(arrays)
             oldest = oldest or time.perf_counter()
             if len(results) >= FLUSH_RESULTS or len(result_buffers) >= FLUSH_BUFFERS or time.perf_counter() - oldest > FLUSH_SECONDS or index == len(requests) - 1:
-                self._send({"op": "results", "results": results, "cpu": time.process_time()}, result_buffers)
+                self._send({"op": "results", "results": results}, result_buffers)
                 results, result_buffers, oldest = [], [], 0.0
 
     def serve(self) -> None:
