@@ -135,12 +135,13 @@ def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[s
     if not tests:
         return {}
     course = backend.course
-    plans = script.__dict__.setdefault("_program_plans", {})
     key = tuple(t.nodeid for t in tests)
-    if key not in plans:
-        plans[key] = plan_program(tests)
-    plan = plans[key]
-    checks = script.__dict__.setdefault("_nested_checks", NestedChecks(backend.reference))
+    if key not in script.program_plans:
+        script.program_plans[key] = plan_program(tests)
+    plan = script.program_plans[key]
+    if script.nested_checks is None:
+        script.nested_checks = NestedChecks(backend.reference)
+    checks = script.nested_checks
     modules = program_modules(course)
     contract = {m: course.functions_in(m) for m in modules}
     allowed_pairs = {f: backend.reference.allowed_for(f) for m in modules for f in contract[m]}

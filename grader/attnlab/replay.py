@@ -63,7 +63,8 @@ class ScriptedTest:
     nodeid: str
     calls: list[RecordedCall] = field(default_factory=list)
     replayable: bool = True
-    """False when a call measured memory or the reference raised: such a test always runs live."""
+    """False when a call measured memory with no stated budget or the reference raised: such a
+    test always runs live."""
     result: TestResult | None = None
     """The reference's own (passing) result: name, function, file and points."""
     batches: list | None = None
@@ -75,6 +76,10 @@ class Script:
     """The hidden suite as the reference went through it, in the suite's order."""
 
     tests: list[ScriptedTest]
+    program_plans: dict = field(default_factory=dict)
+    """The tests' calls framed for a program worker, by the tests replayed (made at first use)."""
+    nested_checks: object = None
+    """The ``program_replay.NestedChecks`` of the grading process (made at first use)."""
 
     def by_nodeid(self) -> dict[str, ScriptedTest]:
         return {test.nodeid: test for test in self.tests}

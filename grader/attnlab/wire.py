@@ -132,9 +132,12 @@ def fingerprint(value) -> str:
 def _feed(value, hasher, depth) -> None:
     if depth > MAX_DEPTH:
         raise WireError("nesting deeper than 32 levels")
-    if type(value) is np.ndarray and value.dtype.kind in ARRAY_KINDS:  # the common case, first
-        hasher.update(f"a{value.dtype.str}{value.shape};".encode())
-        hasher.update(value if value.flags.c_contiguous else as_bytes(value))
+    if isinstance(value, np.ndarray):  # the common case, first
+        array = np.asarray(value)
+        if array.dtype.kind not in ARRAY_KINDS:
+            raise WireError(f"an array of dtype {array.dtype} (only float, bool and integer arrays are accepted)")
+        hasher.update(f"a{array.dtype.str}{array.shape};".encode())
+        hasher.update(array if array.flags.c_contiguous else as_bytes(array))
         return
     if isinstance(value, np.generic):
         if value.dtype.kind not in ARRAY_KINDS:
@@ -152,12 +155,6 @@ def _feed(value, hasher, depth) -> None:
         data = value.encode("utf-8", "surrogatepass")
         hasher.update(b"s%d;" % len(data))
         hasher.update(data)
-    elif isinstance(value, np.ndarray):
-        array = np.asarray(value)
-        if array.dtype.kind not in ARRAY_KINDS:
-            raise WireError(f"an array of dtype {array.dtype} (only float, bool and integer arrays are accepted)")
-        hasher.update(f"a{array.dtype.str}{array.shape};".encode())
-        hasher.update(array if array.flags.c_contiguous else as_bytes(array))
     elif isinstance(value, (tuple, list)):
         hasher.update(b"(%d;" % len(value) if isinstance(value, tuple) else b"[%d;" % len(value))
         for item in value:

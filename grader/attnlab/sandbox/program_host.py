@@ -93,7 +93,8 @@ class ProgramProcess(WorkerProcess):
                 raise WorkerCrashed(f"the submission's program worker sent a malformed message: {error}") from None
             for result, arrays in _split(header, buffers, count - answered):
                 answered += 1
-                yield result, arrays, float(result.get("seconds", 0.0)) if isinstance(result.get("seconds"), (int, float)) else 0.0
+                seconds = result.get("seconds")
+                yield result, arrays, float(seconds) if isinstance(seconds, (int, float)) else 0.0
             last = time.monotonic()  # the grader's checks between messages are not the student's time
 
 
