@@ -97,6 +97,18 @@ def test_correct_variants_and_bugs_get_the_live_verdicts(grade_both, kind, name)
     assert verdicts(fast) == verdicts(live)
 
 
+@pytest.mark.parametrize("name, function", [("softmax_global_max", "softmax"), ("scores_full_transpose", "attention_scores")])
+def test_a_bug_in_a_sibling_leaves_only_its_own_tests_to_the_live_run(grade_both, script, name, function):
+    # Live, every caller of the buggy function gets the reference's answer from a stand-in and
+    # passes; the fast path reruns the callers with those answers instead of running them live.
+    # (softmax_global_max gives wrong values; scores_full_transpose raises on batched inputs.)
+    fast, live, decided, _ = grade_both("buggy", name)
+    assert verdicts(fast) == verdicts(live)
+    left_live = {t.result.function for t in script.tests if t.nodeid not in decided}
+    assert left_live == {function}
+    assert {t.function for t in fast.tests if t.score < t.max_score} == {function}
+
+
 # A deadline long enough to tell "one deadline" (what a live run alone costs) from "two" (the fast
 # path's, then the live run's again) whatever the machine's noise.
 LONG_DEADLINE = Limits(call_seconds=3.0)

@@ -7,8 +7,14 @@ nested contract calls it made. A recorded test passes when every one of its
 calls gave the recorded value *and* every nested result is the reference's on
 the same arguments: then the live run, whose stand-ins answer nested calls
 with the reference, would have walked through the same values, and passes.
-Anything else (a difference, an exception, a nested result the reference
-disagrees with, a timeout or a crash) leaves the test to the live run.
+Anything else (a difference, an exception, a timeout or a crash) leaves the
+test to the live run.
+
+A nested result the reference disagrees with (a bug in a sibling function) is
+not the end: the live run would have given the caller the reference's answer
+there. So the test's calls run again with those answers (``rerun``), and the
+test is decided by that run, as the live one would decide it; a few rounds, as
+answering one nested call can change the arguments of the next.
 
 A timeout costs one deadline: the worker marks which function it is in, and a
 top-level function that timed out is not run again live on the same arguments.
@@ -16,7 +22,7 @@ top-level function that timed out is not run again live on the same arguments.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from attnlab import wire
 from attnlab.outcomes import CallTimedOut, SubmissionProblem
@@ -27,6 +33,9 @@ from attnlab.sandbox.program import known_key
 # A segment is one message: small enough for the wire's limits, few enough for one round trip.
 SEGMENT_BUFFERS = 1500
 NESTED_ANSWERS = 50_000
+# Rounds of reruns with the reference's answers: each round answers the nested calls the last one
+# found wrong; more than a few means a chain of bugs, which the live run grades as well.
+RERUN_ROUNDS = 3
 
 
 @dataclass
@@ -46,6 +55,10 @@ class Segment:
 class ProgramPlan:
     tests: list[ScriptedTest]
     segments: list[Segment]
+    positions: list[list[tuple[int, int]]]
+    """Per test, where its calls are: (segment, index in it)."""
+    measures_memory: list[bool]
+    """Per test: has a call measured alone for its memory (never rerun)."""
 
 
 def program_modules(course) -> list[str]:
@@ -76,7 +89,11 @@ def plan_program(tests: list[ScriptedTest]) -> ProgramPlan:
             elif len(buffers) > SEGMENT_BUFFERS:
                 flush()
     flush()
-    return ProgramPlan(tests, segments)
+    positions: list[list[tuple[int, int]]] = [[] for _ in tests]
+    for number, segment in enumerate(segments):
+        for position, (index, _) in enumerate(segment.calls):
+            positions[index].append((number, position))
+    return ProgramPlan(tests, segments, positions, [any(c.memory_budget is not None for c in t.calls) for t in tests])
 
 
 def _encoded_answer(call: RecordedCall) -> tuple[object, list[bytes]]:
@@ -95,15 +112,17 @@ class NestedChecks:
         self.answers: dict[tuple[str, str], tuple[bool, object]] = {}
         self.known: set[str] = set()
 
-    def accept(self, top: str, entry: dict, buffers: list, allowed: set[tuple[str, str]], module_of) -> bool:
-        """Is this nested result what the reference answers on the same arguments?"""
-        name = entry.get("function")
+    def judge(self, entry: dict, buffers: list, allowed: set[tuple[str, str]], module_of) -> tuple[bool, tuple | None]:
+        """Is this nested result what the reference answers on the same arguments? When it is
+        not, also ((function, arguments digest), the reference's answer), if there is one."""
+        name = entry.get("function") if isinstance(entry, dict) else None
         if not isinstance(name, str) or (module_of(name), name) not in allowed:
-            return False
+            return False, None
         args, kwargs = wire.decode(entry.get("args"), buffers)
-        value = wire.decode(entry.get("value"), buffers)
+        failed = "failed" in entry  # it raised, or returned what cannot cross the wire
+        value = None if failed else wire.decode(entry.get("value"), buffers)
         if not (isinstance(args, tuple) and isinstance(kwargs, dict)):
-            return False
+            return False, None
         arguments = wire.fingerprint((args, kwargs))
         key = (name, arguments)
         if key not in self.answers:
@@ -115,11 +134,13 @@ class NestedChecks:
                 self.answers[key] = answer
         else:
             answer = self.answers[key]
-        if not answer[0] or not same_behaviour(value, answer[1], has_float32((args, kwargs))):
-            return False
+        if not answer[0]:
+            return False, None  # the stand-in would have raised: only the live run shows what follows
+        if failed or not same_behaviour(value, answer[1], has_float32((args, kwargs))):
+            return False, ((name, arguments), answer[1])
         if len(self.known) < NESTED_ANSWERS:
             self.known.add(known_key(name, arguments, wire.fingerprint(value)))
-        return True
+        return True, None
 
 
 @dataclass
@@ -128,6 +149,13 @@ class _Progress:
     ok: bool = True
     seconds: float = 0.0
     output_until: list | None = None
+    answers: dict | None = field(default_factory=dict)
+    """The reference's answers to the nested calls found wrong, by (function, arguments digest);
+    None once a difference that no answer explains was seen (the test runs live)."""
+
+
+class _Stop(Exception):
+    """The program timed out or crashed: what is undecided runs live."""
 
 
 def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[str, TestResult]:
@@ -155,33 +183,78 @@ def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[s
         program = backend.start_program(start)
     except SubmissionProblem:
         return {}
-    progress = [_Progress(len(t.calls)) for t in plan.tests]
     module_of = lambda name: course.function(name).module
+
+    def judge(state: _Progress, call: RecordedCall, expected, header: dict, buffers: list) -> None:
+        if state.answers is None or _identical(header, buffers, expected):
+            return
+        matched, answers = _judge(header, buffers, call, checks, allowed_pairs.get(call.function, set()), module_of)
+        state.ok = state.ok and matched
+        if answers is None:
+            state.answers = None
+        else:
+            state.answers.update(answers)
+
+    progress = [_Progress(len(t.calls)) for t in plan.tests]
     try:
-        for segment in plan.segments:
-            if all(not progress[i].ok for i, _ in segment.calls):
-                continue  # every test in it has failed already: nothing to learn
-            try:
+        try:
+            for segment in plan.segments:
+                if all(progress[i].answers is None for i, _ in segment.calls):
+                    continue  # every test in it runs live already: nothing to learn
                 baseline = program.reset_peak_memory() if segment.memory_budget is not None else 0
-                with backend.charging():
-                    for (index, call), expected, (header, buffers, seconds) in zip(segment.calls, segment.expected, program.run(segment.framed, len(segment.calls))):
-                        state = progress[index]
-                        state.calls_left -= 1
-                        state.seconds += seconds
-                        state.output_until = _positions(header.get("out"))
-                        if state.ok and not _identical(header, buffers, expected):
-                            state.ok = _matches(header, buffers, call, checks, allowed_pairs.get(call.function, set()), module_of)
-                        if segment.memory_budget is not None and state.ok:
-                            state.ok = program.peak_memory() - baseline <= segment.memory_budget
-            except CallTimedOut as problem:
-                if problem.index is not None and 0 <= problem.index < len(segment.calls):
-                    _seed_timeout(backend, problem, segment.calls[problem.index][1])
+                calls = [(progress[index], call, expected) for (index, call), expected in zip(segment.calls, segment.expected)]
+                _run(backend, program, segment.framed, calls, judge)
+                if segment.memory_budget is not None:
+                    over = program.peak_memory() - baseline > segment.memory_budget
+                    for state, _, _ in calls:
+                        if over:
+                            state.ok, state.answers = False, None
+        except _Stop:
+            return _passed(plan.tests, progress, program)
+        passed = _passed(plan.tests, progress, program)
+        # Tests whose only fault was a nested result: again, with the reference's answers there.
+        for _ in range(RERUN_ROUNDS):
+            chosen = [i for i, state in enumerate(progress) if not state.ok and state.answers and state.calls_left == 0 and not plan.measures_memory[i]]
+            if not chosen:
                 break
-            except SubmissionProblem:
-                break  # a crash: what is undecided runs live, and crashes there with its own message
-        return _passed(plan, progress, program)
+            answers: dict = {}
+            for i in chosen:
+                answers.update(progress[i].answers)
+            for i in chosen:
+                progress[i] = _Progress(len(plan.tests[i].calls))
+            program.take_output()  # what the first run printed is no test's now
+            positions = [p for i in chosen for p in plan.positions[i]]
+            buffers: list = []
+            listed = [{"function": name, "args": arguments, "value": wire.encode(value, buffers)} for (name, arguments), value in answers.items()]
+            framed = wire.frame({"op": "rerun", "calls": positions, "answers": listed}, buffers)
+            calls = [(progress[i], plan.segments[s].calls[n][1], plan.segments[s].expected[n]) for i in chosen for s, n in plan.positions[i]]
+            try:
+                _run(backend, program, framed, calls, judge)
+            except _Stop:
+                passed.update(_passed([plan.tests[i] for i in chosen], [progress[i] for i in chosen], program))
+                break
+            passed.update(_passed([plan.tests[i] for i in chosen], [progress[i] for i in chosen], program))
+        return passed
     finally:
         program.close()
+
+
+def _run(backend, program, framed: list, calls: list, judge) -> None:
+    """Send one message of calls ((state of its test, the call, its expected encoding) each) and
+    judge each result as it comes. Raises ``_Stop`` on a timeout or crash."""
+    try:
+        with backend.charging():
+            for (state, call, expected), (header, buffers, seconds) in zip(calls, program.run(framed, len(calls))):
+                state.calls_left -= 1
+                state.seconds += seconds
+                state.output_until = _positions(header.get("out"))
+                judge(state, call, expected, header, buffers)
+    except CallTimedOut as problem:
+        if problem.index is not None and 0 <= problem.index < len(calls):
+            _seed_timeout(backend, problem, calls[problem.index][1])
+        raise _Stop from None
+    except SubmissionProblem:
+        raise _Stop from None  # a crash: what is undecided runs live, and crashes there with its own message
 
 
 def _identical(header: dict, buffers: list, expected: tuple[object, list[bytes]]) -> bool:
@@ -192,25 +265,38 @@ def _identical(header: dict, buffers: list, expected: tuple[object, list[bytes]]
     return header.get("value") == tree and len(buffers) == len(data) and all(b == d for b, d in zip(buffers, data))
 
 
-def _matches(header: dict, buffers: list, call: RecordedCall, checks: NestedChecks, allowed, module_of) -> bool:
-    if header.get("op") != "result" or header.get("unverified") is not None:
-        return False
+def _judge(header: dict, buffers: list, call: RecordedCall, checks: NestedChecks, allowed, module_of) -> tuple[bool, dict | None]:
+    """Did the call give the recorded answer with every nested result the reference's? And if
+    not, the reference's answers to the nested calls that were wrong, when those may be why
+    (None when something else is: the test runs live)."""
+    if header.get("op") not in ("result", "raised", "bad_return") or header.get("unverified") is not None:
+        return False, None
+    nested = header.get("nested")
+    if not isinstance(nested, list):
+        return False, None
     try:
+        wrong: dict = {}
+        for entry in nested:
+            accepted, answer = checks.judge(entry, buffers, allowed, module_of)
+            if answer is not None:
+                wrong[answer[0]] = answer[1]
+            elif not accepted:
+                return False, None
+        if header["op"] != "result":
+            return False, (wrong or None)
         value = wire.decode(header.get("value"), buffers)
+        matched = True
         if call.return_inputs:
             if not (isinstance(value, tuple) and len(value) == 3):
-                return False
+                return False, (wrong or None)
             value, *inputs_after = value
-            if not same_behaviour(tuple(inputs_after), call.inputs_after, call.float32_inputs):
-                return False
-        if not same_behaviour(value, call.value, call.float32_inputs):
-            return False
-        nested = header.get("nested")
-        if not isinstance(nested, list):
-            return False
-        return all(isinstance(entry, dict) and checks.accept(call.function, entry, buffers, allowed, module_of) for entry in nested)
+            matched = same_behaviour(tuple(inputs_after), call.inputs_after, call.float32_inputs)
+        matched = matched and same_behaviour(value, call.value, call.float32_inputs)
+        if wrong:
+            return False, wrong
+        return matched, ({} if matched else None)
     except wire.WireError:
-        return False
+        return False, None
 
 
 def _seed_timeout(backend, problem: CallTimedOut, call: RecordedCall) -> None:
@@ -220,11 +306,11 @@ def _seed_timeout(backend, problem: CallTimedOut, call: RecordedCall) -> None:
         backend.seed_timeout(call.function, call.args, call.kwargs, f"{call.function} did not return within {backend.limits.call_seconds:g} s")
 
 
-def _passed(plan: ProgramPlan, progress: list[_Progress], program) -> dict[str, TestResult]:
+def _passed(tests: list[ScriptedTest], progress: list[_Progress], program) -> dict[str, TestResult]:
     """The tests whose every call matched, each with what it printed (read in order, so that
     what a failed test printed is not given to the next)."""
     passed: dict[str, TestResult] = {}
-    for test, state in zip(plan.tests, progress):
+    for test, state in zip(tests, progress):
         if state.output_until is None:
             continue
         output = program.take_output(state.output_until)

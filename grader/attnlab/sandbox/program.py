@@ -14,6 +14,12 @@ call only when each of those nested results is what the reference gives for
 the same arguments, i.e. when the stand-ins would have answered the same. A
 nested result the grader has already accepted (by digest) is not sent again.
 
+When a nested result is not the reference's (a bug in a sibling), the grader
+sends the reference's answers back and asks for those calls again: a nested
+call on arguments it has an answer for then returns that answer, as a stand-in
+would, instead of running the student's function. That is the live run's
+verdict on the caller alone, without running it live.
+
 Nothing here is trusted by the grader: the student's code can patch any of it,
 and at worst fools its own fast path into being graded live.
 """
@@ -44,8 +50,7 @@ def known_key(function: str, arguments: str, value: str) -> str:
     return hashlib.blake2b(f"{function}|{arguments}|{value}".encode(), digest_size=16).hexdigest()
 
 
-class _Unverifiable(Exception):
-    """A nested call the grader could not check (it raised, or took what cannot cross the wire)."""
+_NO_ANSWER = object()
 
 
 class Program:
@@ -63,6 +68,8 @@ class Program:
         self.nested_buffers: list = []
         self.unverified: str | None = None
         self.index = 0  # of the call running, in its segment
+        self.segments: list[tuple[list, list]] = []  # (requests, buffers) of each segment received
+        self.answers: dict[tuple[str, str], object] = {}  # (function, arguments digest) -> the reference's answer
         # What runs now, for the grader to read after a timeout: the function the time went to.
         with open(state_path, "r+b") as state:
             self.state = mmap.mmap(state.fileno(), STATE_BYTES)
@@ -143,14 +150,18 @@ class Program:
         except wire.WireError as error:
             self.unverified = f"{self.top} gave {name} {error}"
             raise TypeError(f"{name}() was given {error}, which the grader cannot pass on") from None
+        answer = self.answers.get((name, arguments), _NO_ANSWER)
+        if answer is not _NO_ANSWER:
+            return wire.copy_plain(answer)  # what the stand-in would have given, fresh each time
         # The callee gets the caller's own arrays, not copies (a copy each costs more than most
         # calls): one that changes them in place changes the caller's result, which then differs.
         self.depth += 1
         self._mark(name)
         try:
             result = function(*args, **kwargs)
-        except BaseException:
-            self.unverified = self.unverified or f"{name} raised inside {self.top}"
+        except BaseException as error:
+            # The stand-in would have answered: the grader may give that answer back (a rerun).
+            self._write_down(name, args, kwargs, failed=f"raised {type(error).__name__}")
             raise
         finally:
             self.depth -= 1
@@ -159,17 +170,26 @@ class Program:
             value = wire.fingerprint(result)
             fresh_result = wire.copy_plain(result)
         except wire.WireError as error:
-            self.unverified = self.unverified or f"{name} returned {error}"
+            self._write_down(name, args, kwargs, failed=f"returned {error}")
             raise TypeError(f"{name} returned {error}") from None
-        if self.unverified is None and known_key(name, arguments, value) not in self.known:
-            if len(self.nested) >= MAX_NESTED_SENT or len(self.nested_buffers) >= MAX_NESTED_BUFFERS:
-                self.unverified = f"{self.top} made more new nested calls than the grader checks"
-            else:
-                # Sent as the grader will see them: the caller's arguments, the callee's result.
-                entry = {"function": name, "args": wire.encode((args, kwargs), self.nested_buffers)}
-                entry["value"] = wire.encode(fresh_result, self.nested_buffers)
-                self.nested.append(entry)
+        if known_key(name, arguments, value) not in self.known:
+            self._write_down(name, args, kwargs, value=fresh_result)
         return fresh_result
+
+    def _write_down(self, name: str, args, kwargs, *, value=None, failed: str | None = None) -> None:
+        """Add a nested call to those the grader checks: the caller's arguments as they are now,
+        and the callee's result (or how it failed: never the reference's answer)."""
+        if self.unverified is not None:
+            return
+        if len(self.nested) >= MAX_NESTED_SENT or len(self.nested_buffers) >= MAX_NESTED_BUFFERS:
+            self.unverified = f"{self.top} made more new nested calls than the grader checks"
+            return
+        entry = {"function": name, "args": wire.encode((args, kwargs), self.nested_buffers)}
+        if failed is None:
+            entry["value"] = wire.encode(value, self.nested_buffers)
+        else:
+            entry["failed"] = failed
+        self.nested.append(entry)
 
     # ------------------------------------------------------------ calls
 
@@ -201,18 +221,18 @@ class Program:
         header.update(buffers=len(self.nested_buffers), seconds=time.perf_counter() - started)
         return header, self.nested_buffers
 
-    def run_segment(self, requests: list, buffers: list) -> None:
-        """Run a segment's calls, sending their results in small groups as they come."""
+    def run_calls(self, calls: list[tuple[dict, list]]) -> None:
+        """Run (request, the buffers it refers to) in order, sending results in small groups."""
         results: list = []
         result_buffers: list = []
         oldest = 0.0
-        for index, request in enumerate(requests):
+        for index, (request, buffers) in enumerate(calls):
             self.index = index
             header, arrays = self.run(request, buffers)
             results.append(header)
             result_buffers.extend(arrays)
             oldest = oldest or time.perf_counter()
-            if len(results) >= FLUSH_RESULTS or len(result_buffers) >= FLUSH_BUFFERS or time.perf_counter() - oldest > FLUSH_SECONDS or index == len(requests) - 1:
+            if len(results) >= FLUSH_RESULTS or len(result_buffers) >= FLUSH_BUFFERS or time.perf_counter() - oldest > FLUSH_SECONDS or index == len(calls) - 1:
                 self._send({"op": "results", "results": results}, result_buffers)
                 results, result_buffers, oldest = [], [], 0.0
 
@@ -226,9 +246,16 @@ class Program:
                 header, buffers = wire.receive(self.channel)
             except wire.PeerClosed:
                 return
-            if header.get("op") != "run":
+            if header.get("op") == "run":
+                # Kept (views of the message): a rerun names its calls by segment and index.
+                self.segments.append((header["calls"], buffers))
+                self.run_calls([(request, buffers) for request in header["calls"]])
+            elif header.get("op") == "rerun":
+                for answer in header["answers"]:
+                    self.answers[(answer["function"], answer["args"])] = wire.decode(answer["value"], buffers)
+                self.run_calls([(self.segments[segment][0][index], self.segments[segment][1]) for segment, index in header["calls"]])
+            else:
                 return
-            self.run_segment(header["calls"], buffers)
 
 
 def _output_positions() -> list[int] | None:
