@@ -114,15 +114,26 @@ def test_a_bug_in_a_sibling_leaves_only_its_own_tests_to_the_live_run(grade_both
 LONG_DEADLINE = Limits(call_seconds=3.0)
 
 
-def test_an_infinite_loop_costs_one_deadline_with_the_script(grade_both):
-    fast, live, _, (fast_seconds, live_seconds) = grade_both("hostile", "infinite_loop", limits=LONG_DEADLINE, only=["softmax", "scores"])
+def test_an_infinite_loop_costs_one_deadline_with_the_script(grade_both, script):
+    fast, live, decided, (fast_seconds, live_seconds) = grade_both("hostile", "infinite_loop", limits=LONG_DEADLINE)
     assert verdicts(fast) == verdicts(live)
     timed_out = [t for t in fast.tests if t.outcome.value == "timed out"]
     assert timed_out and all(t.function == "softmax" for t in timed_out)
     assert fast_seconds < live_seconds + 1.5, "the live run was told of the fast path's timeout, and did not wait again"
+    # The program started again with softmax poisoned: its callers were answered, not run live.
+    assert {t.result.function for t in script.tests if t.nodeid not in decided} == {"softmax"}
 
 
-def test_a_file_that_hangs_at_import_costs_one_deadline_with_the_script(grade_both):
-    fast, live, _, (fast_seconds, live_seconds) = grade_both("hostile", "hangs_at_import", limits=LONG_DEADLINE, only=["softmax", "scores"])
+def test_a_crash_leaves_only_the_crashing_function_to_the_live_run(grade_both, script):
+    fast, live, decided, _ = grade_both("hostile", "segfault_in_function")
+    assert verdicts(fast) == verdicts(live)
+    assert {t.function for t in fast.tests if t.outcome.value == "crashed"} == {"attention_scores"}
+    assert {t.result.function for t in script.tests if t.nodeid not in decided} == {"attention_scores"}
+
+
+def test_a_file_that_hangs_at_import_costs_one_deadline_with_the_script(grade_both, script):
+    fast, live, decided, (fast_seconds, live_seconds) = grade_both("hostile", "hangs_at_import", limits=LONG_DEADLINE)
     assert verdicts(fast) == verdicts(live)
     assert fast_seconds < live_seconds + 1.5, "the live run was told the file hangs, and did not import it again"
+    # The program stood in for scores.py: only its own tests ran live.
+    assert {t.result.function for t in script.tests if t.nodeid not in decided} == {"attention_scores"}

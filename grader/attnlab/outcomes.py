@@ -37,6 +37,9 @@ class SubmissionProblem(BaseException):
         self.function = function
         """The contract function whose call ended this way, when it is known."""
 
+    index: int | None = None
+    """For a call of a program worker's message (a timeout, a crash): its index there."""
+
 
 class NotImplementedYet(SubmissionProblem):
     outcome = Outcome.NOT_IMPLEMENTED
@@ -47,8 +50,6 @@ class CallTimedOut(SubmissionProblem):
 
     module: str | None = None
     """For a timed-out import: the file."""
-    index: int | None = None
-    """For a timed-out call of a program worker's segment: its index there."""
 
 
 class OutOfMemory(SubmissionProblem):

@@ -18,6 +18,10 @@ answering one nested call can change the arguments of the next.
 
 A timeout costs one deadline: the worker marks which function it is in, and a
 top-level function that timed out is not run again live on the same arguments.
+After a timeout or a crash the program starts again with that function
+poisoned (never run again: its tests go live, its callers are answered in a
+rerun), and goes on where it stopped; a file whose import hangs is stood in
+for the same way. A few restarts at most: past that, the rest runs live.
 """
 
 from __future__ import annotations
@@ -36,19 +40,28 @@ NESTED_ANSWERS = 50_000
 # Rounds of reruns with the reference's answers: each round answers the nested calls the last one
 # found wrong; more than a few means a chain of bugs, which the live run grades as well.
 RERUN_ROUNDS = 3
+# Starts of the program after a crash or a timeout, each with one more function poisoned.
+MAX_RESTARTS = 3
 
 
 @dataclass
 class Segment:
     """Calls sent in one message; a memory-measuring call goes alone."""
 
+    number: int
     calls: list[tuple[int, RecordedCall]]
     """(index of the test in the plan, the call)."""
+    requests: list[dict]
+    buffers: list
     framed: list
+    """The "run" message of the segment, framed once for the class."""
     memory_budget: int | None = None
     expected: list = None
     """Per call, the recorded answer as the worker encodes it (tree, buffer bytes): a result that
     is bit for bit the reference's is accepted without decoding it."""
+
+    def message(self, op: str) -> list:
+        return wire.frame({"op": op, "segment": self.number, "calls": self.requests}, self.buffers)
 
 
 @dataclass
@@ -75,14 +88,16 @@ def plan_program(tests: list[ScriptedTest]) -> ProgramPlan:
     def flush(budget=None):
         if calls:
             expected = [_encoded_answer(call) for _, call in calls]
-            segments.append(Segment(list(calls), wire.frame({"op": "run", "calls": list(requests)}, list(buffers)), budget, expected))
+            segment = Segment(len(segments), list(calls), list(requests), list(buffers), [], budget, expected)
+            segment.framed = segment.message("run")
+            segments.append(segment)
             calls.clear(), requests.clear(), buffers.clear()
 
     for index, test in enumerate(tests):
         for call in test.calls:
             if call.memory_budget is not None:
                 flush()
-            requests.append({"function": call.function, "args": wire.encode((call.args, call.kwargs), buffers), "return_inputs": call.return_inputs})
+            requests.append({"function": call.function, "args": wire.encode((call.args, call.kwargs), buffers), "return_inputs": call.return_inputs, "test": index})
             calls.append((index, call))
             if call.memory_budget is not None:
                 flush(call.memory_budget)
@@ -148,14 +163,75 @@ class _Progress:
     calls_left: int
     ok: bool = True
     seconds: float = 0.0
-    output_until: list | None = None
+    output: str = ""
     answers: dict | None = field(default_factory=dict)
     """The reference's answers to the nested calls found wrong, by (function, arguments digest);
     None once a difference that no answer explains was seen (the test runs live)."""
 
+    def goes_live(self) -> None:
+        self.ok, self.answers = False, None
+
+
+@dataclass
+class _Call:
+    """A call sent to the program: whose test it is, where it is in the plan, what it should give."""
+
+    test: int
+    position: tuple[int, int]
+    recorded: RecordedCall
+    expected: tuple
+    judged: bool = False
+
 
 class _Stop(Exception):
-    """The program timed out or crashed: what is undecided runs live."""
+    """The program timed out or crashed on the ``index``-th call of a message, in ``function``."""
+
+    def __init__(self, function: str | None, index: int | None):
+        super().__init__(function)
+        self.function, self.index = function, index
+
+
+class _Program:
+    """A submission's program worker, started again after a crash or a timeout with the function
+    that crashed or hung poisoned (never run again: its own tests go live, and its callers get
+    the reference's answers in a rerun), at most ``MAX_RESTARTS`` times."""
+
+    def __init__(self, backend, start: dict):
+        self.backend, self.start = backend, start
+        self.poisoned: list[str] = []
+        self.stubbed: list[str] = []  # files whose import hung: the program stands in for them
+        self.restarts = 0
+        self.process = self._start()
+
+    def _start(self):
+        while True:
+            try:
+                return self.backend.start_program({**self.start, "poisoned": list(self.poisoned), "stubbed": list(self.stubbed)})
+            except CallTimedOut as problem:
+                # A file whose import hangs (its tests are told so, live): again, standing in for it.
+                if problem.module is None or problem.module in self.stubbed or self.restarts >= MAX_RESTARTS:
+                    raise
+                self.restarts += 1
+                self.stubbed.append(problem.module)
+                self.poisoned.extend(self.start["contract"].get(problem.module, ()))
+
+    def restart(self, function: str | None, segments: list[Segment]) -> bool:
+        """Start again with ``function`` poisoned and ``segments`` (which a rerun may name) stored."""
+        self.process.close()
+        if not function or function in self.poisoned or self.restarts >= MAX_RESTARTS:
+            return False
+        self.restarts += 1
+        self.poisoned.append(function)
+        try:
+            self.process = self._start()
+        except SubmissionProblem:
+            return False
+        for segment in segments:
+            self.process.send(segment.message("store"))
+        return True
+
+    def close(self) -> None:
+        self.process.close()
 
 
 def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[str, TestResult]:
@@ -180,7 +256,7 @@ def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[s
         "known": sorted(checks.known),
     }
     try:
-        program = backend.start_program(start)
+        program = _Program(backend, start)
     except SubmissionProblem:
         return {}
     module_of = lambda name: course.function(name).module
@@ -196,22 +272,13 @@ def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[s
             state.answers.update(answers)
 
     progress = [_Progress(len(t.calls)) for t in plan.tests]
+    _leave_poisoned_live(plan, progress, program.poisoned)
     try:
-        try:
-            for segment in plan.segments:
-                if all(progress[i].answers is None for i, _ in segment.calls):
-                    continue  # every test in it runs live already: nothing to learn
-                baseline = program.reset_peak_memory() if segment.memory_budget is not None else 0
-                calls = [(progress[index], call, expected) for (index, call), expected in zip(segment.calls, segment.expected)]
-                _run(backend, program, segment.framed, calls, judge)
-                if segment.memory_budget is not None:
-                    over = program.peak_memory() - baseline > segment.memory_budget
-                    for state, _, _ in calls:
-                        if over:
-                            state.ok, state.answers = False, None
-        except _Stop:
-            return _passed(plan.tests, progress, program)
-        passed = _passed(plan.tests, progress, program)
+        for segment in plan.segments:
+            calls = [_Call(index, (segment.number, n), call, expected) for n, ((index, call), expected) in enumerate(zip(segment.calls, segment.expected))]
+            if not _replay_segment(program, plan, segment, calls, progress, judge):
+                return _passed(plan.tests, progress)
+        passed = _passed(plan.tests, progress)
         # Tests whose only fault was a nested result: again, with the reference's answers there.
         for _ in range(RERUN_ROUNDS):
             chosen = [i for i, state in enumerate(progress) if not state.ok and state.answers and state.calls_left == 0 and not plan.measures_memory[i]]
@@ -220,41 +287,82 @@ def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[s
             answers: dict = {}
             for i in chosen:
                 answers.update(progress[i].answers)
-            for i in chosen:
                 progress[i] = _Progress(len(plan.tests[i].calls))
-            program.take_output()  # what the first run printed is no test's now
-            positions = [p for i in chosen for p in plan.positions[i]]
             buffers: list = []
             listed = [{"function": name, "args": arguments, "value": wire.encode(value, buffers)} for (name, arguments), value in answers.items()]
-            framed = wire.frame({"op": "rerun", "calls": positions, "answers": listed}, buffers)
-            calls = [(progress[i], plan.segments[s].calls[n][1], plan.segments[s].expected[n]) for i in chosen for s, n in plan.positions[i]]
+            calls = [_Call(i, (s, n), plan.segments[s].calls[n][1], plan.segments[s].expected[n]) for i in chosen for s, n in plan.positions[i]]
+            framed = wire.frame({"op": "rerun", "calls": [c.position for c in calls], "answers": listed}, buffers)
             try:
-                _run(backend, program, framed, calls, judge)
+                _run(program, framed, calls, progress, judge)
             except _Stop:
-                passed.update(_passed([plan.tests[i] for i in chosen], [progress[i] for i in chosen], program))
-                break
-            passed.update(_passed([plan.tests[i] for i in chosen], [progress[i] for i in chosen], program))
+                break  # what is undecided runs live
+            finally:
+                passed.update(_passed([plan.tests[i] for i in chosen], [progress[i] for i in chosen]))
         return passed
     finally:
         program.close()
 
 
-def _run(backend, program, framed: list, calls: list, judge) -> None:
-    """Send one message of calls ((state of its test, the call, its expected encoding) each) and
-    judge each result as it comes. Raises ``_Stop`` on a timeout or crash."""
+def _replay_segment(program: _Program, plan: ProgramPlan, segment: Segment, calls: list[_Call], progress: list[_Progress], judge) -> bool:
+    """Run a segment's ``calls``, restarting the program after a crash or a timeout to run what
+    is left of it; False when the program cannot go on."""
+    if all(progress[c.test].answers is None for c in calls):
+        return True  # every test in it runs live already: nothing to learn
+    framed, sent = segment.framed, calls
+    while True:
+        try:
+            baseline = program.process.reset_peak_memory() if segment.memory_budget is not None else 0
+            _run(program, framed, sent, progress, judge)
+            if segment.memory_budget is not None and program.process.peak_memory() - baseline > segment.memory_budget:
+                for call in sent:
+                    progress[call.test].goes_live()
+            return True
+        except _Stop as stop:
+            culprit = sent[stop.index] if stop.index is not None and 0 <= stop.index < len(sent) else None
+            if culprit is not None and culprit.recorded.function == stop.function:
+                progress[culprit.test].goes_live()  # its own fault: the live run shows it
+            if not program.restart(stop.function, plan.segments[: segment.number + 1]):
+                return False
+        _leave_poisoned_live(plan, progress, program.poisoned)
+        sent = [c for c in calls if not c.judged and progress[c.test].answers is not None]
+        if not sent:
+            return True
+        framed = wire.frame({"op": "rerun", "calls": [c.position for c in sent], "answers": []})
+
+
+def _leave_poisoned_live(plan: ProgramPlan, progress: list[_Progress], poisoned: list[str]) -> None:
+    """The tests of a poisoned function run live (where its crash, hang or import shows)."""
+    for test, state in zip(plan.tests, progress):
+        if any(c.function in poisoned for c in test.calls):
+            state.goes_live()
+
+
+def _run(program: _Program, framed: list, calls: list[_Call], progress: list[_Progress], judge) -> None:
+    """Send one message of ``calls`` and judge each result as it comes, with what it printed.
+    Raises ``_Stop`` on a timeout or a crash (after telling the live run of a timeout)."""
+    process, backend = program.process, program.backend
     try:
         with backend.charging():
-            for (state, call, expected), (header, buffers, seconds) in zip(calls, program.run(framed, len(calls))):
+            out = None
+            for call, (header, buffers, seconds) in zip(calls, process.run(framed, len(calls))):
+                call.judged = True
+                state = progress[call.test]
                 state.calls_left -= 1
                 state.seconds += seconds
-                state.output_until = _positions(header.get("out"))
-                judge(state, call, expected, header, buffers)
+                positions = _positions(header.get("out"))
+                if positions is None:
+                    state.goes_live()  # what it printed cannot be told apart
+                elif positions != out:
+                    state.output += process.take_output(positions)
+                    out = positions
+                judge(state, call.recorded, call.expected, header, buffers)
     except CallTimedOut as problem:
         if problem.index is not None and 0 <= problem.index < len(calls):
-            _seed_timeout(backend, problem, calls[problem.index][1])
-        raise _Stop from None
-    except SubmissionProblem:
-        raise _Stop from None  # a crash: what is undecided runs live, and crashes there with its own message
+            _seed_timeout(backend, problem, calls[problem.index].recorded)
+        raise _Stop(problem.function, problem.index) from None
+    except SubmissionProblem as problem:
+        # A crash: what is undecided runs live, and crashes there with its own message.
+        raise _Stop(problem.function, problem.index) from None
 
 
 def _identical(header: dict, buffers: list, expected: tuple[object, list[bytes]]) -> bool:
@@ -306,17 +414,13 @@ def _seed_timeout(backend, problem: CallTimedOut, call: RecordedCall) -> None:
         backend.seed_timeout(call.function, call.args, call.kwargs, f"{call.function} did not return within {backend.limits.call_seconds:g} s")
 
 
-def _passed(tests: list[ScriptedTest], progress: list[_Progress], program) -> dict[str, TestResult]:
-    """The tests whose every call matched, each with what it printed (read in order, so that
-    what a failed test printed is not given to the next)."""
-    passed: dict[str, TestResult] = {}
-    for test, state in zip(tests, progress):
-        if state.output_until is None:
-            continue
-        output = program.take_output(state.output_until)
-        if state.ok and state.calls_left == 0:
-            passed[test.nodeid] = TestResult(**{**vars(test.result), "output": output, "duration": round(state.seconds, 4)})
-    return passed
+def _passed(tests: list[ScriptedTest], progress: list[_Progress]) -> dict[str, TestResult]:
+    """The tests whose every call matched, each with what it printed."""
+    return {
+        test.nodeid: TestResult(**{**vars(test.result), "output": state.output, "duration": round(state.seconds, 4)})
+        for test, state in zip(tests, progress)
+        if state.ok and state.calls_left == 0
+    }
 
 
 def _positions(out) -> list[int] | None:

@@ -20,6 +20,10 @@ call on arguments it has an answer for then returns that answer, as a stand-in
 would, instead of running the student's function. That is the live run's
 verdict on the caller alone, without running it live.
 
+After a crash or a timeout the grader starts the program again with that
+function "poisoned": it is not run again, at the top or nested (a nested call
+of it is written down as failed, for the grader to answer in a rerun).
+
 Nothing here is trusted by the grader: the student's code can patch any of it,
 and at worst fools its own fast path into being graded live.
 """
@@ -32,6 +36,7 @@ import mmap
 import os
 import sys
 import time
+import types
 
 from attnlab import wire
 from attnlab.sandbox.worker import _describe_exception
@@ -40,6 +45,9 @@ from attnlab.sandbox.worker import _describe_exception
 MAX_NESTED_SENT = 256
 MAX_NESTED_BUFFERS = 2000
 STATE_BYTES = 64
+# A function whose nested calls took this long in all (seconds) is no longer run nested: its
+# callers are answered in a rerun (correct code spends about 0.05 s in them per submission).
+NESTED_SECONDS = 1.0
 # Results go back a few at a time: at most this many, this many arrays, or this old (seconds).
 FLUSH_RESULTS, FLUSH_BUFFERS, FLUSH_SECONDS = 64, 1500, 0.01
 
@@ -68,7 +76,10 @@ class Program:
         self.nested_buffers: list = []
         self.unverified: str | None = None
         self.index = 0  # of the call running, in its segment
-        self.segments: list[tuple[list, list]] = []  # (requests, buffers) of each segment received
+        self.segments: dict[int, tuple[list, list]] = {}  # segment number -> (requests, buffers)
+        self.poisoned: set[str] = set()  # functions that crashed or hung: never run again
+        self.not_nested: set[str] = set()  # functions not run nested again: they raised, or are slow
+        self.nested_seconds: dict[str, float] = {}
         self.answers: dict[tuple[str, str], object] = {}  # (function, arguments digest) -> the reference's answer
         # What runs now, for the grader to read after a timeout: the function the time went to.
         with open(state_path, "r+b") as state:
@@ -87,24 +98,49 @@ class Program:
         """Import the submission's files in course order, each reported in a message of its own."""
         self.allowed = {name: set(names) for name, names in header["allowed"].items()}
         self.known = set(header["known"])
+        self.poisoned = set(header.get("poisoned", ()))
         contract = header["contract"]
         sys.path.insert(0, self.submission_dir)
+        stubbed = set(header.get("stubbed", ()))
         for module in header["modules"]:
             self._mark(f"import {module}")
             path = os.path.join(self.submission_dir, f"{module}.py")
-            if not os.path.isfile(path):
-                self._send({"op": "imported", "module": module, "failed": f"the submission has no {module}.py"})
-                continue
-            try:
-                loaded = importlib.import_module(module)
-            except BaseException as error:  # noqa: BLE001 - the student's import problem: that file's tests run live
-                self._send({"op": "imported", "module": module, "failed": _describe_exception(error, self.submission_dir)["message"]})
+            failed = None
+            if module in stubbed:
+                failed = f"{module}.py was not imported again: its import hung"
+            elif not os.path.isfile(path):
+                failed = f"the submission has no {module}.py"
+            else:
+                try:
+                    loaded = importlib.import_module(module)
+                except BaseException as error:  # noqa: BLE001 - the student's import problem: that file's tests run live
+                    failed = _describe_exception(error, self.submission_dir)["message"]
+            if failed is not None:
+                self._stub(module, contract.get(module, ()))
+                self._send({"op": "imported", "module": module, "failed": failed})
                 continue
             for name in contract.get(module, ()):
                 if callable(getattr(loaded, name, None)):
                     self.functions[name] = getattr(loaded, name)
             self._send({"op": "imported", "module": module})
         self._watch()
+
+    def _stub(self, module: str, names: list[str]) -> None:
+        """Stand in for a file that could not be imported, as the live run's stand-ins do: the
+        later files import its functions, poisoned (a nested call of one is for the grader to
+        answer in a rerun; its own tests run live)."""
+        stub = types.ModuleType(module)
+        stub.__file__ = os.path.join(self.submission_dir, f"{module}.py")  # watched like the others
+        for name in names:
+
+            def not_imported(*args, **kwargs):
+                raise ImportError(f"{module}.py could not be imported")
+
+            not_imported.__name__ = not_imported.__qualname__ = name
+            setattr(stub, name, not_imported)
+            self.functions[name] = not_imported
+            self.poisoned.add(name)
+        sys.modules[module] = stub
 
     def _watch(self) -> None:
         """Point every name of the submission's modules that holds a contract function at a
@@ -123,6 +159,8 @@ class Program:
         program = self
 
         def watched(*args, **kwargs):
+            if name in program.poisoned and program.depth > 1:
+                raise RuntimeError(f"{name} was not run again")  # at any depth: it crashes or hangs
             if program.depth != 1 or name == program.top:
                 # Not a call a stand-in would have answered: the top call itself, a recursion,
                 # or a call inside a nested one (whose result is checked as a whole).
@@ -153,19 +191,29 @@ class Program:
         answer = self.answers.get((name, arguments), _NO_ANSWER)
         if answer is not _NO_ANSWER:
             return wire.copy_plain(answer)  # what the stand-in would have given, fresh each time
+        if name in self.poisoned or name in self.not_nested:
+            # The grader answers it in a rerun either way (as a stand-in does): a function that
+            # fails, or is slow, is not run hundreds of times more for the callers' sake.
+            self._write_down(name, args, kwargs, failed="not run: it failed before")
+            raise RuntimeError(f"{name} was not run again")
         # The callee gets the caller's own arrays, not copies (a copy each costs more than most
         # calls): one that changes them in place changes the caller's result, which then differs.
         self.depth += 1
         self._mark(name)
+        started = time.perf_counter()
         try:
             result = function(*args, **kwargs)
         except BaseException as error:
             # The stand-in would have answered: the grader may give that answer back (a rerun).
             self._write_down(name, args, kwargs, failed=f"raised {type(error).__name__}")
+            self.not_nested.add(name)
             raise
         finally:
             self.depth -= 1
             self._mark(self.top)
+            self.nested_seconds[name] = self.nested_seconds.get(name, 0.0) + time.perf_counter() - started
+            if self.nested_seconds[name] > NESTED_SECONDS:
+                self.not_nested.add(name)
         try:
             value = wire.fingerprint(result)
             fresh_result = wire.copy_plain(result)
@@ -205,6 +253,8 @@ class Program:
         try:
             if target is None:
                 raise AttributeError(f"the submission has no function {function}()")
+            if function in self.poisoned:
+                raise RuntimeError(f"{function} was not run again")
             result = target(*args, **kwargs)
             value = (result, args, kwargs) if request.get("return_inputs") else result
             kept = len(self.nested_buffers)
@@ -226,9 +276,15 @@ class Program:
         results: list = []
         result_buffers: list = []
         oldest = 0.0
+        dead: set = set()  # tests a call of which raised on its own: the live run grades them
         for index, (request, buffers) in enumerate(calls):
             self.index = index
-            header, arrays = self.run(request, buffers)
+            if request.get("test") in dead:
+                header, arrays = {"op": "skipped", "out": _output_positions(), "nested": [], "unverified": None, "buffers": 0, "seconds": 0.0}, []
+            else:
+                header, arrays = self.run(request, buffers)
+                if header["op"] == "raised" and not header["nested"]:
+                    dead.add(request.get("test"))
             results.append(header)
             result_buffers.extend(arrays)
             oldest = oldest or time.perf_counter()
@@ -246,11 +302,13 @@ class Program:
                 header, buffers = wire.receive(self.channel)
             except wire.PeerClosed:
                 return
-            if header.get("op") == "run":
+            op = header.get("op")
+            if op in ("run", "store"):
                 # Kept (views of the message): a rerun names its calls by segment and index.
-                self.segments.append((header["calls"], buffers))
-                self.run_calls([(request, buffers) for request in header["calls"]])
-            elif header.get("op") == "rerun":
+                self.segments[header["segment"]] = (header["calls"], buffers)
+                if op == "run":
+                    self.run_calls([(request, buffers) for request in header["calls"]])
+            elif op == "rerun":
                 for answer in header["answers"]:
                     self.answers[(answer["function"], answer["args"])] = wire.decode(answer["value"], buffers)
                 self.run_calls([(self.segments[segment][0][index], self.segments[segment][1]) for segment, index in header["calls"]])

@@ -38,8 +38,8 @@ class ProgramProcess(WorkerProcess):
             except TimeoutError:
                 self.stop()
                 problem = CallTimedOut(f"importing {module}.py took longer than {seconds:g} s")
-                # Only when every earlier file imported: else the hang may be in one of those.
-                problem.module = None if self.import_failures else module
+                # Its own hang: an earlier file that failed to import was stubbed, not imported again.
+                problem.module = module
                 raise problem from None
             except (wire.PeerClosed, wire.WireError):
                 raise WorkerCrashed(f"the submission's program worker {self.stop()} while importing {module}.py") from None
@@ -66,12 +66,16 @@ class ProgramProcess(WorkerProcess):
         except (OSError, ValueError):
             return None
 
+    def send(self, framed: list) -> None:
+        """Send a message that has no answer (a segment to store)."""
+        wire.send_framed(self.channel, framed)
+
     def run(self, framed: list, count: int) -> Iterator[tuple[dict, list, float]]:
         """Send one segment of ``count`` calls; yield (header, buffers, seconds) per call. Results
         come a few per message, each message within the per-call deadline of the one before.
 
-        Raises ``CallTimedOut`` (its ``function`` is what the program marked as running, its
-        ``index`` the call's index in the segment) or ``WorkerCrashed``."""
+        Raises ``CallTimedOut`` or ``WorkerCrashed``: its ``function`` is what the program marked
+        as running, its ``index`` the call's index in the message."""
         wire.send_framed(self.channel, framed)
         last = time.monotonic()
         answered = 0
@@ -87,7 +91,11 @@ class ProgramProcess(WorkerProcess):
                 problem.index = index
                 raise problem from None
             except wire.PeerClosed:
-                raise WorkerCrashed(f"the submission's program worker {self.stop()}") from None
+                running = self.running()  # before stop() takes the folder away
+                index, function = running if running else (answered, "")
+                problem = WorkerCrashed(f"the submission's program worker {self.stop()}", function or None)
+                problem.index = index
+                raise problem from None
             except wire.WireError as error:
                 self.stop()
                 raise WorkerCrashed(f"the submission's program worker sent a malformed message: {error}") from None
