@@ -10,6 +10,8 @@ reference in exactly the student's code.
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -92,6 +94,33 @@ def processes_of_users(lowest_uid: int, highest_uid: int | None = None) -> list[
             if entry.name.isdigit() and uid >= lowest_uid and (highest_uid is None or uid <= highest_uid):
                 found.append((entry / "cmdline").read_bytes().decode(errors="replace"))
         except (FileNotFoundError, ProcessLookupError):
+            pass
+    return found
+
+
+def processes_of(uids) -> list[str]:
+    """The command lines of running processes of any of these user ids."""
+    return [line for uid in sorted(uids) for line in processes_of_users(uid, uid)]
+
+
+def private_uids_in(results: Path) -> set[int]:
+    """The private users a class grading ran its workers as, read from its results: checked by
+    user, as other graders (a parallel test run) have private users of their own."""
+    uids = set()
+    for path in results.glob("*.json"):
+        sandbox = (json.loads(path.read_text()).get("report") or {}).get("sandbox", "")
+        uids.update(int(uid) for uid in re.findall(r"a private user \(uid (\d+)\)", sandbox))
+    return uids
+
+
+def process_group(pgid: int) -> list[int]:
+    """The ids of the running processes in process group ``pgid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.getpgid(int(entry.name)) == pgid:
+                found.append(int(entry.name))
+        except (ProcessLookupError, PermissionError):
             pass
     return found
 

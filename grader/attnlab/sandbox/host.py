@@ -107,7 +107,12 @@ def private_uid() -> int | None:
     one per grading process, so that killing "everything of this user" hits only its own."""
     if os.geteuid() != 0:
         return None
-    return PRIVATE_UID_BASE + os.getpid() % 1_000_000
+    return private_uid_of(os.getpid())
+
+
+def private_uid_of(pid: int) -> int:
+    """The private user of the grading process ``pid``."""
+    return PRIVATE_UID_BASE + pid % 1_000_000
 
 
 def bwrap_path() -> str | None:
