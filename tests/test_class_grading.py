@@ -15,6 +15,7 @@ import pytest
 from conftest import COURSE, REPO, SUBMISSIONS, build_submission, private_uids_in, process_group, processes_of, read_fixture
 
 from attnlab.grading import grade
+from attnlab.script_cache import CACHE_NAME
 from attnlab.sandbox.host import Limits, private_uid_of
 
 ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
@@ -153,8 +154,11 @@ def test_a_rerun_grades_nothing_and_a_changed_or_named_submission_again(graded_c
     again = run_grade(root / "class", "--timeout", str(DEADLINE))
     assert "0 to grade, 12 unchanged" in " ".join(again.stderr.split())
     (root / "class" / "ada" / "softmax.py").write_text((REPO / "exercises" / "softmax.py").read_text())
+    recording = root / "results" / CACHE_NAME
+    recorded_at = recording.stat().st_mtime_ns
     changed = run_grade(root / "class", "--timeout", str(DEADLINE), "--jobs", "1")
     assert "1 to grade, 11 unchanged" in " ".join(changed.stderr.split())
+    assert recording.stat().st_mtime_ns == recorded_at, "the first run's recording of the reference was loaded, not made again"
     assert stored(root, "ada")["report"]["score"] < stored(root, "ada")["report"]["max_score"]
     named = run_grade(root / "class", "--student", "bob", "--timeout", str(DEADLINE))
     assert "1 to grade" in " ".join(named.stderr.split())

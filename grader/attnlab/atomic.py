@@ -15,6 +15,11 @@ def write_json_atomically(path: Path, data: dict) -> None:
 
 def write_text_atomically(path: Path, text: str) -> None:
     """Write ``text`` through a temporary file and a rename: the old file or the new, never half."""
+    write_bytes_atomically(path, text.encode("utf-8"))
+
+
+def write_bytes_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` through a temporary file and a rename: the old file or the new, never half."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -22,8 +27,8 @@ def write_text_atomically(path: Path, text: str) -> None:
     os.umask(umask)
     os.chmod(temporary, 0o666 & ~umask)  # as an ordinary write would: mkstemp's 0600 is for secrets
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)

@@ -1,7 +1,8 @@
 """Grade a whole class: in parallel, resumable, one sandbox per grading process.
 
 The trusted side runs the hidden suite once against the reference and records
-its calls (``replay``). Then ``jobs`` grading processes are forked from this
+its calls (``replay``), or loads that recording from the last run's results
+folder (``script_cache``). Then ``jobs`` grading processes are forked from this
 one, so pytest, hypothesis, the reference and the recording are loaded once
 for the class, not per student. Each owns a fork server (a bubblewrap sandbox
 as root) that forks workers per submission, and writes each student's result
@@ -25,8 +26,10 @@ from attnlab.course import Course
 from attnlab.gradebook import GRADEBOOK_NAME, ResultStore, build_gradebook, grader_fingerprint
 from attnlab.grading import SubmissionError, grade, record_script
 from attnlab.reference import Reference
+from attnlab.replay import Script
 from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, stage
 from attnlab.sandbox.host import ForkServer, Limits
+from attnlab.script_cache import load_script, save_script, script_key
 
 
 @dataclass
@@ -130,10 +133,21 @@ def grade_class(
     return outcome
 
 
+def _script(course: Course, reference: Reference, plan: ClassPlan, folder: Path) -> Script:
+    """The reference's recorded run: the one the last run kept in the results folder, when it
+    was made by the same course, engine and libraries; else recorded now, and kept."""
+    key = script_key(plan.grader)
+    script = load_script(folder, key)
+    if script is None:
+        script = record_script(course, reference, plan.only)
+        save_script(folder, key, script)
+    return script
+
+
 def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_graded) -> None:
     reference = Reference(course)
-    _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=record_script(course, reference, plan.only))
     store.folder.mkdir(parents=True, exist_ok=True)
+    _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=_script(course, reference, plan, store.folder))
     context = multiprocessing.get_context("fork")
     executor = ProcessPoolExecutor(max_workers=min(jobs, len(plan.to_grade)), mp_context=context, initializer=_start_slot)
     try:
