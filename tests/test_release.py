@@ -79,6 +79,10 @@ def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_n
     for function in numpy_functions:
         assert f"{function} not implemented yet" in text or f"{function} needs" in text, function
     assert f"0 of {len(numpy_functions)}" in text or f"0 of {len(COURSE.functions)}" in text
+    # Plain pytest too, as the students' README says: the shipped pytest options need nothing the
+    # student has not installed (exit 1: the stubs fail their tests; 4 would be a usage error).
+    public = subprocess.run([env_dir / "bin" / "python", "-m", "pytest", "-q", "exercises"], cwd=release, capture_output=True, text=True, timeout=300, env=clean)
+    assert public.returncode == 1 and " failed" in public.stdout, public.stdout[-1000:] + public.stderr[-1000:]
     # The quiz runs from its student copy, with no instructor files anywhere near.
     quiz = subprocess.run([env_dir / "bin" / "attnlab", "quiz", "take", "quizzes/shapes.json", "--student", "s1", "--mode", "exam"], cwd=release, input="quit\n", capture_output=True, text=True, timeout=120, env={**clean, "ATTNLAB_STATE_DIR": str(tmp_path / "state")})
     assert "Traceback" not in quiz.stdout + quiz.stderr
