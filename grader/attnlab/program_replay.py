@@ -53,12 +53,16 @@ class Segment:
     """(index of the test in the plan, the call)."""
     requests: list[dict]
     buffers: list
-    framed: list
-    """The "run" message of the segment, framed once for the class."""
     memory_budget: int | None = None
-    expected: list = None
+    framed: list = field(init=False)
+    """The "run" message of the segment, framed once for the class."""
+    expected: list = field(init=False)
     """Per call, the recorded answer as the worker encodes it (tree, buffer bytes): a result that
     is bit for bit the reference's is accepted without decoding it."""
+
+    def __post_init__(self):
+        self.framed = self.message("run")
+        self.expected = [_encoded_answer(call) for _, call in self.calls]
 
     def message(self, op: str) -> list:
         return wire.frame({"op": op, "segment": self.number, "calls": self.requests}, self.buffers)
@@ -87,10 +91,7 @@ def plan_program(tests: list[ScriptedTest]) -> ProgramPlan:
 
     def flush(budget=None):
         if calls:
-            expected = [_encoded_answer(call) for _, call in calls]
-            segment = Segment(len(segments), list(calls), list(requests), list(buffers), [], budget, expected)
-            segment.framed = segment.message("run")
-            segments.append(segment)
+            segments.append(Segment(len(segments), list(calls), list(requests), list(buffers), budget))
             calls.clear(), requests.clear(), buffers.clear()
 
     for index, test in enumerate(tests):
