@@ -137,3 +137,33 @@ def test_a_file_that_hangs_at_import_costs_one_deadline_with_the_script(grade_bo
     assert fast_seconds < live_seconds + 1.5, "the live run was told the file hangs, and did not import it again"
     # The program stood in for scores.py: only its own tests ran live.
     assert {t.result.function for t in script.tests if t.nodeid not in decided} == {"attention_scores"}
+
+
+def test_the_recorded_calls_go_to_the_fork_server_once_and_again_after_it_died(tmp_path, fork_server, reference, script, monkeypatch):
+    # A program is sent only the number of each segment it runs: the calls themselves are the
+    # fork server's, given once and inherited by every fork. A fork server that died (a student
+    # may kill it) is started again, and given them again.
+    from attnlab.sandbox import host
+
+    loads = []
+    load = host.ForkServer._load
+    monkeypatch.setattr(host.ForkServer, "_load", lambda self, key: (loads.append(key), load(self, key)))
+    folder = tmp_path / "reference"
+    folder.mkdir()
+    for module in COURSE.modules:
+        (folder / f"{module}.py").write_bytes((COURSE.solutions_dir / f"{module}.py").read_bytes())
+
+    def grade_fast():
+        decided: dict = {}
+        monkeypatch.setattr(grading, "replay", lambda *a, **k: decided.update(replay(*a, **k)) or decided)
+        report = grade(COURSE, folder, only=NUMPY, fork_server=fork_server, reference=reference, script=script, callback_cache={})
+        assert report.score == report.max_score and len(decided) == len(script.tests)
+
+    replay = grading.replay
+    grade_fast()
+    grade_fast()
+    assert len(loads) == 1
+    fork_server.process.kill()
+    fork_server.process.wait()
+    grade_fast()
+    assert len(loads) == 2 and loads[0] == loads[1]

@@ -26,6 +26,7 @@ for the same way. A few restarts at most: past that, the rest runs live.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from attnlab import wire
@@ -55,17 +56,18 @@ class Segment:
     buffers: list
     memory_budget: int | None = None
     framed: list = field(init=False)
-    """The "run" message of the segment, framed once for the class."""
+    """The segment's calls as a message, framed once for the class: what the fork server is given
+    (``ForkServer.plans``) and every program inherits decoded."""
+    run_message: list = field(init=False)
+    """The message that runs it in a program: its number alone."""
     expected: list = field(init=False)
     """Per call, the recorded answer as the worker encodes it (tree, buffer bytes): a result that
     is bit for bit the reference's is accepted without decoding it."""
 
     def __post_init__(self):
-        self.framed = self.message("run")
+        self.framed = wire.frame({"op": "run", "segment": self.number, "calls": self.requests}, self.buffers)
+        self.run_message = wire.frame({"op": "run", "segment": self.number})
         self.expected = [_encoded_answer(call) for _, call in self.calls]
-
-    def message(self, op: str) -> list:
-        return wire.frame({"op": op, "segment": self.number, "calls": self.requests}, self.buffers)
 
 
 @dataclass
@@ -76,6 +78,8 @@ class ProgramPlan:
     """Per test, where its calls are: (segment, index in it)."""
     measures_memory: list[bool]
     """Per test: has a call measured alone for its memory (never rerun)."""
+    key: str = ""
+    """A digest of the segments' messages: the name the fork server keeps them under."""
 
 
 def program_modules(course) -> list[str]:
@@ -109,7 +113,11 @@ def plan_program(tests: list[ScriptedTest]) -> ProgramPlan:
     for number, segment in enumerate(segments):
         for position, (index, _) in enumerate(segment.calls):
             positions[index].append((number, position))
-    return ProgramPlan(tests, segments, positions, [any(c.memory_budget is not None for c in t.calls) for t in tests])
+    digest = hashlib.blake2b(digest_size=16)
+    for segment in segments:
+        for part in segment.framed:
+            digest.update(part)
+    return ProgramPlan(tests, segments, positions, [any(c.memory_budget is not None for c in t.calls) for t in tests], digest.hexdigest())
 
 
 def _encoded_answer(call: RecordedCall) -> tuple[object, list[bytes]]:
@@ -216,8 +224,8 @@ class _Program:
                 self.stubbed.append(problem.module)
                 self.poisoned.extend(self.start["contract"].get(problem.module, ()))
 
-    def restart(self, function: str | None, segments: list[Segment]) -> bool:
-        """Start again with ``function`` poisoned and ``segments`` (which a rerun may name) stored."""
+    def restart(self, function: str | None) -> bool:
+        """Start again with ``function`` poisoned (the plan's calls come with the fork)."""
         self.process.close()
         if not function or function in self.poisoned or self.restarts >= MAX_RESTARTS:
             return False
@@ -227,8 +235,6 @@ class _Program:
             self.process = self._start()
         except SubmissionProblem:
             return False
-        for segment in segments:
-            self.process.send(segment.message("store"))
         return True
 
     def close(self) -> None:
@@ -250,7 +256,9 @@ def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[s
     modules = program_modules(course)
     contract = {m: course.functions_in(m) for m in modules}
     allowed_pairs = {f: backend.reference.allowed_for(f) for m in modules for f in contract[m]}
+    backend.server.plans.setdefault(plan.key, [segment.framed for segment in plan.segments])
     start = {
+        "plan": plan.key,
         "modules": modules,
         "contract": contract,
         "allowed": {f: sorted(name for _, name in pairs) for f, pairs in allowed_pairs.items()},
@@ -309,7 +317,7 @@ def _replay_segment(program: _Program, plan: ProgramPlan, segment: Segment, call
     is left of it; False when the program cannot go on."""
     if all(progress[c.test].answers is None for c in calls):
         return True  # every test in it runs live already: nothing to learn
-    framed, sent = segment.framed, calls
+    framed, sent = segment.run_message, calls
     while True:
         try:
             baseline = program.process.reset_peak_memory() if segment.memory_budget is not None else 0
@@ -322,7 +330,7 @@ def _replay_segment(program: _Program, plan: ProgramPlan, segment: Segment, call
             culprit = sent[stop.index] if stop.index is not None and 0 <= stop.index < len(sent) else None
             if culprit is not None and culprit.recorded.function == stop.function:
                 progress[culprit.test].goes_live()  # its own fault: the live run shows it
-            if not program.restart(stop.function, plan.segments[: segment.number + 1]):
+            if not program.restart(stop.function):
                 return False
         _leave_poisoned_live(plan, progress, program.poisoned)
         sent = [c for c in calls if not c.judged and progress[c.test].answers is not None]

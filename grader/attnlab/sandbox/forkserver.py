@@ -5,7 +5,9 @@ and never sees the solutions or the hidden tests. Each ``spawn`` request comes
 with three file descriptors (the worker's channel, and files for its stdout and
 stderr); the forked child sets its limits, drops to ``nobody`` when run as
 root, and serves one submission file. The trusted side kills workers itself;
-``reap`` collects their exit status here, where they are children.
+``reap`` collects their exit status here, where they are children. A ``plan``
+request hands over a class's recorded calls once (a socket to read them from),
+for every program worker forked after it to inherit decoded.
 """
 
 from __future__ import annotations
@@ -155,11 +157,30 @@ def _import_library(name: str) -> None:
                 y.sum().backward()
 
 
+def _load_plan(request: dict, fds: list[int]) -> None:
+    """Read a class's recorded calls from the socket passed along (one message per segment) and
+    keep them decoded, for every program forked from now on."""
+    from attnlab import wire
+    from attnlab.sandbox.program import PLANS, decode_segment
+
+    channel = socket.socket(fileno=fds[0])
+    for fd in fds[1:]:
+        os.close(fd)
+    segments = {}
+    try:
+        for _ in range(request["segments"]):
+            header, buffers = wire.receive(channel)
+            segments[header["segment"]] = decode_segment(header["calls"], buffers)
+    finally:
+        channel.close()
+    PLANS[request["key"]] = segments
+
+
 def main(control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
     import numpy  # noqa: F401 - paid once here, inherited by every fork
 
-    import attnlab.sandbox.program  # noqa: F401 - likewise
+    import attnlab.sandbox.program  # likewise; it holds the plans (recorded calls) programs inherit
     import attnlab.sandbox.worker  # noqa: F401 - likewise
 
     # Modules student code plausibly imports, loaded while we can still read them: once a worker
@@ -180,7 +201,14 @@ def main(control_fd: int) -> None:
         if not data:
             return
         request = json.loads(data)
-        if request["op"] == "spawn":
+        if request["op"] == "plan":
+            _load_plan(request, fds)
+            control.send(b"{}")
+        elif request["op"] == "spawn" and request.get("plan") is not None and request["plan"] not in attnlab.sandbox.program.PLANS:
+            for fd in fds:
+                os.close(fd)
+            control.send(json.dumps({"missing_plan": request["plan"]}).encode())
+        elif request["op"] == "spawn":
             if not imported.issuperset(request.get("needs", ())):
                 # A heavy library (torch) is imported here the first time a file needs it, so
                 # every later worker inherits it, and a numpy-only class never pays for it.

@@ -147,6 +147,9 @@ class ForkServer:
         self.bwrap = bwrap_path()
         self.workroot = Path(tempfile.mkdtemp(prefix="attnlab-sandbox-"))
         self.workroot.chmod(0o711)  # workers pass through to their own folder, and cannot list the others
+        self.plans: dict[str, list[list]] = {}
+        """Recorded calls programs may run, by key: per segment, its framed "run" message."""
+        self._loaded: set[str] = set()  # the plans this server process holds
         self._start()
 
     @property
@@ -211,6 +214,7 @@ class ForkServer:
         )
         theirs.close()
         self.control = ours
+        self._loaded = set()
 
     def _request(self, request: dict, fds: list[int] = ()) -> dict:
         for attempt in (1, 2):
@@ -226,14 +230,40 @@ class ForkServer:
                 self._start()
         raise RuntimeError("the sandbox's fork server stopped answering")
 
+    def _load(self, key: str) -> None:
+        """Hand the server a plan's segments through a socket of their own (a plan is a few MB,
+        more than a control message holds); it keeps them decoded for the programs it forks."""
+        for attempt in (1, 2):
+            ours, theirs = socket.socketpair()
+            try:
+                socket.send_fds(self.control, [json.dumps({"op": "plan", "key": key, "segments": len(self.plans[key])}).encode()], [theirs.fileno()])
+                theirs.close()
+                for framed in self.plans[key]:
+                    wire.send_framed(ours, framed)
+                ours.close()
+                if self.control.recv(1 << 16):
+                    self._loaded.add(key)
+                    return
+            except OSError:
+                pass
+            finally:
+                theirs.close()
+                ours.close()
+            if attempt == 1:  # a student may have killed the fork server: start a fresh one
+                self.close()
+                self._start()
+        raise RuntimeError("the sandbox's fork server stopped answering")
+
     def workdir(self) -> Path:
         """A fresh folder for one worker, inside what the sandbox can see."""
         return Path(tempfile.mkdtemp(prefix="worker-", dir=self.workroot))
 
-    def spawn(self, workdir: Path, module: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), kind: str = "file") -> int:
+    def spawn(self, workdir: Path, module: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), kind: str = "file", plan: str | None = None) -> int:
         """Fork a worker: ``kind`` "file" serves one file's calls, "program" runs the whole
-        submission (``attnlab.sandbox.program``)."""
+        submission (``attnlab.sandbox.program``) with the recorded calls of ``plan`` (one of
+        ``plans``), which the server is given first if it does not hold them."""
         request = {
+            "plan": plan,
             "op": "spawn",
             "kind": kind,
             "needs": list(needs),
@@ -243,7 +273,14 @@ class ForkServer:
             "limits": limits.as_request(),
             "uid": self.uid,
         }
-        return self._request(request, fds)["pid"]
+        for _attempt in (1, 2):
+            if plan is not None and plan not in self._loaded:
+                self._load(plan)
+            reply = self._request(request, fds)
+            if "pid" in reply:
+                return reply["pid"]
+            self._loaded.discard(plan)  # the server was started again in between: load it again
+        raise RuntimeError("the sandbox's fork server lost the recorded calls twice")
 
     def reap(self, pid: int) -> dict:
         try:
@@ -305,6 +342,7 @@ class WorkerProcess:
     """One live worker serving one submission file."""
 
     kind = "file"
+    plan: str | None = None
 
     def __init__(self, server: ForkServer, submission: Path, module: str, standins: dict, limits: Limits, callback_cache: dict | None = None, needs: tuple[str, ...] = ()):
         self.server, self.module, self.limits = server, module, limits
@@ -318,7 +356,7 @@ class WorkerProcess:
         self._prepare_workdir()
         self.channel, theirs = socket.socketpair()
         self.channel.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
-        self.server_pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)], needs, self.kind)
+        self.server_pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)], needs, self.kind, self.plan)
         """The worker's pid as the fork server sees it (in the sandbox's pid namespace), for reaping."""
         theirs.close()
         self.pid = self.server_pid

@@ -24,6 +24,11 @@ After a crash or a timeout the grader starts the program again with that
 function "poisoned": it is not run again, at the top or nested (a nested call
 of it is written down as failed, for the grader to answer in a rerun).
 
+The recorded calls are the same for every submission of a class, so the fork
+server receives them once, decoded (``PLANS``, ``decode_segment``), and every
+program it forks inherits them: a submission's program is told only which
+segment to run, and decodes nothing.
+
 Nothing here is trusted by the grader: the student's code can patch any of it,
 and at worst fools its own fast path into being graded live.
 """
@@ -60,6 +65,21 @@ def known_key(function: str, arguments: str, value: str) -> str:
 
 _NO_ANSWER = object()
 
+# A recorded call as a program runs it: (function, args, kwargs, return_inputs, test index).
+Call = tuple
+# The class's recorded calls, decoded once in the fork server before it forks a program:
+# plan key -> segment number -> its calls.
+PLANS: dict[str, dict[int, list[Call]]] = {}
+
+
+def decode_segment(requests: list[dict], buffers: list) -> list[Call]:
+    """A segment's requests as calls; their arrays are writable views of ``buffers``."""
+    calls = []
+    for request in requests:
+        args, kwargs = wire.decode(request["args"], buffers, copy=False)
+        calls.append((request["function"], args, kwargs, bool(request.get("return_inputs")), request.get("test")))
+    return calls
+
 
 class Program:
     """Runs recorded calls against a whole submission, watching its nested contract calls."""
@@ -76,7 +96,7 @@ class Program:
         self.nested_buffers: list = []
         self.unverified: str | None = None
         self.index = 0  # of the call running, in its segment
-        self.segments: dict[int, tuple[list, list]] = {}  # segment number -> (requests, buffers)
+        self.segments: dict[int, list[Call]] = {}  # segment number -> its calls (a rerun names them)
         self.poisoned: set[str] = set()  # functions that crashed or hung: never run again
         self.not_nested: set[str] = set()  # functions not run nested again: they raised, or are slow
         self.nested_seconds: dict[str, float] = {}
@@ -99,6 +119,7 @@ class Program:
         self.allowed = {name: set(names) for name, names in header["allowed"].items()}
         self.known = set(header["known"])
         self.poisoned = set(header.get("poisoned", ()))
+        self.segments = PLANS.get(header.get("plan"), {})
         contract = header["contract"]
         sys.path.insert(0, self.submission_dir)
         stubbed = set(header.get("stubbed", ()))
@@ -241,12 +262,11 @@ class Program:
 
     # ------------------------------------------------------------ calls
 
-    def run(self, request: dict, buffers: list) -> tuple[dict, list]:
+    def run(self, call: Call) -> tuple[dict, list]:
         """Run one recorded call: its result, with the nested calls the grader must check, as a
         header and the arrays it refers to."""
         started = time.perf_counter()
-        function = request["function"]
-        args, kwargs = wire.decode(request["args"], buffers, copy=False)  # views of this segment's message
+        function, args, kwargs, return_inputs, _test = call
         target = self.functions.get(function)
         self.top, self.depth, self.nested, self.nested_buffers, self.unverified = function, 1, [], [], None
         self._mark(function)
@@ -256,7 +276,7 @@ class Program:
             if function in self.poisoned:
                 raise RuntimeError(f"{function} was not run again")
             result = target(*args, **kwargs)
-            value = (result, args, kwargs) if request.get("return_inputs") else result
+            value = (result, args, kwargs) if return_inputs else result
             kept = len(self.nested_buffers)
             try:
                 header = {"op": "result", "value": wire.encode(value, self.nested_buffers)}
@@ -271,20 +291,21 @@ class Program:
         header.update(buffers=len(self.nested_buffers), seconds=time.perf_counter() - started)
         return header, self.nested_buffers
 
-    def run_calls(self, calls: list[tuple[dict, list]]) -> None:
-        """Run (request, the buffers it refers to) in order, sending results in small groups."""
+    def run_calls(self, calls: list[Call]) -> None:
+        """Run ``calls`` in order, sending results in small groups."""
         results: list = []
         result_buffers: list = []
         oldest = 0.0
         dead: set = set()  # tests a call of which raised on its own: the live run grades them
-        for index, (request, buffers) in enumerate(calls):
+        for index, call in enumerate(calls):
             self.index = index
-            if request.get("test") in dead:
+            test = call[4]
+            if test in dead:
                 header, arrays = {"op": "skipped", "out": _output_positions(), "nested": [], "unverified": None, "buffers": 0, "seconds": 0.0}, []
             else:
-                header, arrays = self.run(request, buffers)
+                header, arrays = self.run(call)
                 if header["op"] == "raised" and not header["nested"]:
-                    dead.add(request.get("test"))
+                    dead.add(test)
             results.append(header)
             result_buffers.extend(arrays)
             oldest = oldest or time.perf_counter()
@@ -303,15 +324,12 @@ class Program:
             except wire.PeerClosed:
                 return
             op = header.get("op")
-            if op in ("run", "store"):
-                # Kept (views of the message): a rerun names its calls by segment and index.
-                self.segments[header["segment"]] = (header["calls"], buffers)
-                if op == "run":
-                    self.run_calls([(request, buffers) for request in header["calls"]])
+            if op == "run":
+                self.run_calls(self.segments[header["segment"]])
             elif op == "rerun":
                 for answer in header["answers"]:
                     self.answers[(answer["function"], answer["args"])] = wire.decode(answer["value"], buffers)
-                self.run_calls([(self.segments[segment][0][index], self.segments[segment][1]) for segment, index in header["calls"]])
+                self.run_calls([self.segments[segment][index] for segment, index in header["calls"]])
             else:
                 return
 

@@ -22,6 +22,7 @@ class ProgramProcess(WorkerProcess):
 
     def __init__(self, server: ForkServer, submission: Path, limits: Limits, start: dict):
         self._start_message = start
+        self.plan = start.get("plan")
         self.import_failures: dict[str, str] = {}
         """File -> why the program could not import it (its tests run live)."""
         super().__init__(server, submission, "program", {}, limits)
@@ -65,10 +66,6 @@ class ProgramProcess(WorkerProcess):
             return (int(index), function) if function.isidentifier() else None
         except (OSError, ValueError):
             return None
-
-    def send(self, framed: list) -> None:
-        """Send a message that has no answer (a segment to store)."""
-        wire.send_framed(self.channel, framed)
 
     def run(self, framed: list, count: int) -> Iterator[tuple[dict, list, float]]:
         """Send one segment of ``count`` calls; yield (header, buffers, seconds) per call. Results
