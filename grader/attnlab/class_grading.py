@@ -11,6 +11,7 @@ atomically the moment it is graded. A rerun grades what is missing or changed.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -148,6 +149,9 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
     reference = Reference(course)
     store.folder.mkdir(parents=True, exist_ok=True)
     _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=_script(course, reference, plan, store.folder))
+    # What is loaded now lives as long as the class: out of the collector's sight, a full collection
+    # (pytest's, hypothesis's, or the interpreter's own) no longer walks it for every student.
+    gc.freeze()
     context = multiprocessing.get_context("fork")
     executor = ProcessPoolExecutor(max_workers=min(jobs, len(plan.to_grade)), mp_context=context, initializer=_start_slot)
     try:
@@ -172,3 +176,4 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
         executor.shutdown(wait=True)
     finally:
         _CLASS.clear()
+        gc.unfreeze()
