@@ -12,6 +12,7 @@ for every program worker forked after it to inherit decoded.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import os
@@ -216,6 +217,9 @@ def main(control_fd: int) -> None:
                     _import_library(name)
                     imported.add(name)
                 baseline_vm = _virtual_memory_bytes()
+            # All the worker inherits (numpy, torch, the plans) out of its collector's sight: a full
+            # collection in the worker would walk it, and copy every page it touched.
+            gc.freeze()
             pid = os.fork()
             if pid == 0:
                 try:
