@@ -167,3 +167,21 @@ def test_the_recorded_calls_go_to_the_fork_server_once_and_again_after_it_died(t
     fork_server.process.wait()
     grade_fast()
     assert len(loads) == 2 and loads[0] == loads[1]
+
+
+def test_a_result_many_students_share_is_judged_once(grade_both, script, monkeypatch):
+    # A correct variant's results are not the reference's bit for bit; the verdict on each is kept
+    # by (call, digest of the result), and the next submission with that variant reuses it. (The
+    # first one's nested results are new, so its callers' verdicts are kept from the second on.)
+    from attnlab import program_replay
+
+    fast, live, decided, _ = grade_both("correct", "softmax_logsumexp")
+    assert verdicts(fast) == verdicts(live)
+    grade_both("correct", "softmax_logsumexp")
+    assert script.nested_checks.results
+    judged = []
+    judge = program_replay._judge
+    monkeypatch.setattr(program_replay, "_judge", lambda *a: judged.append(a) or judge(*a))
+    again, _, decided_again, _ = grade_both("correct", "softmax_logsumexp")
+    assert verdicts(again) == verdicts(fast) and decided_again.keys() == decided.keys()
+    assert not judged, "every result was judged before"
