@@ -129,14 +129,32 @@ def fingerprint(value) -> str:
     return hasher.hexdigest()
 
 
+_ARRAY_TAGS: dict[tuple, bytes] = {}  # (dtype, shape) -> the bytes that open an array's digest
+
+
 def _feed(value, hasher, depth) -> None:
+    # Runs for every nested call a program makes, a few thousand per submission: the common
+    # types are tested by exact type first, and an array's opening bytes are kept by shape.
     if depth > MAX_DEPTH:
         raise WireError("nesting deeper than 32 levels")
-    if isinstance(value, np.ndarray):  # the common case, first
-        array = np.asarray(value)
-        if array.dtype.kind not in ARRAY_KINDS:
-            raise WireError(f"an array of dtype {array.dtype} (only float, bool and integer arrays are accepted)")
-        hasher.update(f"a{array.dtype.str}{array.shape};".encode())
+    kind = type(value)
+    if kind is tuple or kind is list:
+        hasher.update(b"(%d;" % len(value) if kind is tuple else b"[%d;" % len(value))
+        for item in value:
+            _feed(item, hasher, depth + 1)
+        return
+    if kind is np.ndarray or isinstance(value, np.ndarray):
+        array = value if kind is np.ndarray else np.asarray(value)
+        dtype = array.dtype
+        if dtype.kind not in ARRAY_KINDS:
+            raise WireError(f"an array of dtype {dtype} (only float, bool and integer arrays are accepted)")
+        key = (dtype.str, array.shape)
+        tag = _ARRAY_TAGS.get(key)
+        if tag is None:
+            tag = f"a{dtype.str}{array.shape};".encode()
+            if len(_ARRAY_TAGS) < 4096:  # the shapes of a hidden suite; a hostile peer's are not kept
+                _ARRAY_TAGS[key] = tag
+        hasher.update(tag)
         hasher.update(array if array.flags.c_contiguous else as_bytes(array))
         return
     if isinstance(value, np.generic):
