@@ -161,12 +161,13 @@ def test_the_recorded_calls_go_to_the_fork_server_once_and_again_after_it_died(t
 
     replay = grading.replay
     grade_fast()
+    given = len(loads)  # 1, or 0 when an earlier test of this fork server gave them already
     grade_fast()
-    assert len(loads) == 1
+    assert given <= 1 and len(loads) == given
     fork_server.process.kill()
     fork_server.process.wait()
     grade_fast()
-    assert len(loads) == 2 and loads[0] == loads[1]
+    assert len(loads) == given + 1
 
 
 def test_a_result_many_students_share_is_judged_once(grade_both, script, monkeypatch):
@@ -185,3 +186,13 @@ def test_a_result_many_students_share_is_judged_once(grade_both, script, monkeyp
     again, _, decided_again, _ = grade_both("correct", "softmax_logsumexp")
     assert verdicts(again) == verdicts(fast) and decided_again.keys() == decided.keys()
     assert not judged, "every result was judged before"
+
+
+def test_a_result_the_tests_accept_though_not_the_references_is_decided_without_a_live_run(grade_both, script):
+    # This softmax returns float64 for float32 scores: not the reference's behaviour (so not passed
+    # on sight), yet every hidden check accepts it. Its tests' own checks are run on the program's
+    # results, on the recorded examples, instead of a live run.
+    fast, live, decided, _ = grade_both("correct", "softmax_moveaxis_loop")
+    assert verdicts(fast) == verdicts(live)
+    assert fast.score == fast.max_score
+    assert len(decided) == len(script.tests), "no test ran live"

@@ -69,6 +69,9 @@ class ScriptedTest:
     """The reference's own (passing) result: name, function, file and points."""
     batches: list | None = None
     """The calls grouped by file, each group with its framed message (made at first replay)."""
+    examples: list | None = None
+    """Per hypothesis example, in order: (the arguments drawn, the span of ``calls`` it made);
+    None when the test cannot be run again from them (``body_replay``)."""
 
 
 @dataclass
@@ -127,9 +130,16 @@ class RecordingPlugin:
 
     def __init__(self, backend: RecordingBackend):
         self.backend = backend
+        self._restore = lambda: None
 
     def pytest_runtest_setup(self, item) -> None:
+        from attnlab.body_replay import record_examples
+
         self.backend.start(item.nodeid)
+        self._restore = record_examples(item, self.backend)
+
+    def pytest_runtest_teardown(self, item) -> None:
+        self._restore()
 
 
 def has_float32(value) -> bool:
