@@ -33,3 +33,19 @@ def test_a_damaged_or_missing_recording_is_recorded_again(script, tmp_path):
     assert load_script(tmp_path, key) is None
     (tmp_path / CACHE_NAME).write_bytes(key + b"\nnot a pickle")
     assert load_script(tmp_path, key) is None
+
+
+def test_recording_in_parallel_gives_the_same_script():
+    # The files shared out among processes, the tests put back in the suite's order: the same
+    # calls, results and examples as one process recording them all.
+    from attnlab.grading import record_script_in_parallel
+    from attnlab.wire import fingerprint
+
+    only = ["softmax", "scores", "masks"]
+    serial, parallel = record_script(COURSE, only=only), record_script_in_parallel(COURSE, None, only, 2)
+
+    def everything(script):
+        return [(t.nodeid, t.replayable, t.examples, [(c.function, c.args, c.kwargs, c.value) for c in t.calls]) for t in script.tests]
+
+    assert [t.nodeid for t in parallel.tests] == [t.nodeid for t in serial.tests]
+    assert fingerprint(everything(parallel)) == fingerprint(everything(serial))

@@ -57,8 +57,8 @@ def record_examples(item, backend):
         start = len(test.calls)
         drawn = {k: v for k, v in kwargs.items() if k not in FIXTURES}
         try:
-            kept = copy.deepcopy((args, drawn))  # before the body changes its arrays in place
-        except Exception:  # noqa: BLE001 - st.data() and the like: this test is not run here
+            kept = copy_plain((args, drawn))  # before the body changes its arrays in place
+        except WireError:  # st.data() and the like: this test is not run here
             kept = None
         try:
             return inner(*args, **kwargs)

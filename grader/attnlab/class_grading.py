@@ -25,7 +25,7 @@ from typing import Callable
 
 from attnlab.course import Course
 from attnlab.gradebook import GRADEBOOK_NAME, ResultStore, build_gradebook, grader_fingerprint
-from attnlab.grading import SubmissionError, grade, record_script
+from attnlab.grading import SubmissionError, grade, record_script_in_parallel
 from attnlab.reference import Reference
 from attnlab.replay import Script
 from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, stage
@@ -134,13 +134,14 @@ def grade_class(
     return outcome
 
 
-def _script(course: Course, reference: Reference, plan: ClassPlan, folder: Path) -> Script:
+def _script(course: Course, reference: Reference, plan: ClassPlan, folder: Path, jobs: int) -> Script:
     """The reference's recorded run: the one the last run kept in the results folder, when it
-    was made by the same course, engine and libraries; else recorded now, and kept."""
+    was made by the same course, engine and libraries; else recorded now (``jobs`` processes
+    sharing the files), and kept."""
     key = script_key(plan.grader)
     script = load_script(folder, key)
     if script is None:
-        script = record_script(course, reference, plan.only)
+        script = record_script_in_parallel(course, reference, plan.only, jobs)
         save_script(folder, key, script)
     return script
 
@@ -148,7 +149,7 @@ def _script(course: Course, reference: Reference, plan: ClassPlan, folder: Path)
 def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_graded) -> None:
     reference = Reference(course)
     store.folder.mkdir(parents=True, exist_ok=True)
-    _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=_script(course, reference, plan, store.folder))
+    _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=_script(course, reference, plan, store.folder, min(jobs, len(plan.to_grade))))
     # What is loaded now lives as long as the class: out of the collector's sight, a full collection
     # (pytest's, hypothesis's, or the interpreter's own) no longer walks it for every student.
     gc.freeze()

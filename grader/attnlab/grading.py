@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -89,6 +91,31 @@ def record_script(course: Course, reference: Reference | None = None, only: list
         else:
             test.result = result
     return Script(backend.tests)
+
+
+_RECORDING: dict = {}  # what a recording process forked by record_script_in_parallel works with
+
+
+def _record_modules(modules: list[str]) -> Script:
+    return record_script(_RECORDING["course"], _RECORDING["reference"], modules)
+
+
+def record_script_in_parallel(course: Course, reference: Reference, only: list[str] | None, jobs: int) -> Script:
+    """``record_script`` with the exercise files shared out among ``jobs`` forked processes: the
+    same script (tests in the suite's order), in about 1/jobs of the time."""
+    modules = [m for m in course.modules if not only or m in only]
+    if jobs <= 1 or len(modules) < 2:
+        return record_script(course, reference, only)
+    groups = [modules[i::jobs] for i in range(min(jobs, len(modules)))]
+    _RECORDING.update(course=course, reference=reference)
+    try:
+        with ProcessPoolExecutor(len(groups), mp_context=multiprocessing.get_context("fork")) as pool:
+            parts = list(pool.map(_record_modules, groups))
+    finally:
+        _RECORDING.clear()
+    tests = {test.nodeid: test for part in parts for test in part.tests}
+    files = [f"test_{m}.py::" for m in modules]
+    return Script([tests[n] for prefix in files for n in tests if n.startswith(prefix)])
 
 
 def grade(
