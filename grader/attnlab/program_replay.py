@@ -22,6 +22,11 @@ After a timeout or a crash the program starts again with that function
 poisoned (never run again: its tests go live, its callers are answered in a
 rerun), and goes on where it stopped; a file whose import hangs is stood in
 for the same way. A few restarts at most: past that, the rest runs live.
+
+A test whose results all came back clean (values, no nested result to answer
+for) but not the reference's is not sent live either: its own checks run on
+those results (``body_replay``). The recorded calls themselves live in the fork
+server (``ForkServer.plans``): a program is sent only segment numbers.
 """
 
 from __future__ import annotations
