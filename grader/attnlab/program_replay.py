@@ -193,7 +193,8 @@ class _Progress:
     """Every result so far came back whole, with no nested result to answer for: if values
     differ, the test's own checks may still be run on them (``body_replay``)."""
     results: dict = field(default_factory=dict)
-    """Per call of the test (its number): the call and its result (header, buffers)."""
+    """Per call of the test (its number): the call, its result (header, buffers), and whether
+    that was the reference's bit for bit."""
 
     def goes_live(self) -> None:
         self.ok, self.answers, self.clean = False, None, False
@@ -298,8 +299,9 @@ def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[s
     def judge(state: _Progress, call: _Call, header: dict, buffers: list) -> None:
         if not state.learning:
             return
-        state.results[call.number] = (call, header, buffers)
-        if _identical(header, buffers, call.expected):
+        identical = _identical(header, buffers, call.expected)
+        state.results[call.number] = (call, header, buffers, identical)
+        if identical:
             return
         key = _result_key(call, header, buffers)
         if key is not None and key in checks.results:
@@ -480,8 +482,8 @@ def _values(state: _Progress) -> list | None:
     the reference's); None when one cannot be read."""
     values = []
     for number in range(len(state.results)):
-        call, header, buffers = state.results[number]
-        if _identical(header, buffers, call.expected):
+        call, header, buffers, identical = state.results[number]
+        if identical:
             values.append(call.recorded.value)
             continue
         if header.get("op") != "result":

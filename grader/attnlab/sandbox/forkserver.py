@@ -164,8 +164,8 @@ def _load_plan(request: dict, fds: list[int]) -> None:
     from attnlab import wire
     from attnlab.sandbox.program import PLANS, decode_segment
 
-    channel = socket.socket(fileno=fds[0])
-    for fd in fds[1:]:
+    channel = socket.socket(fileno=fds[-1])  # the stream's socket comes last
+    for fd in fds[:-1]:
         os.close(fd)
     segments = {}
     try:

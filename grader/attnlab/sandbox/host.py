@@ -216,43 +216,38 @@ class ForkServer:
         self.control = ours
         self._loaded = set()
 
-    def _request(self, request: dict, fds: list[int] = ()) -> dict:
+    def _request(self, request: dict, fds: list[int] = (), stream: list[list] = ()) -> dict:
+        """Send ``request`` with ``fds`` and return the server's reply. ``stream``: framed messages
+        too large for a control message, written to a socket of their own passed along last."""
         for attempt in (1, 2):
+            ours, theirs = socket.socketpair() if stream else (None, None)
             try:
-                socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))
+                sent = [*fds, theirs.fileno()] if stream else list(fds)
+                socket.send_fds(self.control, [json.dumps(request).encode()], sent)
+                if stream:
+                    theirs.close()
+                    for framed in stream:
+                        wire.send_framed(ours, framed)
+                    ours.close()
                 reply = self.control.recv(1 << 16)
                 if reply:
                     return json.loads(reply)
             except OSError:
                 pass
+            finally:
+                for end in (ours, theirs):
+                    if end is not None:
+                        end.close()
             if attempt == 1:  # a student may have killed the fork server: start a fresh one
                 self.close()
                 self._start()
         raise RuntimeError("the sandbox's fork server stopped answering")
 
     def _load(self, key: str) -> None:
-        """Hand the server a plan's segments through a socket of their own (a plan is a few MB,
-        more than a control message holds); it keeps them decoded for the programs it forks."""
-        for attempt in (1, 2):
-            ours, theirs = socket.socketpair()
-            try:
-                socket.send_fds(self.control, [json.dumps({"op": "plan", "key": key, "segments": len(self.plans[key])}).encode()], [theirs.fileno()])
-                theirs.close()
-                for framed in self.plans[key]:
-                    wire.send_framed(ours, framed)
-                ours.close()
-                if self.control.recv(1 << 16):
-                    self._loaded.add(key)
-                    return
-            except OSError:
-                pass
-            finally:
-                theirs.close()
-                ours.close()
-            if attempt == 1:  # a student may have killed the fork server: start a fresh one
-                self.close()
-                self._start()
-        raise RuntimeError("the sandbox's fork server stopped answering")
+        """Hand the server a plan's segments (a few MB, more than a control message holds); it
+        keeps them decoded for the programs it forks."""
+        self._request({"op": "plan", "key": key, "segments": len(self.plans[key])}, stream=self.plans[key])
+        self._loaded.add(key)
 
     def workdir(self) -> Path:
         """A fresh folder for one worker, inside what the sandbox can see."""
