@@ -178,11 +178,13 @@ def test_the_decoder_rejects_what_is_not_plain_data():
     with pytest.raises(wire.WireError):
         wire.encode(np.array([object()]), [])
     with pytest.raises(wire.WireError):
-        wire.decode({"__nd__": 0, "dtype": "|O", "shape": [1]}, [b"\0" * 8])
+        wire.decode({"__nd__": [0, "|O", [1]]}, [b"\0" * 8])
     with pytest.raises(wire.WireError):
-        wire.decode({"__nd__": 0, "dtype": "<f8", "shape": [4]}, [b"\0" * 8])
+        wire.decode({"__nd__": [0, "<f8", [4]]}, [b"\0" * 8])
     with pytest.raises(wire.WireError):
-        wire.decode({"__nd__": 5, "dtype": "<f8", "shape": [1]}, [])
+        wire.decode({"__nd__": [5, "<f8", [1]]}, [])
+    with pytest.raises(wire.WireError):
+        wire.decode({"__nd__": [0, "<f8"]}, [b"\0" * 8])
     with pytest.raises(wire.WireError):
         wire.decode({"__evil__": 1}, [])
     nested = {"k": (np.ones((2, 3), dtype=np.float32), [1, 2.5, None, True]), "v": np.float64(3.0)}

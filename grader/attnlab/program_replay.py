@@ -176,7 +176,7 @@ class NestedChecks:
         if failed or not same_behaviour(value, answer[1], has_float32((args, kwargs))):
             return False, ((name, arguments), answer[1])
         if len(self.known) < NESTED_ANSWERS:
-            self.known.add(known_key(name, arguments, wire.fingerprint(value)))
+            self.known.add(known_key(name, args, kwargs, value))
         return True, None
 
 
@@ -402,7 +402,8 @@ def _run(program: _Program, framed: list, calls: list[_Call], progress: list[_Pr
                 state = progress[call.test]
                 state.calls_left -= 1
                 state.seconds += seconds
-                positions = _positions(header.get("out"))
+                # "out" comes when the output moved since the message's last result.
+                positions = _positions(header["out"]) if "out" in header else out
                 if positions is None:
                     state.goes_live()  # what it printed cannot be told apart
                 elif positions != out:
@@ -421,7 +422,7 @@ def _run(program: _Program, framed: list, calls: list[_Call], progress: list[_Pr
 def _result_key(call: _Call, header: dict, buffers: list) -> tuple | None:
     """The call's position and a digest of its result, when the verdict on it depends on nothing
     else (a result with no nested call to check); else None."""
-    if header.get("op") != "result" or header.get("unverified") is not None or header.get("nested") != []:
+    if not _plain(header):
         return None
     digest = hashlib.blake2b(digest_size=16)
     try:
@@ -434,10 +435,16 @@ def _result_key(call: _Call, header: dict, buffers: list) -> tuple | None:
     return call.position, digest.digest()
 
 
+def _plain(header: dict) -> bool:
+    """A value, with no nested call to check and nothing left unverified? (The program leaves
+    out the keys that hold their defaults.)"""
+    return header.get("op") == "result" and header.get("unverified") is None and header.get("nested", []) == []
+
+
 def _identical(header: dict, buffers: list, expected: tuple[object, list[bytes]]) -> bool:
     """The reference's answer bit for bit, with no nested call left to check?"""
     tree, data = expected
-    if header.get("op") != "result" or header.get("unverified") is not None or header.get("nested") != []:
+    if not _plain(header):
         return False
     return header.get("value") == tree and len(buffers) == len(data) and all(b == d for b, d in zip(buffers, data))
 
@@ -449,7 +456,7 @@ def _judge(header: dict, buffers: list, call: RecordedCall, checks: NestedChecks
     every nested result accepted (then the live run would have seen that very value)?"""
     if header.get("op") not in ("result", "raised", "bad_return") or header.get("unverified") is not None:
         return False, None, False
-    nested = header.get("nested")
+    nested = header.get("nested", [])
     if not isinstance(nested, list):
         return False, None, False
     try:

@@ -63,7 +63,7 @@ def _encode(value, buffers, depth):
         if array.dtype.kind not in ARRAY_KINDS:
             raise WireError(f"an array of dtype {array.dtype} (only float, bool and integer arrays are accepted)")
         buffers.append(array)
-        return {"__nd__": len(buffers) - 1, "dtype": array.dtype.str, "shape": list(array.shape)}
+        return {"__nd__": [len(buffers) - 1, array.dtype.str, list(array.shape)]}
     if isinstance(value, tuple):
         return {"__tuple__": [_encode(v, buffers, depth + 1) for v in value]}
     if isinstance(value, list):
@@ -197,7 +197,7 @@ def _decode(tree, buffers, depth, copy=True):
         return tree
     if isinstance(tree, list):
         return [_decode(v, buffers, depth + 1, copy) for v in tree]
-    if not isinstance(tree, dict) or len(tree) not in (1, 3):
+    if not isinstance(tree, dict) or len(tree) != 1:
         raise WireError("an unknown kind of value")
     if "__tuple__" in tree:
         return tuple(_decode(v, buffers, depth + 1, copy) for v in _as_list(tree["__tuple__"]))
@@ -218,7 +218,10 @@ def _as_list(value) -> list:
 
 
 def _decode_array(tree, buffers, copy=True) -> np.ndarray:
-    index, dtype_text, shape = tree["__nd__"], tree["dtype"], tree["shape"]
+    described = tree["__nd__"]
+    if not (isinstance(described, list) and len(described) == 3):
+        raise WireError("a malformed array")
+    index, dtype_text, shape = described
     if not (isinstance(index, int) and 0 <= index < len(buffers)):
         raise WireError("an array without its data")
     if not isinstance(dtype_text, str) or len(dtype_text) > 8:

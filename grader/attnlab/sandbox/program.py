@@ -49,7 +49,9 @@ from attnlab.sandbox.worker import _describe_exception
 # A call whose nested results cannot all be sent (too many to check) is simply graded live.
 MAX_NESTED_SENT = 256
 MAX_NESTED_BUFFERS = 2000
-STATE_BYTES = 64
+# The state file the grader reads after a timeout: the index of the call running in its segment
+# (ASCII, space-padded), then the function its time goes to (NUL-padded).
+STATE_BYTES, INDEX_BYTES = 64, 8
 # A function whose nested calls took this long in all (seconds) is no longer run nested: its
 # callers are answered in a rerun (correct code spends about 0.05 s in them per submission).
 NESTED_SECONDS = 1.0
@@ -57,10 +59,10 @@ NESTED_SECONDS = 1.0
 FLUSH_RESULTS, FLUSH_BUFFERS, FLUSH_SECONDS = 64, 1500, 0.01
 
 
-def known_key(function: str, arguments: str, value: str) -> str:
-    """The key of "``function`` on these arguments gave this value, and the grader accepted it"
-    (``arguments`` and ``value`` are ``wire.fingerprint``s)."""
-    return hashlib.blake2b(f"{function}|{arguments}|{value}".encode(), digest_size=16).hexdigest()
+def known_key(function: str, args: tuple, kwargs: dict, value) -> str:
+    """The key of "``function`` on these arguments gave this value, and the grader accepted it":
+    one ``wire.fingerprint`` of all of it, the same on either side of the wire."""
+    return wire.fingerprint((function, args, kwargs, value))
 
 
 _NO_ANSWER = object()
@@ -96,6 +98,7 @@ class Program:
         self.nested_buffers: list = []
         self.unverified: str | None = None
         self.index = 0  # of the call running, in its segment
+        self.marks: dict[str, bytes] = {}  # function -> its name as _mark writes it
         self.segments: dict[int, list[Call]] = {}  # segment number -> its calls (a rerun names them)
         self.poisoned: set[str] = set()  # functions that crashed or hung: never run again
         self.not_nested: set[str] = set()  # functions not run nested again: they raised, or are slow
@@ -106,8 +109,18 @@ class Program:
             self.state = mmap.mmap(state.fileno(), STATE_BYTES)
 
     def _mark(self, function: str) -> None:
-        """Write "index:function" (the call of the segment, the function its time goes to now)."""
-        self.state[:STATE_BYTES] = f"{self.index}:{function}".encode()[:STATE_BYTES].ljust(STATE_BYTES, b"\0")
+        """Write the function the time goes to now (after the call's index, ``_mark_index``)."""
+        mark = self.marks.get(function)
+        if mark is None:
+            mark = function.encode()[: STATE_BYTES - INDEX_BYTES].ljust(STATE_BYTES - INDEX_BYTES, b"\0")
+            if len(self.marks) < 1024:
+                self.marks[function] = mark
+        self.state[INDEX_BYTES:] = mark
+
+    def _mark_index(self, index: int) -> None:
+        """Write the index of the call running, in its segment."""
+        self.index = index
+        self.state[:INDEX_BYTES] = b"%-8d" % index
 
     def _send(self, header: dict, buffers: list = ()) -> None:
         wire.send(self.channel, header, list(buffers))
@@ -201,22 +214,20 @@ class Program:
 
     def _nested_call(self, name: str, function, args, kwargs):
         """A depth-1 call of another contract function: run the student's where a stand-in would
-        run the reference (returning a fresh plain copy, as a stand-in does), and write it down."""
+        run the reference (returning a fresh plain copy, as a stand-in does), and write it down
+        unless the grader has accepted that very call (arguments and value) before."""
         if name not in self.allowed.get(self.top, ()):
             self.unverified = f"{self.top} called {name}, which a stand-in would not have served"
-        try:
-            arguments = wire.fingerprint((args, kwargs))
-        except wire.WireError as error:
-            self.unverified = f"{self.top} gave {name} {error}"
-            raise TypeError(f"{name}() was given {error}, which the grader cannot pass on") from None
-        answer = self.answers.get((name, arguments), _NO_ANSWER)
-        if answer is not _NO_ANSWER:
-            return wire.copy_plain(answer)  # what the stand-in would have given, fresh each time
-        if name in self.poisoned or name in self.not_nested:
-            # The grader answers it in a rerun either way (as a stand-in does): a function that
-            # fails, or is slow, is not run hundreds of times more for the callers' sake.
-            self._write_down(name, args, kwargs, failed="not run: it failed before")
-            raise RuntimeError(f"{name} was not run again")
+        if self.answers or name in self.poisoned or name in self.not_nested:
+            arguments = self._arguments(name, args, kwargs)
+            answer = self.answers.get((name, arguments), _NO_ANSWER)
+            if answer is not _NO_ANSWER:
+                return wire.copy_plain(answer)  # what the stand-in would have given, fresh each time
+            if name in self.poisoned or name in self.not_nested:
+                # The grader answers it in a rerun either way (as a stand-in does): a function that
+                # fails, or is slow, is not run hundreds of times more for the callers' sake.
+                self._write_down(name, args, kwargs, failed="not run: it failed before")
+                raise RuntimeError(f"{name} was not run again")
         # The callee gets the caller's own arrays, not copies (a copy each costs more than most
         # calls): one that changes them in place changes the caller's result, which then differs.
         self.depth += 1
@@ -236,14 +247,25 @@ class Program:
             if self.nested_seconds[name] > NESTED_SECONDS:
                 self.not_nested.add(name)
         try:
-            value = wire.fingerprint(result)
-            fresh_result = wire.copy_plain(result)
+            # Arguments as the callee left them: what is written down, and what the grader judges.
+            key = known_key(name, args, kwargs, result)
         except wire.WireError as error:
+            self._arguments(name, args, kwargs)  # raises when the arguments are what cannot cross
             self._write_down(name, args, kwargs, failed=f"returned {error}")
             raise TypeError(f"{name} returned {error}") from None
-        if known_key(name, arguments, value) not in self.known:
+        fresh_result = wire.copy_plain(result)
+        if key not in self.known:
             self._write_down(name, args, kwargs, value=fresh_result)
         return fresh_result
+
+    def _arguments(self, name: str, args, kwargs) -> str:
+        """The digest of a nested call's arguments (what the grader's answers are filed under);
+        a TypeError, as a stand-in's, when they cannot cross the wire."""
+        try:
+            return wire.fingerprint((args, kwargs))
+        except wire.WireError as error:
+            self.unverified = f"{self.top} gave {name} {error}"
+            raise TypeError(f"{name}() was given {error}, which the grader cannot pass on") from None
 
     def _write_down(self, name: str, args, kwargs, *, value=None, failed: str | None = None) -> None:
         """Add a nested call to those the grader checks: the caller's arguments as they are now,
@@ -287,8 +309,15 @@ class Program:
             header = {"op": "raised", "type": type(error).__name__}
         finally:
             self.depth, self.top = 0, None
-        header.update(out=_output_positions(), unverified=self.unverified, nested=self.nested)
-        header.update(buffers=len(self.nested_buffers), seconds=time.perf_counter() - started)
+        # Only what is not the default (no nested call to check, nothing unverified): a header per
+        # call, over a thousand per submission, each encoded here and decoded by the grader.
+        if self.unverified is not None:
+            header["unverified"] = self.unverified
+        if self.nested:
+            header["nested"] = self.nested
+        if self.nested_buffers:
+            header["buffers"] = len(self.nested_buffers)
+        header["seconds"] = round(time.perf_counter() - started, 6)
         return header, self.nested_buffers
 
     def run_calls(self, calls: list[Call]) -> None:
@@ -297,15 +326,19 @@ class Program:
         result_buffers: list = []
         oldest = 0.0
         dead: set = set()  # tests a call of which raised on its own: the live run grades them
+        out = None  # how far the output had come at the last result sent: "out" is sent when it moves
         for index, call in enumerate(calls):
-            self.index = index
+            self._mark_index(index)
             test = call[4]
             if test in dead:
-                header, arrays = {"op": "skipped", "out": _output_positions(), "nested": [], "unverified": None, "buffers": 0, "seconds": 0.0}, []
+                header, arrays = {"op": "skipped", "seconds": 0.0}, []
             else:
                 header, arrays = self.run(call)
-                if header["op"] == "raised" and not header["nested"]:
+                if header["op"] == "raised" and "nested" not in header:
                     dead.add(test)
+            positions = _output_positions()
+            if positions != out:
+                header["out"] = out = positions
             results.append(header)
             result_buffers.extend(arrays)
             oldest = oldest or time.perf_counter()

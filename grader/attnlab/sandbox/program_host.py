@@ -12,7 +12,7 @@ from pathlib import Path
 from attnlab import wire
 from attnlab.outcomes import CallTimedOut, WorkerCrashed
 from attnlab.sandbox.host import ForkServer, Limits, WorkerProcess
-from attnlab.sandbox.program import FLUSH_SECONDS, STATE_BYTES
+from attnlab.sandbox.program import FLUSH_SECONDS, INDEX_BYTES, STATE_BYTES
 
 
 class ProgramProcess(WorkerProcess):
@@ -59,11 +59,11 @@ class ProgramProcess(WorkerProcess):
             try:
                 if not stat.S_ISREG(os.fstat(fd).st_mode):
                     return None
-                text = os.read(fd, STATE_BYTES).rstrip(b"\0").decode("ascii")
+                state = os.read(fd, STATE_BYTES)
             finally:
                 os.close(fd)
-            index, function = text.split(":", 1)
-            return (int(index), function) if function.isidentifier() else None
+            index, function = int(state[:INDEX_BYTES].decode("ascii")), state[INDEX_BYTES:].rstrip(b"\0").decode("ascii")
+            return (index, function) if function.isidentifier() else None
         except (OSError, ValueError):
             return None
 
@@ -110,7 +110,7 @@ def _split(header: dict, buffers: list, most: int) -> list[tuple[dict, list]]:
         raise WorkerCrashed("the submission's program worker broke the protocol")
     parts, start = [], 0
     for result in results:
-        count = result.get("buffers") if isinstance(result, dict) else None
+        count = result.get("buffers", 0) if isinstance(result, dict) else None
         if not isinstance(count, int) or count < 0 or start + count > len(buffers):
             raise WorkerCrashed("the submission's program worker broke the protocol")
         parts.append((result, buffers[start : start + count]))
