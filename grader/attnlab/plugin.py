@@ -80,6 +80,10 @@ class GradingPlugin:
             # Shrinking is kept (a failure shrinks to an example a student can read); the explain
             # phase is not: it re-runs failing tests many times and was most of a buggy file's cost.
             phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+            # One failure per test is what a student is shown. Looking on for other, distinct ones
+            # cost about ten examples more per failing test; and when two were found they came back
+            # as a group, which read as a flaky test ("different results on the same input").
+            report_multiple_bugs=False,
         )
         settings.load_profile("attnlab-grading")
 
