@@ -83,6 +83,9 @@ class Script:
     """The tests' calls framed for a program worker, by the tests replayed (made at first use)."""
     nested_checks: object = None
     """The ``program_replay.NestedChecks`` of the grading process (made at first use)."""
+    selections: dict = field(default_factory=dict)
+    """(tests selected, files a program runs) -> (the tests replayed, those of them a program
+    runs): the same for every submission of a class (made at first use)."""
 
     def by_nodeid(self) -> dict[str, ScriptedTest]:
         return {test.nodeid: test for test in self.tests}
@@ -205,9 +208,13 @@ def replay(script: Script, backend, selected: set[str] | None = None) -> dict[st
     """
     from attnlab.program_replay import program_modules, replay_program
 
-    chosen = [t for t in script.tests if t.replayable and t.result is not None and (selected is None or t.nodeid in selected)]
-    in_program = set(program_modules(backend.course)) if hasattr(backend, "start_program") else set()
-    by_program = [t for t in chosen if all(backend.course.function(c.function).module in in_program for c in t.calls)]
+    in_program = frozenset(program_modules(backend.course)) if hasattr(backend, "start_program") else frozenset()
+    key = (None if selected is None else frozenset(selected), in_program)
+    if key not in script.selections:
+        chosen = [t for t in script.tests if t.replayable and t.result is not None and (selected is None or t.nodeid in selected)]
+        by_program = [t for t in chosen if all(backend.course.function(c.function).module in in_program for c in t.calls)]
+        script.selections[key] = (chosen, by_program)
+    chosen, by_program = script.selections[key]
     passed = replay_program(script, backend, by_program)
     programmed = {id(t) for t in by_program}
     for test in chosen:
