@@ -82,6 +82,20 @@ def test_the_memory_test_is_replayed_and_still_catches_the_full_matrix(grade_bot
     assert not any("never holds" in nodeid for nodeid in decided)
 
 
+@pytest.mark.parametrize("name, all_replayed", [("gap_printed", True), ("gap_written_to_the_file", False)])
+def test_each_test_is_given_what_it_printed_as_live(grade_both, name, all_replayed):
+    # print() is counted by the program's own stdout; a write past it (os.write) is found when
+    # the file is asked, once per message: the tests of that message run live, and from then on
+    # the program asks the file after every call.
+    fast, live, decided, _ = grade_both("printing", name)
+    assert verdicts(fast) == verdicts(live) and fast.score == fast.max_score
+    printed = {t.name: t.output for t in live.tests if t.output}
+    assert len(printed) == 2 and all(text.count("gap for") == 20 for text in printed.values())
+    assert {t.name: t.output for t in fast.tests if t.output} == printed
+    replayed = [nodeid for nodeid in decided if "equivariance" in nodeid]
+    assert (len(replayed) == 2) == all_replayed
+
+
 def test_bugs_that_cancel_out_get_the_live_verdict(grade_both):
     # With its own split_heads, this multi_head_attention is right; with the reference's it is not.
     fast, live, decided, _ = grade_both("compensating", "heads_tokens_first")

@@ -27,6 +27,7 @@ one by that much; the hidden tests' tolerances are a thousand times wider.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 from pathlib import Path
@@ -68,7 +69,10 @@ def record_examples(item, backend):
                 else:
                     test.examples.append((kept[1], start, len(test.calls)))
 
-    hypothesis.inner_test = recorded
+    # Hypothesis seeds a derandomized test from its body's source and signature: the wrapper
+    # must read as the body (functools.wraps: inspect follows __wrapped__), or the recording
+    # draws other examples than every live run of the test does.
+    hypothesis.inner_test = functools.wraps(inner)(recorded)
     return lambda: setattr(hypothesis, "inner_test", inner)
 
 

@@ -410,6 +410,11 @@ def _run(program: _Program, framed: list, calls: list[_Call], progress: list[_Pr
                 positions = _positions(header["out"]) if "out" in header else out
                 if positions is None:
                     state.goes_live()  # what it printed cannot be told apart
+                    # Where the output is known again ("skip"), if it is: what no call can be
+                    # told to have printed is read past, not given to the next call's test.
+                    out = _positions(header.get("skip"))
+                    if out is not None:
+                        process.take_output(out)
                 elif positions != out:
                     state.output += process.take_output(positions)
                     out = positions

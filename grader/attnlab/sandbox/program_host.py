@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+import struct
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 from attnlab import wire
 from attnlab.outcomes import CallTimedOut, WorkerCrashed
 from attnlab.sandbox.host import ForkServer, Limits, WorkerProcess
-from attnlab.sandbox.program import FLUSH_SECONDS, INDEX_BYTES, STATE_BYTES
+from attnlab.sandbox.program import FLUSH_SECONDS, STATE_BYTES, mark_codes
 
 
 class ProgramProcess(WorkerProcess):
@@ -22,6 +23,8 @@ class ProgramProcess(WorkerProcess):
 
     def __init__(self, server: ForkServer, submission: Path, limits: Limits, start: dict):
         self._start_message = start
+        codes, _ = mark_codes(start["modules"], start["contract"])
+        self._functions = {code: name for name, code in codes.items()}
         self.plan = start.get("plan")
         self.import_failures: dict[str, str] = {}
         """File -> why the program could not import it (its tests run live)."""
@@ -62,9 +65,9 @@ class ProgramProcess(WorkerProcess):
                 state = os.read(fd, STATE_BYTES)
             finally:
                 os.close(fd)
-            index, function = int(state[:INDEX_BYTES].decode("ascii")), state[INDEX_BYTES:].rstrip(b"\0").decode("ascii")
-            return (index, function) if function.isidentifier() else None
-        except (OSError, ValueError):
+            index, code = struct.unpack("=ii", state)
+            return (index, self._functions[code]) if code in self._functions else None
+        except (OSError, struct.error):
             return None
 
     def run(self, framed: list, count: int) -> Iterator[tuple[dict, list, float]]:
