@@ -35,7 +35,6 @@ and at worst fools its own fast path into being graded live.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import mmap
 import os
