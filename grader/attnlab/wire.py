@@ -50,11 +50,12 @@ def encode(value, buffers: list) -> object:
 def _encode(value, buffers, depth):
     if depth > MAX_DEPTH:
         raise WireError("nesting deeper than 32 levels")
-    kind = type(value)
-    if kind is np.ndarray and value.dtype.kind in ARRAY_KINDS:  # most results: no subclass to look past
-        buffers.append(value)
-        return {"__nd__": [len(buffers) - 1, value.dtype.str, list(value.shape)]}
-    if kind is tuple:
+    # Arrays and tuples first: most results are one or the other.
+    if isinstance(value, np.ndarray):
+        array = _plain_array(value)
+        buffers.append(array)
+        return {"__nd__": [len(buffers) - 1, array.dtype.str, list(array.shape)]}
+    if isinstance(value, tuple):
         return {"__tuple__": [_encode(v, buffers, depth + 1) for v in value]}
     if value is None or isinstance(value, (bool, str)):
         return value
@@ -64,14 +65,6 @@ def _encode(value, buffers, depth):
         return _encode(value.item(), buffers, depth)
     if isinstance(value, (int, float)):
         return int(value) if isinstance(value, int) else float(value)
-    if isinstance(value, np.ndarray):
-        array = np.asarray(value)  # a base-class view: a subclass's methods go no further
-        if array.dtype.kind not in ARRAY_KINDS:
-            raise WireError(f"an array of dtype {array.dtype} (only float, bool and integer arrays are accepted)")
-        buffers.append(array)
-        return {"__nd__": [len(buffers) - 1, array.dtype.str, list(array.shape)]}
-    if isinstance(value, tuple):
-        return {"__tuple__": [_encode(v, buffers, depth + 1) for v in value]}
     if isinstance(value, list):
         return [_encode(v, buffers, depth + 1) for v in value]
     if isinstance(value, dict):
@@ -79,6 +72,19 @@ def _encode(value, buffers, depth):
             raise WireError("a dict with non-string keys")
         return {"__dict__": [[k, _encode(v, buffers, depth + 1)] for k, v in value.items()]}
     raise WireError(f"a value of type {type(value).__name__}")
+
+
+def _plain_array(value: np.ndarray) -> np.ndarray:
+    """``value`` as a base-class array (itself when it is one: a subclass's methods go no
+    further), if its dtype may cross the wire."""
+    array = value if type(value) is np.ndarray else np.asarray(value)
+    if array.dtype.kind not in ARRAY_KINDS:
+        raise _refused_dtype(array.dtype)
+    return array
+
+
+def _refused_dtype(dtype) -> WireError:
+    return WireError(f"an array of dtype {dtype} (only float, bool and integer arrays are accepted)")
 
 
 def decode(tree, buffers: list, copy: bool = True) -> object:
@@ -110,22 +116,13 @@ def copy_plain(value):
 def _copy(value, depth):
     if depth > MAX_DEPTH:
         raise WireError("nesting deeper than 32 levels")
-    kind = type(value)
-    if kind is np.ndarray:  # the common case first: a copy per nested call a program makes
-        if value.dtype.kind not in ARRAY_KINDS:
-            raise WireError(f"an array of dtype {value.dtype} (only float, bool and integer arrays are accepted)")
-        return value.copy(order="C")
-    if kind is tuple:
-        return tuple([_copy(v, depth + 1) for v in value])
-    if value is None or kind in (bool, str, int, float):
-        return value
+    # Arrays and tuples first: a copy per nested call a program makes, most of them arrays.
     if isinstance(value, np.ndarray):
-        array = np.asarray(value)
-        if array.dtype.kind not in ARRAY_KINDS:
-            raise WireError(f"an array of dtype {array.dtype} (only float, bool and integer arrays are accepted)")
-        return np.array(array, order="C", copy=True)
+        return _plain_array(value).copy(order="C")
     if isinstance(value, tuple):
-        return tuple(_copy(v, depth + 1) for v in value)
+        return tuple([_copy(v, depth + 1) for v in value])
+    if value is None or type(value) in (bool, str, int, float):
+        return value
     if isinstance(value, list):
         return [_copy(v, depth + 1) for v in value]
     if isinstance(value, dict):
@@ -217,7 +214,7 @@ def _array_tag(array: np.ndarray) -> bytes:
     """The bytes that open an array's digest (its dtype and shape), after checking its dtype."""
     dtype = array.dtype
     if dtype.kind not in ARRAY_KINDS:
-        raise WireError(f"an array of dtype {dtype} (only float, bool and integer arrays are accepted)")
+        raise _refused_dtype(dtype)
     tag = f"a{dtype.str}{array.shape};".encode()
     if len(_ARRAY_TAGS) < 4096:  # the shapes of a hidden suite; a hostile peer's are not kept
         _ARRAY_TAGS[(dtype, array.shape)] = tag
@@ -264,7 +261,7 @@ def _decode_array(tree, buffers, copy=True) -> np.ndarray:
         raise WireError("an array with a malformed dtype")
     dtype = np.dtype(dtype_text)
     if dtype.kind not in ARRAY_KINDS or dtype.fields is not None or dtype.subdtype is not None:
-        raise WireError(f"an array of dtype {dtype} (only float, bool and integer arrays are accepted)")
+        raise _refused_dtype(dtype)
     if not isinstance(shape, list) or len(shape) > 32 or not all(isinstance(n, int) and n >= 0 for n in shape):
         raise WireError("an array with a malformed shape")
     payload = buffers[index]
