@@ -127,8 +127,9 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
         _drop_privileges(workdir, request["uid"])
     os.chdir(workdir)
     _set_limits(request["limits"], baseline_vm)
-    # The program's calls make and drop many small containers: collections of the youngest
-    # objects ten times less often (cycles are still collected; the process lives one submission).
+    # A worker's calls (a program's above all) make and drop many small containers: collections
+    # of the youngest objects ten times less often (cycles are still collected; a worker lives
+    # one submission).
     gc.set_threshold(7000, 10, 10)
     sys.stdout = BoundedText(1, request["limits"]["output_chars"])
     sys.stderr = BoundedText(2, request["limits"]["output_chars"])
