@@ -1,6 +1,8 @@
 """Hostile submissions: none may crash the grader, forge a score, or change another function's result."""
 
+import math
 import os
+import socket
 from pathlib import Path
 
 import numpy as np
@@ -193,3 +195,21 @@ def test_the_decoder_rejects_what_is_not_plain_data():
     for odd in (np.zeros((0, 3)), np.array(2.5), np.arange(12.0).reshape(3, 4).T, np.ones((2, 0, 2), dtype=bool)):
         copy = wire.copy_plain(odd)
         assert copy.shape == odd.shape and copy.dtype == odd.dtype and np.array_equal(copy, odd)
+    with pytest.raises(wire.WireError):
+        wire.decode({"__float__": "1e308"}, [])
+
+
+def test_what_fast_json_cannot_write_still_crosses_exactly():
+    # orjson writes NaN as null and refuses huge ints and lone surrogates: none of it may change
+    # on the way, and arrays of every layout go as they are.
+    value = (float("nan"), float("-inf"), [float("inf"), 2**70, -(2**65)], "lone \ud800 surrogate", {"x": np.float32(0.5)}, np.arange(6.0).reshape(2, 3).T, np.zeros((0, 2)), np.array(True))
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        buffers = []
+        tree = wire.encode(value, buffers)
+        wire.send(ours, {"op": "result", "value": tree}, buffers)
+        header, received = wire.receive(theirs)
+    back = wire.decode(header["value"], received)
+    assert math.isnan(back[0]) and back[1] == float("-inf") and back[2] == [float("inf"), 2**70, -(2**65)]
+    assert back[3] == "lone \ud800 surrogate" and back[4] == {"x": 0.5}
+    assert np.array_equal(back[5], value[5]) and back[6].shape == (0, 2) and back[7] == np.array(True)

@@ -10,8 +10,9 @@ import time
 import pytest
 from conftest import COURSE, SUBMISSIONS, build_submission, read_fixture
 
-from attnlab import grading
+from attnlab import grading, program_replay
 from attnlab.grading import grade, record_script
+from attnlab.outcomes import Outcome
 from attnlab.reference import Reference
 from attnlab.sandbox.host import Limits
 
@@ -123,6 +124,16 @@ def test_a_bug_in_a_sibling_leaves_only_its_own_tests_to_the_live_run(grade_both
     assert {t.function for t in fast.tests if t.score < t.max_score} == {function}
 
 
+def test_answers_too_many_for_one_message_leave_their_tests_to_the_live_run(grade_both, script, monkeypatch):
+    # A program refuses a message of more arrays than the wire carries, and stops; so the fast
+    # path does not send such a rerun (RERUN_BUFFERS, lowered here to make every rerun too big).
+    monkeypatch.setattr(program_replay, "RERUN_BUFFERS", 0)
+    fast, live, decided, _ = grade_both("buggy", "softmax_global_max")
+    assert verdicts(fast) == verdicts(live)
+    left_live = {t.result.function for t in script.tests if t.nodeid not in decided}
+    assert left_live > {"softmax"}  # the callers, which a rerun would have decided
+
+
 # A deadline long enough to tell "one deadline" (what a live run alone costs) from "two" (the fast
 # path's, then the live run's again) whatever the machine's noise.
 LONG_DEADLINE = Limits(call_seconds=3.0)
@@ -210,3 +221,16 @@ def test_a_result_the_tests_accept_though_not_the_references_is_decided_without_
     assert verdicts(fast) == verdicts(live)
     assert fast.score == fast.max_score
     assert len(decided) == len(script.tests), "no test ran live"
+
+
+def test_a_program_that_stops_reading_ends_its_fast_path_not_its_grading(grade_both, script):
+    """softmax shuts the program's line from the grader, then answers correctly: the next
+    segment cannot be sent. That is a crash of the program (the rest runs live, where each test
+    of softmax that calls it twice crashes with a message that says why), never a failure of
+    the grader. The fast path kept the calls whose answers had come back before, and so differs
+    from live here: what it kept are right answers, not a forged score."""
+    fast, live, decided, _ = grade_both("hostile", "deafens_its_channel")
+    crashed = [t for t in live.tests if t.function == "softmax" and t.outcome is Outcome.CRASHED]
+    assert crashed and all("stopped listening to the grader" in t.feedback for t in crashed)
+    assert {t.function for t in fast.tests if t.outcome is not Outcome.PASSED} <= {"softmax"}
+    assert len(decided) < len(script.tests)  # the segments after the first ran live

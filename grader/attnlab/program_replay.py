@@ -32,7 +32,6 @@ server (``ForkServer.plans``): a program is sent only segment numbers.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 
 from attnlab import wire
@@ -48,6 +47,10 @@ NESTED_ANSWERS = 50_000
 # Rounds of reruns with the reference's answers: each round answers the nested calls the last one
 # found wrong; more than a few means a chain of bugs, which the live run grades as well.
 RERUN_ROUNDS = 3
+# The most arrays a rerun's answers may take: a message holds wire.MAX_BUFFERS, and a program
+# that is sent more refuses the message and stops. (A bug in a function every other one calls,
+# softmax, answered for a whole suite run at hypothesis's 100 examples, came to 6,000.)
+RERUN_BUFFERS = wire.MAX_BUFFERS // 2
 # Starts of the program after a crash or a timeout, each with one more function poisoned.
 MAX_RESTARTS = 3
 
@@ -336,9 +339,12 @@ def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[s
             answers: dict = {}
             for i in chosen:
                 answers.update(progress[i].answers)
-                progress[i] = _Progress(len(plan.tests[i].calls))
             buffers: list = []
             listed = [{"function": name, "args": arguments, "value": wire.encode(value, buffers)} for (name, arguments), value in answers.items()]
+            if len(buffers) > RERUN_BUFFERS:
+                break  # more answers than a message carries (the program refuses it): those run live
+            for i in chosen:
+                progress[i] = _Progress(len(plan.tests[i].calls))
             calls = [_Call(i, (s, n), plan.segments[s].calls[n][1], plan.segments[s].expected[n], number) for i in chosen for number, (s, n) in enumerate(plan.positions[i])]
             framed = wire.frame({"op": "rerun", "calls": [c.position for c in calls], "answers": listed}, buffers)
             try:
@@ -435,7 +441,7 @@ def _result_key(call: _Call, header: dict, buffers: list) -> tuple | None:
         return None
     digest = hashlib.blake2b(digest_size=16)
     try:
-        digest.update(json.dumps(header.get("value"), allow_nan=True).encode())
+        digest.update(wire.dumps(header.get("value")))
     except (TypeError, ValueError, RecursionError):
         return None
     for data in buffers:

@@ -40,11 +40,12 @@ from attnlab.outcomes import (
 # which the sandbox sees these files only.
 _ENGINE_DIR = str(Path(__file__).resolve().parents[2])
 _ENGINE_FILES = ("attnlab/__init__.py", "attnlab/wire.py", "attnlab/sandbox/__init__.py", "attnlab/sandbox/forkserver.py", "attnlab/sandbox/worker.py", "attnlab/sandbox/module_harness.py", "attnlab/sandbox/program.py")
-# What workers may import from site-packages: numpy, and torch with what its import and its
-# functional API load (bound only when installed; imported only when a file needs it).
+# What workers may import from site-packages: numpy, torch with what its import and its
+# functional API load (bound only when installed; imported only when a file needs it), and
+# orjson, which the wire writes its headers with.
 _SITE_ENTRIES = (
     "numpy", "numpy.libs", "torch", "torchgen", "functorch", "typing_extensions.py",
-    "sympy", "mpmath", "networkx", "jinja2", "markupsafe", "filelock", "fsspec",
+    "sympy", "mpmath", "networkx", "jinja2", "markupsafe", "filelock", "fsspec", "orjson",
 )
 _SANDBOX_ENGINE = "/attnlab/engine"
 _SANDBOX_SITE = "/attnlab/site"
@@ -232,7 +233,7 @@ class ForkServer:
                 reply = self.control.recv(1 << 16)
                 if reply:
                     return json.loads(reply)
-            except OSError:
+            except (OSError, wire.PeerClosed):
                 pass
             finally:
                 for end in (ours, theirs):
@@ -392,7 +393,7 @@ class WorkerProcess:
         (with ``return_inputs``: the triple result, args, kwargs as the call left them)."""
         buffers: list = []
         request = {"op": "call", "function": function, "args": wire.encode((args, kwargs), buffers), "return_inputs": return_inputs}
-        wire.send(self.channel, request, buffers)
+        self._send(wire.frame(request, buffers), function)
         return self._await_result(function, return_inputs, answer_callback)
 
     def call_batch(self, calls: list[tuple[str, tuple, dict, bool]], answer_for: Callable[[str], Callable[[str, str, tuple, dict], object]], framed: list | None = None) -> list:
@@ -402,8 +403,16 @@ class WorkerProcess:
         ``call`` would, and the worker runs none of the calls after it. ``framed`` is the
         message ``batch_message(calls)`` made, when the caller keeps it to send again.
         """
-        wire.send_framed(self.channel, framed or batch_message(calls))
+        self._send(framed or batch_message(calls), calls[0][0])
         return [self._await_result(function, return_inputs, answer_for(function)) for function, _, _, return_inputs in calls]
+
+    def _send(self, framed: list, function: str) -> None:
+        """Send a message of calls, the first of them to ``function``. A worker that stopped
+        reading (its code shut the line to the grader) or is gone is a crash, as on the way back."""
+        try:
+            wire.send_framed(self.channel, framed)
+        except wire.PeerClosed:
+            raise WorkerCrashed(f"{function} could not be called: the worker for {self.module}.py had stopped listening to the grader, and {self.stop()}", function) from None
 
     def _await_result(self, function: str, return_inputs: bool, answer_callback):
         deadline = time.monotonic() + self.limits.call_seconds

@@ -34,7 +34,10 @@ class ProgramProcess(WorkerProcess):
         (self.workdir / "state").write_bytes(bytes(STATE_BYTES))
 
     def _await_import(self) -> None:
-        wire.send(self.channel, {"op": "start", **self._start_message})
+        try:
+            wire.send(self.channel, {"op": "start", **self._start_message})
+        except wire.PeerClosed:
+            raise WorkerCrashed(f"the submission's program worker {self.stop()} before it was started") from None
         seconds = max(self.limits.call_seconds, 2.0)
         for module in self._start_message["modules"]:
             try:
@@ -75,8 +78,12 @@ class ProgramProcess(WorkerProcess):
         come a few per message, each message within the per-call deadline of the one before.
 
         Raises ``CallTimedOut`` or ``WorkerCrashed``: its ``function`` is what the program marked
-        as running, its ``index`` the call's index in the message."""
-        wire.send_framed(self.channel, framed)
+        as running, its ``index`` the call's index in the message (None for both when the
+        program had stopped reading before this message: no call of it ran)."""
+        try:
+            wire.send_framed(self.channel, framed)
+        except wire.PeerClosed:
+            raise WorkerCrashed(f"the submission's program worker had stopped listening to the grader, and {self.stop()}") from None
         last = time.monotonic()
         answered = 0
         while answered < count:
