@@ -5,7 +5,11 @@ does) and once live, and compares; and checks that the fast path did decide what
 should (a correct submission runs no live test at all).
 """
 
+import json
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from conftest import COURSE, SUBMISSIONS, build_submission, read_fixture
@@ -221,6 +225,27 @@ def test_a_result_the_tests_accept_though_not_the_references_is_decided_without_
     assert verdicts(fast) == verdicts(live)
     assert fast.score == fast.max_score
     assert len(decided) == len(script.tests), "no test ran live"
+
+
+def _recorded_calls_per_test(load_first: bool) -> list[int]:
+    """In a fresh process: the softmax tests' recorded calls, the hidden tests loaded ahead or not."""
+    code = (
+        "import sys, json; sys.path.insert(0, sys.argv[1]); from conftest import COURSE\n"
+        "from attnlab.grading import load_hidden_tests, record_script\n"
+        f"{'load_hidden_tests(COURSE)' if load_first else 'pass'}\n"
+        "print(json.dumps([len(t.calls) for t in record_script(COURSE, only=['softmax']).tests]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_hidden_tests_loaded_ahead_run_as_a_session_runs_them():
+    """Class grading imports the hidden tests once before it forks (load_hidden_tests). @given
+    keeps the settings in force at import: loaded outside grading's profile, every test would
+    draw hypothesis's 100 examples instead of grading's 20."""
+    loaded_ahead = _recorded_calls_per_test(load_first=True)
+    assert loaded_ahead == _recorded_calls_per_test(load_first=False)
+    assert set(loaded_ahead) == {20}
 
 
 def test_a_program_that_stops_reading_ends_its_fast_path_not_its_grading(grade_both, script):

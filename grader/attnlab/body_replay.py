@@ -113,8 +113,9 @@ _BODIES: dict[tuple[str, str], object] = {}
 
 
 def inner_test(hidden_tests_dir: Path, nodeid: str):
-    """The body under ``@given`` of the hidden test ``nodeid`` (its module imported once per
-    process, as pytest would: the hidden tests' folder on the path), or None."""
+    """The body under ``@given`` of the hidden test ``nodeid`` (its module as a pytest session
+    in this process imported it, else imported once per process as pytest would: the hidden
+    tests' folder on the path), or None."""
     key = (str(hidden_tests_dir), nodeid)
     if key not in _BODIES:
         _BODIES[key] = None
@@ -122,7 +123,10 @@ def inner_test(hidden_tests_dir: Path, nodeid: str):
         path = Path(hidden_tests_dir) / file
         if "[" not in name and "::" not in name and path.is_file():
             module_name = f"attnlab_hidden_{path.stem}"
-            module = sys.modules.get(module_name)
+            # pytest's own import of it, when a session ran here (``load_hidden_tests``), else ours.
+            module = sys.modules.get(path.stem)
+            if module is None or Path(getattr(module, "__file__", None) or "") != path:
+                module = sys.modules.get(module_name)
             if module is None:
                 if str(hidden_tests_dir) not in sys.path:
                     sys.path.insert(0, str(hidden_tests_dir))

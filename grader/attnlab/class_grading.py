@@ -25,7 +25,7 @@ from typing import Callable
 
 from attnlab.course import Course
 from attnlab.gradebook import GRADEBOOK_NAME, ResultStore, build_gradebook, grader_fingerprint
-from attnlab.grading import SubmissionError, grade, record_script_in_parallel
+from attnlab.grading import SubmissionError, grade, load_hidden_tests, record_script_in_parallel
 from attnlab.reference import Reference
 from attnlab.replay import Script
 from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, stage
@@ -158,6 +158,7 @@ def _script(course: Course, reference: Reference, plan: ClassPlan, folder: Path,
 def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_graded) -> None:
     reference = Reference(course)
     store.folder.mkdir(parents=True, exist_ok=True)
+    load_hidden_tests(course, plan.only)  # once here, not in every process forked below
     _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=_script(course, reference, plan, store.folder, min(jobs, len(plan.to_grade))))
     # What is loaded now lives as long as the class: out of the collector's sight, a full collection
     # (pytest's, hypothesis's, or the interpreter's own) no longer walks it for every student.

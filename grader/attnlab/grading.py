@@ -12,7 +12,7 @@ import pytest
 from attnlab.backends import Backend, InProcessBackend, SandboxBackend
 from attnlab.course import Course, CourseError
 from attnlab.misconceptions import load_catalogue
-from attnlab.plugin import GradingPlugin
+from attnlab.plugin import GradingPlugin, GradingProfile
 from attnlab.points import load_points
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.proxy import Submission
@@ -72,6 +72,19 @@ def _run_suite(course: Course, test_files: list[Path], backend: Backend, referen
         detail = "; ".join(plugin.internal_errors) or first_error_line(output, exit_code)
         raise CourseError(f"the hidden tests could not run: {detail}")
     return plugin
+
+
+def load_hidden_tests(course: Course, only: list[str] | None = None) -> None:
+    """Import what a hidden-test session needs (hypothesis, the hidden test modules, pytest's
+    own plugins) in this process, by collecting the tests once: the processes forked from it
+    then start warm. Each recording and grading process paid a quarter of a second for it, at
+    its first session. Not the tests of a file that needs a heavy library: torch's threads must
+    not start in a process that forks. Whatever goes wrong here shows again, with its message,
+    when the tests run."""
+    light = [m for m in course.modules if (not only or m in only) and not course.needs_of(m)]
+    if light:
+        # With grading's hypothesis settings in force as the modules are imported (GradingProfile).
+        run_captured([*hidden_pytest_args(course, hidden_test_files(course, light)), "--collect-only", "-q"], [GradingProfile()])
 
 
 def record_script(course: Course, reference: Reference | None = None, only: list[str] | None = None) -> Script:

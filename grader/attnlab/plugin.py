@@ -51,19 +51,13 @@ def _named_feedback(mistake: Misconception, feedback: str) -> str:
     return f"Known mistake: {mistake.name}.\n{mistake.explanation}\nHint: {mistake.hint}\n\n{feedback}"
 
 
-class GradingPlugin:
-    """Registered with ``pytest.main(plugins=[...])`` for one submission."""
+class GradingProfile:
+    """Hypothesis's settings for grading, for the length of a pytest session.
 
-    def __init__(self, course: Course, reference: Reference, submission: Submission, points: dict[tuple[str, str], float], take_output, catalogue: list[Misconception] = (), decided: frozenset[str] = frozenset()):
-        self.course, self.points, self.catalogue = course, points, list(catalogue)
-        self._reference, self._submission, self._take_output = reference, submission, take_output
-        self._decided = decided  # node ids already graded (by replay): collected, then not run
-        self.results: list[TestResult] = []
-        self.nodeids: list[str] = []
-        """The node id of each result, in the same order."""
-        self.internal_errors: list[str] = []
-        self.item_points: dict[str, float] = {}
-        self._named: dict[str, list[tuple[int, list, str]]] = {}  # function -> (result index, calls, feedback without the name)
+    They must be in force when a hidden test module is imported, not only when its tests run:
+    ``@given`` keeps the settings that are the default at the moment it decorates a test. A
+    module imported outside such a session would run every test of it with hypothesis's own
+    defaults (100 examples, not 20), in every later session that reuses it."""
 
     def pytest_configure(self, config) -> None:
         # Grading is deterministic: the same submission always meets the same examples.
@@ -91,6 +85,21 @@ class GradingPlugin:
         from hypothesis import settings
 
         settings.load_profile("default")
+
+
+class GradingPlugin(GradingProfile):
+    """Registered with ``pytest.main(plugins=[...])`` for one submission."""
+
+    def __init__(self, course: Course, reference: Reference, submission: Submission, points: dict[tuple[str, str], float], take_output, catalogue: list[Misconception] = (), decided: frozenset[str] = frozenset()):
+        self.course, self.points, self.catalogue = course, points, list(catalogue)
+        self._reference, self._submission, self._take_output = reference, submission, take_output
+        self._decided = decided  # node ids already graded (by replay): collected, then not run
+        self.results: list[TestResult] = []
+        self.nodeids: list[str] = []
+        """The node id of each result, in the same order."""
+        self.internal_errors: list[str] = []
+        self.item_points: dict[str, float] = {}
+        self._named: dict[str, list[tuple[int, list, str]]] = {}  # function -> (result index, calls, feedback without the name)
 
     @pytest.fixture(scope="session")
     def student(self) -> Submission:
