@@ -1,9 +1,9 @@
 """Where a class's time goes: CPU per submission, in the grader and in its sandbox, by kind.
 
 Grades generated correct and buggy submissions (as bench_class.py makes them) one at a time
-with the class's fast path (a recording, one fork server), and prints per submission the wall
-time, the grader's CPU and the sandbox's CPU (the fork server and every worker it forked,
-read from /proc). Serial and in one process, so the figures add up and compare across changes
+with the class's fast path (a recording, one fork server, collections as a grading process
+makes them), and prints per submission the wall time, the grader's CPU and the sandbox's CPU
+(the fork server and every worker it forked, read from /proc). Serial and in one process, so the figures add up and compare across changes
 better than a parallel run's wall time on a noisy machine; run the kinds again to see the noise.
 
     python benchmarks/bench_submission_cpu.py [--students 20] [--rounds 2]
@@ -68,6 +68,7 @@ def main() -> None:
         script = record_script(COURSE, reference, modules)
         print(f"recording the reference's run: {time.perf_counter() - started:.2f} s (one process)")
         gc.freeze()  # as class grading does before it forks its grading processes
+        gc.disable()  # and as its grading processes do: one collection after each submission
         server, callbacks, limits = ForkServer(), {}, Limits()
         try:
             first = sorted(classes["correct"].iterdir())[0]
@@ -79,6 +80,8 @@ def main() -> None:
                     wall, cpu, sandbox = time.perf_counter(), time.process_time(), tree_cpu_seconds(server.process.pid)
                     for submission in submissions:
                         grade(COURSE, submission, only=modules, limits=limits, fork_server=server, reference=reference, script=script, callback_cache=callbacks)
+                        gc.collect()
+                        gc.freeze()
                     n = len(submissions)
                     figures[kind].append(((time.perf_counter() - wall) / n, (time.process_time() - cpu) / n, (tree_cpu_seconds(server.process.pid) - sandbox) / n))
         finally:
