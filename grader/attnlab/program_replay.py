@@ -439,15 +439,10 @@ def _result_key(call: _Call, header: dict, buffers: list) -> tuple | None:
     else (a result with no nested call to check); else None."""
     if not _plain(header):
         return None
-    digest = hashlib.blake2b(digest_size=16)
     try:
-        digest.update(wire.dumps(header.get("value")))
+        return call.position, wire.digest(header.get("value"), buffers)
     except (TypeError, ValueError, RecursionError):
         return None
-    for data in buffers:
-        digest.update(len(data).to_bytes(8, "little"))
-        digest.update(data)
-    return call.position, digest.digest()
 
 
 def _plain(header: dict) -> bool:

@@ -9,7 +9,6 @@ what happened in words a student understands.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import select
 import struct
@@ -455,11 +454,7 @@ class WorkerProcess:
         # same answer: keyed by the calling function too, since that decides what it may ask.
         key = None
         if self.callback_cache is not None:
-            digest = hashlib.blake2b(json.dumps(header.get("args"), allow_nan=True).encode(), digest_size=20)
-            for buffer in buffers:
-                digest.update(len(buffer).to_bytes(8, "little"))
-                digest.update(buffer)
-            key = (caller, str(header.get("module")), str(header.get("function")), digest.digest())
+            key = (caller, str(header.get("module")), str(header.get("function")), wire.digest(header.get("args"), buffers))
             if key in self.callback_cache:
                 wire.send_framed(self.channel, self.callback_cache[key])
                 return
