@@ -207,9 +207,14 @@ def test_what_fast_json_cannot_write_still_crosses_exactly():
     with ours, theirs:
         buffers = []
         tree = wire.encode(value, buffers)
-        wire.send(ours, {"op": "result", "value": tree}, buffers)
+        # As a tree, and as the JSON text a program sends its results in.
+        wire.send(ours, {"op": "result", "value": tree, "value_json": wire.dumps_text(tree)}, buffers)
         header, received = wire.receive(theirs)
-    back = wire.decode(header["value"], received)
-    assert math.isnan(back[0]) and back[1] == float("-inf") and back[2] == [float("inf"), 2**70, -(2**65)]
-    assert back[3] == "lone \ud800 surrogate" and back[4] == {"x": 0.5}
-    assert np.array_equal(back[5], value[5]) and back[6].shape == (0, 2) and back[7] == np.array(True)
+    assert header["value_json"] == wire.dumps_text(tree)  # the text the grader compares, unchanged
+    for back in (wire.decode(header["value"], received), wire.decode(wire.loads_text(header["value_json"]), received)):
+        assert math.isnan(back[0]) and back[1] == float("-inf") and back[2] == [float("inf"), 2**70, -(2**65)]
+        assert back[3] == "lone \ud800 surrogate" and back[4] == {"x": 0.5}
+        assert np.array_equal(back[5], value[5]) and back[6].shape == (0, 2) and back[7] == np.array(True)
+    for not_text in (None, 3, ["[1]"], "[1", "\ud800"):
+        with pytest.raises(wire.WireError):
+            wire.loads_text(not_text)

@@ -73,8 +73,8 @@ class Segment:
     run_message: list = field(init=False)
     """The message that runs it in a program: its number alone."""
     expected: list = field(init=False)
-    """Per call, the recorded answer as the worker encodes it (tree, buffer bytes): a result that
-    is bit for bit the reference's is accepted without decoding it."""
+    """Per call, the recorded answer as the program sends it (its tree as JSON text, buffer
+    bytes): a result that is bit for bit the reference's is accepted without decoding it."""
 
     def __post_init__(self):
         self.framed = wire.frame({"op": "run", "segment": self.number, "calls": self.requests}, self.buffers)
@@ -135,11 +135,11 @@ def plan_program(tests: list[ScriptedTest]) -> ProgramPlan:
     return ProgramPlan(tests, segments, positions, [any(c.memory_budget is not None for c in t.calls) for t in tests], numbers, digest.hexdigest())
 
 
-def _encoded_answer(call: RecordedCall) -> tuple[object, list[bytes]]:
+def _encoded_answer(call: RecordedCall) -> tuple[str, list[bytes]]:
     answer = (call.value, *call.inputs_after) if call.return_inputs else call.value
     buffers: list = []
-    tree = wire.encode(answer, buffers)
-    return tree, [bytes(wire.as_bytes(b)) for b in buffers]
+    text = wire.dumps_text(wire.encode(answer, buffers))
+    return text, [bytes(wire.as_bytes(b)) for b in buffers]
 
 
 class NestedChecks:
@@ -440,8 +440,8 @@ def _result_key(call: _Call, header: dict, buffers: list) -> tuple | None:
     if not _plain(header):
         return None
     try:
-        return call.position, wire.digest(header.get("value"), buffers)
-    except (TypeError, ValueError, RecursionError):
+        return call.position, wire.digest_text(header["value_json"], buffers)
+    except (KeyError, TypeError, ValueError, AttributeError):
         return None
 
 
@@ -451,13 +451,13 @@ def _plain(header: dict) -> bool:
     return header.get("op") == "result" and header.get("unverified") is None and header.get("nested", []) == []
 
 
-def _identical(header: dict, buffers: list, expected: tuple[object, list[bytes]]) -> bool:
+def _identical(header: dict, buffers: list, expected: tuple[str, list[bytes]]) -> bool:
     """The reference's answer bit for bit, with no nested call left to check?"""
-    tree, data = expected
+    text, data = expected
     if not _plain(header):
         return False
     # As bytes: comparing a memoryview goes byte by byte (25 us for 8 KiB), bytes use memcmp.
-    return header.get("value") == tree and len(buffers) == len(data) and all(bytes(b) == d for b, d in zip(buffers, data))
+    return header.get("value_json") == text and len(buffers) == len(data) and all(bytes(b) == d for b, d in zip(buffers, data))
 
 
 def _judge(header: dict, buffers: list, call: RecordedCall, checks: NestedChecks, allowed, module_of) -> tuple[bool, dict | None, bool]:
@@ -480,7 +480,7 @@ def _judge(header: dict, buffers: list, call: RecordedCall, checks: NestedChecks
                 return False, None, False
         if header["op"] != "result":
             return False, (wrong or None), False
-        value = wire.decode(header.get("value"), buffers)
+        value = wire.decode(wire.loads_text(header.get("value_json")), buffers)
         matched = True
         if call.return_inputs:
             if not (isinstance(value, tuple) and len(value) == 3):
@@ -507,7 +507,7 @@ def _values(state: _Progress) -> list | None:
         if header.get("op") != "result":
             return None
         try:
-            values.append(wire.decode(header.get("value"), buffers))
+            values.append(wire.decode(wire.loads_text(header.get("value_json")), buffers))
         except wire.WireError:
             return None
     return values

@@ -305,7 +305,10 @@ class Program:
             value = (result, args, kwargs) if return_inputs else result
             kept = len(self.nested_buffers)
             try:
-                header = {"op": "result", "value": wire.encode(value, self.nested_buffers)}
+                # The value's tree as JSON text, not as JSON: the grader compares the text with
+                # the reference's answer as it is, and parses it only when they differ. (Parsing
+                # a thousand small trees per submission was the grader's largest single cost.)
+                header = {"op": "result", "value_json": wire.dumps_text(wire.encode(value, self.nested_buffers))}
             except wire.WireError as error:
                 del self.nested_buffers[kept:]
                 header = {"op": "bad_return", "message": f"{function} returned {error}"}
