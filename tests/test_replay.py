@@ -184,32 +184,44 @@ def test_a_file_that_hangs_at_import_costs_one_deadline_with_the_script(grade_bo
 
 def test_the_recorded_calls_go_to_the_fork_server_once_and_again_after_it_died(tmp_path, fork_server, reference, script, monkeypatch):
     # A program is sent only the number of each segment it runs: the calls themselves are the
-    # fork server's, given once and inherited by every fork. A fork server that died (a student
-    # may kill it) is started again, and given them again.
-    from attnlab.sandbox import host
+    # fork server's, given once and inherited by every fork. So are the nested results the grader
+    # accepted: a program writes down only those it has not seen accepted. A fork server that died
+    # (a student may kill it) is started again, and given both again.
+    from attnlab.sandbox import host, program_host
 
-    loads = []
+    loads, written_down = [], []
     load = host.ForkServer._load
     monkeypatch.setattr(host.ForkServer, "_load", lambda self, key: (loads.append(key), load(self, key)))
+    run = program_host.ProgramProcess.run
+
+    def watched_run(self, framed, count):
+        for header, buffers, seconds in run(self, framed, count):
+            written_down.extend(header.get("nested", []))
+            yield header, buffers, seconds
+
+    monkeypatch.setattr(program_host.ProgramProcess, "run", watched_run)
     folder = tmp_path / "reference"
     folder.mkdir()
     for module in COURSE.modules:
         (folder / f"{module}.py").write_bytes((COURSE.solutions_dir / f"{module}.py").read_bytes())
 
-    def grade_fast():
+    def grade_fast() -> int:
+        """Grade the reference with the script; how many nested results its program wrote down."""
         decided: dict = {}
+        written_down.clear()
         monkeypatch.setattr(grading, "replay", lambda *a, **k: decided.update(replay(*a, **k)) or decided)
         report = grade(COURSE, folder, only=NUMPY, fork_server=fork_server, reference=reference, script=script, callback_cache={})
         assert report.score == report.max_score and len(decided) == len(script.tests)
+        return len(written_down)
 
     replay = grading.replay
     grade_fast()
     given = len(loads)  # 1, or 0 when an earlier test of this fork server gave them already
-    grade_fast()
+    assert grade_fast() == 0  # every nested call its program made had been accepted before
     assert given <= 1 and len(loads) == given
     fork_server.process.kill()
     fork_server.process.wait()
-    grade_fast()
+    assert grade_fast() == 0
     assert len(loads) == given + 1
 
 

@@ -117,11 +117,12 @@ class SandboxBackend(Backend):
         if self._spent > self.limits.submission_seconds:
             raise CallTimedOut(f"{function} was not run: the submission used up its {self.limits.submission_seconds:g} s of grading time")
 
-    def start_program(self, start: dict) -> ProgramProcess:
-        """A program worker for the class's fast path (``program_replay``); its time is charged."""
+    def start_program(self, start: dict, known: tuple[str, set[str]] | None = None) -> ProgramProcess:
+        """A program worker for the class's fast path (``program_replay``), with the nested results
+        accepted so far (token, keys); its time is charged."""
         started = time.monotonic()
         try:
-            return ProgramProcess(self.server, self.submission, self.limits, start)
+            return ProgramProcess(self.server, self.submission, self.limits, start, known)
         except CallTimedOut as problem:
             if problem.module is not None:  # a file whose import hangs would hang live too: not tried again
                 self._import_failures[problem.module] = problem

@@ -32,6 +32,7 @@ server (``ForkServer.plans``): a program is sent only segment numbers.
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass, field
 
 from attnlab import wire
@@ -150,6 +151,8 @@ class NestedChecks:
         self.reference = reference
         self.answers: dict[tuple[str, str], tuple[bool, object]] = {}
         self.known: set[str] = set()
+        self.token = uuid.uuid4().hex
+        """The name the fork server keeps ``known`` under (``ForkServer.share_known``)."""
         self.results: dict[tuple, tuple[bool, bool]] = {}
         """Verdicts on results that were not the reference's bit for bit but had no nested call to
         check, by (call, digest of the result): a variant many students share is judged once."""
@@ -235,8 +238,8 @@ class _Program:
     that crashed or hung poisoned (never run again: its own tests go live, and its callers get
     the reference's answers in a rerun), at most ``MAX_RESTARTS`` times."""
 
-    def __init__(self, backend, start: dict):
-        self.backend, self.start = backend, start
+    def __init__(self, backend, start: dict, checks: NestedChecks):
+        self.backend, self.start, self.checks = backend, start, checks
         self.poisoned: list[str] = []
         self.stubbed: list[str] = []  # files whose import hung: the program stands in for them
         self.restarts = 0
@@ -245,7 +248,8 @@ class _Program:
     def _start(self):
         while True:
             try:
-                return self.backend.start_program({**self.start, "poisoned": list(self.poisoned), "stubbed": list(self.stubbed)})
+                # With what the class has accepted so far, this submission's nested results too.
+                return self.backend.start_program({**self.start, "poisoned": list(self.poisoned), "stubbed": list(self.stubbed)}, (self.checks.token, self.checks.known))
             except CallTimedOut as problem:
                 # A file whose import hangs (its tests are told so, live): again, standing in for it.
                 if problem.module is None or problem.module in self.stubbed or self.restarts >= MAX_RESTARTS:
@@ -292,10 +296,10 @@ def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[s
         "modules": modules,
         "contract": contract,
         "allowed": {f: sorted(name for _, name in pairs) for f, pairs in allowed_pairs.items()},
-        "known": sorted(checks.known),
+        "known_token": checks.token,
     }
     try:
-        program = _Program(backend, start)
+        program = _Program(backend, start, checks)
     except SubmissionProblem:
         return {}
     module_of = lambda name: course.function(name).module

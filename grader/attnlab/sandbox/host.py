@@ -150,6 +150,7 @@ class ForkServer:
         self.plans: dict[str, list[list]] = {}
         """Recorded calls programs may run, by key: per segment, its framed "run" message."""
         self._loaded: set[str] = set()  # the plans this server process holds
+        self._known: dict[str, set[str]] = {}  # the accepted nested results it holds, per token
         self._start()
 
     @property
@@ -215,6 +216,7 @@ class ForkServer:
         theirs.close()
         self.control = ours
         self._loaded = set()
+        self._known = {}
 
     def _request(self, request: dict, fds: list[int] = (), stream: list[list] = ()) -> dict:
         """Send ``request`` with ``fds`` and return the server's reply. ``stream``: framed messages
@@ -249,14 +251,26 @@ class ForkServer:
         self._request({"op": "plan", "key": key, "segments": len(self.plans[key])}, stream=self.plans[key])
         self._loaded.add(key)
 
+    def _share_known(self, token: str, known: set[str]) -> None:
+        """Give the server the keys of ``known`` (accepted nested results, ``token``'s set) it does
+        not hold yet: programs forked after it inherit them."""
+        held = self._known.get(token, set())
+        new = known - held
+        if new:
+            control = self.control
+            self._request({"op": "known", "token": token}, stream=[wire.frame({"keys": sorted(new)})])
+            # A server started again meanwhile holds only these: the rest goes with the next spawn.
+            self._known[token] = held | new if self.control is control else new
+
     def workdir(self) -> Path:
         """A fresh folder for one worker, inside what the sandbox can see."""
         return Path(tempfile.mkdtemp(prefix="worker-", dir=self.workroot))
 
-    def spawn(self, workdir: Path, module: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), kind: str = "file", plan: str | None = None) -> int:
+    def spawn(self, workdir: Path, module: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), kind: str = "file", plan: str | None = None, known: tuple[str, set[str]] | None = None) -> int:
         """Fork a worker: ``kind`` "file" serves one file's calls, "program" runs the whole
         submission (``attnlab.sandbox.program``) with the recorded calls of ``plan`` (one of
-        ``plans``), which the server is given first if it does not hold them."""
+        ``plans``) and the accepted nested results ``known`` (token, keys), which the server is
+        given first where it does not hold them."""
         request = {
             "plan": plan,
             "op": "spawn",
@@ -271,10 +285,15 @@ class ForkServer:
         for _attempt in (1, 2):
             if plan is not None and plan not in self._loaded:
                 self._load(plan)
+            if known is not None:
+                self._share_known(*known)
             reply = self._request(request, fds)
             if "pid" in reply:
                 return reply["pid"]
-            self._loaded.discard(plan)  # the server was started again in between: load it again
+            # The server was started again in between (it says it lacks the plan): give it the
+            # plan and the accepted keys again.
+            self._loaded.discard(plan)
+            self._known.clear()
         raise RuntimeError("the sandbox's fork server lost the recorded calls twice")
 
     def reap(self, pid: int) -> dict:
@@ -338,6 +357,7 @@ class WorkerProcess:
 
     kind = "file"
     plan: str | None = None
+    known: tuple[str, set[str]] | None = None
 
     def __init__(self, server: ForkServer, submission: Path, module: str, standins: dict, limits: Limits, callback_cache: dict | None = None, needs: tuple[str, ...] = ()):
         self.server, self.module, self.limits = server, module, limits
@@ -351,7 +371,7 @@ class WorkerProcess:
         self._prepare_workdir()
         self.channel, theirs = socket.socketpair()
         self.channel.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
-        self.server_pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)], needs, self.kind, self.plan)
+        self.server_pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)], needs, self.kind, self.plan, self.known)
         """The worker's pid as the fork server sees it (in the sandbox's pid namespace), for reaping."""
         theirs.close()
         self.pid = self.server_pid

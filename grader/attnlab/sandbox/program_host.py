@@ -21,8 +21,10 @@ class ProgramProcess(WorkerProcess):
 
     kind = "program"
 
-    def __init__(self, server: ForkServer, submission: Path, limits: Limits, start: dict):
+    def __init__(self, server: ForkServer, submission: Path, limits: Limits, start: dict, known: tuple[str, set[str]] | None = None):
         self._start_message = start
+        self.known = known
+        """The nested results accepted so far (token, keys): the fork server is given them first."""
         codes, _ = mark_codes(start["modules"], start["contract"])
         self._functions = {code: name for name, code in codes.items()}
         self.plan = start.get("plan")
