@@ -38,7 +38,9 @@ def test_infinite_loop_times_out_once(grade_fixture):
     assert "did not return within 0.5 s" in tests[0].feedback
     assert "not run again" in tests[-1].feedback
     # One deadline in all, not one per test: a second timeout of the same function costs nothing.
-    assert 0.5 <= sum(t.duration for t in tests) < 0.5 * 2
+    # (Asked per test: on a loaded machine the first one's own overhead, noticing the timeout and
+    # stopping the worker, once took it to 1.02 s, and a bound on the sum failed for that alone.)
+    assert tests[0].duration >= 0.5 and all(t.duration < 0.5 for t in tests[1:])
 
 
 def test_os_exit_is_a_crash_and_the_rest_is_graded(grade_fixture):
