@@ -338,12 +338,16 @@ def loads_text(text) -> object:
 def digest(tree, buffers: list) -> bytes:
     """A digest of a value as it came over the wire (its tree and the buffers it refers to), to
     key what the grader worked out from it once."""
-    return digest_text(dumps_text(tree), buffers)
+    return _digest(dumps(tree), buffers)
 
 
 def digest_text(text: str, buffers: list) -> bytes:
     """``digest`` of a value whose tree came as JSON text (``dumps_text``)."""
-    hasher = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16)
+    return _digest(text.encode("utf-8", "surrogatepass"), buffers)
+
+
+def _digest(dumped: bytes, buffers: list) -> bytes:
+    hasher = hashlib.blake2b(dumped, digest_size=16)
     for data in buffers:
         hasher.update(len(data).to_bytes(8, "little"))
         hasher.update(data)

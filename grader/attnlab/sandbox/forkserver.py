@@ -165,38 +165,34 @@ def _import_library(name: str) -> None:
                 y.sum().backward()
 
 
-def _load_plan(request: dict, fds: list[int]) -> None:
-    """Read a class's recorded calls from the socket passed along (one message per segment) and
-    keep them decoded, for every program forked from now on."""
+def _streamed(fds: list[int], count: int) -> list[tuple[dict, list]]:
+    """The ``count`` messages the grader wrote on the socket passed along last (too large for a
+    control message); the other descriptors of the request are closed."""
     from attnlab import wire
-    from attnlab.sandbox.program import PLANS, decode_segment
-
-    channel = socket.socket(fileno=fds[-1])  # the stream's socket comes last
-    for fd in fds[:-1]:
-        os.close(fd)
-    segments = {}
-    try:
-        for _ in range(request["segments"]):
-            header, buffers = wire.receive(channel)
-            segments[header["segment"]] = decode_segment(header["calls"], buffers)
-    finally:
-        channel.close()
-    PLANS[request["key"]] = segments
-
-
-def _add_known(request: dict, fds: list[int]) -> None:
-    """Add the keys of nested results the grader accepted since the last time (one message on the
-    socket passed along) to its set, for every program forked from now on."""
-    from attnlab import wire
-    from attnlab.sandbox.program import KNOWN
 
     channel = socket.socket(fileno=fds[-1])
     for fd in fds[:-1]:
         os.close(fd)
     try:
-        header, _ = wire.receive(channel)
+        return [wire.receive(channel) for _ in range(count)]
     finally:
         channel.close()
+
+
+def _load_plan(request: dict, fds: list[int]) -> None:
+    """Read a class's recorded calls (one message per segment) and keep them decoded, for every
+    program forked from now on."""
+    from attnlab.sandbox.program import PLANS, decode_segment
+
+    PLANS[request["key"]] = {header["segment"]: decode_segment(header["calls"], buffers) for header, buffers in _streamed(fds, request["segments"])}
+
+
+def _add_known(request: dict, fds: list[int]) -> None:
+    """Add the keys of nested results the grader accepted since the last time (one message) to
+    its set, for every program forked from now on."""
+    from attnlab.sandbox.program import KNOWN
+
+    [(header, _)] = _streamed(fds, 1)
     KNOWN.setdefault(request["token"], set()).update(header["keys"])
 
 
