@@ -28,7 +28,7 @@ from attnlab.gradebook import GRADEBOOK_NAME, ResultStore, build_gradebook, grad
 from attnlab.grading import SubmissionError, grade, load_hidden_tests, record_script_in_parallel
 from attnlab.reference import Reference
 from attnlab.replay import Script
-from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, stage
+from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, safe_id, shown, stage
 from attnlab.sandbox.host import ForkServer, Limits
 from attnlab.script_cache import load_script, save_script, script_key
 
@@ -72,6 +72,7 @@ def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits,
     grader = grader_fingerprint(course, limits, only)
     fingerprints = {e.student: e.fingerprint() for e in entries}
     if students:
+        students = [safe_id(s) for s in students]  # an id as shown, or the folder's name as it is
         unknown = sorted(set(students) - set(fingerprints))
         if unknown:
             raise RosterError(f"no submission for student {', '.join(unknown)} in {folder}")
@@ -105,7 +106,7 @@ def _grade_entry(entry: Entry) -> tuple[str, dict | None, str | None]:
         with tempfile.TemporaryDirectory(prefix="attnlab-stage-") as staging:
             submission = stage(entry, course, Path(staging))
             result = grade(course, submission, only=plan.only, limits=limits, fork_server=_SLOT["server"], reference=_CLASS["reference"], script=_CLASS["script"], callback_cache=_SLOT["callbacks"])
-            report = {**result.to_dict(), "submission": str(entry.source)}
+            report = {**result.to_dict(), "submission": shown(entry.source)}
     except (RosterError, SubmissionError) as problem:
         error = str(problem)  # the submission's own fault: saved, with no points
     except Exception as failure:  # noqa: BLE001 - the grader's fault: reported, not saved, retried next run
@@ -115,7 +116,7 @@ def _grade_entry(entry: Entry) -> tuple[str, dict | None, str | None]:
         # of the next collections' sight: each walks one submission's objects only.
         gc.collect()
         gc.freeze()
-    data = store.save(entry.student, source=str(entry.source), fingerprint=plan.fingerprints[entry.student], grader=plan.grader, report=report, error=error)
+    data = store.save(entry.student, source=shown(entry.source), fingerprint=plan.fingerprints[entry.student], grader=plan.grader, report=report, error=error)
     return entry.student, data, None
 
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +27,17 @@ from attnlab.course import Course
 
 MAX_UNPACKED_BYTES = 20 << 20
 """A zip that unpacks to more than this is not graded (a zip bomb costs nothing)."""
-_SAFE_ID = re.compile(r"[^A-Za-z0-9._@+-]")
+# Letters and digits of any script stay (José, 李雷): a class of non-ASCII names must not collapse
+# into one id. The rest (path separators, spaces, control characters) becomes "_".
+_UNSAFE_IN_ID = re.compile(r"[^\w.@+-]")
+MAX_ID_BYTES = 200
+"""An id's UTF-8 length at most: ``<id>.json`` must fit a file name (255 bytes)."""
+
+
+def shown(path: Path) -> str:
+    """A path as text that a terminal, a JSON file and SQLite all take: bytes of a name that are
+    not UTF-8 (a zip unpacked from another system: ``caf\\xe9``) show as U+FFFD."""
+    return os.fsencode(path).decode("utf-8", "replace")
 
 
 class RosterError(Exception):
@@ -42,13 +54,20 @@ class Entry:
 
     def fingerprint(self) -> str:
         """A hash of what was submitted: a changed submission is graded again."""
-        digest = hashlib.sha256()
+        # Read in blocks: a student's folder may hold a data set of gigabytes beside the exercises.
         if self.source.is_file():
-            digest.update(self.source.read_bytes())
-        else:
-            for path in sorted(p for p in self.source.rglob("*") if p.is_file() and not p.is_symlink()):
-                digest.update(str(path.relative_to(self.source)).encode() + b"\0")
-                digest.update(path.read_bytes() + b"\0")
+            with self.source.open("rb") as data:
+                return hashlib.file_digest(data, "sha256").hexdigest()
+        digest = hashlib.sha256()
+        for path in sorted(p for p in self.source.rglob("*") if p.is_file() and not p.is_symlink()):
+            digest.update(str(path.relative_to(self.source)).encode("utf-8", "surrogateescape") + b"\0")
+            try:
+                with path.open("rb") as data:
+                    for block in iter(lambda: data.read(1 << 20), b""):
+                        digest.update(block)
+            except OSError as error:  # unreadable (a zip's odd permissions): its grading says so
+                digest.update(f"unreadable: {error.strerror}".encode())
+            digest.update(b"\0")
         return digest.hexdigest()
 
 
@@ -60,9 +79,23 @@ def read_student_ids(path: Path | None) -> list[str]:
 
 
 def safe_id(name: str) -> str:
-    """A student id usable as a file name: ``results/<id>.json``."""
-    cleaned = _SAFE_ID.sub("_", name).strip("._") or "student"
-    return cleaned[:100]
+    """A student id usable as a file name (``results/<id>.json``); an id is its own safe id.
+
+    Composed (NFC) as typed, whatever the file system gave (macOS decomposes é); a name whose
+    bytes are not UTF-8 (unpacked from a zip made on Windows) read as Latin-1, which keeps two
+    such names two; a name with no letter or digit at all gets one from its hash."""
+    try:
+        raw = name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that came from no file name (YAML can say "\ud800")
+        raw = name.encode("utf-8", "replace")
+    try:
+        name = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        name = raw.decode("latin-1")
+    name = unicodedata.normalize("NFC", name)
+    cleaned = _UNSAFE_IN_ID.sub("_", name).strip("._")
+    cleaned = cleaned.encode()[:MAX_ID_BYTES].decode("utf-8", "ignore").rstrip("._")
+    return cleaned or f"student-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
 
 
 def is_submission(folder: Path, course: Course) -> bool:
@@ -88,7 +121,7 @@ def find_entries(folder: Path, course: Course, assignment: str | None = None) ->
     seen: dict[str, Path] = {}
     for entry in entries:
         if entry.student in seen:
-            raise RosterError(f"two submissions for student {entry.student!r}: {seen[entry.student]} and {entry.source}")
+            raise RosterError(f"two submissions for student {entry.student!r}: {shown(seen[entry.student])} and {shown(entry.source)}")
         seen[entry.student] = entry.source
     return sorted(entries, key=lambda e: e.student)
 
@@ -148,7 +181,7 @@ def stage(entry: Entry, course: Course, target: Path) -> Path:
     folder = _submission_folder(source, course)
     if folder is None:
         names = ", ".join(f"{m}.py" for m in course.modules)
-        raise RosterError(f"{entry.source.name}: no exercise file found (looked for {names})")
+        raise RosterError(f"{shown(entry.source.name)}: no exercise file found (looked for {names})")
     staged = target / "submission"
     staged.mkdir()
     for module in course.modules:
@@ -175,7 +208,7 @@ def _unzip(archive: Path, target: Path) -> None:
         with zipfile.ZipFile(archive) as bundle:
             members = bundle.infolist()
             if sum(m.file_size for m in members) > MAX_UNPACKED_BYTES:
-                raise RosterError(f"{archive.name}: unpacks to more than {MAX_UNPACKED_BYTES >> 20} MiB")
+                raise RosterError(f"{shown(archive.name)}: unpacks to more than {MAX_UNPACKED_BYTES >> 20} MiB")
             for member in members:
                 path = Path(member.filename)
                 if member.is_dir() or path.is_absolute() or ".." in path.parts or (member.external_attr >> 16) & 0o170000 == 0o120000:
@@ -184,7 +217,7 @@ def _unzip(archive: Path, target: Path) -> None:
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 destination.write_bytes(bundle.read(member))
     except (zipfile.BadZipFile, OSError) as error:
-        raise RosterError(f"{archive.name}: not a readable zip ({error})") from None
+        raise RosterError(f"{shown(archive.name)}: not a readable zip ({error})") from None
 
 
 def notebook_code(notebook: Path, keep=lambda cell: True) -> str:

@@ -1,0 +1,154 @@
+"""Finding a class's submissions in the layouts instructors have: folders and zips, nbgrader's
+submitted/<student>/<assignment>/, a Gradescope export; and naming students as they are named."""
+
+import os
+import unicodedata
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import COURSE
+
+from attnlab.class_grading import plan_class
+from attnlab.gradebook import ResultStore
+from attnlab.roster import MAX_ID_BYTES, RosterError, find_entries, safe_id, stage
+from attnlab.sandbox.host import Limits
+
+SOFTMAX = (COURSE.solutions_dir / "softmax.py").read_text()
+
+
+def hand_in(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "softmax.py").write_text(SOFTMAX)
+    return folder
+
+
+def students(entries) -> dict[str, str]:
+    return {e.student: e.source.name for e in entries}
+
+
+def test_a_folder_or_zip_per_student_names_them_by_it(tmp_path):
+    hand_in(tmp_path / "ada")
+    with zipfile.ZipFile(tmp_path / "bob.zip", "w") as bundle:
+        bundle.writestr("bob/softmax.py", SOFTMAX)
+    hand_in(tmp_path / ".ipynb_checkpoints")
+    (tmp_path / "notes.txt").write_text("not a student")
+    assert students(find_entries(tmp_path, COURSE)) == {"ada": "ada", "bob": "bob.zip"}
+
+
+def test_names_in_any_script_stay_distinct_students(tmp_path):
+    # Each of these once became "student" or lost its accents: two of them stopped the whole class.
+    names = ["李雷", "王芳", "José García", "Zoë", "Łukasz"]
+    for name in names:
+        hand_in(tmp_path / name)
+    assert sorted(students(find_entries(tmp_path, COURSE))) == sorted(["李雷", "王芳", "José_García", "Zoë", "Łukasz"])
+
+
+def test_an_id_is_a_file_name_and_its_own_id():
+    for name in ["李雷", "José García", "../../etc/passwd", "a/b\\c", "tab\there", "雷" * 200, "x" * 400, "!!!", "???", ".hidden", "e\udcff"]:
+        student = safe_id(name)
+        assert student == safe_id(student)
+        assert student and "/" not in student and "\\" not in student and not student.startswith(".")
+        assert len(student.encode()) <= MAX_ID_BYTES
+    assert safe_id("!!!") != safe_id("???")  # no letter to keep: still two students
+    # macOS hands out names decomposed (e + combining accent): the same student as typed.
+    assert safe_id(unicodedata.normalize("NFD", "José")) == safe_id("José") == "José"
+
+
+def test_two_submissions_of_one_student_are_refused_in_one_line(tmp_path):
+    hand_in(tmp_path / "ada")
+    with zipfile.ZipFile(tmp_path / "ada.zip", "w") as bundle:
+        bundle.writestr("softmax.py", SOFTMAX)
+    with pytest.raises(RosterError, match="two submissions for student 'ada'"):
+        find_entries(tmp_path, COURSE)
+
+
+def test_nbgrader_layout_takes_each_students_newest_assignment_or_the_one_named(tmp_path):
+    submitted = tmp_path / "submitted"
+    old, new = hand_in(submitted / "ada" / "week1"), hand_in(submitted / "ada" / "week2")
+    os.utime(old, (1_000_000, 1_000_000))
+    os.utime(new, (2_000_000, 2_000_000))
+    hand_in(submitted / "bob" / "week1")
+    assert {e.student: e.source for e in find_entries(tmp_path, COURSE)} == {"ada": new, "bob": submitted / "bob" / "week1"}
+    assert {e.student: e.source for e in find_entries(submitted, COURSE)} == {"ada": new, "bob": submitted / "bob" / "week1"}
+    assert {e.student: e.source for e in find_entries(tmp_path, COURSE, assignment="week1")} == {"ada": old, "bob": submitted / "bob" / "week1"}
+    assert {e.student for e in find_entries(tmp_path, COURSE, assignment="week2")} == {"ada"}
+
+
+def test_a_gradescope_export_names_each_submission_by_its_first_submitters_id(tmp_path):
+    for key in ("submission_101", "submission_102", "submission_103"):
+        hand_in(tmp_path / key)
+    (tmp_path / "submission_metadata.yml").write_text(
+        "submission_101:\n  :submitters:\n  - :name: Ada Lovelace\n    :sid: '4711'\n    :email: ada@example.org\n"
+        "submission_102:\n  :submitters:\n  - :name: Bob\n    :email: bob@example.org\n"
+        "submission_103: {}\n"
+        "submission_999:\n  :submitters:\n  - :sid: '1'\n"  # listed, but not in the export: skipped
+    )
+    assert students(find_entries(tmp_path, COURSE)) == {"4711": "submission_101", "bob@example.org": "submission_102", "submission_103": "submission_103"}
+
+
+def test_a_broken_gradescope_metadata_file_is_one_line(tmp_path):
+    hand_in(tmp_path / "submission_1")
+    (tmp_path / "submission_metadata.yml").write_text("submission_1: [unclosed\n")
+    with pytest.raises(RosterError, match="submission_metadata.yml: not valid YAML"):
+        find_entries(tmp_path, COURSE)
+
+
+def test_a_zip_unpacks_no_escape_and_no_link(tmp_path):
+    with zipfile.ZipFile(tmp_path / "eve.zip", "w") as bundle:
+        bundle.writestr("../../escaped.py", "print('out')")
+        bundle.writestr("/abs.py", "print('out')")
+        link = zipfile.ZipInfo("scores.py")
+        link.external_attr = 0o120777 << 16
+        bundle.writestr(link, "/etc/shadow")
+        bundle.writestr("eve/softmax.py", SOFTMAX)
+    [entry] = find_entries(tmp_path, COURSE)
+    staged = stage(entry, COURSE, tmp_path / "staging")
+    assert sorted(p.name for p in staged.iterdir()) == ["softmax.py"]
+    assert not (tmp_path.parent / "escaped.py").exists()
+    assert {p.name for p in (tmp_path / "staging" / "unpacked").rglob("*")} == {"eve", "softmax.py"}
+
+
+def test_a_student_is_regraded_by_the_name_on_the_folder_or_by_the_id_shown(tmp_path):
+    hand_in(tmp_path / "class" / "José García")
+    hand_in(tmp_path / "class" / "ada")
+    for given in ("José García", "José_García", unicodedata.normalize("NFD", "José García")):
+        plan = plan_class(COURSE, tmp_path / "class", ResultStore(tmp_path / "results"), Limits(), students=[given])
+        assert [e.student for e in plan.to_grade] == ["José_García"]
+    with pytest.raises(RosterError, match="no submission for student nobody"):
+        plan_class(COURSE, tmp_path / "class", ResultStore(tmp_path / "results"), Limits(), students=["nobody"])
+
+
+def test_names_that_are_not_utf8_are_read_kept_apart_and_stored(tmp_path):
+    # Unpacked from zips made on Windows: Latin-1 bytes in a folder's and a file's name. They
+    # once crashed the class's fingerprints, and its SQLite gradebook with every result in it.
+    from attnlab.gradebook import build_gradebook
+    from attnlab.roster import shown
+
+    root = os.fsencode(tmp_path / "class")
+    for name in (b"Jos\xe9", b"Jos\xe8"):
+        folder = hand_in(Path(os.fsdecode(root + b"/" + name)))
+        (folder / os.fsdecode(b"caf\xe9.txt")).write_text("notes")
+    entries = find_entries(tmp_path / "class", COURSE)
+    assert [e.student for e in entries] == ["Josè", "José"]
+    store = ResultStore(tmp_path / "results")
+    for entry in entries:
+        store.save(entry.student, source=shown(entry.source), fingerprint=entry.fingerprint(), grader="g", report=None, error=None)
+    build_gradebook(store.all(), tmp_path / "results" / "gradebook.sqlite")
+    assert [r.data["source"].rsplit("/", 1)[1] for r in store.all()] == ["Jos\ufffd", "Jos\ufffd"]
+
+
+def test_an_unreadable_file_is_fingerprinted_not_fatal(tmp_path, monkeypatch):
+    folder = hand_in(tmp_path / "ada")
+    (folder / "locked.txt").write_text("secret")
+    [entry] = find_entries(tmp_path, COURSE)
+    before = entry.fingerprint()
+    opened = Path.open
+
+    def refuse(path, *args, **kwargs):
+        if path.name == "locked.txt":
+            raise PermissionError(13, "Permission denied")
+        return opened(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", refuse)
+    assert entry.fingerprint() != before  # and no exception: its grading says what it can read
