@@ -220,3 +220,32 @@ def test_what_fast_json_cannot_write_still_crosses_exactly():
     for not_text in (None, 3, ["[1]"], "[1", "\ud800"):
         with pytest.raises(wire.WireError):
             wire.loads_text(not_text)
+
+
+def test_lone_surrogates_in_what_the_code_says_reach_every_report_as_text(grade_fixture, tmp_path):
+    # A str Python holds but no UTF-8 file takes: it once crashed the terminal report and, in a
+    # class, the SQLite gradebook of every student.
+    import io
+    import json
+
+    from rich.console import Console
+
+    from attnlab.gradebook import ResultStore, build_gradebook
+    from attnlab.html_report import render_html
+    from attnlab.report import render
+
+    report = grade_fixture(hostile("speaks_in_lone_surrogates"))
+    softmax = by_function(report)["softmax"]
+    assert all(t.outcome is Outcome.ERROR and "ValueError: bad \ufffd" in t.feedback for t in softmax)
+    assert any("caf" in t.output for t in softmax)
+    for test in report.tests:
+        (test.feedback + test.output).encode("utf-8")  # strict: no lone surrogate left
+    terminal = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    render(report, Console(file=terminal, width=100), explain=True)
+    terminal.flush()
+    assert "bad" in terminal.buffer.getvalue().decode()
+    json.dumps(report.to_gradescope(), ensure_ascii=False).encode("utf-8")
+    render_html(report).encode("utf-8")
+    store = ResultStore(tmp_path / "results")
+    store.save("eve", source="eve", fingerprint="f", grader="g", report=report.to_dict(), error=None)
+    build_gradebook(store.all(), tmp_path / "results" / "gradebook.sqlite")

@@ -7,6 +7,14 @@ from dataclasses import asdict, dataclass
 from attnlab.outcomes import Outcome
 
 
+def writable_text(text: str) -> str:
+    """``text`` as valid Unicode: a student's message or output may hold lone surrogates (a str
+    in Python, but no terminal, UTF-8 file or SQLite column takes one); they become U+FFFD."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
 @dataclass(frozen=True)
 class TestResult:
     """One hidden test's verdict on one submission."""
@@ -33,6 +41,12 @@ class TestResult:
     duration: float
     """Seconds the test took."""
 
+    def __post_init__(self):
+        # What the student's code said (its exceptions' messages, what it printed) is told to
+        # terminals, JSON, SQLite and HTML from here on: made writable once, here.
+        object.__setattr__(self, "feedback", writable_text(self.feedback))
+        object.__setattr__(self, "output", writable_text(self.output))
+
 
 @dataclass(frozen=True)
 class GradeReport:
@@ -43,6 +57,9 @@ class GradeReport:
     sandbox: str
     """How the student's code was run, in words."""
     duration: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "submission", writable_text(self.submission))  # a folder's name need not be UTF-8
 
     @property
     def score(self) -> float:
