@@ -1,6 +1,7 @@
 """Finding a class's submissions in the layouts instructors have: folders and zips, nbgrader's
 submitted/<student>/<assignment>/, a Gradescope export; and naming students as they are named."""
 
+import json
 import os
 import unicodedata
 import zipfile
@@ -152,3 +153,37 @@ def test_an_unreadable_file_is_fingerprinted_not_fatal(tmp_path, monkeypatch):
 
     monkeypatch.setattr(Path, "open", refuse)
     assert entry.fingerprint() != before  # and no exception: its grading says what it can read
+
+
+@pytest.mark.parametrize(
+    "document, problem",
+    [
+        ("not json", "Expecting value"),
+        ('{"cells": {"a": 1}}', "it has no list of cells"),
+        ("[1, 2]", "it has no list of cells"),
+        ('{"cells": [null]}', "cell 1 is not a cell"),
+        ('{"cells": [{"cell_type": "markdown", "source": "x"}, {"cell_type": "code", "source": [1, 2]}]}', "cell 2's source is not text"),
+        ('{"cells": [{"cell_type": "code", "source": null}]}', "cell 1's source is not text"),
+    ],
+)
+def test_a_malformed_notebook_is_that_students_one_line_error(tmp_path, document, problem):
+    # These once ended as the grader's own failure (AttributeError, TypeError), retried every run.
+    (tmp_path / "eve").mkdir()
+    (tmp_path / "eve" / "softmax.ipynb").write_text(document)
+    [entry] = find_entries(tmp_path, COURSE)
+    with pytest.raises(RosterError, match=f"softmax.ipynb: not a readable notebook \\(.*{problem}"):
+        stage(entry, COURSE, tmp_path / "staging")
+
+
+def test_a_notebooks_code_cells_become_its_file(tmp_path):
+    cells = [
+        {"cell_type": "markdown", "source": "# Softmax"},
+        {"cell_type": "code", "source": ["import numpy as np\n", "%matplotlib inline\n"]},
+        {"cell_type": "code", "source": SOFTMAX.split("import numpy as np", 1)[1]},
+    ]
+    (tmp_path / "ada").mkdir()
+    (tmp_path / "ada" / "softmax.ipynb").write_text(json.dumps({"cells": cells}))
+    [entry] = find_entries(tmp_path, COURSE)
+    code = (stage(entry, COURSE, tmp_path / "staging") / "softmax.py").read_text()
+    assert "%matplotlib" not in code and "import numpy as np" in code and "def softmax" in code
+    compile(code, "softmax.py", "exec")

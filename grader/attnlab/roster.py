@@ -224,14 +224,22 @@ def notebook_code(notebook: Path, keep=lambda cell: True) -> str:
     """A notebook's code cells (those ``keep`` accepts), in order, as one Python file (magics and
     shell lines dropped)."""
     try:
-        cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+        document = json.loads(notebook.read_text(encoding="utf-8"))
     except (ValueError, OSError) as error:
         raise RosterError(f"{notebook.name}: not a readable notebook ({error})") from None
+    cells = document.get("cells", []) if isinstance(document, dict) else None
+    if not isinstance(cells, list):
+        raise RosterError(f"{notebook.name}: not a readable notebook (it has no list of cells)")
     chunks = []
-    for cell in cells:
+    for number, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict):
+            raise RosterError(f"{notebook.name}: not a readable notebook (cell {number} is not a cell)")
         if cell.get("cell_type") != "code" or not keep(cell):
             continue
         source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        elif not isinstance(source, str):
+            raise RosterError(f"{notebook.name}: not a readable notebook (cell {number}'s source is not text)")
         chunks.append("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
     return "\n\n".join(chunks) + "\n"
