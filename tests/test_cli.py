@@ -4,6 +4,7 @@ import json
 import shutil
 import subprocess
 import sys
+import zipfile
 
 import pytest
 from conftest import COURSE, REPO, SUBMISSIONS, build_submission, read_fixture
@@ -31,6 +32,23 @@ def test_grade_reference_writes_gradescope_json(tmp_path):
     data = json.loads(target.read_text())
     assert data["score"] == data["extra_data"]["max_score"] > 0
     assert all(t["status"] == "passed" for t in data["tests"])
+
+
+def test_one_submission_may_be_a_zip_or_notebooks_as_in_a_class(tmp_path):
+    softmax = (COURSE.solutions_dir / "softmax.py").read_text()
+    with zipfile.ZipFile(tmp_path / "ada.zip", "w") as bundle:
+        bundle.writestr("ada/softmax.py", softmax)
+    (tmp_path / "bob").mkdir()
+    (tmp_path / "bob" / "softmax.ipynb").write_text(json.dumps({"cells": [{"cell_type": "code", "source": softmax}]}))
+    for submission in (tmp_path / "ada.zip", tmp_path / "bob"):
+        result = attnlab("grade", submission, "--only", "softmax", "--json", tmp_path / "out.json")
+        assert result.returncode == 0, result.stderr
+        assert str(submission) in "".join(line.rstrip() for line in result.stdout.splitlines())  # its name, not the staging's
+        data = json.loads((tmp_path / "out.json").read_text())
+        assert data["score"] == data["extra_data"]["max_score"] > 0
+    (tmp_path / "broken.zip").write_text("not a zip")
+    result = attnlab("grade", tmp_path / "broken.zip")
+    assert result.returncode == 2 and "broken.zip: not a readable zip" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_grade_writes_an_html_report(tmp_path):

@@ -7,7 +7,9 @@ that need them, so ``attnlab --help`` and the quiz start fast.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+import tempfile
 from pathlib import Path
 
 import click
@@ -79,7 +81,8 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
     """Grade PATH with the hidden tests: one submission, or a whole class.
 
     \b
-    One submission: a folder of exercise files (softmax.py, scores.py, ...).
+    One submission: a folder of exercise files (softmax.py, scores.py, ...,
+    or notebooks: softmax.ipynb, ...), or a .zip of one.
     A class: a folder with one folder or .zip per student (named by student id),
     or nbgrader's submitted/<student>/<assignment>/, or a Gradescope export.
 
@@ -118,18 +121,33 @@ def _selected(course, only, tracks) -> list[str] | None:
         raise UserError(str(error)) from None
 
 
+def _staged(course, submission: Path, scratch: Path) -> Path:
+    """The folder to grade: ``submission`` itself when it holds exercise files as ``.py``; else
+    its exercise files staged in ``scratch`` as a class's entry is (a .zip, notebooks)."""
+    from attnlab.roster import Entry, stage
+
+    zipped = submission.is_file() and submission.suffix == ".zip"
+    if not zipped and not (submission.is_dir() and not any((submission / f"{m}.py").is_file() for m in course.modules)):
+        return submission
+    return stage(Entry(submission.stem, submission), course, scratch)
+
+
 def _grade_one(course, submission: Path, limits, json_path, only, explain, html_path, in_process) -> None:
     from attnlab import console
     from attnlab.atomic import write_json_atomically, write_text_atomically
     from attnlab.course import CourseError
     from attnlab.grading import SubmissionError, grade as grade_submission
     from attnlab.report import render
+    from attnlab.roster import RosterError, shown
 
     try:
-        with console.err.status(f"Grading {submission} …"):
-            report = grade_submission(course, submission, only=only or None, in_process=in_process, limits=limits)
-    except (CourseError, SubmissionError) as error:
+        with console.err.status(f"Grading {submission} …"), tempfile.TemporaryDirectory(prefix="attnlab-staged-") as scratch:
+            folder = _staged(course, submission, Path(scratch))
+            report = grade_submission(course, folder, only=only or None, in_process=in_process, limits=limits)
+    except (CourseError, SubmissionError, RosterError) as error:
         raise UserError(str(error)) from None
+    if folder != submission:
+        report = dataclasses.replace(report, submission=shown(submission))
     render(report, console.out, explain=explain)
     outputs = []
     if json_path is not None:

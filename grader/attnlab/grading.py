@@ -35,7 +35,7 @@ def check_submission(course: Course, submission: Path) -> Path:
     if not submission.exists():
         raise SubmissionError(f"{submission}: no such folder")
     if not submission.is_dir():
-        raise SubmissionError(f"{submission}: not a folder (a submission is a folder of exercise files)")
+        raise SubmissionError(f"{submission}: not a folder (a submission is a folder of exercise files, or a .zip of one)")
     expected = [f"{m}.py" for m in course.modules]
     if not any((submission / name).is_file() for name in expected):
         raise SubmissionError(f"{submission}: not a submission (none of {', '.join(expected)} is in it)")
