@@ -187,3 +187,11 @@ def test_a_notebooks_code_cells_become_its_file(tmp_path):
     code = (stage(entry, COURSE, tmp_path / "staging") / "softmax.py").read_text()
     assert "%matplotlib" not in code and "import numpy as np" in code and "def softmax" in code
     compile(code, "softmax.py", "exec")
+
+
+def test_a_results_folder_inside_the_class_folder_is_not_a_student(tmp_path):
+    hand_in(tmp_path / "class" / "ada")
+    store = ResultStore(tmp_path / "class" / "results")
+    store.save("ada", source="ada", fingerprint="f", grader="g", report=None, error=None)
+    plan = plan_class(COURSE, tmp_path / "class", store, Limits())
+    assert [e.student for e in plan.entries] == ["ada"]

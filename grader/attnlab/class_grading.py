@@ -65,7 +65,8 @@ class ClassOutcome:
 def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits, *, students: list[str] | None = None, assignment: str | None = None, only: list[str] | None = None) -> ClassPlan:
     """Find the class's submissions and pick those to grade: the named ``students`` (always
     regraded), else every one without a current result (graded on the ``only`` files, default all)."""
-    entries = find_entries(folder, course, assignment)
+    # A results folder kept inside the class folder is not a student (it was, from the second run on).
+    entries = [e for e in find_entries(folder, course, assignment) if e.source.resolve() != store.folder.resolve()]
     if not any(looks_like_submission(e, course) for e in entries):
         expected = ", ".join(f"{m}.py" for m in course.modules)
         raise RosterError(f"{folder}: not a submission (none of {expected} is in it), nor a class folder (no folder or .zip in it holds them)")
