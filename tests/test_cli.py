@@ -51,6 +51,16 @@ def test_one_submission_may_be_a_zip_or_notebooks_as_in_a_class(tmp_path):
     assert result.returncode == 2 and "broken.zip: not a readable zip" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_a_results_folder_that_cannot_be_written_is_one_line_before_any_grading(tmp_path):
+    (tmp_path / "class" / "ada").mkdir(parents=True)
+    shutil.copy(COURSE.solutions_dir / "softmax.py", tmp_path / "class" / "ada")
+    (tmp_path / "a-file").write_text("")
+    result = attnlab("grade", tmp_path / "class", "--results", tmp_path / "a-file" / "results")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"cannot write the results to {tmp_path / 'a-file' / 'results'}: Not a directory" in result.stderr
+    assert "Recording" not in result.stderr
+
+
 def test_grade_writes_an_html_report(tmp_path):
     submission = tmp_path / "sub"
     submission.mkdir()

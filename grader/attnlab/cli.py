@@ -179,6 +179,11 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         plan = plan_class(course, folder, store, limits, students=students or None, assignment=assignment, only=only)
     except (RosterError, CourseError) as error:
         raise UserError(str(error)) from None
+    try:  # before any grading: a result that cannot be saved is a result lost
+        store.folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=store.folder).close()
+    except OSError as error:
+        raise UserError(f"cannot write the results to {store.folder}: {error.strerror or error}") from None
     console.err.print(f"{len(plan.entries)} submissions in {folder}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
     console.err.print(f"Sandbox: {describe_mode()}")
     progress = ClassProgress(console.err, len(plan.to_grade))
