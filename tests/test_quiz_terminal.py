@@ -155,3 +155,21 @@ def test_a_closed_terminal_loses_nothing(tmp_path):
         child.sendline(answer)
     child.expect("13/13")
     child.expect(pexpect.EOF)
+
+
+def test_bytes_that_are_not_utf8_are_an_unreadable_answer_not_a_crash(tmp_path):
+    # A UTF-8 locale reads the terminal strictly (here as PYTHONIOENCODING says): a pasted Latin-1
+    # byte once ended the quiz with a UnicodeDecodeError.
+    answers = key_texts("masks", "gus")
+    env = {**os.environ, "ATTNLAB_STATE_DIR": str(tmp_path), "NO_COLOR": "1", "COLUMNS": "100", "PYTHONIOENCODING": "utf-8:strict"}
+    child = pexpect.spawn(sys.executable, ["-m", "attnlab.cli", "quiz", "take", "masks", "--student", "gus"], cwd=str(REPO), env=env, timeout=30, dimensions=(40, 100))
+    child.expect(b"answer .* > ")
+    child.send(b"0.5\xe9\r")
+    child.expect(b"Could not read that")
+    child.expect(b"answer .* > ")
+    child.sendline(answers[0].encode())
+    child.expect(b"Question 2 of 13")
+    child.sendline(b"quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

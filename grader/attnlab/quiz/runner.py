@@ -67,6 +67,10 @@ def ask_terminal(prompt: str) -> str:
     Unlike input(), it waits in select() with a short timeout, so a Ctrl-C that lands between
     the prompt and the read is handled within 0.2 s instead of when the next key is typed.
     """
+    if getattr(sys.stdin, "errors", None) == "strict" and hasattr(sys.stdin, "reconfigure"):
+        # Bytes that are not UTF-8 (a paste, a terminal in another encoding) are an answer that
+        # cannot be read, as any other, not the end of the quiz (a UTF-8 locale reads strictly).
+        sys.stdin.reconfigure(errors="replace")
     sys.stdout.write(prompt)
     sys.stdout.flush()
     while not select.select([sys.stdin], [], [], 0.2)[0]:
