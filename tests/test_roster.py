@@ -88,11 +88,28 @@ def test_a_gradescope_export_names_each_submission_by_its_first_submitters_id(tm
     assert students(find_entries(tmp_path, COURSE)) == {"4711": "submission_101", "bob@example.org": "submission_102", "submission_103": "submission_103"}
 
 
-def test_a_broken_gradescope_metadata_file_is_one_line(tmp_path):
+def test_a_gradescope_group_submission_is_every_members(tmp_path):
+    hand_in(tmp_path / "submission_7")
+    (tmp_path / "submission_metadata.yml").write_text(
+        "submission_7:\n  :submitters:\n  - :sid: '11'\n  - :email: cy@example.org\n  - :name: no id at all\n  - :sid: '11'\n"
+    )
+    entries = find_entries(tmp_path, COURSE)
+    assert students(entries) == {"11": "submission_7", "cy@example.org": "submission_7"}
+
+
+@pytest.mark.parametrize("text, message", [("submission_1: [unclosed\n", "not valid YAML"), ("- a\n- b\n", "not a Gradescope export's metadata")])
+def test_a_broken_gradescope_metadata_file_is_one_line(tmp_path, text, message):
     hand_in(tmp_path / "submission_1")
-    (tmp_path / "submission_metadata.yml").write_text("submission_1: [unclosed\n")
-    with pytest.raises(RosterError, match="submission_metadata.yml: not valid YAML"):
+    (tmp_path / "submission_metadata.yml").write_text(text)
+    with pytest.raises(RosterError, match=f"submission_metadata.yml: {message}"):
         find_entries(tmp_path, COURSE)
+
+
+def test_odd_gradescope_metadata_values_fall_back_to_the_folder_name(tmp_path):
+    for key in ("submission_1", "submission_2", "submission_3"):
+        hand_in(tmp_path / key)
+    (tmp_path / "submission_metadata.yml").write_text("submission_1: [1, 2]\nsubmission_2:\n  :submitters: [5, null]\nsubmission_3:\n  :submitters:\n  - :sid: ''\n")
+    assert sorted(students(find_entries(tmp_path, COURSE))) == ["submission_1", "submission_2", "submission_3"]
 
 
 def test_a_zip_unpacks_no_escape_and_no_link(tmp_path):

@@ -6,7 +6,8 @@ student's id. Two layouts of other tools are recognised too:
 - nbgrader's ``submitted/<student>/<assignment>/`` (give the class folder or its
   ``submitted/``; with several assignments, the newest is taken unless one is named);
 - a Gradescope export: ``submission_<id>/`` folders with ``submission_metadata.yml``
-  mapping each to its submitters (the student id is the first submitter's SID).
+  mapping each to its submitters (a student's id is their SID, else their email; each member
+  of a group submission gets its result).
 
 Notebooks (``softmax.ipynb``) count as their exercise file: their code cells, in order.
 """
@@ -144,15 +145,27 @@ def _gradescope_entries(export: Path) -> list[Entry]:
         metadata = yaml.safe_load((export / "submission_metadata.yml").read_text()) or {}
     except yaml.YAMLError as error:
         raise RosterError(f"{export / 'submission_metadata.yml'}: not valid YAML ({error.problem})") from None
+    if not isinstance(metadata, dict):
+        raise RosterError(f"{export / 'submission_metadata.yml'}: not a Gradescope export's metadata (no submission_<id>: entries)")
     entries = []
-    for key, info in sorted(metadata.items()):
-        if not (export / key).is_dir():
+    for key, info in sorted(metadata.items(), key=lambda item: str(item[0])):
+        if not (export / str(key)).is_dir():
             continue
-        submitters = (info or {}).get(":submitters") or (info or {}).get("submitters") or []
-        first = submitters[0] if submitters else {}
-        student = first.get(":sid") or first.get("sid") or first.get(":email") or first.get("email") or key
-        entries.append(Entry(safe_id(str(student)), export / key))
+        info = info if isinstance(info, dict) else {}
+        submitters = info.get(":submitters") or info.get("submitters") or []
+        # A group submission is every member's: each gets the group's result under their own id.
+        ids = [_gradescope_id(submitter) for submitter in submitters if isinstance(submitter, dict)]
+        for student in dict.fromkeys(i for i in ids if i) or [str(key)]:
+            entries.append(Entry(safe_id(student), export / str(key)))
     return entries
+
+
+def _gradescope_id(submitter: dict) -> str | None:
+    """A submitter's SID, else their email (Gradescope writes the keys with a leading colon)."""
+    for field in (":sid", "sid", ":email", "email"):
+        if submitter.get(field) not in (None, ""):
+            return str(submitter[field])
+    return None
 
 
 def looks_like_submission(entry: Entry, course: Course) -> bool:
