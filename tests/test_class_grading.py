@@ -195,3 +195,36 @@ def test_a_grader_killed_midway_resumes_and_ends_with_the_same_gradebook(tmp_pat
     resumed = run_grade(classroom, "--results", results, "--jobs", "2", "--track", "numpy")
     assert f"{7 - finished} to grade, {finished} unchanged" in " ".join(resumed.stderr.split())
     assert gradebook_rows(results / "gradebook.sqlite") == gradebook_rows(tmp_path / "full" / "gradebook.sqlite")
+
+
+def alive(pid: int) -> bool:
+    """Running, that is: not gone and not a zombie waiting to be reaped."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_signal_to_the_graders_own_process_leaves_no_process_behind(tmp_path, stop):
+    # kill PID, a scheduler's time limit or the OOM killer reach that process alone: its grading
+    # processes once stayed behind, orphaned, each holding its sandbox and waiting for work.
+    classroom = tmp_path / "class"
+    for index in range(4):
+        build_submission(classroom / f"student{index}", fixture("correct", "softmax_logsumexp"))
+    results = tmp_path / "results"
+    grader = subprocess.Popen([*ATTNLAB, "grade", str(classroom), "--results", str(results), "--jobs", "2", "--track", "numpy", "--course", str(REPO)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list(results.glob("student*.json")):
+        time.sleep(0.05)
+    others = [pid for pid in process_group(grader.pid) if pid != grader.pid]
+    assert others, "grading processes and their sandboxes"
+    os.kill(grader.pid, stop)
+    _, stderr = grader.communicate(timeout=60)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(alive(pid) for pid in others):
+        time.sleep(0.05)
+    assert [pid for pid in others if alive(pid)] == []
+    if stop == signal.SIGTERM:  # as Ctrl-C: what finished is kept, the gradebook rebuilt from it
+        assert grader.returncode == 130 and "run the same command again to go on" in " ".join(stderr.split())
+        assert (results / "gradebook.sqlite").exists()

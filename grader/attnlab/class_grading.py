@@ -11,6 +11,7 @@ atomically the moment it is graded. A rerun grades what is missing or changed.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
 import os
@@ -88,8 +89,24 @@ _CLASS: dict = {}
 _SLOT: dict = {}
 
 
-def _start_slot() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with(parent: int) -> None:
+    """Be killed when the class's process goes, however it goes (``kill -9``, the OOM killer):
+    a grading process left behind held its sandbox and waited for work forever. Linux only."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # it went before the line above took effect
+        os._exit(1)
+
+
+def _start_slot(parent: int) -> None:
+    _die_with(parent)
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_IGN)  # the parent handles Ctrl-C, kill and hang-up, and stops us
     warnings.simplefilter("ignore")  # the reference on a student's odd inputs may warn: not for the terminal
     _SLOT["server"] = ForkServer()
     _SLOT["callbacks"] = {}
@@ -166,7 +183,7 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
     # (pytest's, hypothesis's, or the interpreter's own) no longer walks it for every student.
     gc.freeze()
     context = multiprocessing.get_context("fork")
-    executor = ProcessPoolExecutor(max_workers=min(jobs, len(plan.to_grade)), mp_context=context, initializer=_start_slot)
+    executor = ProcessPoolExecutor(max_workers=min(jobs, len(plan.to_grade)), mp_context=context, initializer=_start_slot, initargs=(os.getpid(),))
     try:
         pending = {executor.submit(_grade_entry, entry) for entry in plan.to_grade}
         on_ready()

@@ -7,7 +7,9 @@ that need them, so ``attnlab --help`` and the quiz start fast.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -164,6 +166,23 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
         console.err.print(f"Wrote {path}")
 
 
+@contextlib.contextmanager
+def _interrupted_by_termination():
+    """SIGTERM (kill, a scheduler's time limit) and SIGHUP (the terminal closed) stop a class as
+    Ctrl-C does: the grading processes are stopped, the gradebook is rebuilt from what finished,
+    and the same command goes on later. (By default they ended this process alone.)"""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = {number: signal.signal(number, interrupt) for number in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
 def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path, only=None) -> None:
     from attnlab import console
     from attnlab.class_grading import grade_class, plan_class
@@ -190,7 +209,8 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     try:
         if plan.to_grade:
             console.err.print("Recording the reference's run of the hidden tests …")
-        outcome = grade_class(course, plan, store, limits, jobs=jobs, on_ready=progress.start, on_graded=progress.graded)
+        with _interrupted_by_termination():
+            outcome = grade_class(course, plan, store, limits, jobs=jobs, on_ready=progress.start, on_graded=progress.graded)
     except KeyboardInterrupt:
         progress.stop()
         console.err.print(f"Interrupted: the finished results are in {store.folder}; run the same command again to go on.")
