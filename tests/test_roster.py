@@ -1,5 +1,6 @@
 """Finding a class's submissions in the layouts instructors have: folders and zips, nbgrader's
-submitted/<student>/<assignment>/, a Gradescope export; and naming students as they are named."""
+submitted/<student>/<assignment>/, a Gradescope export; naming students as they are named; and
+reading back what a class run stored for them."""
 
 import json
 import os
@@ -212,3 +213,15 @@ def test_a_results_folder_inside_the_class_folder_is_not_a_student(tmp_path):
     store.save("ada", source="ada", fingerprint="f", grader="g", report=None, error=None)
     plan = plan_class(COURSE, tmp_path / "class", store, Limits())
     assert [e.student for e in plan.entries] == ["ada"]
+
+
+def test_a_stored_result_that_is_not_a_report_is_graded_again_not_trusted(tmp_path):
+    # A hand-edited results file whose report was a string crashed the summary and the gradebook.
+    from attnlab.gradebook import build_gradebook
+
+    store = ResultStore(tmp_path)
+    store.save("ada", source="ada", fingerprint="f", grader="g", report={"tests": []}, error=None)
+    store.save("bob", source="bob", fingerprint="f", grader="g", report="x", error=None)
+    store.save("cy", source="cy", fingerprint="f", grader="g", report={"tests": "x"}, error=None)
+    assert store.is_current("ada", "f", "g") and not store.is_current("bob", "f", "g") and not store.is_current("cy", "f", "g")
+    build_gradebook(store.all(), tmp_path / "gradebook.sqlite")

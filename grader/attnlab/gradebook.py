@@ -69,7 +69,10 @@ class ResultStore:
     def load(self, student: str) -> StoredResult | None:
         try:
             data = json.loads(self.path(student).read_text())
-            return StoredResult(data["student"], data["fingerprint"], data["grader"], data.get("error"), data.get("report"), data)
+            report = data.get("report")
+            if report is not None and not (isinstance(report, dict) and isinstance(report.get("tests"), list)):
+                return None  # edited by hand, or not ours: graded again rather than trusted
+            return StoredResult(data["student"], data["fingerprint"], data["grader"], data.get("error"), report, data)
         except (OSError, ValueError, KeyError, TypeError):
             return None  # missing, or unreadable: either way it is graded (again)
 
