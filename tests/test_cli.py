@@ -4,6 +4,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 
 import pytest
@@ -115,6 +116,18 @@ def test_check_says_which_function_it_waits_for(tmp_path):
         'raise NotImplementedError("merge_heads is not implemented yet")', "return x"))
     result = attnlab("check", tmp_path)
     assert "needs split_heads (in multihead.py) first" in result.stdout
+
+
+def test_check_stops_a_loop_that_never_ends_and_says_where(tmp_path):
+    # It ran the student's code in its own process with no time limit: such a loop hung it, silent.
+    loop = "\n\ndef softmax(x, axis=-1):\n    while True:\n        try:\n            pass\n        except Exception:\n            pass\n"
+    (tmp_path / "softmax.py").write_text((COURSE.solutions_dir / "softmax.py").read_text() + loop)
+    started = time.monotonic()
+    result = attnlab("check", tmp_path, "--only", "softmax", "--timeout", "2")
+    elapsed = time.monotonic() - started
+    assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
+    assert "did not finish within 2 s: a loop that never ends? (softmax.py" in " ".join(result.stdout.split())
+    assert elapsed < 8, "one test waits; the function's other tests are not run (each would wait 2 s)"
 
 
 def test_stubs_check_is_clean():

@@ -234,8 +234,9 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
 @click.argument("folder", type=click.Path(path_type=Path), required=False)
 @click.option("--only", multiple=True, metavar="FILE", help="Check only this exercise file (e.g. softmax); repeat for more.")
 @click.option("--track", "tracks", multiple=True, metavar="NAME", help="Check only this track's files: numpy, or torch (the PyTorch module).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=5.0, show_default=True, help="Seconds one public test may take; past it, it fails (a loop that never ends?) and the function's other tests are not run.")
 @COURSE_OPTION
-def check(folder: Path | None, only, tracks, course_dir: Path | None) -> None:
+def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | None) -> None:
     """Run the public tests on FOLDER (default: the course's exercises/) and summarise per function.
 
     The PyTorch track's tests import torch, which takes a second or two; --track numpy leaves
@@ -250,7 +251,7 @@ def check(folder: Path | None, only, tracks, course_dir: Path | None) -> None:
     course = _course(course_dir)
     folder = folder or course.exercises_dir
     try:
-        checks = run_check(course, folder, course.select(only, tracks))
+        checks = run_check(course, folder, course.select(only, tracks), test_seconds=timeout)
     except CourseError as error:
         raise UserError(str(error)) from None
     marks = {"passed": ("✓", "green"), "failed": ("✗", "red"), "not implemented": ("·", "yellow"), "waiting": ("…", "yellow")}
