@@ -109,8 +109,11 @@ def test_a_broken_gradescope_metadata_file_is_one_line(tmp_path, text, message):
 def test_odd_gradescope_metadata_values_fall_back_to_the_folder_name(tmp_path):
     for key in ("submission_1", "submission_2", "submission_3"):
         hand_in(tmp_path / key)
-    (tmp_path / "submission_metadata.yml").write_text("submission_1: [1, 2]\nsubmission_2:\n  :submitters: [5, null]\nsubmission_3:\n  :submitters:\n  - :sid: ''\n")
-    assert sorted(students(find_entries(tmp_path, COURSE))) == ["submission_1", "submission_2", "submission_3"]
+    hand_in(tmp_path / "submission_4")
+    (tmp_path / "submission_metadata.yml").write_text(
+        "submission_1: [1, 2]\nsubmission_2:\n  :submitters: [5, null]\nsubmission_3:\n  :submitters:\n  - :sid: ''\nsubmission_4:\n  :submitters: 7\n"
+    )
+    assert sorted(students(find_entries(tmp_path, COURSE))) == ["submission_1", "submission_2", "submission_3", "submission_4"]
 
 
 def test_a_zip_unpacks_no_escape_and_no_link(tmp_path):

@@ -153,6 +153,7 @@ def _gradescope_entries(export: Path) -> list[Entry]:
             continue
         info = info if isinstance(info, dict) else {}
         submitters = info.get(":submitters") or info.get("submitters") or []
+        submitters = submitters if isinstance(submitters, list) else []
         # A group submission is every member's: each gets the group's result under their own id.
         ids = [_gradescope_id(submitter) for submitter in submitters if isinstance(submitter, dict)]
         for student in dict.fromkeys(i for i in ids if i) or [str(key)]:
