@@ -129,7 +129,8 @@ def _staged(course, submission: Path, scratch: Path) -> Path:
     from attnlab.roster import Entry, stage
 
     zipped = submission.is_file() and submission.suffix == ".zip"
-    if not zipped and not (submission.is_dir() and not any((submission / f"{m}.py").is_file() for m in course.modules)):
+    without_scripts = submission.is_dir() and not any((submission / f"{m}.py").is_file() for m in course.modules)
+    if not (zipped or without_scripts):
         return submission
     return stage(Entry(submission.stem, submission), course, scratch)
 
