@@ -10,7 +10,8 @@ that fixture spliced into its file.
 
 Reports wall time, submissions per second, the peak memory of the grader and its
 processes, and the ratio to running the same hidden tests in-process without a
-sandbox (live pytest per submission, measured on a sample and scaled up).
+sandbox (live pytest per submission, measured on a sample and scaled up); and,
+before and after the class, the host's speed on a fixed numpy loop.
 
     python benchmarks/bench_class.py [--students 200] [--hostile 0.05] [--buggy 0.15] [--jobs N]
 """
@@ -78,6 +79,22 @@ def in_process_seconds(folder: Path, sample: int, modules: list[str]) -> float:
     return times[len(times) // 2]
 
 
+def host_speed_probe() -> float:
+    """CPU seconds of a fixed single-threaded numpy loop, median of three (0.28 to 0.65 s on this
+    machine in one evening). The same command varies by a third within an hour here, and
+    this moves with it: a slow run beside a slow probe is the host, not the code."""
+    import numpy as np
+
+    matrix = np.random.default_rng(0).random((8, 8))
+    seconds = []
+    for _ in range(3):
+        started = time.process_time()
+        for _ in range(100_000):
+            (matrix @ matrix).sum()
+        seconds.append(time.process_time() - started)
+    return sorted(seconds)[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=200)
@@ -97,9 +114,11 @@ def main() -> None:
         command = [sys.executable, "-m", "attnlab.cli", "grade", str(classroom), "--results", str(work / "results"), "--track", args.track, "--course", str(REPO)]
         if args.jobs:
             command += ["--jobs", str(args.jobs)]
+        probe = host_speed_probe()
         started = time.perf_counter()
         result = subprocess.run(command, capture_output=True, text=True)
         wall = time.perf_counter() - started
+        probe_after = host_speed_probe()
         if result.returncode != 0:
             sys.exit(f"grading failed: {result.stderr.strip()[-1000:]}")
         peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -107,6 +126,7 @@ def main() -> None:
         print(f"submissions / second {args.students / wall:8.2f}")
         print(f"per submission       {wall / args.students:8.3f} s")
         print(f"peak memory          {peak_mib:8.0f} MiB (largest single process of the run)")
+        print(f"host speed probe     {probe:8.2f} / {probe_after:.2f} CPU-s before / after (a fixed numpy loop: lower is faster)")
         baseline = in_process_seconds(classroom, args.baseline_sample, modules)
         print(f"in-process, no sandbox, live pytest: {baseline:.3f} s per submission (median of {args.baseline_sample}), {baseline * args.students:.0f} s for the class serially")
         print(f"ratio sandboxed class / in-process serial: {wall / (baseline * args.students):.2f}")
