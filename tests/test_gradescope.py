@@ -85,6 +85,12 @@ def test_an_upload_without_exercise_files_still_gets_a_results_file(autograder):
     assert results["score"] == 0 and "No exercise file was found" in results["output"]
 
 
+def test_an_unreadable_notebook_is_named_not_called_missing(autograder):
+    results = run_autograder(autograder, {"softmax.ipynb": '{"cells": {"not": "a list"}}'})
+    check_results_format(results)
+    assert results["score"] == 0 and results["output"] == "Your upload could not be read: softmax.ipynb: not a readable notebook (it has no list of cells)."
+
+
 def test_the_results_format_check_can_fail():
     with pytest.raises(AssertionError):
         check_results_format({"score": 1, "max_score": 2, "tests": []})

@@ -92,7 +92,7 @@ def build_autograder_zip(course: Course, out: Path, torch_version: str = "2.13.0
 def run(root: Path) -> dict:
     """Grade ``root/submission`` with the course in ``root/source``; write and return results.json."""
     from attnlab.grading import grade
-    from attnlab.roster import Entry, RosterError, stage
+    from attnlab.roster import Entry, NoExerciseFile, RosterError, stage
 
     results_path = root / "results" / "results.json"
     results_path.parent.mkdir(parents=True, exist_ok=True)
@@ -101,9 +101,11 @@ def run(root: Path) -> dict:
         with tempfile.TemporaryDirectory() as staging:
             try:
                 folder = stage(Entry("submission", root / "submission"), course, Path(staging))
-            except RosterError:
+            except NoExerciseFile:
                 names = ", ".join(f"{m}.py" for m in course.modules)
                 results = _nothing_to_grade(f"No exercise file was found in your upload. Upload {names} (or the notebooks), at the top level or in one folder.")
+            except RosterError as problem:  # a notebook that is not one, say: the student can mend it
+                results = _nothing_to_grade(f"Your upload could not be read: {problem}.")
             else:
                 results = grade(course, folder).to_gradescope()
     except Exception as error:  # noqa: BLE001 - Gradescope shows this file; a crash would show nothing

@@ -45,6 +45,10 @@ class RosterError(Exception):
     """The class folder cannot be read as a class; the message is one line."""
 
 
+class NoExerciseFile(RosterError):
+    """A submission holds none of the exercise files (nor their notebooks)."""
+
+
 @dataclass(frozen=True)
 class Entry:
     """One student's submission as found in the class folder."""
@@ -195,7 +199,7 @@ def stage(entry: Entry, course: Course, target: Path) -> Path:
     folder = _submission_folder(source, course)
     if folder is None:
         names = ", ".join(f"{m}.py" for m in course.modules)
-        raise RosterError(f"{shown(entry.source.name)}: no exercise file found (looked for {names})")
+        raise NoExerciseFile(f"{shown(entry.source.name)}: no exercise file found (looked for {names})")
     staged = target / "submission"
     staged.mkdir()
     for module in course.modules:
