@@ -228,3 +228,20 @@ def test_a_signal_to_the_graders_own_process_leaves_no_process_behind(tmp_path, 
     if stop == signal.SIGTERM:  # as Ctrl-C: what finished is kept, the gradebook rebuilt from it
         assert grader.returncode == 130 and "run the same command again to go on" in " ".join(stderr.split())
         assert (results / "gradebook.sqlite").exists()
+
+
+def test_a_gradescope_group_is_graded_once_and_each_member_gets_the_result(tmp_path):
+    export = tmp_path / "export"
+    build_submission(export / "submission_7", fixture("buggy", "softmax_ignores_axis"))
+    build_submission(export / "submission_8", fixture("correct", "softmax_logsumexp"))
+    (export / "submission_metadata.yml").write_text(
+        "submission_7:\n  :submitters:\n  - :sid: '11'\n  - :sid: '12'\nsubmission_8:\n  :submitters:\n  - :email: cy@example.org\n"
+    )
+    result = run_grade(export, "--results", tmp_path / "results", "--only", "softmax")
+    assert result.returncode == 0, result.stderr[-2000:]
+    ann, ben, cy = (stored(tmp_path, student) for student in ("11", "12", "cy@example.org"))
+    assert ann["report"]["score"] < ann["report"]["max_score"] == cy["report"]["score"]
+    # One grading, two results: the same report to the microsecond of its duration.
+    assert ann["report"] == ben["report"] and ann["fingerprint"] == ben["fingerprint"]
+    with sqlite3.connect(tmp_path / "results" / "gradebook.sqlite") as db:
+        assert db.execute("SELECT student FROM submissions ORDER BY student").fetchall() == [("11",), ("12",), ("cy@example.org",)]
