@@ -70,7 +70,10 @@ def ask_terminal(prompt: str) -> str:
     if getattr(sys.stdin, "errors", None) == "strict" and hasattr(sys.stdin, "reconfigure"):
         # Bytes that are not UTF-8 (a paste, a terminal in another encoding) are an answer that
         # cannot be read, as any other, not the end of the quiz (a UTF-8 locale reads strictly).
-        sys.stdin.reconfigure(errors="replace")
+        try:
+            sys.stdin.reconfigure(errors="replace")
+        except (ValueError, OSError):  # not once input has been read ahead: as it was, then
+            pass
     sys.stdout.write(prompt)
     sys.stdout.flush()
     while not select.select([sys.stdin], [], [], 0.2)[0]:
