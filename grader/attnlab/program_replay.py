@@ -484,7 +484,7 @@ def _judge(header: dict, buffers: list, call: RecordedCall, checks: NestedChecks
                 return False, None, False
         if header["op"] != "result":
             return False, (wrong or None), False
-        value = wire.decode(wire.loads_text(header.get("value_json")), buffers)
+        value = _result_value(header, buffers)
         matched = True
         if call.return_inputs:
             if not (isinstance(value, tuple) and len(value) == 3):
@@ -499,6 +499,12 @@ def _judge(header: dict, buffers: list, call: RecordedCall, checks: NestedChecks
         return False, None, False
 
 
+def _result_value(header: dict, buffers: list) -> object:
+    """A program's result as a value: its tree, sent as JSON text, over its arrays (``WireError``
+    when it cannot be read)."""
+    return wire.decode(wire.loads_text(header.get("value_json")), buffers)
+
+
 def _values(state: _Progress) -> list | None:
     """The test's results as values, in call order (the recorded value where it was bit for bit
     the reference's); None when one cannot be read."""
@@ -511,7 +517,7 @@ def _values(state: _Progress) -> list | None:
         if header.get("op") != "result":
             return None
         try:
-            values.append(wire.decode(wire.loads_text(header.get("value_json")), buffers))
+            values.append(_result_value(header, buffers))
         except wire.WireError:
             return None
     return values
