@@ -134,8 +134,13 @@ def _grade_entry(entry: Entry) -> tuple[str, dict | None, str | None]:
         # of the next collections' sight: each walks one submission's objects only.
         gc.collect()
         gc.freeze()
-    data = store.save(entry.student, source=shown(entry.source), fingerprint=plan.fingerprints[entry.student], grader=plan.grader, report=report, error=error)
-    return entry.student, data, None
+    return entry.student, _save(store, plan, entry, report, error), None
+
+
+def _save(store: ResultStore, plan: ClassPlan, entry: Entry, report: dict | None, error: str | None) -> dict:
+    """Save ``entry``'s result, with what says when it must be graded again (its fingerprint, the
+    grader's); return the stored data."""
+    return store.save(entry.student, source=shown(entry.source), fingerprint=plan.fingerprints[entry.student], grader=plan.grader, report=report, error=error)
 
 
 def grade_class(
@@ -201,7 +206,7 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
                     outcome.failures.append(failure)
                     outcome.failures.extend(f"{other.student}: not graded, as {student} (the same submission) was not" for other in others)
                     continue
-                results = [data] + [store.save(o.student, source=shown(o.source), fingerprint=plan.fingerprints[o.student], grader=plan.grader, report=data["report"], error=data["error"]) for o in others]
+                results = [data] + [_save(store, plan, other, data["report"], data["error"]) for other in others]
                 for result in results:
                     outcome.graded.append(result)
                     on_graded(result)
