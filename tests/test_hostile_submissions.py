@@ -95,6 +95,14 @@ def test_a_20_gb_allocation_is_out_of_memory(grade_fixture):
     assert "ran out of memory" in tests[0].feedback and "scores.py:" in tests[0].feedback
 
 
+def test_an_array_too_large_to_send_is_the_students_named_error(grade_fixture):
+    report = grade_fixture(hostile("returns_65_mib"))
+    tests = by_function(report)["softmax"]
+    assert tests and all(t.outcome is Outcome.ERROR for t in tests)
+    assert "softmax returned an array of 65 MiB (shape (8519680,)), more than the 64 MiB one array may be" in tests[0].feedback
+    assert_others_untouched(report, "softmax")
+
+
 def test_killing_the_fork_server_costs_nothing(grade_fixture):
     report = grade_fixture(hostile("kills_its_fork_server"))
     assert report.score == report.max_score, [t.feedback for t in report.tests if t.score < t.max_score]

@@ -338,7 +338,7 @@ class Program:
         result_buffers: list = []
         oldest = 0.0
         self._output.sync()
-        dead: set = set()  # tests a call of which raised on its own: the live run grades them
+        dead: set = set()  # tests a call of which raised (or returned what cannot be sent) on its own: the live run grades them
         out = None  # how far the output had come at the last result sent: "out" is sent when it moves
         for index, call in enumerate(calls):
             self._mark_index(index)
@@ -347,7 +347,7 @@ class Program:
                 header, arrays = {"op": "skipped", "seconds": 0.0}, []
             else:
                 header, arrays = self.run(call)
-                if header["op"] == "raised" and "nested" not in header:
+                if header["op"] in ("raised", "bad_return") and "nested" not in header:
                     dead.add(test)
             positions = self._output.positions()
             if positions != out:
