@@ -287,3 +287,30 @@ def test_a_program_that_stops_reading_ends_its_fast_path_not_its_grading(grade_b
     assert crashed and all("stopped listening to the grader" in t.feedback for t in crashed)
     assert {t.function for t in fast.tests if t.outcome is not Outcome.PASSED} <= {"softmax"}
     assert len(decided) < len(script.tests)  # the segments after the first ran live
+
+
+PEAK_OF_A_FAST_PATH = """
+import resource, sys, warnings
+sys.path.insert(0, sys.argv[1])
+warnings.simplefilter("ignore")
+from pathlib import Path
+from conftest import COURSE
+from attnlab.grading import grade, record_script
+from attnlab.reference import Reference
+reference = Reference(COURSE)
+script = record_script(COURSE, reference, ["softmax"])
+report = grade(COURSE, Path(sys.argv[2]), only=["softmax"], reference=reference, script=script, callback_cache={})
+print(report.score, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss << 10)
+"""
+
+
+def test_a_program_returning_15_mb_per_call_does_not_fill_the_graders_memory(tmp_path):
+    """Each differing result is kept for the test's own checks (body_replay), up to 64 MiB a
+    submission: past that its tests go live. Keeping them all took one grading process to 4 GB
+    on the numpy track (2.6 GB on softmax's tests alone)."""
+    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "returns_15_mb.py"))
+    done = subprocess.run([sys.executable, "-c", PEAK_OF_A_FAST_PATH, str(Path(__file__).parent), str(submission)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    score, peak = done.stdout.split()
+    assert float(score) < 5, "15 MB of ones is no softmax"
+    assert int(peak) < 600 << 20, f"the grading process peaked at {int(peak) >> 20} MiB"

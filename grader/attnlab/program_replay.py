@@ -35,6 +35,8 @@ import hashlib
 import uuid
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from attnlab import wire
 from attnlab.body_replay import body_passes
 from attnlab.outcomes import CallTimedOut, SubmissionProblem
@@ -54,6 +56,14 @@ RERUN_ROUNDS = 3
 RERUN_BUFFERS = wire.MAX_BUFFERS // 2
 # Starts of the program after a crash or a timeout, each with one more function poisoned.
 MAX_RESTARTS = 3
+# Bytes of a submission's results kept to run tests' own checks on (``body_replay``): a correct
+# one keeps none, a float64 variant of the whole suite about 1 MiB. Past it, the rest of its
+# differing results are not kept (those tests run live): a student returning 15 MB per call
+# had one grading process hold 4 GB.
+MAX_KEPT_BYTES = 64 << 20
+# Bytes of the reference's answers to nested calls kept for the class (a hostile program's nested
+# arguments can be as large as a message allows).
+MAX_ANSWER_BYTES = 256 << 20
 
 
 @dataclass
@@ -150,6 +160,7 @@ class NestedChecks:
     def __init__(self, reference):
         self.reference = reference
         self.answers: dict[tuple[str, str], tuple[bool, object]] = {}
+        self.answer_bytes = 0
         self.known: set[str] = set()
         self.token = uuid.uuid4().hex
         """The name the fork server keeps ``known`` under (``ForkServer.share_known``)."""
@@ -175,8 +186,10 @@ class NestedChecks:
                 answer = (True, wire.copy_plain(getattr(self.reference, name)(*args, **kwargs)))
             except Exception:  # noqa: BLE001 - the reference refuses these arguments: the live run shows how
                 answer = (False, None)
-            if len(self.answers) < NESTED_ANSWERS:
+            size = _nbytes(answer[1])
+            if len(self.answers) < NESTED_ANSWERS and self.answer_bytes + size <= MAX_ANSWER_BYTES:
                 self.answers[key] = answer
+                self.answer_bytes += size
         else:
             answer = self.answers[key]
         if not answer[0]:
@@ -201,8 +214,8 @@ class _Progress:
     """Every result so far came back whole, with no nested result to answer for: if values
     differ, the test's own checks may still be run on them (``body_replay``)."""
     results: dict = field(default_factory=dict)
-    """Per call of the test (its number): the call, its result (header, buffers), and whether
-    that was the reference's bit for bit."""
+    """Per call of the test (its number): the call, its result (header, buffers: None when it was
+    the reference's), and whether that was the reference's bit for bit."""
 
     def goes_live(self) -> None:
         self.ok, self.answers, self.clean = False, None, False
@@ -303,14 +316,23 @@ def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[s
     except SubmissionProblem:
         return {}
     module_of = lambda name: course.function(name).module
+    kept = [0]  # bytes of differing results kept for body_replay
 
     def judge(state: _Progress, call: _Call, header: dict, buffers: list) -> None:
         if not state.learning:
             return
         identical = _identical(header, buffers, call.expected)
-        state.results[call.number] = (call, header, buffers, identical)
         if identical:
+            state.results[call.number] = (call, None, None, True)
             return
+        if state.clean:
+            size = sum(len(b) for b in buffers)
+            if kept[0] + size <= MAX_KEPT_BYTES:
+                kept[0] += size
+                # Copies: a view would keep the whole message the result came in.
+                state.results[call.number] = (call, header, [bytes(b) for b in buffers], False)
+            else:
+                state.clean = False
         key = _result_key(call, header, buffers)
         if key is not None and key in checks.results:
             matched, clean = checks.results[key]
@@ -503,6 +525,17 @@ def _result_value(header: dict, buffers: list) -> object:
     """A program's result as a value: its tree, sent as JSON text, over its arrays (``WireError``
     when it cannot be read)."""
     return wire.decode(wire.loads_text(header.get("value_json")), buffers)
+
+
+def _nbytes(value) -> int:
+    """Bytes of the arrays in a plain value (``wire.copy_plain``'s kinds)."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, (tuple, list)):
+        return sum(_nbytes(v) for v in value)
+    if isinstance(value, dict):
+        return sum(_nbytes(v) for v in value.values())
+    return 0
 
 
 def _values(state: _Progress) -> list | None:
