@@ -103,6 +103,37 @@ def test_an_array_too_large_to_send_is_the_students_named_error(grade_fixture):
     assert_others_untouched(report, "softmax")
 
 
+JOINS_ITS_THREADS = '''"""softmax computes each row in a thread pool, and waits for it: no thread outlives the call.
+
+file: softmax.py
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    moved = np.moveaxis(np.asarray(x), axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1]) if moved.size else moved.reshape(0, max(moved.shape[-1], 0))
+    with ThreadPoolExecutor(2) as pool:
+        done = list(pool.map(lambda r: np.exp(r - r.max()) / np.exp(r - r.max()).sum(), rows))
+    out = np.array(done, dtype=moved.dtype).reshape(moved.shape) if done else np.exp(moved)
+    return np.moveaxis(out, -1, axis)
+'''
+
+
+def test_a_thread_left_running_ends_its_worker_and_one_joined_is_fine(grade_fixture, tmp_path):
+    report = grade_fixture(hostile("threads_that_print_forever"))
+    tests = by_function(report)["softmax"]
+    assert tests and all(t.outcome is Outcome.CRASHED and "left a thread running" in t.feedback for t in tests)
+    assert_others_untouched(report, "softmax")
+    joined = tmp_path / "joins_its_threads.py"
+    joined.write_text(JOINS_ITS_THREADS)
+    report = grade_fixture(read_fixture(joined))
+    assert report.score == report.max_score, [t.feedback[:200] for t in report.tests if t.score < t.max_score]
+
+
 def test_killing_the_fork_server_costs_nothing(grade_fixture):
     report = grade_fixture(hostile("kills_its_fork_server"))
     assert report.score == report.max_score, [t.feedback for t in report.tests if t.score < t.max_score]

@@ -176,6 +176,16 @@ def test_a_crash_leaves_only_the_crashing_function_to_the_live_run(grade_both, s
     assert {t.result.function for t in script.tests if t.nodeid not in decided} == {"attention_scores"}
 
 
+def test_threads_left_running_cost_seconds_with_the_script_not_the_budget(grade_both, script):
+    # Each call of softmax starts a thread that prints forever: the program used to run on, each
+    # call slower, to the submission's 60 s budget.
+    fast, live, decided, (fast_seconds, _) = grade_both("hostile", "threads_that_print_forever")
+    assert verdicts(fast) == verdicts(live)
+    assert {t.function for t in fast.tests if t.outcome.value == "crashed"} == {"softmax"}
+    assert {t.result.function for t in script.tests if t.nodeid not in decided} == {"softmax"}
+    assert fast_seconds < 15
+
+
 def test_a_file_that_hangs_at_import_costs_one_deadline_with_the_script(grade_both, script):
     fast, live, decided, (fast_seconds, live_seconds) = grade_both("hostile", "hangs_at_import", limits=LONG_DEADLINE)
     assert verdicts(fast) == verdicts(live)

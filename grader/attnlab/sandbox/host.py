@@ -34,6 +34,7 @@ from attnlab.outcomes import (
     StudentError,
     WorkerCrashed,
 )
+from attnlab.sandbox.worker import LEFT_A_THREAD
 
 # The fork server's only way into the engine: the folder that holds the attnlab package, of
 # which the sandbox sees these files only.
@@ -535,6 +536,8 @@ class WorkerProcess:
         status = self.server.reap(self.server_pid)
         self.channel.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
+        if status.get("exit") == LEFT_A_THREAD:
+            return "was ended because the code left a thread running (the grader cannot stop a thread: join yours before returning)"
         if "exit" in status:
             return f"exited with status {status['exit']}"
         number = status.get("signal")

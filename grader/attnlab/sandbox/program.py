@@ -43,7 +43,7 @@ import time
 import types
 
 from attnlab import wire
-from attnlab.sandbox.worker import BoundedText, _describe_exception
+from attnlab.sandbox.worker import BoundedText, _describe_exception, end_if_threads_left
 
 # A call whose nested results cannot all be sent (too many to check) is simply graded live.
 MAX_NESTED_SENT = 256
@@ -158,6 +158,7 @@ class Program:
                     loaded = importlib.import_module(module)
                 except BaseException as error:  # noqa: BLE001 - the student's import problem: that file's tests run live
                     failed = _describe_exception(error, self.submission_dir)["message"]
+                end_if_threads_left()
             if failed is not None:
                 self._stub(module, contract.get(module, ()))
                 self._send({"op": "imported", "module": module, "failed": failed})
@@ -306,7 +307,10 @@ class Program:
                 raise AttributeError(f"the submission has no function {function}()")
             if function in self.poisoned:
                 raise RuntimeError(f"{function} was not run again")
-            result = target(*args, **kwargs)
+            try:
+                result = target(*args, **kwargs)
+            finally:
+                end_if_threads_left()  # marked as this call's: the grader poisons it
             value = (result, args, kwargs) if return_inputs else result
             kept = len(self.nested_buffers)
             try:

@@ -17,14 +17,32 @@ import importlib
 import io
 import os
 import sys
+import time
 import traceback
 import types
+from _thread import _count as _threads_running
 
 from attnlab import wire
 
 # Exceptions the trusted side may report back from a reference call, re-raised by name.
 _REPLAYABLE = {name: getattr(builtins, name) for name in ("ValueError", "TypeError", "IndexError", "KeyError", "ZeroDivisionError")}
 _MAX_MESSAGE_CHARS = 2000
+# The status a worker ends with when the student's code left a thread running: Python cannot
+# stop a thread, and one that runs on takes the CPU from every later call (a softmax whose
+# threads printed forever held its program for the whole 60 s budget).
+LEFT_A_THREAD = 86
+
+
+def end_if_threads_left() -> None:
+    """End this worker (``LEFT_A_THREAD``) when a thread the student's code started is still
+    running, after giving one that is finishing a tenth of a second."""
+    if not _threads_running():
+        return
+    deadline = time.monotonic() + 0.1
+    while _threads_running() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    if _threads_running():
+        os._exit(LEFT_A_THREAD)
 
 
 class BoundedText(io.TextIOBase):
@@ -136,8 +154,10 @@ class Worker:
         try:
             self.module = importlib.import_module(self.module_name)
         except BaseException as error:  # noqa: BLE001 - sys.exit and worse at import are the student's to lose
+            end_if_threads_left()
             self._send({"op": "import_failed", **_describe_exception(error, self.submission_dir)})
             return False
+        end_if_threads_left()
         self._send({"op": "ready"})
         return True
 
@@ -161,13 +181,17 @@ class Worker:
             from attnlab.sandbox.module_harness import as_called
 
             target = as_called(target)
+        error = None
         try:
             result = target(*args, **kwargs)
-        except BaseException as error:  # noqa: BLE001 - whatever the student raises is reported, never re-raised
-            self._send({"op": "raised", **_describe_exception(error, self.submission_dir)})
-            return False
+        except BaseException as raised:  # noqa: BLE001 - whatever the student raises is reported, never re-raised
+            error = raised
         finally:
             namespace.update(swapped)
+        end_if_threads_left()  # before the reply: the crash is this call's
+        if error is not None:
+            self._send({"op": "raised", **_describe_exception(error, self.submission_dir)})
+            return False
         try:
             # With return_inputs the grader also sees the arguments as the call left them.
             self._send({"op": "result"}, value=(result, args, kwargs) if return_inputs else result)
