@@ -3,6 +3,7 @@
 import math
 import os
 import socket
+import time
 from pathlib import Path
 
 import numpy as np
@@ -238,6 +239,31 @@ def test_the_decoder_rejects_what_is_not_plain_data():
         assert copy.shape == odd.shape and copy.dtype == odd.dtype and np.array_equal(copy, odd)
     with pytest.raises(wire.WireError):
         wire.decode({"__float__": "1e308"}, [])
+
+
+@pytest.mark.parametrize("value, words", [
+    (np.ones(wire.MAX_ARRAY_BYTES // 8 + 1), "one array may be"),
+    ([0.5] * (wire.MAX_ITEMS + 1), "a list of 65537 items"),
+    ((0,) * (wire.MAX_ITEMS + 1), "a tuple of 65537 items"),
+    ({str(n): n for n in range(wire.MAX_ITEMS + 1)}, "a dict of 65537 items"),
+    ("x" * (wire.MAX_TEXT_CHARS + 1), "a text of 1048577 characters"),
+])
+def test_what_is_too_large_to_cross_is_refused_alike_by_encoding_copying_and_digesting(value, words):
+    # A program digests and copies a nested result (fingerprint, copy_plain) where a live worker
+    # encodes it: each refuses the same values, in the same words.
+    for refuse in (lambda v: wire.encode(v, []), wire.copy_plain, wire.fingerprint):
+        with pytest.raises(wire.WireError, match=words):
+            refuse([value])
+    wire.encode([value[:1] if not isinstance(value, dict) else {}], [])  # a little of it crosses
+
+
+def test_a_peer_that_skips_the_check_is_refused_before_its_array_is_read():
+    grader, peer = socket.socketpair()
+    with grader, peer:
+        header = wire.dumps({"op": "result"})
+        peer.sendall(wire._PREFIX.pack(len(header), 1) + (wire.MAX_ARRAY_BYTES + 1).to_bytes(8, "big") + header)
+        with pytest.raises(wire.WireError, match="an array larger than 64 MiB"):
+            wire.receive(grader, time.monotonic() + 5)
 
 
 def test_what_fast_json_cannot_write_still_crosses_exactly():

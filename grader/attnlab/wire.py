@@ -38,6 +38,10 @@ MAX_MESSAGE_BYTES = 1 << 30
 # One array, either way: the hidden suites' largest is 256 KiB. A result past it is the student's
 # error, named, before it is sent; a peer that sends one anyway breaks the format.
 MAX_ARRAY_BYTES = 64 << 20
+# Lists, tuples and text travel in the JSON header: a list of five million floats took longer to
+# write than a call's deadline (and was named a timeout), and 100 MB of text crashed the writer.
+MAX_ITEMS = 1 << 16
+MAX_TEXT_CHARS = 1 << 20
 MAX_DEPTH = 32
 ARRAY_KINDS = "fbiu"  # float, bool, signed and unsigned integers
 
@@ -70,9 +74,11 @@ def _encode(value, buffers, depth):
         buffers.append(array)
         return {"__nd__": [len(buffers) - 1, array.dtype.str, list(array.shape)]}
     if isinstance(value, tuple):
-        return {"__tuple__": [_encode(v, buffers, depth + 1) for v in value]}
-    if value is None or isinstance(value, (bool, str)):
+        return {"__tuple__": [_encode(v, buffers, depth + 1) for v in _countable(value)]}
+    if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, str):
+        return _plain_text(value)
     if isinstance(value, np.generic):  # numpy scalars travel as Python scalars
         if value.dtype.kind not in ARRAY_KINDS:
             raise WireError(f"a numpy scalar of dtype {value.dtype} is not a number")
@@ -83,12 +89,25 @@ def _encode(value, buffers, depth):
         value = float(value)
         return value if math.isfinite(value) else {"__float__": repr(value)}
     if isinstance(value, list):
-        return [_encode(v, buffers, depth + 1) for v in value]
+        return [_encode(v, buffers, depth + 1) for v in _countable(value)]
     if isinstance(value, dict):
         if not all(isinstance(k, str) for k in value):
             raise WireError("a dict with non-string keys")
-        return {"__dict__": [[k, _encode(v, buffers, depth + 1)] for k, v in value.items()]}
+        return {"__dict__": [[k, _encode(v, buffers, depth + 1)] for k, v in _countable(value).items()]}
     raise WireError(f"a value of type {type(value).__name__}")
+
+
+def _countable(items):
+    """``items`` (a list, tuple or dict), if it has few enough to travel in a header."""
+    if len(items) > MAX_ITEMS:
+        raise WireError(f"a {type(items).__name__} of {len(items)} items, more than the {MAX_ITEMS} one may hold (an array may hold more)")
+    return items
+
+
+def _plain_text(value: str) -> str:
+    if len(value) > MAX_TEXT_CHARS:
+        raise WireError(f"a text of {len(value)} characters, more than the {MAX_TEXT_CHARS} one may be")
+    return value
 
 
 def _plain_array(value: np.ndarray) -> np.ndarray:
@@ -139,15 +158,17 @@ def _copy(value, depth):
     if isinstance(value, np.ndarray):
         return _plain_array(value).copy(order="C")
     if isinstance(value, tuple):
-        return tuple([_copy(v, depth + 1) for v in value])
-    if value is None or type(value) in (bool, str, int, float):
+        return tuple([_copy(v, depth + 1) for v in _countable(value)])
+    if value is None or type(value) in (bool, int, float):
         return value
+    if type(value) is str:
+        return _plain_text(value)
     if isinstance(value, list):
-        return [_copy(v, depth + 1) for v in value]
+        return [_copy(v, depth + 1) for v in _countable(value)]
     if isinstance(value, dict):
         if not all(isinstance(k, str) for k in value):
             raise WireError("a dict with non-string keys")
-        return {str(k): _copy(v, depth + 1) for k, v in value.items()}
+        return {str(k): _copy(v, depth + 1) for k, v in _countable(value).items()}
     # Subclasses of the plain types and numpy scalars: as encoding them would.
     return decode(encode(value, buffers := []), [as_bytes(array) for array in buffers])
 
@@ -171,6 +192,8 @@ def _feed(value, update, depth) -> None:
         raise WireError("nesting deeper than 32 levels")
     kind = type(value)
     if kind is np.ndarray:
+        if value.nbytes > MAX_ARRAY_BYTES:
+            _plain_array(value)  # raises, in encode's words
         tag = _ARRAY_TAGS.get((value.dtype, value.shape)) or _array_tag(value)
         update(tag)
         try:
@@ -179,7 +202,7 @@ def _feed(value, update, depth) -> None:
             update(as_bytes(value))
         return
     if kind is tuple or kind is list:
-        update(_SEQUENCE_TAGS.get((kind, len(value))) or (b"(%d;" if kind is tuple else b"[%d;") % len(value))
+        update(_SEQUENCE_TAGS.get((kind, len(value))) or (b"(%d;" if kind is tuple else b"[%d;") % len(_countable(value)))
         for item in value:
             _feed(item, update, depth + 1)
         return
@@ -192,11 +215,11 @@ def _feed(value, update, depth) -> None:
     elif kind is int:
         update(b"i%d;" % value)
     elif kind is str:
-        data = value.encode("utf-8", "surrogatepass")
+        data = _plain_text(value).encode("utf-8", "surrogatepass")
         update(b"s%d;" % len(data))
         update(data)
     elif kind is dict:
-        update(b"{%d;" % len(value))
+        update(b"{%d;" % len(_countable(value)))
         for key, item in value.items():
             if type(key) is not str:
                 if not isinstance(key, str):

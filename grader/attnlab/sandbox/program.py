@@ -259,11 +259,12 @@ class Program:
         try:
             # Arguments as the callee left them: what is written down, and what the grader judges.
             key = known_key(name, args, kwargs, result)
+            fresh_result = wire.copy_plain(result)
         except wire.WireError as error:
             self._arguments(name, args, kwargs)  # raises when the arguments are what cannot cross
             self._write_down(name, args, kwargs, failed=f"returned {error}")
+            self.not_nested.add(name)
             raise TypeError(f"{name} returned {error}") from None
-        fresh_result = wire.copy_plain(result)
         if key not in self.known:
             self._write_down(name, args, kwargs, value=fresh_result)
         return fresh_result
