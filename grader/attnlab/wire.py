@@ -34,10 +34,12 @@ except ImportError:  # the engine works without it, at the standard library's sp
 
 MAX_HEADER_BYTES = 4 << 20
 MAX_BUFFERS = 4096
-MAX_MESSAGE_BYTES = 1 << 30
 # One array, either way: the hidden suites' largest is 256 KiB. A result past it is the student's
 # error, named, before it is sent; a peer that sends one anyway breaks the format.
 MAX_ARRAY_BYTES = 64 << 20
+# A message is held whole by its receiver: room for one array at the limit and more besides (a
+# program sends its results in messages of about 16 MiB at most).
+MAX_MESSAGE_BYTES = 2 * MAX_ARRAY_BYTES
 # Lists, tuples and text travel in the JSON header: a list of five million floats took longer to
 # write than a call's deadline (and was named a timeout), and 100 MB of text crashed the writer.
 MAX_ITEMS = 1 << 16
@@ -426,7 +428,7 @@ def receive(sock: socket.socket, deadline: float | None = None) -> tuple[dict, l
     lengths = struct.unpack_from(f"!{n_buffers}Q", lengths_and_header)
     total = sum(lengths)
     if total > MAX_MESSAGE_BYTES:
-        raise WireError("a message larger than 1 GiB")
+        raise WireError(f"a message larger than {MAX_MESSAGE_BYTES >> 20} MiB")
     if n_buffers and max(lengths) > MAX_ARRAY_BYTES:
         raise WireError(f"an array larger than {MAX_ARRAY_BYTES >> 20} MiB")
     try:

@@ -55,8 +55,10 @@ STATE_BYTES = 8
 # A function whose nested calls took this long in all (seconds) is no longer run nested: its
 # callers are answered in a rerun (correct code spends about 0.05 s in them per submission).
 NESTED_SECONDS = 1.0
-# Results go back a few at a time: at most this many, this many arrays, or this old (seconds).
-FLUSH_RESULTS, FLUSH_BUFFERS, FLUSH_SECONDS = 64, 1500, 0.01
+# Results go back a few at a time: at most this many, this many arrays, this old (seconds), or
+# this many bytes of arrays (the grader holds a message whole: under load 64 results of 15 MB
+# each went in one).
+FLUSH_RESULTS, FLUSH_BUFFERS, FLUSH_SECONDS, FLUSH_BYTES = 64, 1500, 0.01, 16 << 20
 
 
 def mark_codes(modules: list[str], contract: dict[str, list[str]]) -> tuple[dict[str, int], dict[str, int]]:
@@ -341,6 +343,7 @@ class Program:
         """Run ``calls`` in order, sending results in small groups."""
         results: list = []
         result_buffers: list = []
+        pending_bytes = 0
         oldest = 0.0
         self._output.sync()
         dead: set = set()  # tests a call of which raised (or returned what cannot be sent) on its own: the live run grades them
@@ -359,8 +362,10 @@ class Program:
                 header["out"] = out = positions
             results.append(header)
             result_buffers.extend(arrays)
+            for array in arrays:
+                pending_bytes += array.nbytes
             oldest = oldest or time.perf_counter()
-            if len(results) >= FLUSH_RESULTS or len(result_buffers) >= FLUSH_BUFFERS or time.perf_counter() - oldest > FLUSH_SECONDS or index == len(calls) - 1:
+            if len(results) >= FLUSH_RESULTS or len(result_buffers) >= FLUSH_BUFFERS or pending_bytes >= FLUSH_BYTES or time.perf_counter() - oldest > FLUSH_SECONDS or index == len(calls) - 1:
                 skip = self._output.check()
                 if skip is not False:
                     # Output no call can be told to have made: every test of these calls runs
@@ -369,7 +374,7 @@ class Program:
                         result["out"] = None
                     results[-1]["skip"] = out = skip
                 self._send({"op": "results", "results": results}, result_buffers)
-                results, result_buffers, oldest = [], [], 0.0
+                results, result_buffers, pending_bytes, oldest = [], [], 0, 0.0
 
     def serve(self) -> None:
         header, _ = wire.receive(self.channel)
