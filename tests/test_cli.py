@@ -142,6 +142,20 @@ def test_public_tests_run_with_plain_pytest():
     assert " passed" in result.stdout.splitlines()[-1]
 
 
+def test_plain_pytest_stops_a_loop_that_never_ends_too(tmp_path):
+    # The course's conftest gives plain pytest the check's deadline (5 s): it used to hang.
+    loop = "\n\ndef softmax(x, axis=-1):\n    while True:\n        pass\n"
+    (tmp_path / "softmax.py").write_text((COURSE.solutions_dir / "softmax.py").read_text() + loop)
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_softmax.py"], cwd=COURSE.exercises_dir,
+                            capture_output=True, text=True, timeout=120, env={**__import__("os").environ, "ATTNLAB_SUBMISSION": str(tmp_path)})
+    elapsed = time.monotonic() - started
+    assert result.returncode == 1, result.stdout[-2000:]
+    assert "TestTookTooLong: did not finish within 5 s: a loop that never ends?" in result.stdout
+    assert "not run: softmax did not finish within 5 s in an earlier test" in result.stdout
+    assert elapsed < 20, "one test waits; softmax's other tests are not run"
+
+
 def buggy_folder(tmp_path, name):
     return build_submission(tmp_path / name, read_fixture(SUBMISSIONS / "buggy" / f"{name}.py"))
 

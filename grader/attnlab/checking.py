@@ -13,9 +13,7 @@ import contextlib
 import functools
 import importlib
 import os
-import signal
 import sys
-import threading
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +24,7 @@ from attnlab.course import Course, CourseError
 from attnlab.misconceptions import RecordedCall, identify, load_catalogue
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.reference import Reference
+from attnlab.test_deadline import TestDeadline, TestTookTooLong, function_of
 from attnlab.wire import WireError, copy_plain
 
 PYTEST_INI = Path(__file__).with_name("public_tests.ini")
@@ -153,48 +152,10 @@ def reference_names(course: Course):
         sys.path[:] = saved_path
 
 
-def _function_of(item) -> str:
-    """The function a public test checks: its docstring starts ``softmax: ...``."""
-    doc = (getattr(item.function, "__doc__", None) or item.name).strip()
-    return doc.split(":", 1)[0].strip()
-
-
-class TestTookTooLong(BaseException):
-    """Raised in a public test that ran past its time. Not an ``Exception``: a student's
-    ``except Exception`` around the loop must not swallow it."""
-
-    __test__ = False
-
-
 class CheckPlugin:
-    def __init__(self, folder: Path, recorder: CallRecorder | None = None, namer: MistakeNamer | None = None, contract: set[str] = frozenset(), test_seconds: float | None = None):
+    def __init__(self, folder: Path, recorder: CallRecorder | None = None, namer: MistakeNamer | None = None, contract: set[str] = frozenset()):
         self.folder, self.recorder, self.namer, self.contract = folder, recorder, namer, contract
-        self.test_seconds = test_seconds
-        self.timed_out: set[str] = set()  # functions a test of which ran past test_seconds
         self.outcomes: list[tuple[str, str, str]] = []  # function, status, message
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_call(self, item):
-        """The check runs the student's code in this process: a loop that never ends would hang
-        it with no word. Past ``test_seconds`` the test fails, where the code was (again every
-        second after, should a bare ``except:`` catch it)."""
-        if not self.test_seconds or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-            return (yield)
-        function = _function_of(item)
-        if function in self.timed_out:  # its other tests would each wait as long again
-            raise TestTookTooLong(f"not run: {function} did not finish within {self.test_seconds:g} s in an earlier test")
-
-        def took_too_long(signum, frame):
-            self.timed_out.add(function)
-            raise TestTookTooLong(f"did not finish within {self.test_seconds:g} s: a loop that never ends?")
-
-        previous = signal.signal(signal.SIGALRM, took_too_long)
-        signal.setitimer(signal.ITIMER_REAL, self.test_seconds, 1.0)
-        try:
-            return (yield)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
 
     def pytest_sessionstart(self, session) -> None:
         if self.recorder is not None:
@@ -208,7 +169,7 @@ class CheckPlugin:
     def pytest_runtest_makereport(self, item, call):
         report = yield
         if report.when == "call" or (report.when == "setup" and report.failed):
-            function = _function_of(item)
+            function = function_of(item)
             if report.passed:
                 self.outcomes.append((function, "passed", ""))
             else:
@@ -231,7 +192,7 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
     # The catalogue is the instructor's: where the course has it (not in a student release), name mistakes.
     namer = MistakeNamer(course) if (course.solutions_dir / "misconceptions").is_dir() else None
     modules = only or list(course.modules)
-    plugin = CheckPlugin(folder, CallRecorder(course, folder, modules) if namer else None, namer, {f.name for f in course.functions}, test_seconds)
+    plugin = CheckPlugin(folder, CallRecorder(course, folder, modules) if namer else None, namer, {f.name for f in course.functions})
     tests = [course.public_tests_dir / f"test_{m}.py" for m in modules]
     tests = [str(t) for t in tests if t.is_file()] if only else [str(course.public_tests_dir)]
     if not tests:
@@ -240,7 +201,7 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
     previous = os.environ.get(SUBMISSION_VARIABLE)
     os.environ[SUBMISSION_VARIABLE] = str(folder)
     try:
-        exit_code, output = run_captured(args, [plugin])
+        exit_code, output = run_captured(args, [plugin, TestDeadline(test_seconds or 0)])
     finally:
         if previous is None:
             os.environ.pop(SUBMISSION_VARIABLE, None)
