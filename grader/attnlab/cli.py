@@ -70,7 +70,7 @@ def main() -> None:
 @click.option("--explain", is_flag=True, help="One submission: show the whole feedback of every failing test, its heatmaps, and what the code printed.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False), help="One submission: also write an HTML report (feedback and heatmaps) to this file.")
 @click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), help="A class: the results folder (default: results/ next to the class folder).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="A class: submissions graded at once (default: the machine's cores).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="A class: submissions graded at once (default: the machine's cores, fewer where memory is short).")
 @click.option("--student", "students", multiple=True, metavar="ID", help="A class: (re)grade only this student; repeat for more.")
 @click.option("--assignment", metavar="NAME", help="A class in nbgrader's layout: the assignment to grade (default: each student's newest).")
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="A class: also export the gradebook as CSV (student, total, points per exercise file).")
@@ -190,6 +190,7 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     from attnlab.class_report import ClassProgress, render_class_summary
     from attnlab.course import CourseError
     from attnlab.gradebook import ResultStore, write_csv
+    from attnlab.jobs import available_memory, choose_jobs
     from attnlab.misconceptions import load_catalogue
     from attnlab.roster import RosterError
     from attnlab.sandbox.host import describe_mode
@@ -206,6 +207,9 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         raise UserError(f"cannot write the results to {store.folder}: {error.strerror or error}") from None
     console.err.print(f"{len(plan.entries)} submissions in {folder}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
     console.err.print(f"Sandbox: {describe_mode()}")
+    jobs, memory_note = choose_jobs(jobs, len(plan.to_grade), limits, available=available_memory())
+    if memory_note:
+        console.err.print(memory_note, style="yellow", markup=False)
     progress = ClassProgress(console.err, len(plan.to_grade))
     try:
         if plan.to_grade:
