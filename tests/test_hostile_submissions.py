@@ -135,6 +135,18 @@ def test_a_thread_left_running_ends_its_worker_and_one_joined_is_fine(grade_fixt
     assert report.score == report.max_score, [t.feedback[:200] for t in report.tests if t.score < t.max_score]
 
 
+def test_torchs_own_out_of_memory_error_is_out_of_memory(grade_fixture):
+    tests = grade_fixture(hostile("torch_allocates_1200_mb")).tests
+    assert tests and all(t.outcome is Outcome.OUT_OF_MEMORY for t in tests)
+    assert "ran out of memory (more than 1024 MiB)" in tests[0].feedback and "in __init__: self.big = torch.ones(300_000_000)" in tests[0].feedback
+
+
+def test_an_answer_on_the_wrong_device_is_named_not_not_implemented(grade_fixture):
+    tests = [t for t in grade_fixture(hostile("torch_answers_on_meta")).tests if t.outcome is not Outcome.PASSED]
+    assert tests and all(t.outcome is Outcome.ERROR for t in tests)
+    assert "forward returned a tensor on meta, not on cpu where x was" in tests[0].feedback
+
+
 def test_killing_the_fork_server_costs_nothing(grade_fixture):
     report = grade_fixture(hostile("kills_its_fork_server"))
     assert report.score == report.max_score, [t.feedback for t in report.tests if t.score < t.max_score]

@@ -63,6 +63,9 @@ def drive(module_class, request: dict) -> dict:
         output = module(x) if mask is None else module(x, key_padding_mask=mask)
     if not isinstance(output, torch.Tensor):
         raise TypeError(f"forward returned {type(output).__name__}, not a tensor")
+    if output.device.type != device.type:
+        # Else reading a meta tensor's values fails in here, as a NotImplementedError: "not implemented yet".
+        raise TypeError(f"forward returned a tensor on {output.device.type}, not on {device.type} where x was")
     answer = {"state": state, "shape": list(output.shape), "dtype": str(output.dtype).removeprefix("torch."), "device": output.device.type}
     if device.type == "meta":
         return answer

@@ -94,7 +94,8 @@ def _describe_exception(error: BaseException, submission_dir: str) -> dict:
         "message": message[:_MAX_MESSAGE_CHARS],
         "frames": _student_frames(error, submission_dir),
         "not_implemented": isinstance(error, NotImplementedError),
-        "memory": isinstance(error, MemoryError),
+        # torch's allocator reports the memory limit as a RuntimeError of its own.
+        "memory": isinstance(error, MemoryError) or (isinstance(error, RuntimeError) and "DefaultCPUAllocator: can't allocate memory" in message),
     }
 
 
