@@ -56,8 +56,8 @@ STATE_BYTES = 8
 # callers are answered in a rerun (correct code spends about 0.05 s in them per submission).
 NESTED_SECONDS = 1.0
 # Results go back a few at a time: at most this many, this many arrays, this old (seconds), or
-# this many bytes of arrays (the grader holds a message whole: under load 64 results of 15 MB
-# each went in one).
+# this many bytes of arrays (the grader holds a message whole, and refuses one past
+# wire.MAX_MESSAGE_BYTES: 64 results of 15 MB each would have been one).
 FLUSH_RESULTS, FLUSH_BUFFERS, FLUSH_SECONDS, FLUSH_BYTES = 64, 1500, 0.01, 16 << 20
 
 
