@@ -27,6 +27,7 @@ from typing import Callable
 from attnlab.course import Course
 from attnlab.gradebook import GRADEBOOK_NAME, ResultStore, build_gradebook, grader_fingerprint
 from attnlab.grading import SubmissionError, grade, load_hidden_tests, record_script_in_parallel
+from attnlab.jobs import choose_jobs
 from attnlab.reference import Reference
 from attnlab.replay import Script
 from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, safe_id, shown, stage
@@ -153,13 +154,15 @@ def grade_class(
     on_ready: Callable[[], None] = lambda: None,
     on_graded: Callable[[dict], None] = lambda data: None,
 ) -> ClassOutcome:
-    """Grade ``plan.to_grade`` with ``jobs`` processes (default: the machine's cores), then
-    rebuild the gradebook. Ctrl-C stops the run; what finished is kept."""
+    """Grade ``plan.to_grade`` with ``jobs`` processes (default: the machine's cores; never more
+    than the submissions: ``choose_jobs``), then rebuild the gradebook. Ctrl-C stops the run;
+    what finished is kept."""
     started = time.perf_counter()
     outcome = ClassOutcome(plan)
     try:
         if plan.to_grade:
-            _grade_in_parallel(course, plan, store, limits, jobs or os.cpu_count() or 1, outcome, on_ready, on_graded)
+            slots, _ = choose_jobs(jobs, len(plan.to_grade), limits)
+            _grade_in_parallel(course, plan, store, limits, slots, outcome, on_ready, on_graded)
     finally:
         students = [e.student for e in plan.entries]
         outcome.gradebook = build_gradebook(store.all(students), store.folder / GRADEBOOK_NAME)
@@ -183,12 +186,12 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
     reference = Reference(course)
     store.folder.mkdir(parents=True, exist_ok=True)
     load_hidden_tests(course, plan.only)  # once here, not in every process forked below
-    _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=_script(course, reference, plan, store.folder, min(jobs, len(plan.to_grade))))
+    _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=_script(course, reference, plan, store.folder, jobs))
     # What is loaded now lives as long as the class: out of the collector's sight, a full collection
     # (pytest's, hypothesis's, or the interpreter's own) no longer walks it for every student.
     gc.freeze()
     context = multiprocessing.get_context("fork")
-    executor = ProcessPoolExecutor(max_workers=min(jobs, len(plan.to_grade)), mp_context=context, initializer=_start_slot, initargs=(os.getpid(),))
+    executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_slot, initargs=(os.getpid(),))
     # A submission several students share (a Gradescope group's) is graded once: its other
     # members get the same result under their own ids.
     sharing: dict[Path, list[Entry]] = {}
