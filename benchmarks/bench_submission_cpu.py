@@ -53,9 +53,10 @@ def main() -> None:
     args = parser.parse_args()
     warnings.simplefilter("ignore")
 
-    from attnlab.grading import grade, record_script
     from attnlab.reference import Reference
-    from attnlab.sandbox.host import ForkServer, Limits
+    from attnlab.replay import ClassSession
+    from attnlab.replay.recording import record_script
+    from attnlab.sandbox.host import Limits
 
     modules = COURSE.tracks["numpy"]
     work = Path(tempfile.mkdtemp(prefix="attnlab-bench-cpu-"))
@@ -69,17 +70,19 @@ def main() -> None:
         print(f"recording the reference's run: {time.perf_counter() - started:.2f} s (one process)")
         gc.freeze()  # as class grading does before it forks its grading processes
         gc.disable()  # and as its grading processes do: one collection after each submission
-        server, callbacks, limits = ForkServer(), {}, Limits()
+        session = ClassSession(COURSE, reference, script, Limits(), modules)
+        session.start()
+        server = session.fork_server
         try:
             first = sorted(classes["correct"].iterdir())[0]
-            grade(COURSE, first, only=modules, limits=limits, fork_server=server, reference=reference, script=script, callback_cache=callbacks)
+            session.grade(first)
             figures: dict[str, list[tuple[float, float, float]]] = {kind: [] for kind in classes}
             for _ in range(args.rounds):
                 for kind, folder in classes.items():
                     submissions = sorted(folder.iterdir())
                     wall, cpu, sandbox = time.perf_counter(), time.process_time(), tree_cpu_seconds(server.process.pid)
                     for submission in submissions:
-                        grade(COURSE, submission, only=modules, limits=limits, fork_server=server, reference=reference, script=script, callback_cache=callbacks)
+                        session.grade(submission)
                         gc.collect()
                         gc.freeze()
                     n = len(submissions)

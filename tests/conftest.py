@@ -132,6 +132,44 @@ def fork_server():
     server.close()
 
 
+@pytest.fixture(scope="session")
+def class_session():
+    """What a grading process of a class holds for the numpy track: the reference's recorded run,
+    a fork server of its own and the class's caches."""
+    from attnlab.reference import Reference
+    from attnlab.replay import ClassSession
+    from attnlab.replay.recording import record_script
+
+    reference = Reference(COURSE)
+    modules = COURSE.tracks["numpy"]
+    session = ClassSession(COURSE, reference, record_script(COURSE, reference, modules), Limits(call_seconds=1.0), modules)
+    session.start()
+    yield session
+    session.close()
+
+
+def grade_in_class(session, submission: Path, only: list[str] | None = None, limits: Limits | None = None):
+    """Grade ``submission`` as a grading process of a class does (the fast path first), on the
+    ``only`` files."""
+    return grade(COURSE, submission, only=only, limits=limits or session.limits, fork_server=session.fork_server, reference=session.reference, answer_cache=session.answer_cache, decide=session.replayer.decide)
+
+
+@pytest.fixture
+def grade_both_paths(tmp_path, fork_server, class_session):
+    """Grade a fixture spliced into the reference on its own file, alone (live) and as in a class;
+    return both reports."""
+
+    def run(fixture: StudentFixture, *, limits: Limits | None = None):
+        submission = build_submission(tmp_path / fixture.path.stem, fixture)
+        only = [fixture.file.removesuffix(".py")]
+        limits = limits or Limits(call_seconds=1.0)
+        alone = grade(COURSE, submission, only=only, limits=limits, fork_server=fork_server)
+        in_class = grade_in_class(class_session, submission, only, limits)
+        return alone, in_class
+
+    return run
+
+
 @pytest.fixture
 def grade_fixture(tmp_path, fork_server):
     """Grade a fixture spliced into the reference; by default only its own exercise file."""

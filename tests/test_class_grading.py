@@ -15,7 +15,7 @@ import pytest
 from conftest import COURSE, REPO, SUBMISSIONS, build_submission, private_uids_in, process_group, processes_of, read_fixture
 
 from attnlab.grading import grade
-from attnlab.script_cache import CACHE_NAME
+from attnlab.replay.kept import CACHE_NAME
 from attnlab.sandbox.host import Limits, private_uid_of
 
 ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
@@ -24,6 +24,8 @@ BUGGY = ["softmax_ignores_axis", "sdpa_mask_inverted", "split_heads_reshape_only
 # beside this one (pytest-xdist) can make 1 s.
 DEADLINE = 2
 HOSTILE = ["infinite_loop", "allocates_20_gb", "forks_50_sleepers", "reads_the_solutions", "opens_a_socket", "writes_outside_its_folder"]
+# Submissions that computed nothing and were given points by an earlier class fast path.
+FORGERS = {"harvests_answers_from_memory": "attention", "inverts_what_merge_heads_was_given": "multihead", "chains_its_masks": "masks", "chains_its_attention": "attention"}
 
 
 def fixture(kind: str, name: str):
@@ -41,7 +43,7 @@ def make_class(folder: Path) -> Path:
     shutil.rmtree(folder / "zipped-src")
     for name in BUGGY:
         build_submission(folder / f"buggy-{name}", fixture("buggy", name))
-    for name in HOSTILE:
+    for name in (*HOSTILE, *FORGERS):
         build_submission(folder / f"hostile-{name}", fixture("hostile", name))
     (folder / "empty-handed").mkdir()
     (folder / "empty-handed" / "notes.txt").write_text("I did not do it")
@@ -88,7 +90,7 @@ def test_a_mixed_class_finishes_with_every_result_saved(graded_class):
     root, _, result, _ = graded_class
     assert result.returncode == 0, result.stderr[-2000:]
     students = {p.stem for p in (root / "results").glob("*.json")}
-    assert students == {"ada", "bob", "empty-handed", *(f"buggy-{n}" for n in BUGGY), *(f"hostile-{n}" for n in HOSTILE)}
+    assert students == {"ada", "bob", "empty-handed", *(f"buggy-{n}" for n in BUGGY), *(f"hostile-{n}" for n in (*HOSTILE, *FORGERS))}
     assert "Score distribution" in result.stdout and "Tests most students lose points on" in result.stdout
 
 
@@ -147,6 +149,19 @@ def test_class_grading_gives_the_scores_grading_alone_gives(graded_class, fork_s
         alone = grade(COURSE, root / "class" / student, limits=Limits(call_seconds=DEADLINE), fork_server=fork_server)
         in_class = stored(root, student)["report"]["tests"]
         assert [(t.name, t.outcome.value, t.score, t.misconception) for t in alone.tests] == [(t["name"], t["outcome"], t["score"], t["misconception"]) for t in in_class]
+
+
+@pytest.mark.parametrize("name", sorted(FORGERS))
+def test_a_submission_that_computes_nothing_earns_nothing_in_a_class_as_alone(graded_class, fork_server, name):
+    """What each forger's functions earn in the class is what they earn graded alone, and the
+    functions that only copy or chain earn nothing on either path."""
+    root, *_ = graded_class
+    student = f"hostile-{name}"
+    alone = grade(COURSE, root / "class" / student, only=[FORGERS[name]], limits=Limits(call_seconds=DEADLINE), fork_server=fork_server)
+    in_class = [t for t in stored(root, student)["report"]["tests"] if t["module"] == FORGERS[name]]
+    assert [(t.name, t.outcome.value, t.score) for t in alone.tests] == [(t["name"], t["outcome"], t["score"]) for t in in_class]
+    copied = {"harvests_answers_from_memory": {"scaled_dot_product_attention", "self_attention", "cross_attention"}, "inverts_what_merge_heads_was_given": {"split_heads"}, "chains_its_masks": {"causal_mask", "padding_mask"}, "chains_its_attention": {"scaled_dot_product_attention"}}[name]
+    assert {t["function"] for t in in_class if t["score"] > 0} & copied == set()
 
 
 def test_a_rerun_grades_nothing_and_a_changed_or_named_submission_again(graded_class):

@@ -1,8 +1,10 @@
-"""The class's fast path (record once, replay per submission) gives the live verdicts, cheaper.
+"""The class's fast path (record once, replay per submission) gives the live verdicts, and hands
+the student's process nothing it could return as an answer.
 
-Each test grades a submission twice, once with the recorded script (as class grading
-does) and once live, and compares; and checks that the fast path did decide what it
-should (a correct submission runs no live test at all).
+Every correct, buggy and hostile fixture of the numpy track is graded twice on its own file: live,
+as one submission is, and as a grading process of a class grades it (``ClassSession``: the
+replay in watching workers first, the rest live); each test must get the same outcome, score,
+misconception and feedback on both paths.
 """
 
 import json
@@ -11,61 +13,20 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
-from conftest import COURSE, SUBMISSIONS, build_submission, read_fixture
+from conftest import COURSE, SUBMISSIONS, build_submission, fixtures_in, grade_in_class, read_fixture
 
-from attnlab import grading, program_replay
-from attnlab.grading import grade, record_script
+from attnlab.grading import grade
 from attnlab.outcomes import Outcome
-from attnlab.reference import Reference
+from attnlab.replay import messages_of
+from attnlab.sandbox import host
 from attnlab.sandbox.host import Limits
 
 NUMPY = COURSE.tracks["numpy"]
-
-
-@pytest.fixture(scope="module")
-def reference():
-    return Reference(COURSE)
-
-
-@pytest.fixture(scope="module")
-def script(reference):
-    return record_script(COURSE, reference, NUMPY)
-
-
-@pytest.fixture
-def grade_both(tmp_path, fork_server, reference, script, monkeypatch):
-    """Grade a fixture (or the reference itself) with the script and live (unless ``live`` is
-    False: the live report is then None); return both reports and the tests the script decided."""
-
-    def run(kind: str | None = None, name: str | None = None, limits: Limits | None = None, only: list[str] = NUMPY, live: bool = True):
-        folder = tmp_path / (name or "reference")
-        if name is None:
-            folder.mkdir()
-            for module in COURSE.modules:
-                (folder / f"{module}.py").write_bytes((COURSE.solutions_dir / f"{module}.py").read_bytes())
-        else:
-            build_submission(folder, read_fixture(SUBMISSIONS / kind / f"{name}.py"))
-        decided: dict = {}
-        replay = grading.replay
-
-        def watched_replay(*args, **kwargs):
-            decided.update(replay(*args, **kwargs))
-            return decided
-
-        monkeypatch.setattr(grading, "replay", watched_replay)
-        limits = limits or Limits(call_seconds=1.0)
-        started = time.monotonic()
-        fast = grade(COURSE, folder, only=only, limits=limits, fork_server=fork_server, reference=reference, script=script, callback_cache={})
-        fast_seconds = time.monotonic() - started
-        monkeypatch.setattr(grading, "replay", replay)
-        if not live:
-            return fast, None, decided, (fast_seconds, None)
-        started = time.monotonic()
-        live = grade(COURSE, folder, only=only, limits=limits, fork_server=fork_server, reference=reference)
-        return fast, live, decided, (fast_seconds, time.monotonic() - started)
-
-    return run
+FIXTURES = [f for kind in ("correct", "buggy", "hostile", "printing", "compensating") for f in fixtures_in(kind) if f.file.removesuffix(".py") in NUMPY]
+# Fixtures whose time is their point: graded by the tests below with their own deadlines.
+SLOW = {"infinite_loop", "hangs_at_import", "threads_that_print_forever", "asks_the_reference_for_too_much"}
 
 
 def verdicts(report) -> dict:
@@ -73,85 +34,105 @@ def verdicts(report) -> dict:
     return {t.name: (t.outcome, t.score, t.misconception, "" if "never holds" in t.name else t.feedback) for t in report.tests}
 
 
-def test_a_correct_submission_is_decided_entirely_by_the_script(grade_both, script, monkeypatch):
-    seen = []  # per result with no nested call to check: was it taken as the recorded answer?
-    identical = program_replay._identical
+@pytest.fixture
+def watched_decide(class_session, monkeypatch):
+    """The node ids the fast path decided in the next gradings."""
+    decided: set[str] = set()
+    decide = class_session.replayer.decide
 
-    def watched(header, buffers, expected):
-        answer = identical(header, buffers, expected)
-        if program_replay._plain(header):
-            seen.append(answer)
-        return answer
+    def watching(backend, test_files):
+        order, passed = decide(backend, test_files)
+        decided.update(passed)
+        return order, passed
 
-    monkeypatch.setattr(program_replay, "_identical", watched)
-    fast, live, decided, _ = grade_both()
-    # The reference's own results come back as its recorded answers' very text and bytes, and are
-    # accepted as they are, not parsed and judged value by value. (Not quite all: the sandbox's
-    # one BLAS thread may sum a product in another order than the recording's threads did.)
-    assert len(seen) > 400 and sum(seen) >= 0.9 * len(seen)
-    assert verdicts(fast) == verdicts(live)
-    assert fast.score == fast.max_score
-    replayable = [t for t in script.tests if t.replayable]
-    assert len(decided) == len(replayable) == len(script.tests), "every hidden test, the memory test too, is replayed"
+    monkeypatch.setattr(class_session.replayer, "decide", watching)
+    return decided
 
 
-def test_the_memory_test_is_replayed_and_still_catches_the_full_matrix(grade_both):
-    fast, live, decided, _ = grade_both("buggy", "online_holds_the_full_matrix")
-    assert verdicts(fast) == verdicts(live)
-    memory = next(t for t in fast.tests if "never holds" in t.name)
+@pytest.mark.parametrize("fixture", [f for f in FIXTURES if f.path.stem not in SLOW], ids=lambda f: f"{f.path.parent.name}/{f.path.stem}")
+def test_every_fixture_gets_the_same_verdicts_in_a_class_as_alone(grade_both_paths, fixture):
+    alone, in_class = grade_both_paths(fixture)
+    assert verdicts(in_class) == verdicts(alone)
+
+
+def test_a_correct_submission_is_decided_entirely_by_the_recording(tmp_path, class_session, watched_decide):
+    folder = tmp_path / "reference"
+    folder.mkdir()
+    for module in COURSE.modules:
+        (folder / f"{module}.py").write_bytes((COURSE.solutions_dir / f"{module}.py").read_bytes())
+    report = grade_in_class(class_session, folder, NUMPY)
+    assert report.score == report.max_score
+    replayable = [t.nodeid for t in class_session.script.tests if t.replayable]
+    assert len(replayable) == len(class_session.script.tests), "every hidden test, the memory test too, is replayed"
+    assert watched_decide == set(replayable)
+
+
+def test_the_students_process_is_sent_no_reference_answer_in_the_fast_path(tmp_path, class_session, watched_decide, monkeypatch):
+    """While the fast path runs, no stand-in call is answered (its workers hold none), and every
+    message a worker is sent holds the inputs of the calls it asks, nothing recorded besides."""
+    answered, sent = [], []
+    answer = host.WorkerProcess._answer_callback
+    monkeypatch.setattr(host.WorkerProcess, "_answer_callback", lambda self, *a: answered.append(self.watching) or answer(self, *a))
+    call_batch = host.WorkerProcess.call_batch
+
+    def watched_call_batch(self, calls, answer_for, framed=None, expected=None):
+        sent.append((self.watching, self.function, {f for f, *_ in calls}))
+        return call_batch(self, calls, answer_for, framed, expected)
+
+    monkeypatch.setattr(host.WorkerProcess, "call_batch", watched_call_batch)
+    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "correct" / "mha_loop_over_heads.py"))
+    report = grade_in_class(class_session, submission, NUMPY)
+    assert report.score == report.max_score
+    assert sent and all(watching for watching, _, _ in sent)
+    assert all(functions == {function} for _, function, functions in sent), "a worker is asked one function only"
+    assert True not in answered, "a watching worker was answered a stand-in call"
+
+
+def test_no_message_holds_an_input_that_carries_an_answer_of_the_same_message(class_session):
+    """A KV cache fed back from one step to the next carries the answer of the step before: such
+    calls go in messages of their own, sent after that answer came back."""
+    from attnlab.replay import _leaf_digests
+
+    split = 0
+    for test in class_session.script.tests:
+        messages = messages_of(test)
+        assert [c for m in messages for c in m.calls] == test.calls
+        for message in messages:
+            answered: set = set()
+            for call in message.calls:
+                inputs = _leaf_digests((call.args, call.kwargs))
+                assert not inputs & answered, f"{test.nodeid}: a call's inputs hold an answer given in its own message"
+                answered |= _leaf_digests(call.value) - inputs
+        split += sum(1 for m in messages if m.calls[0].function == "kv_cache_step") > 1
+    assert split, "the KV cache tests feed answers forward, and are split"
+
+
+def test_the_memory_test_is_replayed_and_still_catches_the_full_matrix(grade_both_paths, watched_decide):
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "buggy" / "online_holds_the_full_matrix.py"))
+    assert verdicts(in_class) == verdicts(alone)
+    memory = next(t for t in in_class.tests if "never holds" in t.name)
     assert memory.outcome.value == "failed" and "MiB" in memory.feedback
-    assert not any("never holds" in nodeid for nodeid in decided)
+    assert not any("never holds" in nodeid for nodeid in watched_decide)
 
 
-@pytest.mark.parametrize("name, all_replayed", [("gap_printed", True), ("gap_written_to_the_file", False)])
-def test_each_test_is_given_what_it_printed_as_live(grade_both, name, all_replayed):
-    # print() is counted by the program's own stdout; a write past it (os.write) is found when
-    # the file is asked, once per message: the tests of that message run live, and from then on
-    # the program asks the file after every call.
-    fast, live, decided, _ = grade_both("printing", name)
-    assert verdicts(fast) == verdicts(live) and fast.score == fast.max_score
-    printed = {t.name: t.output for t in live.tests if t.output}
-    assert len(printed) == 2 and all(text.count("gap for") == 20 for text in printed.values())
-    assert {t.name: t.output for t in fast.tests if t.output} == printed
-    replayed = [nodeid for nodeid in decided if "equivariance" in nodeid]
-    assert (len(replayed) == 2) == all_replayed
-
-
-def test_bugs_that_cancel_out_get_the_live_verdict(grade_both):
-    # With its own split_heads, this multi_head_attention is right; with the reference's it is not.
-    fast, live, decided, _ = grade_both("compensating", "heads_tokens_first")
-    assert verdicts(fast) == verdicts(live)
-    failed = {t.function for t in fast.tests if t.score < t.max_score}
-    assert failed == {"split_heads", "merge_heads", "multi_head_attention"}
-    assert not any("multi_head_attention" in nodeid for nodeid in decided)
-
-
-@pytest.mark.parametrize("kind, name", [("correct", "softmax_logsumexp"), ("buggy", "sdpa_mask_inverted")])
-def test_correct_variants_and_bugs_get_the_live_verdicts(grade_both, kind, name):
-    fast, live, _, _ = grade_both(kind, name)
-    assert verdicts(fast) == verdicts(live)
+def test_bugs_that_cancel_out_get_the_live_verdict(grade_both_paths, watched_decide):
+    # With its own split_heads, this multi_head_attention is right; with the reference's it is not:
+    # the watched calls of split_heads do not hold, so its tests run live.
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "compensating" / "heads_tokens_first.py"))
+    assert verdicts(in_class) == verdicts(alone)
+    assert {t.function for t in in_class.tests if t.score < t.max_score} == {"split_heads", "merge_heads", "multi_head_attention"}
+    assert not any("mha" in nodeid for nodeid in watched_decide)
 
 
 @pytest.mark.parametrize("name, function", [("softmax_global_max", "softmax"), ("scores_full_transpose", "attention_scores")])
-def test_a_bug_in_a_sibling_leaves_only_its_own_tests_to_the_live_run(grade_both, script, name, function):
+def test_a_bug_in_an_earlier_file_costs_its_own_points_only(tmp_path, class_session, fork_server, name, function):
     # Live, every caller of the buggy function gets the reference's answer from a stand-in and
-    # passes; the fast path reruns the callers with those answers instead of running them live.
-    # (softmax_global_max gives wrong values; scores_full_transpose raises on batched inputs.)
-    fast, live, decided, _ = grade_both("buggy", name)
-    assert verdicts(fast) == verdicts(live)
-    left_live = {t.result.function for t in script.tests if t.nodeid not in decided}
-    assert left_live == {function}
-    assert {t.function for t in fast.tests if t.score < t.max_score} == {function}
-
-
-def test_answers_too_many_for_one_message_leave_their_tests_to_the_live_run(grade_both, script, monkeypatch):
-    # A program refuses a message of more arrays than the wire carries, and stops; so the fast
-    # path does not send such a rerun (RERUN_BUFFERS, lowered here to make every rerun too big).
-    monkeypatch.setattr(program_replay, "RERUN_BUFFERS", 0)
-    fast, live, decided, _ = grade_both("buggy", "softmax_global_max")
-    assert verdicts(fast) == verdicts(live)
-    left_live = {t.result.function for t in script.tests if t.nodeid not in decided}
-    assert left_live > {"softmax"}  # the callers, which a rerun would have decided
+    # passes; in a class the callers' watched calls do not hold, and they run live.
+    submission = build_submission(tmp_path / name, read_fixture(SUBMISSIONS / "buggy" / f"{name}.py"))
+    alone = grade(COURSE, submission, only=NUMPY, limits=Limits(call_seconds=1.0), fork_server=fork_server)
+    in_class = grade_in_class(class_session, submission, NUMPY)
+    assert verdicts(in_class) == verdicts(alone)
+    assert {t.function for t in in_class.tests if t.score < t.max_score} == {function}
 
 
 # A deadline long enough to tell "one deadline" (what a live run alone costs) from "two" (the fast
@@ -159,117 +140,77 @@ def test_answers_too_many_for_one_message_leave_their_tests_to_the_live_run(grad
 LONG_DEADLINE = Limits(call_seconds=3.0)
 
 
-def test_an_infinite_loop_costs_one_deadline_with_the_script(grade_both, script):
-    fast, live, decided, (fast_seconds, live_seconds) = grade_both("hostile", "infinite_loop", limits=LONG_DEADLINE)
-    assert verdicts(fast) == verdicts(live)
-    timed_out = [t for t in fast.tests if t.outcome.value == "timed out"]
-    assert timed_out and all(t.function == "softmax" for t in timed_out)
-    assert fast_seconds < live_seconds + 1.5, "the live run was told of the fast path's timeout, and did not wait again"
-    # The program started again with softmax poisoned: its callers were answered, not run live.
-    assert {t.result.function for t in script.tests if t.nodeid not in decided} == {"softmax"}
+def test_an_infinite_loop_costs_one_deadline_in_a_class(tmp_path, class_session, fork_server):
+    submission = build_submission(tmp_path / "loop", read_fixture(SUBMISSIONS / "hostile" / "infinite_loop.py"))
+    started = time.monotonic()
+    alone = grade(COURSE, submission, only=NUMPY, limits=LONG_DEADLINE, fork_server=fork_server)
+    live_seconds = time.monotonic() - started
+    started = time.monotonic()
+    in_class = grade_in_class(class_session, submission, NUMPY, LONG_DEADLINE)
+    class_seconds = time.monotonic() - started
+    assert verdicts(in_class) == verdicts(alone)
+    assert {t.function for t in in_class.tests if t.outcome is Outcome.TIMED_OUT} == {"softmax"}
+    assert class_seconds < live_seconds + 1.5, "the live run was told of the fast path's timeout, and did not wait again"
 
 
-def test_a_crash_leaves_only_the_crashing_function_to_the_live_run(grade_both, script):
-    fast, live, decided, _ = grade_both("hostile", "segfault_in_function")
-    assert verdicts(fast) == verdicts(live)
-    assert {t.function for t in fast.tests if t.outcome.value == "crashed"} == {"attention_scores"}
-    assert {t.result.function for t in script.tests if t.nodeid not in decided} == {"attention_scores"}
+@pytest.mark.parametrize("name", ["hangs_at_import", "threads_that_print_forever"])
+def test_slow_hostile_fixtures_get_the_same_verdicts_in_a_class(grade_both_paths, name):
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / f"{name}.py"), limits=Limits(call_seconds=2.0))
+    assert verdicts(in_class) == verdicts(alone)
 
 
-def test_threads_left_running_cost_seconds_with_the_script_not_the_budget(grade_both, script):
-    # Each call of softmax starts a thread that prints forever: the program used to run on, each
-    # call slower, to the submission's 60 s budget.
-    fast, live, decided, (fast_seconds, _) = grade_both("hostile", "threads_that_print_forever")
-    assert verdicts(fast) == verdicts(live)
-    assert {t.function for t in fast.tests if t.outcome.value == "crashed"} == {"softmax"}
-    assert {t.result.function for t in script.tests if t.nodeid not in decided} == {"softmax"}
-    assert fast_seconds < 15
+def test_stand_in_calls_past_what_the_graded_call_justifies_are_refused_and_charged(grade_both_paths):
+    """causal_mask(40000) asked of the reference is refused with a reason (the grader never builds
+    it), and a loop of stand-in calls ends at the call's deadline, not the submission's budget."""
+    started = time.monotonic()
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "asks_the_reference_for_too_much.py"), limits=Limits(call_seconds=1.0))
+    assert time.monotonic() - started < 30
+    for report in (alone, in_class):
+        sdpa = [t for t in report.tests if t.function == "scaled_dot_product_attention"]
+        assert all(t.score == 0 for t in sdpa)
+        assert any("causal_mask() was given the number 40000" in t.feedback for t in sdpa)
+        looping = [t for t in report.tests if t.function == "self_attention"]
+        assert all(t.outcome is Outcome.TIMED_OUT for t in looping)
+        assert {t.function for t in report.tests if t.score < t.max_score} == {"scaled_dot_product_attention", "self_attention"}
 
 
-def test_a_file_that_hangs_at_import_costs_one_deadline_with_the_script(grade_both, script):
-    fast, live, decided, (fast_seconds, live_seconds) = grade_both("hostile", "hangs_at_import", limits=LONG_DEADLINE)
-    assert verdicts(fast) == verdicts(live)
-    assert fast_seconds < live_seconds + 1.5, "the live run was told the file hangs, and did not import it again"
-    # The program stood in for scores.py: only its own tests ran live.
-    assert {t.result.function for t in script.tests if t.nodeid not in decided} == {"attention_scores"}
+PEAK_OF_A_STAND_IN = """
+import sys, warnings
+sys.path.insert(0, sys.argv[1])
+warnings.simplefilter("ignore")
+from pathlib import Path
+from conftest import COURSE
+from attnlab.grading import grade
+from attnlab.sandbox.host import Limits
+report = grade(COURSE, Path(sys.argv[2]), only=["attention"], limits=Limits(call_seconds=1.0))
+peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(report.score, peak << 10)
+"""
 
 
-def test_the_recorded_calls_go_to_the_fork_server_once_and_again_after_it_died(tmp_path, fork_server, reference, script, monkeypatch):
-    # A program is sent only the number of each segment it runs: the calls themselves are the
-    # fork server's, given once and inherited by every fork. So are the nested results the grader
-    # accepted: a program writes down only those it has not seen accepted. A fork server that died
-    # (a student may kill it) is started again, and given both again.
-    from attnlab.sandbox import host, program_host
-
-    loads, written_down = [], []
-    load = host.ForkServer._load
-    monkeypatch.setattr(host.ForkServer, "_load", lambda self, key: (loads.append(key), load(self, key)))
-    run = program_host.ProgramProcess.run
-
-    def watched_run(self, framed, count):
-        for header, buffers, seconds in run(self, framed, count):
-            written_down.extend(header.get("nested", []))
-            yield header, buffers, seconds
-
-    monkeypatch.setattr(program_host.ProgramProcess, "run", watched_run)
-    folder = tmp_path / "reference"
-    folder.mkdir()
-    for module in COURSE.modules:
-        (folder / f"{module}.py").write_bytes((COURSE.solutions_dir / f"{module}.py").read_bytes())
-
-    def grade_fast() -> int:
-        """Grade the reference with the script; how many nested results its program wrote down."""
-        decided: dict = {}
-        written_down.clear()
-        monkeypatch.setattr(grading, "replay", lambda *a, **k: decided.update(replay(*a, **k)) or decided)
-        report = grade(COURSE, folder, only=NUMPY, fork_server=fork_server, reference=reference, script=script, callback_cache={})
-        assert report.score == report.max_score and len(decided) == len(script.tests)
-        return len(written_down)
-
-    replay = grading.replay
-    grade_fast()
-    given = len(loads)  # 1, or 0 when an earlier test of this fork server gave them already
-    assert grade_fast() == 0  # every nested call its program made had been accepted before
-    assert given <= 1 and len(loads) == given
-    fork_server.process.kill()
-    fork_server.process.wait()
-    assert grade_fast() == 0
-    assert len(loads) == given + 1
+def test_a_huge_stand_in_call_does_not_fill_the_graders_memory(tmp_path):
+    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "asks_the_reference_for_too_much.py"))
+    done = subprocess.run([sys.executable, "-c", PEAK_OF_A_STAND_IN, str(Path(__file__).parent), str(submission)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    _score, peak = done.stdout.split()
+    assert int(peak) < 400 << 20, f"the grading process peaked at {int(peak) >> 20} MiB"
 
 
-def test_a_result_many_students_share_is_judged_once(grade_both, script, monkeypatch):
-    # A correct variant's results are not the reference's bit for bit; the verdict on each is kept
-    # by (call, digest of the result), and the next submission with that variant reuses it. (The
-    # first one's nested results are new, so its callers' verdicts are kept from the second on.)
-    from attnlab import program_replay
-
-    fast, live, decided, _ = grade_both("correct", "softmax_logsumexp")
-    assert verdicts(fast) == verdicts(live)
-    grade_both("correct", "softmax_logsumexp", live=False)
-    assert script.nested_checks.results
-    judged = []
-    judge = program_replay._judge
-    monkeypatch.setattr(program_replay, "_judge", lambda *a: judged.append(a) or judge(*a))
-    again, _, decided_again, _ = grade_both("correct", "softmax_logsumexp", live=False)
-    assert verdicts(again) == verdicts(fast) and decided_again.keys() == decided.keys()
-    assert not judged, "every result was judged before"
-
-
-def test_a_result_the_tests_accept_though_not_the_references_is_decided_without_a_live_run(grade_both, script):
-    # This softmax returns float64 for float32 scores: not the reference's behaviour (so not passed
-    # on sight), yet every hidden check accepts it. Its tests' own checks are run on the program's
-    # results, on the recorded examples, instead of a live run.
-    fast, live, decided, _ = grade_both("correct", "softmax_moveaxis_loop")
-    assert verdicts(fast) == verdicts(live)
-    assert fast.score == fast.max_score
-    assert len(decided) == len(script.tests), "no test ran live"
+def test_the_answer_cache_is_bounded_in_bytes():
+    cache = host.AnswerCache(max_bytes=1000, max_entry_bytes=400)
+    for number in range(10):
+        cache.add(("f", "m", "g", number), b"x" * 300)
+    cache.add(("f", "m", "g", "big"), b"x" * 401)
+    assert cache.bytes <= 1000 and len(cache) == 3
+    assert cache.get(("f", "m", "g", "big")) is None and cache.get(("f", "m", "g", 0)) == b"x" * 300
 
 
 def _recorded_calls_per_test(load_first: bool) -> list[int]:
     """In a fresh process: the softmax tests' recorded calls, the hidden tests loaded ahead or not."""
     code = (
         "import sys, json; sys.path.insert(0, sys.argv[1]); from conftest import COURSE\n"
-        "from attnlab.grading import load_hidden_tests, record_script\n"
+        "from attnlab.grading import load_hidden_tests\n"
+        "from attnlab.replay.recording import record_script\n"
         f"{'load_hidden_tests(COURSE)' if load_first else 'pass'}\n"
         "print(json.dumps([len(t.calls) for t in record_script(COURSE, only=['softmax']).tests]))"
     )
@@ -284,45 +225,3 @@ def test_hidden_tests_loaded_ahead_run_as_a_session_runs_them():
     loaded_ahead = _recorded_calls_per_test(load_first=True)
     assert loaded_ahead == _recorded_calls_per_test(load_first=False)
     assert set(loaded_ahead) == {20}
-
-
-def test_a_program_that_stops_reading_ends_its_fast_path_not_its_grading(grade_both, script):
-    """softmax shuts the program's line from the grader, then answers correctly: the next
-    segment cannot be sent. That is a crash of the program (the rest runs live, where each test
-    of softmax that calls it twice crashes with a message that says why), never a failure of
-    the grader. The fast path kept the calls whose answers had come back before, and so differs
-    from live here: what it kept are right answers, not a forged score."""
-    fast, live, decided, _ = grade_both("hostile", "deafens_its_channel")
-    crashed = [t for t in live.tests if t.function == "softmax" and t.outcome is Outcome.CRASHED]
-    assert crashed and all("stopped listening to the grader" in t.feedback for t in crashed)
-    assert {t.function for t in fast.tests if t.outcome is not Outcome.PASSED} <= {"softmax"}
-    assert len(decided) < len(script.tests)  # the segments after the first ran live
-
-
-PEAK_OF_A_FAST_PATH = """
-import sys, warnings
-sys.path.insert(0, sys.argv[1])
-warnings.simplefilter("ignore")
-from pathlib import Path
-from conftest import COURSE
-from attnlab.grading import grade, record_script
-from attnlab.reference import Reference
-reference = Reference(COURSE)
-script = record_script(COURSE, reference, ["softmax"])
-report = grade(COURSE, Path(sys.argv[2]), only=["softmax"], reference=reference, script=script, callback_cache={})
-# VmHWM, not ru_maxrss: that one keeps, across exec, the peak of the process that forked this one.
-peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
-print(report.score, peak << 10)
-"""
-
-
-def test_a_program_returning_15_mb_per_call_does_not_fill_the_graders_memory(tmp_path):
-    """Each differing result is kept for the test's own checks (body_replay), up to 64 MiB a
-    submission: past that its tests go live. Keeping them all took one grading process to 4 GB
-    on the numpy track (2.6 GB on softmax's tests alone)."""
-    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "returns_15_mb.py"))
-    done = subprocess.run([sys.executable, "-c", PEAK_OF_A_FAST_PATH, str(Path(__file__).parent), str(submission)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    score, peak = done.stdout.split()
-    assert float(score) < 5, "15 MB of ones is no softmax"
-    assert int(peak) < 600 << 20, f"the grading process peaked at {int(peak) >> 20} MiB"

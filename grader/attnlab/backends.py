@@ -1,8 +1,9 @@
 """Two ways to reach a submission's functions, behind one interface.
 
-``SandboxBackend`` is the real one: each submission file is served by its own
-forked worker (see ``attnlab.sandbox``), so nothing the student's code does
-reaches the grader. ``InProcessBackend`` imports the files into the grader
+``SandboxBackend`` is the real one: each function of a submission is served by
+its own forked worker (see ``attnlab.sandbox``), so nothing the student's code
+does reaches the grader, and the reference answers one function's stand-ins
+get never reach the process that answers for another. ``InProcessBackend`` imports the files into the grader
 itself; it exists so that the benchmark can measure what the sandbox costs,
 and must never be used on code you do not trust.
 """
@@ -10,6 +11,7 @@ and must never be used on code you do not trust.
 from __future__ import annotations
 
 import contextlib
+import shutil
 import time
 from dataclasses import dataclass
 import importlib.util
@@ -22,9 +24,13 @@ from attnlab import wire
 from attnlab.course import Course
 from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
 from attnlab.reference import Reference
-from attnlab.sandbox.host import ForkServer, Limits, WorkerProcess
+from attnlab.sandbox.host import AnswerCache, ForkServer, Limits, WorkerProcess
 from attnlab.sandbox.module_harness import as_called
-from attnlab.sandbox.program_host import ProgramProcess
+
+
+class NotReplayed(Exception):
+    """A watching worker's call gave no result (it raised, timed out, crashed, or the function
+    may not be watched any more): the test runs live."""
 
 
 @dataclass(frozen=True)
@@ -37,14 +43,17 @@ class CallResult:
     """With ``measure_memory``: the peak memory the call added, in bytes."""
     inputs_after: tuple[tuple, dict] | None = None
     """With ``return_inputs``: (args, kwargs) as the call left them, to catch in-place changes."""
+    nested: list | None = None
+    """From a watching worker: per watched call, [function, digest of its arguments, digest of its
+    result] (the digests None, and why in the last place, when it did not return plain data)."""
 
 
-def _call_result(value, return_inputs: bool, peak: int | None = None) -> CallResult:
+def _call_result(value, return_inputs: bool, peak: int | None = None, nested: list | None = None) -> CallResult:
     """A worker's answer as a ``CallResult``: with ``return_inputs`` it is (result, args, kwargs)."""
     if return_inputs:
         value, *inputs_after = value
-        return CallResult(value, peak, tuple(inputs_after))
-    return CallResult(value, peak)
+        return CallResult(value, peak, tuple(inputs_after), nested)
+    return CallResult(value, peak, None, nested)
 
 
 class Backend:
@@ -69,11 +78,11 @@ class Backend:
 
 
 class SandboxBackend(Backend):
-    """One forked worker per submission file, restarted after a timeout or crash."""
+    """One forked worker per function of the submission, restarted after a timeout or crash."""
 
-    def __init__(self, course: Course, submission: Path, reference: Reference, limits: Limits | None = None, fork_server: ForkServer | None = None, callback_cache: dict | None = None):
+    def __init__(self, course: Course, submission: Path, reference: Reference, limits: Limits | None = None, fork_server: ForkServer | None = None, answer_cache: AnswerCache | None = None):
         super().__init__(course, submission, reference)
-        self._callback_cache = callback_cache
+        self._answer_cache = answer_cache
         self.limits = limits or Limits()
         self._owns_server = fork_server is None
         self.server = fork_server or ForkServer()
@@ -84,21 +93,26 @@ class SandboxBackend(Backend):
         self._seeded_timeouts: dict[tuple[str, str], str] = {}  # (function, digest of arguments) -> message
         self._spent = 0.0  # seconds of calls so far, against limits.submission_seconds
         self._output: list[str] = []
-        self._standins = {m: course.functions_in(m) for m in course.modules}
+        self._staged: Path | None = None
+        self._watchers: dict[str, WorkerProcess] = {}
+        self._not_replayable: set[str] = set()  # functions whose watching worker failed
+        self._not_watched: set[str] = set()  # functions whose own code timed out or crashed while watched
 
-    def _worker(self, module: str) -> WorkerProcess:
+    def _worker(self, function: str) -> WorkerProcess:
+        module = self.course.function(function).module
         if module in self._import_failures:
             raise self._import_failures[module]
-        worker = self._workers.get(module)
+        worker = self._workers.get(function)
         if worker is None or not worker.alive:
-            standins = {m: self._standins[m] for m in (*self.course.modules_before(module), module)}
+            if self._staged is None:
+                self._staged = self.server.stage(self.submission)
             try:
-                worker = WorkerProcess(self.server, self.submission, module, standins, self.limits, self._callback_cache, self.course.needs_of(module))
+                worker = WorkerProcess(self.server, self._staged, module, function, self.course.standins_for(function), self.limits, self._answer_cache, self.course.needs_of(module))
             except SubmissionProblem as problem:
                 # Unimportable, or an import that hangs or crashes: deterministic, so not tried again.
                 self._import_failures[module] = problem
                 raise
-            self._workers[module] = worker
+            self._workers[function] = worker
         return worker
 
     def _answer_for(self, function: str):
@@ -116,19 +130,6 @@ class SandboxBackend(Backend):
             raise CallTimedOut(f"{self._timed_out[function]} on an earlier test, so it was not run again")
         if self._spent > self.limits.submission_seconds:
             raise CallTimedOut(f"{function} was not run: the submission used up its {self.limits.submission_seconds:g} s of grading time")
-
-    def start_program(self, start: dict, known: tuple[str, set[str]] | None = None) -> ProgramProcess:
-        """A program worker for the class's fast path (``program_replay``), with the nested results
-        accepted so far (token, keys); its time is charged."""
-        started = time.monotonic()
-        try:
-            return ProgramProcess(self.server, self.submission, self.limits, start, known)
-        except CallTimedOut as problem:
-            if problem.module is not None:  # a file whose import hangs would hang live too: not tried again
-                self._import_failures[problem.module] = problem
-            raise
-        finally:
-            self._spent += time.monotonic() - started
 
     @contextlib.contextmanager
     def charging(self):
@@ -166,35 +167,97 @@ class SandboxBackend(Backend):
             if message is not None:
                 self._timed_out[function] = message
                 raise CallTimedOut(message, function)
-        worker = self._worker(self.course.function(function).module)
+        worker = self._worker(function)
         with self._calling(worker):
             baseline = worker.reset_peak_memory() if measure_memory else 0
             value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs)
             peak = worker.peak_memory() - baseline if measure_memory else None
         return _call_result(value, return_inputs, peak)
 
-    def run_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None) -> list[CallResult]:
-        """Several calls ``(function, args, kwargs, return_inputs)`` of one file's functions, in
-        one round trip. The first call that fails raises its outcome, as ``run`` would.
-        ``framed`` is their message from ``batch_message``, when the caller keeps it."""
-        modules = {self.course.function(function).module for function, *_ in calls}
-        if len(modules) != 1:
-            raise ValueError(f"a batch must call one file's functions, not {sorted(modules)}")
-        for function, *_ in calls:
-            self._may_run(function)
-        worker = self._worker(modules.pop())
-        with self._calling(worker):
-            values = worker.call_batch(calls, self._answer_for, framed)
-        return [_call_result(value, return_inputs) for (_, _, _, return_inputs), value in zip(calls, values)]
+    def watch_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None) -> list[CallResult]:
+        """Several calls ``(function, args, kwargs, return_inputs)`` of one function, in one round
+        trip, in a watching worker (``sandbox.watching_worker``): the student's own code runs
+        throughout, and each result carries its notes on the calls a live run would have stood
+        in for (``CallResult.nested``). ``framed`` is the calls' message from ``batch_message``;
+        ``expected``, per call, the ``Expected`` answer returned as it is when identical to it.
+
+        Raises ``NotReplayed`` when a call did not give a result; what that says is kept for the
+        live run: a function whose own code timed out (before any watched call) times out live on
+        the same arguments without another deadline, and one that timed out or crashed while
+        watched is not run on the student's side again (its callers' tests run live)."""
+        function = calls[0][0]
+        if any(f != function for f, *_ in calls):
+            raise ValueError(f"a batch must call one function, not {sorted({f for f, *_ in calls})}")
+        if not self.replayable(function):
+            raise NotReplayed(function)
+        worker = self._watching_worker(function)
+        started = time.monotonic()
+        worker.notes = []
+        try:
+            values = worker.call_batch(calls, self._answer_for, framed, expected)
+        except StudentError:
+            raise NotReplayed(function) from None  # what it raised, the live run shows
+        except SubmissionProblem as problem:
+            self._not_replayable.add(function)
+            if isinstance(problem, (CallTimedOut, WorkerCrashed)):
+                entered, running = worker.where_it_stopped()
+                self._not_watched.add(running or function)
+                stopped = len(worker.notes)
+                if isinstance(problem, CallTimedOut) and running is None and not entered and stopped < len(calls):
+                    _, args, kwargs, _ = calls[stopped]
+                    self.seed_timeout(function, args, kwargs, problem.message)
+            raise NotReplayed(function) from None
+        finally:
+            self._spent += time.monotonic() - started
+            self._output.append(worker.take_output())
+            if not worker.alive:
+                worker.close()
+        notes, worker.notes = worker.notes, []
+        return [_call_result(value, return_inputs, None, note) for (_, _, _, return_inputs), value, note in zip(calls, values, notes)]
+
+    def evidence(self, function: str, want: list[tuple[int, int]]) -> list:
+        """The arguments and results of the watched calls ``want`` names, from ``function``'s
+        watching worker (its last message): [(args, kwargs), result] each."""
+        worker = self._watching_worker(function)
+        started = time.monotonic()
+        try:
+            return worker.evidence(want)
+        except SubmissionProblem:
+            self._not_replayable.add(function)
+            raise NotReplayed(function) from None
+        finally:
+            self._spent += time.monotonic() - started
+
+    def replayable(self, function: str) -> bool:
+        """May ``function`` still be asked in a watching worker (nothing went wrong there yet)?"""
+        module = self.course.function(function).module
+        return function not in self._not_replayable and module not in self._import_failures and self._spent <= self.limits.submission_seconds
+
+    def _watching_worker(self, function: str) -> WorkerProcess:
+        worker = self._watchers.get(function)
+        if worker is None or not worker.alive:
+            if self._staged is None:
+                self._staged = self.server.stage(self.submission)
+            module = self.course.function(function).module
+            try:
+                worker = WorkerProcess(self.server, self._staged, module, function, self.course.standins_for(function), self.limits, None, self.course.needs_of(module), sorted(self._not_watched))
+            except SubmissionProblem:
+                self._not_replayable.add(function)
+                raise NotReplayed(function) from None
+            self._watchers[function] = worker
+        return worker
 
     def take_output(self) -> str:
         text, self._output = "".join(self._output), []
         return text
 
     def close(self) -> None:
-        for worker in self._workers.values():
+        for worker in (*self._workers.values(), *self._watchers.values()):
             worker.close()
         self._workers.clear()
+        self._watchers.clear()
+        if self._staged is not None:
+            shutil.rmtree(self._staged.parent, ignore_errors=True)
         self.server.clean()  # what the submission's code started and left running dies with it
         if self._owns_server:
             self.server.close()
@@ -249,9 +312,9 @@ class InProcessBackend(Backend):
         return vars(self._module(module))
 
     def _stand_in_names(self, module: str, function: str) -> list[str]:
-        """Names in that namespace to point at the reference while ``function`` runs: its
-        siblings (earlier files were imported as the reference already)."""
-        return [n for n in self.course.functions_in(module) if n != function]
+        """Names in that namespace to point at the reference while ``function`` runs: its declared
+        dependencies (earlier files were imported as the reference already)."""
+        return list(self.course.depends_on(function))
 
     def _is_student_frame(self, filename: str, module: str) -> bool:
         return filename == str(self.submission / f"{module}.py")

@@ -2,16 +2,16 @@
 
 The trusted side runs the hidden suite once against the reference and records
 its calls (``replay``), or loads that recording from the last run's results
-folder (``script_cache``). Then ``jobs`` grading processes are forked from this
-one, so pytest, hypothesis, the reference and the recording are loaded once
-for the class, not per student. Each owns a fork server (a bubblewrap sandbox
-as root) that forks workers per submission, and writes each student's result
-atomically the moment it is graded. A rerun grades what is missing or changed.
+folder (``replay.kept``). Then ``jobs`` grading processes are forked from this
+one with the class's ``ClassSession``, so pytest, hypothesis, the reference and
+the recording are loaded once for the class, not per student. Each owns a fork
+server (a bubblewrap sandbox as root) that forks workers per submission, and
+writes each student's result atomically the moment it is graded. A rerun grades
+what is missing or changed.
 """
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import multiprocessing
 import os
@@ -26,13 +26,16 @@ from typing import Callable
 
 from attnlab.course import Course
 from attnlab.gradebook import GRADEBOOK_NAME, ResultStore, build_gradebook, grader_fingerprint
-from attnlab.grading import SubmissionError, grade, load_hidden_tests, record_script_in_parallel
+from attnlab.grading import SubmissionError, load_hidden_tests
 from attnlab.jobs import choose_jobs
+from attnlab.processes import die_with
 from attnlab.reference import Reference
-from attnlab.replay import Script
+from attnlab.replay import ClassSession
+from attnlab.replay.kept import load_script, save_script, script_key
+from attnlab.replay.recording import record_script_in_parallel
+from attnlab.replay.script import Script
 from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, safe_id, shown, stage
-from attnlab.sandbox.host import ForkServer, Limits
-from attnlab.script_cache import load_script, save_script, script_key
+from attnlab.sandbox.host import Limits
 
 
 @dataclass
@@ -85,46 +88,30 @@ def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits,
     return ClassPlan(entries, to_grade, fingerprints, grader, only)
 
 
-# Set in the parent before the grading processes are forked, so they inherit it ready-made.
-_CLASS: dict = {}
-_SLOT: dict = {}
+# In a grading process only: what it was forked with (inherited, not pickled).
+_FORKED_WITH: dict = {}
 
 
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
-
-
-def _die_with(parent: int) -> None:
-    """Be killed when the class's process goes, however it goes (``kill -9``, the OOM killer):
-    a grading process left behind held its sandbox and waited for work forever. Linux only."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:  # it went before the line above took effect
-        os._exit(1)
-
-
-def _start_slot(parent: int) -> None:
-    _die_with(parent)
+def _start_slot(parent: int, session: ClassSession, store: ResultStore, plan: "ClassPlan") -> None:
+    die_with(parent)
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, signal.SIG_IGN)  # the parent handles Ctrl-C, kill and hang-up, and stops us
     warnings.simplefilter("ignore")  # the reference on a student's odd inputs may warn: not for the terminal
-    _SLOT["server"] = ForkServer()
-    _SLOT["callbacks"] = {}
+    session.start()
+    _FORKED_WITH.update(session=session, store=store, plan=plan)
     # No automatic collections: a submission's cycles (pytest's, hypothesis's) are collected once
-    # when it is graded (_grade_entry). Automatic ones walked the class's caches again and again:
-    # 12 of a correct submission's 80 ms of grading here, for no memory saved.
+    # when it is graded (_grade_entry). Automatic ones walked the class's caches again and again.
     gc.disable()
 
 
 def _grade_entry(entry: Entry) -> tuple[str, dict | None, str | None]:
     """In a grading process: grade one entry and save its result. (student, stored data, failure)."""
-    course, store, plan, limits = _CLASS["course"], _CLASS["store"], _CLASS["plan"], _CLASS["limits"]
+    session, store, plan = _FORKED_WITH["session"], _FORKED_WITH["store"], _FORKED_WITH["plan"]
     report, error = None, None
     try:
         with tempfile.TemporaryDirectory(prefix="attnlab-stage-") as staging:
-            submission = stage(entry, course, Path(staging))
-            result = grade(course, submission, only=plan.only, limits=limits, fork_server=_SLOT["server"], reference=_CLASS["reference"], script=_CLASS["script"], callback_cache=_SLOT["callbacks"])
+            submission = stage(entry, session.course, Path(staging))
+            result = session.grade(submission)
             report = {**result.to_dict(), "submission": shown(entry.source)}
     except (RosterError, SubmissionError) as problem:
         error = str(problem)  # the submission's own fault: saved, with no points
@@ -186,12 +173,12 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
     reference = Reference(course)
     store.folder.mkdir(parents=True, exist_ok=True)
     load_hidden_tests(course, plan.only)  # once here, not in every process forked below
-    _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=_script(course, reference, plan, store.folder, jobs))
+    session = ClassSession(course, reference, _script(course, reference, plan, store.folder, jobs), limits, plan.only)
     # What is loaded now lives as long as the class: out of the collector's sight, a full collection
     # (pytest's, hypothesis's, or the interpreter's own) no longer walks it for every student.
     gc.freeze()
     context = multiprocessing.get_context("fork")
-    executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_slot, initargs=(os.getpid(),))
+    executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_slot, initargs=(os.getpid(), session, store, plan))
     # A submission several students share (a Gradescope group's) is graded once: its other
     # members get the same result under their own ids.
     sharing: dict[Path, list[Entry]] = {}
@@ -222,5 +209,4 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
     else:
         executor.shutdown(wait=True)
     finally:
-        _CLASS.clear()
         gc.unfreeze()

@@ -49,6 +49,9 @@ class Course:
     needs: dict[str, tuple[str, ...]] = None
     """Heavy libraries a file's workers import (``{"torch_attention": ("torch",)}``): the fork
     server imports them once, and only when such a file is graded."""
+    depends: dict[str, tuple[str, ...]] = None
+    """Same-file functions a function may lean on (``[course.depends]``), a graph without cycles:
+    only these, of its own file, are answered by the reference while it is graded."""
 
     @property
     def exercises_dir(self) -> Path:
@@ -77,6 +80,18 @@ class Course:
 
     def modules_before(self, module: str) -> tuple[str, ...]:
         return self.modules[: self.modules.index(module)]
+
+    def depends_on(self, function: str) -> tuple[str, ...]:
+        """The same-file functions ``function`` may call and have answered by the reference."""
+        return (self.depends or {}).get(function, ())
+
+    def standins_for(self, function: str) -> dict[str, list[str]]:
+        """What the reference answers while ``function`` is graded, by file: every function of the
+        files before its own (the import order), and its declared same-file dependencies."""
+        module = self.function(function).module
+        standins = {m: self.functions_in(m) for m in self.modules_before(module)}
+        standins[module] = list(self.depends_on(function))
+        return standins
 
     def needs_of(self, module: str) -> tuple[str, ...]:
         return (self.needs or {}).get(module, ())
@@ -116,7 +131,41 @@ class Course:
         if not isinstance(needs, dict) or not all(m in modules and isinstance(v, list) and all(isinstance(n, str) and n.isidentifier() for n in v) for m, v in needs.items()):
             raise CourseError(f"{manifest_path}: [course.needs] must map listed modules to lists of library names")
         needs = {m: tuple(v) for m, v in needs.items()}
-        return cls(root=root.resolve(), name=section.get("name", root.name), modules=tuple(modules), functions=functions, needs=needs)
+        depends = _read_depends(section.get("depends", {}), functions, manifest_path)
+        return cls(root=root.resolve(), name=section.get("name", root.name), modules=tuple(modules), functions=functions, needs=needs, depends=depends)
+
+
+def _read_depends(section: object, functions: tuple[ContractFunction, ...], manifest_path: Path) -> dict[str, tuple[str, ...]]:
+    """``[course.depends]`` checked: each key and dependency a function of the same file, and no cycle."""
+    where = f"{manifest_path}: [course.depends]"
+    if not isinstance(section, dict) or not all(isinstance(v, list) and all(isinstance(n, str) for n in v) for v in section.values()):
+        raise CourseError(f"{where} must map function names to lists of function names")
+    module_of = {f.name: f.module for f in functions}
+    for name, dependencies in section.items():
+        if name not in module_of:
+            raise CourseError(f"{where}: no function named {name!r} in the course")
+        for dependency in dependencies:
+            if module_of.get(dependency) != module_of[name] or dependency == name:
+                raise CourseError(f"{where}: {name} may depend only on other functions of {module_of[name]}.py, not {dependency!r} (earlier files are always available)")
+    depends = {name: tuple(dependencies) for name, dependencies in section.items()}
+    visiting: list[str] = []
+    done: set[str] = set()
+
+    def visit(name: str) -> None:
+        if name in done:
+            return
+        if name in visiting:
+            cycle = " -> ".join([*visiting[visiting.index(name):], name])
+            raise CourseError(f"{where}: a cycle ({cycle}); a function cannot lean on one that leans back on it")
+        visiting.append(name)
+        for dependency in depends.get(name, ()):
+            visit(dependency)
+        visiting.pop()
+        done.add(name)
+
+    for name in depends:
+        visit(name)
+    return depends
 
 
 def read_toml(path: Path, *, missing: str) -> dict:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -18,9 +17,8 @@ from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.proxy import Submission
 from attnlab.reference import Reference
 from attnlab.outcomes import Outcome
-from attnlab.replay import RecordingBackend, RecordingPlugin, Script, replay
 from attnlab.results import GradeReport, TestResult
-from attnlab.sandbox.host import ForkServer, Limits
+from attnlab.sandbox.host import AnswerCache, ForkServer, Limits
 
 # The engine's own pytest settings for hidden tests, independent of any project's config.
 PYTEST_INI = Path(__file__).with_name("hidden_tests.ini")
@@ -60,7 +58,7 @@ def hidden_pytest_args(course: Course, test_files: list[Path]) -> list[str]:
     return [*map(str, test_files), "-c", str(PYTEST_INI), "--rootdir", str(course.hidden_tests_dir), "-p", "no:cacheprovider"]
 
 
-def _run_suite(course: Course, test_files: list[Path], backend: Backend, reference: Reference, *, decided: frozenset[str] = frozenset(), extra_plugins: tuple = ()) -> GradingPlugin:
+def run_suite(course: Course, test_files: list[Path], backend: Backend, reference: Reference, *, decided: frozenset[str] = frozenset(), extra_plugins: tuple = ()) -> GradingPlugin:
     """Run the hidden tests (but not the ``decided`` ones) against ``backend``'s submission."""
     proxy = Submission(backend, [f.name for f in course.functions])
     plugin = GradingPlugin(course, reference, proxy, load_points(course.hidden_tests_dir), backend.take_output, load_catalogue(course, [f.stem.removeprefix("test_") for f in test_files]), decided)
@@ -87,50 +85,6 @@ def load_hidden_tests(course: Course, only: list[str] | None = None) -> None:
         run_captured([*hidden_pytest_args(course, hidden_test_files(course, light)), "--collect-only", "-q"], [GradingProfile()])
 
 
-def record_script(course: Course, reference: Reference | None = None, only: list[str] | None = None) -> Script:
-    """Run the hidden suite (of the ``only`` files, default all) against the reference and write
-    down every call (see ``replay``)."""
-    reference = reference or Reference(course)
-    backend = RecordingBackend(InProcessBackend(course, course.solutions_dir, reference))
-    try:
-        plugin = _run_suite(course, hidden_test_files(course, only), backend, reference, extra_plugins=(RecordingPlugin(backend),))
-    finally:
-        backend.close()
-    results = dict(zip(plugin.nodeids, plugin.results))
-    for test in backend.tests:
-        result = results.get(test.nodeid)
-        if result is None or result.outcome is not Outcome.PASSED:
-            test.replayable = False  # the reference fails its own test: grade it live, where it shows
-        else:
-            test.result = result
-    return Script(backend.tests)
-
-
-_RECORDING: dict = {}  # what a recording process forked by record_script_in_parallel works with
-
-
-def _record_modules(modules: list[str]) -> Script:
-    return record_script(_RECORDING["course"], _RECORDING["reference"], modules)
-
-
-def record_script_in_parallel(course: Course, reference: Reference, only: list[str] | None, jobs: int) -> Script:
-    """``record_script`` with the exercise files shared out among ``jobs`` forked processes: the
-    same script (tests in the suite's order), in about 1/jobs of the time."""
-    modules = [m for m in course.modules if not only or m in only]
-    if jobs <= 1 or len(modules) < 2:
-        return record_script(course, reference, only)
-    groups = [modules[i::jobs] for i in range(min(jobs, len(modules)))]
-    _RECORDING.update(course=course, reference=reference)
-    try:
-        with ProcessPoolExecutor(len(groups), mp_context=multiprocessing.get_context("fork")) as pool:
-            parts = list(pool.map(_record_modules, groups))
-    finally:
-        _RECORDING.clear()
-    tests = {test.nodeid: test for part in parts for test in part.tests}
-    files = [f"test_{m}.py::" for m in modules]
-    return Script([tests[n] for prefix in files for n in tests if n.startswith(prefix)])
-
-
 def grade(
     course: Course,
     submission: Path,
@@ -140,13 +94,14 @@ def grade(
     limits: Limits | None = None,
     fork_server: ForkServer | None = None,
     reference: Reference | None = None,
-    script: Script | None = None,
-    callback_cache: dict | None = None,
+    answer_cache: AnswerCache | None = None,
+    decide: Callable[[Backend, list[Path]], tuple[list[str], dict[str, TestResult]]] | None = None,
 ) -> GradeReport:
     """Run the hidden tests of ``only`` these exercise files (default: all) against ``submission``.
 
-    With a ``script`` (``record_script``), tests whose recorded calls the submission answers
-    exactly as the reference did pass without running; only the others run live.
+    ``decide`` (a class's fast path, ``replay``) may pass tests before the live run: given the
+    backend and the test files, it returns the node ids in suite order and the results it
+    decided; only the others run live.
     """
     submission = check_submission(course, submission)
     test_files = hidden_test_files(course, only)
@@ -155,21 +110,19 @@ def grade(
     if in_process:
         backend = InProcessBackend(course, submission, reference)
     else:
-        backend = SandboxBackend(course, submission, reference, limits=limits, fork_server=fork_server, callback_cache=callback_cache)
+        backend = SandboxBackend(course, submission, reference, limits=limits, fork_server=fork_server, answer_cache=answer_cache)
     try:
         decided: dict[str, TestResult] = {}
         order: list[str] = []
-        if script is not None and not in_process:
-            prefixes = tuple(f"{f.name}::" for f in test_files)
-            order = [t.nodeid for t in script.tests if t.nodeid.startswith(prefixes)]
-            decided = replay(script, backend, set(order))
+        if decide is not None and not in_process:
+            order, decided = decide(backend, test_files)
         live: dict[str, TestResult] = {}
         if not order or len(decided) < len(order):
             # Only the files with a test left: collecting a hidden test file costs more than most tests.
             undecided = {n.split("::")[0] for n in order if n not in decided}
             recorded = {n.split("::")[0] for n in order}
             left = [f for f in test_files if f.name in undecided or f.name not in recorded]
-            plugin = _run_suite(course, left, backend, reference, decided=frozenset(decided))
+            plugin = run_suite(course, left, backend, reference, decided=frozenset(decided))
             live = dict(zip(plugin.nodeids, plugin.results))
     finally:
         backend.close()

@@ -141,7 +141,7 @@ class NamespaceBackend(InProcessBackend):
         # A notebook imported earlier files from the student's own notebooks: the reference
         # stands in for those too, as in the sandbox.
         earlier = [f for m in self.course.modules_before(module) for f in self.course.functions_in(m)]
-        return earlier + [n for n in self.course.functions_in(module) if n != function]
+        return earlier + list(self.course.depends_on(function))
 
     def _is_student_frame(self, filename: str, module: str) -> bool:
         return "attnlab" not in Path(filename).parts and "site-packages" not in filename
@@ -152,7 +152,7 @@ _RESULTS: dict[tuple[int, str], dict[str, TestResult]] = {}
 
 def run_hidden_file(course: Course, test_file: str, namespace: dict) -> dict[str, TestResult]:
     """Run one hidden test file against ``namespace``; its results by node id."""
-    from attnlab.grading import _run_suite
+    from attnlab.grading import run_suite
     from attnlab.reference import Reference
 
     module = test_file.removeprefix("test_").removesuffix(".py")
@@ -162,7 +162,7 @@ def run_hidden_file(course: Course, test_file: str, namespace: dict) -> dict[str
     with _reference_view(course):
         reference = Reference(course)
         reference.preload([f for m in (*course.modules_before(module), module) for f in course.functions_in(m)])
-        plugin = _run_suite(course, [course.hidden_tests_dir / test_file], NamespaceBackend(course, namespace, reference), reference)
+        plugin = run_suite(course, [course.hidden_tests_dir / test_file], NamespaceBackend(course, namespace, reference), reference)
     return dict(zip(plugin.nodeids, plugin.results))  # node ids relative to hidden_tests/, as exported
 
 

@@ -55,9 +55,6 @@ class Reference:
         return self._get(function)(*args, **kwargs)
 
     def allowed_for(self, function: str) -> set[tuple[str, str]]:
-        """The reference functions a call to the student's ``function`` may use:
-        everything in earlier files, and the other functions of its own file."""
-        module = self.course.function(function).module
-        allowed = {(m, f) for m in self.course.modules_before(module) for f in self.course.functions_in(m)}
-        allowed |= {(module, f) for f in self.course.functions_in(module) if f != function}
-        return allowed
+        """The reference functions a call to the student's ``function`` may use: everything in
+        earlier files, and its declared same-file dependencies (``Course.standins_for``)."""
+        return {(m, f) for m, names in self.course.standins_for(function).items() for f in names}

@@ -4,11 +4,10 @@ It is started with ``python -I`` (no working folder, no PYTHONPATH on its path)
 and never sees the solutions or the hidden tests. Each ``spawn`` request comes
 with three file descriptors (the worker's channel, and files for its stdout and
 stderr); the forked child sets its limits, drops to ``nobody`` when run as
-root, and serves one submission file. The trusted side kills workers itself;
-``reap`` collects their exit status here, where they are children. A ``plan``
-request hands over a class's recorded calls once (a socket to read them from),
-for every program worker forked after it to inherit decoded; a ``known`` request
-adds to the nested results the grader has accepted, which programs inherit too.
+root, and serves one function of one submission file. The trusted side kills
+workers itself; ``reap`` collects their exit status here, where they are
+children. The server holds nothing of the hidden tests: a worker is sent the
+inputs of the calls it is asked, when it is asked them.
 """
 
 from __future__ import annotations
@@ -113,7 +112,7 @@ def _set_limits(limits: dict, baseline_vm: int) -> None:
 def _become_worker(control: socket.socket, request: dict, fds: list[int], baseline_vm: int) -> None:
     from attnlab.sandbox.worker import BoundedText, Worker
 
-    channel_fd, stdout_fd, stderr_fd = fds
+    channel_fd, stdout_fd, stderr_fd, *marker_fd = fds
     control.close()
     # First words on the channel, before any student code runs: the kernel attaches this
     # process's pid as the grader sees it (the grader may live in another pid namespace).
@@ -136,12 +135,12 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     sys.stderr = BoundedText(2, request["limits"]["output_chars"])
     sys.dont_write_bytecode = True
     channel = socket.socket(fileno=channel_fd)
-    if request.get("kind") == "program":
-        from attnlab.sandbox.program import Program
+    if request.get("watching") and marker_fd:
+        from attnlab.sandbox.watching_worker import WatchingWorker
 
-        Program(channel, os.path.join(workdir, "submission"), os.path.join(workdir, "state")).serve()
+        WatchingWorker(channel, request["submission"], request["module"], request["function"], request["standins"], marker_fd[0], request.get("poisoned", [])).serve()
         return
-    Worker(channel, os.path.join(workdir, "submission"), request["module"], request["standins"]).serve()
+    Worker(channel, request["submission"], request["module"], request["function"], request["standins"]).serve()
 
 
 def _import_library(name: str) -> None:
@@ -165,42 +164,11 @@ def _import_library(name: str) -> None:
                 y.sum().backward()
 
 
-def _streamed(fds: list[int], count: int) -> list[tuple[dict, list]]:
-    """The ``count`` messages the grader wrote on the socket passed along last (too large for a
-    control message); the other descriptors of the request are closed."""
-    from attnlab import wire
-
-    channel = socket.socket(fileno=fds[-1])
-    for fd in fds[:-1]:
-        os.close(fd)
-    try:
-        return [wire.receive(channel) for _ in range(count)]
-    finally:
-        channel.close()
-
-
-def _load_plan(request: dict, fds: list[int]) -> None:
-    """Read a class's recorded calls (one message per segment) and keep them decoded, for every
-    program forked from now on."""
-    from attnlab.sandbox.program import PLANS, decode_segment
-
-    PLANS[request["key"]] = {header["segment"]: decode_segment(header["calls"], buffers) for header, buffers in _streamed(fds, request["segments"])}
-
-
-def _add_known(request: dict, fds: list[int]) -> None:
-    """Add the keys of nested results the grader accepted since the last time (one message) to
-    its set, for every program forked from now on."""
-    from attnlab.sandbox.program import KNOWN
-
-    [(header, _)] = _streamed(fds, 1)
-    KNOWN.setdefault(request["token"], set()).update(header["keys"])
-
-
 def main(control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
     import numpy  # noqa: F401 - paid once here, inherited by every fork
 
-    import attnlab.sandbox.program  # likewise; it holds the plans (recorded calls) programs inherit
+    import attnlab.sandbox.watching_worker  # noqa: F401 - likewise
     import attnlab.sandbox.worker  # noqa: F401 - likewise
 
     # Modules student code plausibly imports, loaded while we can still read them: once a worker
@@ -221,17 +189,7 @@ def main(control_fd: int) -> None:
         if not data:
             return
         request = json.loads(data)
-        if request["op"] == "plan":
-            _load_plan(request, fds)
-            control.send(b"{}")
-        elif request["op"] == "known":
-            _add_known(request, fds)
-            control.send(b"{}")
-        elif request["op"] == "spawn" and request.get("plan") is not None and request["plan"] not in attnlab.sandbox.program.PLANS:
-            for fd in fds:
-                os.close(fd)
-            control.send(json.dumps({"missing_plan": request["plan"]}).encode())
-        elif request["op"] == "spawn":
+        if request["op"] == "spawn":
             if not imported.issuperset(request.get("needs", ())):
                 # A heavy library (torch) is imported here the first time a file needs it, so
                 # every later worker inherits it, and a numpy-only class never pays for it.
@@ -239,7 +197,7 @@ def main(control_fd: int) -> None:
                     _import_library(name)
                     imported.add(name)
                 baseline_vm = _virtual_memory_bytes()
-            # All the worker inherits (numpy, torch, the plans) out of its collector's sight: a full
+            # All the worker inherits (numpy, torch) out of its collector's sight: a full
             # collection in the worker would walk it, and copy every page it touched.
             gc.freeze()
             pid = os.fork()

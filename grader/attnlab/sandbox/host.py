@@ -1,15 +1,18 @@
 """The trusted side of the sandbox: a fork server and the workers it forks.
 
 ``ForkServer`` starts the clean fork server once per grading run. ``WorkerProcess``
-is one forked worker serving one submission file: it crosses calls over a
-socket with a deadline, answers the worker's requests for reference results,
-and on a timeout or crash kills the worker's whole process group and says
-what happened in words a student understands.
+is one forked worker serving one function of a submission file: it crosses
+calls over a socket with a deadline, answers the worker's requests for
+reference results (bounded by the call being graded, and charged to its
+deadline), and on a timeout or crash kills the worker's whole process group
+and says what happened in words a student understands.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import mmap
 import select
 import struct
 import os
@@ -21,6 +24,8 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+
+import numpy as np
 from pathlib import Path
 from typing import Callable
 
@@ -34,12 +39,13 @@ from attnlab.outcomes import (
     StudentError,
     WorkerCrashed,
 )
+from attnlab.sandbox.watching_worker import MARKER
 from attnlab.sandbox.worker import LEFT_A_THREAD
 
 # The fork server's only way into the engine: the folder that holds the attnlab package, of
 # which the sandbox sees these files only.
 _ENGINE_DIR = str(Path(__file__).resolve().parents[2])
-_ENGINE_FILES = ("attnlab/__init__.py", "attnlab/wire.py", "attnlab/sandbox/__init__.py", "attnlab/sandbox/forkserver.py", "attnlab/sandbox/worker.py", "attnlab/sandbox/module_harness.py", "attnlab/sandbox/program.py")
+_ENGINE_FILES = ("attnlab/__init__.py", "attnlab/wire.py", "attnlab/sandbox/__init__.py", "attnlab/sandbox/forkserver.py", "attnlab/sandbox/worker.py", "attnlab/sandbox/module_harness.py", "attnlab/sandbox/watching_worker.py")
 # What workers may import from site-packages: numpy, torch with what its import and its
 # functional API load (bound only when installed; imported only when a file needs it), and
 # orjson, which the wire writes its headers with.
@@ -56,7 +62,10 @@ _KILL_USER = "import os, signal, sys; u = int(sys.argv[1]); os.setgroups([]); os
 def _boot(*path: str) -> str:
     return f"import sys; sys.path[:0] = {list(path)!r}; from attnlab.sandbox.forkserver import main; main(int(sys.argv[1]))"
 
-CALLBACK_CACHE_ENTRIES = 50_000
+# The reference's answers to stand-in calls a grading process keeps for the class, in bytes, and
+# the largest answer worth keeping.
+ANSWER_CACHE_BYTES = 64 << 20
+ANSWER_CACHE_ENTRY_BYTES = 1 << 20
 _UCRED = struct.Struct("iII")  # struct ucred: pid, uid, gid
 
 _SIGNAL_WORDS = {
@@ -148,10 +157,6 @@ class ForkServer:
         self.bwrap = bwrap_path()
         self.workroot = Path(tempfile.mkdtemp(prefix="attnlab-sandbox-"))
         self.workroot.chmod(0o711)  # workers pass through to their own folder, and cannot list the others
-        self.plans: dict[str, list[list]] = {}
-        """Recorded calls programs may run, by key: per segment, its framed "run" message."""
-        self._loaded: set[str] = set()  # the plans this server process holds
-        self._known: dict[str, set[str]] = {}  # the accepted nested results it holds, per token
         self._start()
 
     @property
@@ -216,8 +221,6 @@ class ForkServer:
         )
         theirs.close()
         self.control = ours
-        self._loaded = set()
-        self._known = {}
 
     def _request(self, request: dict, fds: list[int] = (), stream: list[list] = ()) -> dict:
         """Send ``request`` with ``fds`` and return the server's reply. ``stream``: framed messages
@@ -246,56 +249,37 @@ class ForkServer:
                 self._start()
         raise RuntimeError("the sandbox's fork server stopped answering")
 
-    def _load(self, key: str) -> None:
-        """Hand the server a plan's segments (a few MB, more than a control message holds); it
-        keeps them decoded for the programs it forks."""
-        self._request({"op": "plan", "key": key, "segments": len(self.plans[key])}, stream=self.plans[key])
-        self._loaded.add(key)
-
-    def _share_known(self, token: str, known: set[str]) -> None:
-        """Give the server the keys of ``known`` (accepted nested results, ``token``'s set) it does
-        not hold yet: programs forked after it inherit them."""
-        held = self._known.get(token, set())
-        new = known - held
-        if new:
-            control = self.control
-            self._request({"op": "known", "token": token}, stream=[wire.frame({"keys": sorted(new)})])
-            # A server started again meanwhile holds only these: the rest goes with the next spawn.
-            self._known[token] = held | new if self.control is control else new
-
     def workdir(self) -> Path:
         """A fresh folder for one worker, inside what the sandbox can see."""
         return Path(tempfile.mkdtemp(prefix="worker-", dir=self.workroot))
 
-    def spawn(self, workdir: Path, module: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), kind: str = "file", plan: str | None = None, known: tuple[str, set[str]] | None = None) -> int:
-        """Fork a worker: ``kind`` "file" serves one file's calls, "program" runs the whole
-        submission (``attnlab.sandbox.program``) with the recorded calls of ``plan`` (one of
-        ``plans``) and the accepted nested results ``known`` (token, keys), which the server is
-        given first where it does not hold them."""
+    def stage(self, submission: Path) -> Path:
+        """A copy of the submission's files that the sandbox can read and its workers cannot change:
+        one per submission, shared by the workers of its functions."""
+        staged = Path(tempfile.mkdtemp(prefix="submission-", dir=self.workroot))
+        _copy_submission(submission, staged / "files")
+        for path in (staged, staged / "files", *(staged / "files").iterdir()):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        return staged / "files"
+
+    def spawn(self, workdir: Path, submission: Path, module: str, function: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), watching: list[str] | None = None) -> int:
+        """Fork a worker that serves ``function`` of ``module`` in the staged ``submission``, with
+        ``standins`` answered by the reference; or, with ``watching`` (the functions not to run),
+        a ``WatchingWorker`` that runs the student's own code for them and watches it."""
         request = {
-            "plan": plan,
             "op": "spawn",
-            "kind": kind,
+            "watching": watching is not None,
+            "poisoned": watching or [],
+            "submission": str(submission),
             "needs": list(needs),
             "workdir": str(workdir),
             "module": module,
+            "function": function,
             "standins": standins,
             "limits": limits.as_request(),
             "uid": self.uid,
         }
-        for _attempt in (1, 2):
-            if plan is not None and plan not in self._loaded:
-                self._load(plan)
-            if known is not None:
-                self._share_known(*known)
-            reply = self._request(request, fds)
-            if "pid" in reply:
-                return reply["pid"]
-            # The server was started again in between (it says it lacks the plan): give it the
-            # plan and the accepted keys again.
-            self._loaded.discard(plan)
-            self._known.clear()
-        raise RuntimeError("the sandbox's fork server lost the recorded calls twice")
+        return self._request(request, fds)["pid"]
 
     def reap(self, pid: int) -> dict:
         try:
@@ -353,35 +337,150 @@ def _problem_message(header: dict) -> str:
     return f"{header.get('type', 'Error')}: {header.get('message', '')}{where}"
 
 
+class AnswerCache:
+    """The reference's answers to stand-in calls, shared by the workers of a grading process and
+    bounded in bytes: the reference is deterministic, so a class asking the same question gets the
+    same answer. Keyed by the calling function too, since that decides what it may ask."""
+
+    def __init__(self, max_bytes: int = ANSWER_CACHE_BYTES, max_entry_bytes: int = ANSWER_CACHE_ENTRY_BYTES):
+        self.max_bytes, self.max_entry_bytes = max_bytes, max_entry_bytes
+        self.bytes = 0
+        self._answers: dict[tuple, bytes] = {}
+
+    def get(self, key: tuple) -> bytes | None:
+        return self._answers.get(key)
+
+    def add(self, key: tuple, message: bytes) -> None:
+        """Keep ``message`` if it fits; when the cache is full, new answers are computed each time."""
+        if len(message) <= self.max_entry_bytes and self.bytes + len(message) <= self.max_bytes and key not in self._answers:
+            self._answers[key] = message
+            self.bytes += len(message)
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+
+class StandinBounds:
+    """What a stand-in call made during one graded call may ask of the reference, relative to that
+    call's own inputs: the trusted side computes it, so a student's ``causal_mask(40000)`` must not
+    make the grader swell. Each array at most twice the largest input array (plus a little), no
+    axis and no integer past twice the largest axis or integer of the inputs (plus a little), at
+    most two more axes. Worked out from the inputs at the first stand-in call."""
+
+    def __init__(self, args: tuple, kwargs: dict):
+        self._inputs: tuple | None = (args, kwargs)
+        self.max_elements = self.max_extent = self.max_ndim = 0
+
+    def _work_out(self) -> None:
+        elements, extent, ndim = 0, 1, 0
+        for leaf in _leaves(self._inputs):
+            if isinstance(leaf, np.ndarray):
+                elements, ndim = max(elements, leaf.size), max(ndim, leaf.ndim)
+                extent = max(extent, *leaf.shape, 1)
+            elif isinstance(leaf, (int, np.integer)) and not isinstance(leaf, bool):
+                extent = max(extent, min(abs(int(leaf)), 1 << 40))
+        self.max_elements, self.max_extent, self.max_ndim = 2 * elements + 1024, 2 * extent + 8, ndim + 2
+        self._inputs = None
+
+    def refusal(self, function: str, tree) -> str | None:
+        """Why the reference ``function`` will not be run on the arguments the wire ``tree``
+        describes (None: it will). Read off the tree, before anything is decoded; a tree that
+        does not describe its arrays properly is left for the decoder to refuse."""
+        if self._inputs is not None:
+            self._work_out()
+        stack = [tree]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, dict):
+                described = item.get("__nd__")
+                if described is None:
+                    stack.extend(item.values())
+                elif isinstance(described, list) and len(described) == 3 and isinstance(described[2], list) and all(type(n) is int for n in described[2]):
+                    shape = described[2]
+                    if math.prod(shape) > self.max_elements or len(shape) > self.max_ndim or any(n > self.max_extent for n in shape):
+                        return f"{function}() was given an array of shape {tuple(shape)}, far larger than the inputs of the call being graded justify"
+            elif type(item) is int and abs(item) > self.max_extent:
+                return f"{function}() was given the number {item}, far larger than the inputs of the call being graded justify (at most {self.max_extent})"
+        return None
+
+
+class Expected:
+    """An answer a call is expected to give, encoded once: a result whose wire form is identical
+    (the same tree, the same bytes) is that answer, and need not be decoded or compared."""
+
+    def __init__(self, value):
+        self.value = value
+        buffers: list = []
+        self.tree = wire.encode(value, buffers)
+        self.payloads = [bytes(wire.as_bytes(b)) for b in buffers]
+
+    def matches(self, tree, buffers: list) -> bool:
+        return _same_tree(tree, self.tree) and len(buffers) == len(self.payloads) and all(got == want for got, want in zip(buffers, self.payloads))
+
+
+def _same_tree(got, want) -> bool:
+    """Equal wire trees, types included: ``True`` is not ``1``, nor ``1`` ``1.0``, as ``==`` says."""
+    if type(got) is not type(want):
+        return False
+    if isinstance(want, dict):
+        return got.keys() == want.keys() and all(_same_tree(got[k], want[k]) for k in want)
+    if isinstance(want, list):
+        return len(got) == len(want) and all(_same_tree(g, w) for g, w in zip(got, want))
+    return got == want
+
+
+def _leaves(value):
+    """Every non-container value in a plain value (tuples, lists and dicts opened)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (tuple, list)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        else:
+            yield item
+
+
 class WorkerProcess:
-    """One live worker serving one submission file."""
+    """One live worker serving one function of a submission file."""
 
-    kind = "file"
-    plan: str | None = None
-    known: tuple[str, set[str]] | None = None
-
-    def __init__(self, server: ForkServer, submission: Path, module: str, standins: dict, limits: Limits, callback_cache: dict | None = None, needs: tuple[str, ...] = ()):
-        self.server, self.module, self.limits = server, module, limits
-        self.callback_cache = callback_cache
+    def __init__(self, server: ForkServer, staged: Path, module: str, function: str, standins: dict, limits: Limits, answer_cache: AnswerCache | None = None, needs: tuple[str, ...] = (), watching: list[str] | None = None):
+        """``staged``: the submission as ``ForkServer.stage`` copied it. ``watching``: a watching
+        worker (``sandbox.watching_worker``) that must not run these functions' own code."""
+        self.watching = watching is not None
+        self.watched_names = [n for names in standins.values() for n in names]
+        self.notes: list = []
+        """A watching worker's notes on the watched calls, one list per result, in order."""
+        self._marker: mmap.mmap | None = None
+        extra_fds: list[int] = []
+        if self.watching:
+            marker_fd = os.memfd_create("attnlab-marker")
+            os.ftruncate(marker_fd, MARKER.size)
+            self._marker = mmap.mmap(marker_fd, MARKER.size)
+            extra_fds = [marker_fd]
+        self.server, self.module, self.function, self.limits = server, module, function, limits
+        self.answer_cache = answer_cache
         """Reference answers to stand-in calls, shared by the workers of a class (None: no caching)."""
         self.workdir = server.workdir()
         self._output = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]  # stdout, stderr
         self._output_read = [0, 0]
         self.alive = True
-        _copy_submission(submission, self.workdir / "submission")
-        self._prepare_workdir()
         self.channel, theirs = socket.socketpair()
         self.channel.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
-        self.server_pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)], needs, self.kind, self.plan, self.known)
+        try:
+            self.server_pid = server.spawn(self.workdir, staged, module, function, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output), *extra_fds], needs, watching)
+        finally:
+            for fd in extra_fds:
+                os.close(fd)
         """The worker's pid as the fork server sees it (in the sandbox's pid namespace), for reaping."""
         theirs.close()
         self.pid = self.server_pid
         """The worker's pid as this process sees it, for signals and /proc."""
         self._await_hello()
         self._await_import()
-
-    def _prepare_workdir(self) -> None:
-        """Put what the worker needs besides the submission into its folder (before it starts)."""
 
     def _await_hello(self) -> None:
         """Read the worker's first message, sent before any student code ran, and the pid the
@@ -414,17 +513,25 @@ class WorkerProcess:
         buffers: list = []
         request = {"op": "call", "function": function, "args": wire.encode((args, kwargs), buffers), "return_inputs": return_inputs}
         self._send(wire.frame(request, buffers), function)
-        return self._await_result(function, return_inputs, answer_callback)
+        return self._await_result(function, return_inputs, answer_callback, StandinBounds(args, kwargs))
 
-    def call_batch(self, calls: list[tuple[str, tuple, dict, bool]], answer_for: Callable[[str], Callable[[str, str, tuple, dict], object]], framed: list | None = None) -> list:
+    def call_batch(self, calls: list[tuple[str, tuple, dict, bool]], answer_for: Callable[[str], Callable[[str, str, tuple, dict], object]], framed: list | None = None, expected: list | None = None) -> list:
         """Run several calls ``(function, args, kwargs, return_inputs)`` with one message.
 
         Each call keeps its own deadline. The first call that fails raises its outcome, as
         ``call`` would, and the worker runs none of the calls after it. ``framed`` is the
         message ``batch_message(calls)`` made, when the caller keeps it to send again.
+        ``expected``: per call, an ``Expected`` answer; a result identical to it on the wire is
+        that answer's value, returned as it is (not decoded again).
         """
         self._send(framed or batch_message(calls), calls[0][0])
-        return [self._await_result(function, return_inputs, answer_for(function)) for function, _, _, return_inputs in calls]
+        expected = expected or [None] * len(calls)
+        values = [self._await_result(function, return_inputs, answer_for(function), StandinBounds(args, kwargs), answer) for (function, args, kwargs, return_inputs), answer in zip(calls, expected)]
+        if self.watching:
+            # Sent one at a time, the calls would have met a worker that stopped listening to the
+            # grader on the way: the batch counts only if it still listens after its last call.
+            self._send(wire.frame({"op": "listening"}), calls[-1][0])
+        return values
 
     def _send(self, framed: list, function: str) -> None:
         """Send a message of calls, the first of them to ``function``. A worker that stopped
@@ -432,20 +539,26 @@ class WorkerProcess:
         try:
             wire.send_framed(self.channel, framed)
         except wire.PeerClosed:
-            raise WorkerCrashed(f"{function} could not be called: the worker for {self.module}.py had stopped listening to the grader, and {self.stop()}", function) from None
+            # How the worker then ended is a race with its own exit, not worth a different message.
+            self.stop()
+            raise WorkerCrashed(f"{function} could not be called: the worker for {self.module}.py had stopped listening to the grader, so it was stopped", function) from None
 
-    def _await_result(self, function: str, return_inputs: bool, answer_callback):
+    def _await_result(self, function: str, return_inputs: bool, answer_callback, bounds: StandinBounds, expected: "Expected | None" = None):
+        # The reference's time on stand-in calls counts against the call's deadline: it is work the
+        # grader does on the student's behalf, and a loop of them must not cost more than the call.
         deadline = time.monotonic() + self.limits.call_seconds
         while True:
             try:
                 header, buffers = wire.receive(self.channel, deadline)
                 op = header.get("op")
-                if op == "callback":
-                    started = time.monotonic()
-                    self._answer_callback(header, buffers, answer_callback, function)
-                    deadline += time.monotonic() - started  # the reference's time is not the student's
+                if op == "callback" and not self.watching:
+                    self._answer_callback(header, buffers, answer_callback, function, bounds)
                     continue
                 if op == "result":
+                    if self.watching:
+                        self.notes.append(header.get("nested"))
+                    if expected is not None and expected.matches(header.get("value"), buffers):
+                        return expected.value
                     value = wire.decode(header.get("value"), buffers)
                     if return_inputs and not (isinstance(value, tuple) and len(value) == 3):
                         raise wire.WireError("a result without the inputs that were asked for")
@@ -470,20 +583,26 @@ class WorkerProcess:
             self.stop()
             raise BadReturn(f"{function}'s worker broke the protocol (sent {op!r})")
 
-    def _answer_callback(self, header: dict, buffers: list, answer_callback, caller: str) -> None:
-        # The reference is deterministic, so a class's submissions asking the same question get the
-        # same answer: keyed by the calling function too, since that decides what it may ask.
+    def _answer_callback(self, header: dict, buffers: list, answer_callback, caller: str, bounds: StandinBounds) -> None:
+        module, function = str(header.get("module")), str(header.get("function"))
         key = None
-        if self.callback_cache is not None:
-            key = (caller, str(header.get("module")), str(header.get("function")), wire.digest(header.get("args"), buffers))
-            if key in self.callback_cache:
-                wire.send_framed(self.channel, self.callback_cache[key])
-                return
         try:
+            # Bounds first, cached or not: whether a call is answered must not depend on the class.
+            refusal = bounds.refusal(function, header.get("args"))
+            if refusal is not None:
+                raise _Refused(refusal)
+            if self.answer_cache is not None:
+                key = (caller, module, function, wire.digest(header.get("args"), buffers))
+                cached = self.answer_cache.get(key)
+                if cached is not None:
+                    wire.send_framed(self.channel, [cached])
+                    return
             args, kwargs = wire.decode(header.get("args"), buffers)
-            value = answer_callback(str(header.get("module")), str(header.get("function")), args, kwargs)
+            value = answer_callback(module, function, args, kwargs)
             reply_buffers: list = []
             reply = {"op": "callback_result", "value": wire.encode(value, reply_buffers)}
+        except _Refused as refused:
+            reply, reply_buffers = {"op": "callback_raised", "type": "ValueError", "message": str(refused)}, []
         except wire.WireError as error:
             reply, reply_buffers = {"op": "callback_raised", "type": "TypeError", "message": str(error)}, []
         except Exception as error:  # noqa: BLE001 - the reference failed on the student's arguments: their error, sent back to them
@@ -491,10 +610,42 @@ class WorkerProcess:
             kind = type(error).__name__ if type(error).__name__ in replayable else "RuntimeError"
             reply, reply_buffers = {"op": "callback_raised", "type": kind, "message": f"{type(error).__name__}: {error}"[:2000]}, []
         framed = wire.frame(reply, reply_buffers)
-        if key is not None and len(self.callback_cache) < CALLBACK_CACHE_ENTRIES:
-            framed = [b"".join(framed)]
-            self.callback_cache[key] = framed
+        if key is not None:
+            message = b"".join(framed)
+            self.answer_cache.add(key, message)
+            framed = [message]
         wire.send_framed(self.channel, framed)
+
+    def evidence(self, want: list[tuple[int, int]]) -> list:
+        """From a watching worker: the arguments and result of each watched call ``want`` names
+        (its call's place in the last message, its own place among that call's notes), as
+        [(args, kwargs), result] each."""
+        self._send(wire.frame({"op": "evidence", "want": [list(w) for w in want]}), self.function)
+        try:
+            header, buffers = wire.receive(self.channel, time.monotonic() + self.limits.call_seconds)
+            if header.get("op") != "evidence":
+                raise wire.WireError("not the evidence asked for")
+            values = wire.decode(header.get("value"), buffers)
+        except TimeoutError:
+            self.stop()
+            raise CallTimedOut(f"{self.function}'s worker did not say what its calls were within {self.limits.call_seconds:g} s") from None
+        except wire.PeerClosed:
+            raise WorkerCrashed(f"{self.function}'s worker {self.stop()}") from None
+        except wire.WireError as error:
+            self.stop()
+            raise BadReturn(f"{self.function}'s worker broke the protocol: {error}") from None
+        if not (isinstance(values, list) and len(values) == len(want)):
+            raise BadReturn(f"{self.function}'s worker broke the protocol: not the evidence asked for")
+        return values
+
+    def where_it_stopped(self) -> tuple[bool, str | None]:
+        """For a watching worker whose call timed out or crashed: whether it entered any watched
+        call during that call, and which watched function was running (None: its own code)."""
+        if self._marker is None:
+            return False, None
+        entered, place = MARKER.unpack_from(self._marker, 0)
+        name = self.watched_names[place - 1] if 0 < place <= len(self.watched_names) else None
+        return bool(entered), name
 
     def reset_peak_memory(self) -> int:
         """Reset the worker's peak resident memory to its current size; return that size in bytes."""
@@ -549,6 +700,12 @@ class WorkerProcess:
         self.stop()
         for stream in self._output:
             stream.close()
+        if self._marker is not None:
+            self._marker.close()
+
+
+class _Refused(Exception):
+    """A stand-in call the reference will not run: its message goes to the student as a ValueError."""
 
 
 def _proc_status_bytes(pid: int, field: str) -> int:

@@ -1,11 +1,13 @@
-"""The untrusted side: one worker process serves calls to one submission file.
+"""The untrusted side: one worker process serves calls to one function of a submission file.
 
 Runs in a process forked by the fork server, after its limits are set. It
 imports the student's file with stand-ins in place of the files before it
 (CONTRACT.md: what a file imports is the reference version, so a bug costs
-points once), then answers ``call`` messages until told to stop. Stand-ins
-hold no reference code: each call crosses back to the trusted grader, which
-computes the reference result there.
+points once) and in place of the function's declared same-file dependencies
+(for its direct calls only), then answers ``call`` messages until told to
+stop. Stand-ins hold no reference code: each call crosses back to the trusted
+grader, which checks that the function under test may use it and computes the
+reference result there.
 
 Nothing here is trusted by the grader: the student's code can patch any of it.
 """
@@ -99,13 +101,33 @@ def _describe_exception(error: BaseException, submission_dir: str) -> dict:
     }
 
 
-class Worker:
-    """Serves the calls of one submission file over one channel."""
+def _for_direct_calls(name: str, standin, own, caller_code):
+    """``name`` as the function under test (``caller_code``) sees it: the reference ``standin``
+    for its direct calls, the student's ``own`` for every other caller."""
 
-    def __init__(self, channel, submission_dir: str, module: str, standins: dict[str, list[str]]):
+    def dependency(*args, **kwargs):
+        if caller_code is not None and sys._getframe(1).f_code is caller_code:
+            return standin(*args, **kwargs)
+        if own is None:
+            raise NameError(f"name {name!r} is not defined")
+        return own(*args, **kwargs)
+
+    dependency.__name__ = dependency.__qualname__ = name
+    return dependency
+
+
+class Worker:
+    """Serves the calls of one function of one submission file over one channel.
+
+    A worker is asked one function only (the function under test), so the reference answers
+    its stand-ins give can never be returned as the answer to another graded call.
+    """
+
+    def __init__(self, channel, submission_dir: str, module: str, function: str, standins: dict[str, list[str]]):
         self.channel = channel
         self.submission_dir = submission_dir
         self.module_name = module
+        self.function = function
         self.standins = {
             (mod, name): self._standin(mod, name) for mod, names in standins.items() for name in names
         }
@@ -138,13 +160,25 @@ class Worker:
         return standin
 
     def install_standins(self) -> None:
+        """Earlier files become modules of stand-ins, before the student's file imports them."""
         by_module: dict[str, types.ModuleType] = {}
         for (module, name), standin in self.standins.items():
             if module == self.module_name:
-                continue  # siblings are swapped in per call, after the student's file is imported
+                continue  # declared same-file dependencies are swapped in after the import
             stand_module = by_module.setdefault(module, types.ModuleType(module, f"Reference {module} (served by the grader)"))
             setattr(stand_module, name, standin)
         sys.modules.update(by_module)
+
+    def _install_dependencies(self, target) -> None:
+        """Point the function's declared same-file dependencies at the reference, for its own
+        direct calls only: a call from anywhere else (a helper, or the dependency calling back)
+        runs the student's code, so a cycle of functions answers nothing for free."""
+        namespace = vars(self.module)
+        code = getattr(target, "__code__", None)
+        for (module, name), standin in self.standins.items():
+            if module != self.module_name:
+                continue
+            namespace[name] = _for_direct_calls(name, standin, namespace.get(name), code)
 
     def import_submission(self) -> bool:
         path = os.path.join(self.submission_dir, f"{self.module_name}.py")
@@ -159,25 +193,18 @@ class Worker:
             self._send({"op": "import_failed", **_describe_exception(error, self.submission_dir)})
             return False
         end_if_threads_left()
+        target = getattr(self.module, self.function, None)
+        if callable(target) and not isinstance(target, type):
+            self._install_dependencies(target)
         self._send({"op": "ready"})
         return True
 
     def call(self, function: str, args, kwargs, return_inputs: bool = False) -> bool:
         """Run one call and send its result; False when it raised or returned something unsendable."""
-        target = getattr(self.module, function, None)
+        target = getattr(self.module, function, None) if function == self.function else None
         if not callable(target):
             self._send({"op": "raised", "type": "AttributeError", "message": f"{self.module_name}.py has no function {function}()", "frames": [], "not_implemented": False, "memory": False})
             return False
-        # Other contract functions of the same file become reference stand-ins for the call,
-        # so that multi_head_attention is graded on its own, not on the student's split_heads.
-        namespace = vars(self.module)
-        swapped = {
-            name: namespace[name]
-            for (module, name) in self.standins
-            if module == self.module_name and name != function and name in namespace
-        }
-        for name in swapped:
-            namespace[name] = self.standins[(self.module_name, name)]
         if isinstance(target, type):  # a module class: built and called as the request says
             from attnlab.sandbox.module_harness import as_called
 
@@ -187,19 +214,28 @@ class Worker:
             result = target(*args, **kwargs)
         except BaseException as raised:  # noqa: BLE001 - whatever the student raises is reported, never re-raised
             error = raised
-        finally:
-            namespace.update(swapped)
         end_if_threads_left()  # before the reply: the crash is this call's
         if error is not None:
             self._send({"op": "raised", **_describe_exception(error, self.submission_dir)})
             return False
         try:
             # With return_inputs the grader also sees the arguments as the call left them.
-            self._send({"op": "result"}, value=(result, args, kwargs) if return_inputs else result)
+            self._send({"op": "result", **self.result_notes()}, value=(result, args, kwargs) if return_inputs else result)
         except wire.WireError as error:
             self._send({"op": "bad_return", "message": f"{function} returned {error}"})
             return False
         return True
+
+    def result_notes(self) -> dict:
+        """What a result message carries besides the value (``WatchingWorker``: the nested calls)."""
+        return {}
+
+    def start_call(self, index: int) -> None:
+        """Called before each call, with its place in its message."""
+
+    def other_request(self, header: dict) -> bool:
+        """Answer a request that is not a call; False ends the worker."""
+        return False
 
     def serve(self) -> None:
         self.install_standins()
@@ -213,12 +249,14 @@ class Worker:
             op = header.get("op")
             if op == "call":
                 args, kwargs = wire.decode(header["args"], buffers)
+                self.start_call(0)
                 self.call(header["function"], args, kwargs, bool(header.get("return_inputs")))
             elif op == "batch":
                 # Several calls in one message, one reply each; the first that fails ends the batch.
-                for request in header["calls"]:
+                for index, request in enumerate(header["calls"]):
                     args, kwargs = wire.decode(request["args"], buffers)
+                    self.start_call(index)
                     if not self.call(request["function"], args, kwargs, bool(request.get("return_inputs"))):
                         break
-            else:
+            elif not self.other_request(header):
                 return

@@ -1,6 +1,6 @@
 """The reference's recorded run, kept in a class's results folder for the next run.
 
-Recording (``grading.record_script``) runs the hidden suite against the reference:
+Recording (``recording.record_script``) runs the hidden suite against the reference:
 about 2.5 s for the numpy track and 5 s more for torch, paid by every class run
 that grades anything, a one-student regrade included. The recording depends only
 on the course (hidden tests, reference), the engine and the libraries that
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import attnlab
 from attnlab.atomic import write_bytes_atomically
-from attnlab.replay import Script
+from attnlab.replay.script import Script
 
 CACHE_NAME = ".reference-script.pickle"
 # The libraries whose numbers are in the recording.

@@ -3,8 +3,8 @@
 import pytest
 from conftest import COURSE
 
-from attnlab.grading import record_script
-from attnlab.script_cache import CACHE_NAME, load_script, save_script, script_key
+from attnlab.replay.recording import record_script
+from attnlab.replay.kept import CACHE_NAME, load_script, save_script, script_key
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def test_a_damaged_or_missing_recording_is_recorded_again(script, tmp_path):
 def test_recording_in_parallel_gives_the_same_script():
     # The files shared out among processes, the tests put back in the suite's order: the same
     # calls, results and examples as one process recording them all.
-    from attnlab.grading import record_script_in_parallel
+    from attnlab.replay.recording import record_script_in_parallel
     from attnlab.wire import fingerprint
 
     only = ["softmax", "scores", "masks"]

@@ -1,0 +1,183 @@
+"""Grade a class fast: record the hidden tests' calls once, replay them on each submission.
+
+With hypothesis derandomised, a hidden test is a deterministic function of what
+the student's code returns. A submission that returns what the reference
+returned, call for call, walks through exactly the run the reference walked
+through, and passes. So a class run first runs the hidden suite once against
+the reference and records every call it made of a student function
+(``recording``). Each submission is then asked those calls through the same
+sandboxed workers a live run uses (a worker per function, stand-ins answered by
+the reference along the declared dependencies only), a test's calls of one
+function in one message; a test whose every value matches ("the same
+behaviour", ``compare``: far tighter than any test's tolerance) passes without
+running pytest. Every other test runs live, so feedback and misconception
+naming are unchanged.
+
+What the untrusted side receives is what a live run would send it: the inputs of
+the calls it is asked now. A call whose input holds an answer given earlier in
+the same message is sent in a message of its own, after that answer came back.
+
+Modules: ``script`` (the recording as plain data), ``compare`` (the same
+behaviour), ``recording`` (making a script), ``kept`` (keeping it beside the
+results), and here the replay and the ``ClassSession`` a class run shares.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from attnlab.backends import Backend, NotReplayed
+from attnlab.course import Course
+from attnlab.grading import grade
+from attnlab.outcomes import SubmissionProblem
+from attnlab.reference import Reference
+from attnlab.replay.compare import same_behaviour
+from attnlab.replay.nested import NestedChecks
+from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
+from attnlab.results import GradeReport, TestResult
+from attnlab.sandbox.host import AnswerCache, Expected, ForkServer, Limits, batch_message
+
+
+@dataclass
+class _Message:
+    """Calls of one function a test makes in a row, sent together; or one memory-measured call."""
+
+    calls: list[ScriptedCall]
+    framed: list | None
+    """The calls as one message (None for a memory-measured call, which goes alone)."""
+    expected: list[Expected] | None = None
+    """The recorded answers as they travel (with the inputs after the call, where asked)."""
+
+
+def messages_of(test: ScriptedTest) -> list[_Message]:
+    """A test's calls, grouped in the messages they are sent in: consecutive calls of one
+    function, but a memory-measured call alone, and a new message wherever a call's inputs hold
+    a value an earlier call of the message answered (a KV cache fed back, say): the worker must
+    not hold a later input that carries the answer to the call it is computing."""
+    messages: list[list[ScriptedCall]] = []
+    answered: set[bytes] = set()
+    for call in test.calls:
+        inputs = _leaf_digests((call.args, call.kwargs))
+        alone = call.memory_budget is not None
+        if not messages or alone or messages[-1][0].memory_budget is not None or messages[-1][0].function != call.function or inputs & answered:
+            messages.append([])
+            answered = set()
+        messages[-1].append(call)
+        answered |= _leaf_digests(call.value) - inputs
+    return [_message(batch) for batch in messages]
+
+
+def _message(calls: list[ScriptedCall]) -> _Message:
+    if calls[0].memory_budget is not None:
+        return _Message(calls, None)
+    framed = batch_message([(c.function, c.args, c.kwargs, c.return_inputs) for c in calls])
+    return _Message(calls, framed, [Expected((c.value, *c.inputs_after) if c.return_inputs else c.value) for c in calls])
+
+
+def _leaf_digests(value) -> set[bytes]:
+    """A digest of every array and scalar in a plain value."""
+    found: set[bytes] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (tuple, list)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, np.ndarray):
+            found.add(hashlib.blake2b(f"{item.dtype.str}{item.shape}".encode() + np.ascontiguousarray(item).tobytes(), digest_size=16).digest())
+        elif item is not None:
+            found.add(hashlib.blake2b(repr(item).encode(), digest_size=16).digest())
+    return found
+
+
+class Replayer:
+    """Replays a script on submissions, one after another; keeps each test's messages, framed
+    once for the class."""
+
+    def __init__(self, script: Script, reference: Reference):
+        self.script = script
+        self.nested = NestedChecks(reference)
+        self._messages: dict[str, list[_Message]] = {}
+
+    def decide(self, backend: Backend, test_files: list[Path]) -> tuple[list[str], dict[str, TestResult]]:
+        """The tests of ``test_files`` in suite order, and those the replay passed (the rest run live)."""
+        prefixes = tuple(f"{f.name}::" for f in test_files)
+        chosen = [t for t in self.script.tests if t.nodeid.startswith(prefixes)]
+        passed: dict[str, TestResult] = {}
+        for test in chosen:
+            if not test.replayable or test.result is None or not all(backend.replayable(c.function) for c in test.calls):
+                continue
+            started = time.perf_counter()
+            if self._replay_test(test, backend):
+                duration = round(time.perf_counter() - started, 4)
+                passed[test.nodeid] = TestResult(**{**vars(test.result), "output": backend.take_output(), "duration": duration})
+            else:
+                backend.take_output()  # the live run prints again
+        return [t.nodeid for t in chosen], passed
+
+    def _replay_test(self, test: ScriptedTest, backend: Backend) -> bool:
+        messages = self._messages.get(test.nodeid)
+        if messages is None:
+            messages = self._messages[test.nodeid] = messages_of(test)
+        for message in messages:
+            try:
+                if message.framed is None:
+                    call = message.calls[0]
+                    result = backend.run(call.function, call.args, call.kwargs, measure_memory=True, return_inputs=call.return_inputs)
+                    if result.peak_bytes > call.memory_budget:
+                        return False
+                    results = [result]
+                else:
+                    calls = [(c.function, c.args, c.kwargs, c.return_inputs) for c in message.calls]
+                    results = backend.watch_batch(calls, message.framed, message.expected)
+            except (NotReplayed, SubmissionProblem):
+                return False
+            for call, result in zip(message.calls, results):
+                if result.value is call.value:
+                    continue  # identical on the wire to the recorded answer
+                if not same_behaviour(result.value, call.value, call.float32_inputs):
+                    return False
+                if call.return_inputs and not same_behaviour(result.inputs_after, call.inputs_after, call.float32_inputs):
+                    return False
+            if message.framed is not None and not self.nested.hold(message.calls[0].function, calls, results, backend):
+                return False
+        return True
+
+
+@dataclass
+class ClassSession:
+    """What the grading of a class shares: the course, the reference, its recorded run, the
+    limits; and, per grading process (``start``), a fork server and the reference's answers to
+    stand-in calls."""
+
+    course: Course
+    reference: Reference
+    script: Script
+    limits: Limits
+    only: list[str] | None = None
+    fork_server: ForkServer | None = None
+    answer_cache: AnswerCache = field(default_factory=AnswerCache)
+    replayer: Replayer = field(init=False)
+
+    def __post_init__(self):
+        self.replayer = Replayer(self.script, self.reference)
+
+    def start(self) -> None:
+        """In a grading process: its own fork server (a sandbox per grading process)."""
+        self.fork_server = ForkServer()
+        self.answer_cache = AnswerCache()
+
+    def grade(self, submission: Path) -> GradeReport:
+        """Grade one staged submission: the replay first, then the tests it did not pass, live."""
+        return grade(self.course, submission, only=self.only, limits=self.limits, fork_server=self.fork_server, reference=self.reference, answer_cache=self.answer_cache, decide=self.replayer.decide)
+
+    def close(self) -> None:
+        if self.fork_server is not None:
+            self.fork_server.close()
+            self.fork_server = None

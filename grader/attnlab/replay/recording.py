@@ -1,0 +1,116 @@
+"""Record the reference's run of the hidden suite: every call a test made, with its answer.
+
+With hypothesis derandomised, a hidden test is a deterministic function of what
+the student's code returns; so the suite is run once against the reference, in
+the grader's own process, and each call of a student function is written down
+(``script.ScriptedCall``). A class run shares the files out among its cores.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+
+from attnlab.backends import Backend, CallResult, InProcessBackend
+from attnlab.course import Course
+from attnlab.grading import hidden_test_files, run_suite
+from attnlab.outcomes import Outcome, SubmissionProblem
+from attnlab.processes import die_with
+from attnlab.reference import Reference
+from attnlab.replay.compare import has_float32
+from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
+from attnlab.wire import copy_plain
+
+
+class RecordingBackend(Backend):
+    """Serves the reference in this process and writes down every call into the current test."""
+
+    mode = "recording the reference's calls"
+
+    def __init__(self, inner: InProcessBackend):
+        super().__init__(inner.course, inner.submission, inner.reference)
+        self.inner = inner
+        self.current: ScriptedTest | None = None
+        self.tests: list[ScriptedTest] = []
+
+    def start(self, nodeid: str) -> None:
+        self.current = ScriptedTest(nodeid)
+        self.tests.append(self.current)
+
+    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False, memory_budget=None) -> CallResult:
+        test = self.current
+        inputs = copy_plain((args, kwargs))
+        if measure_memory and memory_budget is None:
+            test.replayable = False  # a verdict on a peak with no stated budget: only a live run can tell
+        try:
+            result = self.inner.run(function, args, kwargs, measure_memory=measure_memory, return_inputs=return_inputs)
+        except (Exception, SubmissionProblem):
+            test.replayable = False
+            raise
+        budget = memory_budget if measure_memory else None
+        test.calls.append(ScriptedCall(function, inputs[0], inputs[1], return_inputs, copy_plain(result.value), copy_plain(result.inputs_after), budget, has_float32(inputs)))
+        return result
+
+    def take_output(self) -> str:
+        return self.inner.take_output()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class RecordingPlugin:
+    """Tells the recording backend which test is running."""
+
+    def __init__(self, backend: RecordingBackend):
+        self.backend = backend
+
+    def pytest_runtest_setup(self, item) -> None:
+        self.backend.start(item.nodeid)
+
+
+def record_script(course: Course, reference: Reference | None = None, only: list[str] | None = None) -> Script:
+    """Run the hidden suite (of the ``only`` files, default all) against the reference and write
+    down every call. A test the reference itself fails is not replayable: it runs live."""
+    reference = reference or Reference(course)
+    backend = RecordingBackend(InProcessBackend(course, course.solutions_dir, reference))
+    try:
+        plugin = run_suite(course, hidden_test_files(course, only), backend, reference, extra_plugins=(RecordingPlugin(backend),))
+    finally:
+        backend.close()
+    results = dict(zip(plugin.nodeids, plugin.results))
+    for test in backend.tests:
+        result = results.get(test.nodeid)
+        if result is None or result.outcome is not Outcome.PASSED:
+            test.replayable = False
+        else:
+            test.result = result
+    return Script(backend.tests)
+
+
+# In a recording process only: the course and reference it was forked with (inherited, not pickled).
+_FORKED_WITH: dict = {}
+
+
+def _start_recorder(parent: int, course: Course, reference: Reference) -> None:
+    die_with(parent)
+    _FORKED_WITH.update(course=course, reference=reference)
+
+
+def _record_in_pool(modules: list[str]) -> Script:
+    return record_script(_FORKED_WITH["course"], _FORKED_WITH["reference"], modules)
+
+
+def record_script_in_parallel(course: Course, reference: Reference, only: list[str] | None, jobs: int) -> Script:
+    """``record_script`` with the exercise files shared out among ``jobs`` forked processes (which
+    die with this one): the same script, tests in the suite's order, in about 1/jobs of the time."""
+    modules = [m for m in course.modules if not only or m in only]
+    if jobs <= 1 or len(modules) < 2:
+        return record_script(course, reference, only)
+    groups = [modules[i::jobs] for i in range(min(jobs, len(modules)))]
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(len(groups), mp_context=context, initializer=_start_recorder, initargs=(os.getpid(), course, reference)) as pool:
+        parts = list(pool.map(_record_in_pool, groups))
+    tests = {test.nodeid: test for part in parts for test in part.tests}
+    files = [f"test_{m}.py::" for m in modules]
+    return Script([tests[n] for prefix in files for n in tests if n.startswith(prefix)])
