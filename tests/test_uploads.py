@@ -329,3 +329,51 @@ def test_a_folder_beside_a_large_data_set_is_found_without_listing_the_data(tmp_
     (folder / "work" / "softmax.py").unlink()
     with pytest.raises(RosterError, match="^ada: more than 10000 files to look through"):
         stage(entry, COURSE, tmp_path / "staging-again")
+
+
+def test_a_link_swapped_in_after_the_look_is_refused_where_it_is_opened(tmp_path, monkeypatch):
+    """A check-then-open reader follows a link put in place between the two; ours opens with
+    O_NOFOLLOW where it reads, so the swap is refused (made here right after each look: the
+    exercise file once found, the folder once listed as a real one)."""
+    from attnlab import uploads
+
+    folder = tmp_path / "file" / "ada"
+    (folder / "work").mkdir(parents=True)
+    shutil.copyfile(COURSE.solutions_dir / "softmax.py", folder / "work" / "softmax.py")
+    looked, opened = uploads._lexists, uploads._open_below
+
+    def look_then_swap(name, dir_fd):
+        seen = looked(name, dir_fd)
+        script = folder / "work" / "softmax.py"
+        if seen and not script.is_symlink():
+            script.unlink()
+            script.symlink_to(COURSE.solutions_dir / "softmax.py")
+        return seen
+
+    monkeypatch.setattr(uploads, "_lexists", look_then_swap)
+    with pytest.raises(RosterError, match="^ada: work/softmax.py is a symbolic link"):
+        stage(find_entries(folder.parent, COURSE)[0], COURSE, tmp_path / "file" / "staging")
+    monkeypatch.setattr(uploads, "_lexists", looked)
+
+    folder = tmp_path / "folder" / "ada"
+    (folder / "work").mkdir(parents=True)
+    shutil.copyfile(COURSE.solutions_dir / "softmax.py", folder / "work" / "softmax.py")
+
+    def swap_then_open(top, parts, label):
+        if parts == ("work",) and not (folder / "work").is_symlink():
+            shutil.rmtree(folder / "work")
+            (folder / "work").symlink_to(COURSE.solutions_dir, target_is_directory=True)
+        return opened(top, parts, label)
+
+    monkeypatch.setattr(uploads, "_open_below", swap_then_open)
+    with pytest.raises(RosterError, match="^ada: work is a symbolic link"):
+        stage(find_entries(folder.parent, COURSE)[0], COURSE, tmp_path / "folder" / "staging")
+
+
+def test_a_class_folder_reached_through_a_link_is_still_graded(tmp_path):
+    """Links are refused inside the class, not on the way to it (that path is the instructor's)."""
+    (tmp_path / "real" / "ada").mkdir(parents=True)
+    shutil.copyfile(COURSE.solutions_dir / "softmax.py", tmp_path / "real" / "ada" / "softmax.py")
+    (tmp_path / "class").symlink_to(tmp_path / "real", target_is_directory=True)
+    [entry] = find_entries(tmp_path / "class", COURSE)
+    assert (stage(entry, COURSE, tmp_path / "staging") / "softmax.py").read_text() == SOFTMAX
