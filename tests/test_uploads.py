@@ -377,3 +377,13 @@ def test_a_class_folder_reached_through_a_link_is_still_graded(tmp_path):
     (tmp_path / "class").symlink_to(tmp_path / "real", target_is_directory=True)
     [entry] = find_entries(tmp_path / "class", COURSE)
     assert (stage(entry, COURSE, tmp_path / "staging") / "softmax.py").read_text() == SOFTMAX
+
+
+def test_a_member_named_with_escape_sequences_is_named_inertly_on_one_line(tmp_path):
+    with zipfile.ZipFile(tmp_path / "eve.zip", "w") as bundle:
+        bundle.writestr("../\x1b]52;c;cHduZWQ=\x07\nAll hidden tests passed\r.py", "x")
+    [entry] = find_entries(tmp_path, COURSE)
+    with pytest.raises(RosterError) as refused:
+        stage(entry, COURSE, tmp_path / "staging")
+    message = str(refused.value)
+    assert message.isprintable() and "\\x1b]52" in message and "\\n" in message, message

@@ -19,7 +19,6 @@ import stat
 import struct
 import zipfile
 import zlib
-from collections import deque
 from pathlib import Path, PurePosixPath
 
 MAX_FILE_BYTES = 8 << 20
@@ -45,8 +44,10 @@ class UploadRefused(Exception):
 
 
 def shown(name: str | Path) -> str:
-    """A name as text a terminal, a JSON file and SQLite all take (bytes that are not UTF-8 as U+FFFD)."""
-    return os.fsencode(name).decode("utf-8", "replace").replace("\n", "\\n")
+    """A name as one line of text a terminal, a JSON file and SQLite all take: bytes that are not
+    UTF-8 as U+FFFD, and control characters (a name is the uploader's to choose) escaped."""
+    text = os.fsencode(name).decode("utf-8", "replace")
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def _link_refusal(name: str, target: str | None = None) -> UploadRefused:
