@@ -260,6 +260,9 @@ def test_a_class_grades_around_its_bad_uploads(graded_class):
         assert data["report"] is None, name  # no test ran: no point
         assert reason in data["error"] and "\n" not in data["error"], (name, data["error"])
     assert f"not gradable {len(BAD)}" in result.stdout
+    listed = " ".join(line.strip() for line in result.stdout.splitlines())  # rich wraps long lines
+    for name in BAD:
+        assert f"not gradable: {name.removesuffix('.zip')}: " in listed, name
     assert peak < PEAK_MIB, f"a grading process reached {peak} MiB"
 
 
