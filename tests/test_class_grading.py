@@ -39,7 +39,6 @@ def make_class(folder: Path) -> Path:
     with zipfile.ZipFile(folder / "bob.zip", "w") as bundle:
         for path in (folder / "zipped-src").iterdir():
             bundle.write(path, f"bob/{path.name}")
-        bundle.writestr("../../escaped.py", "print('unpacked outside')")
     shutil.rmtree(folder / "zipped-src")
     for name in BUGGY:
         build_submission(folder / f"buggy-{name}", fixture("buggy", name))

@@ -91,6 +91,27 @@ def test_an_unreadable_notebook_is_named_not_called_missing(autograder):
     assert results["score"] == 0 and results["output"] == "Your upload could not be read: softmax.ipynb: not a readable notebook (it has no list of cells)."
 
 
+@pytest.mark.parametrize("upload", ["file", "folder"])
+def test_an_upload_that_links_to_the_solutions_is_refused_by_name(autograder, upload):
+    # Gradescope unpacks an uploaded zip with its links: one to the autograder's own solutions
+    # must not be graded as the student's work.
+    solutions = autograder / "source" / "solutions"
+    submission = autograder / "submission"
+    shutil.rmtree(submission, ignore_errors=True)
+    submission.mkdir()
+    if upload == "file":
+        (submission / "softmax.py").symlink_to(solutions / "softmax.py")
+    else:
+        (submission / "work").symlink_to(solutions, target_is_directory=True)
+    env = {**os.environ, "ATTNLAB_AUTOGRADER_ROOT": str(autograder), "ATTNLAB_PYTHON": sys.executable}
+    process = subprocess.run(["bash", str(autograder / "run_autograder")], capture_output=True, text=True, timeout=600, env=env, cwd=autograder)
+    assert process.returncode == 0, process.stderr[-3000:]
+    results = json.loads((autograder / "results" / "results.json").read_text())
+    check_results_format(results)
+    named = "softmax.py" if upload == "file" else "work"
+    assert results["score"] == 0 and results["output"].startswith(f"Your upload could not be read: submission: {named} is a symbolic link"), results["output"]
+
+
 def test_the_results_format_check_can_fail():
     with pytest.raises(AssertionError):
         check_results_format({"score": 1, "max_score": 2, "tests": []})

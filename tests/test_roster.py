@@ -116,19 +116,34 @@ def test_odd_gradescope_metadata_values_fall_back_to_the_folder_name(tmp_path):
     assert sorted(students(find_entries(tmp_path, COURSE))) == ["submission_1", "submission_2", "submission_3", "submission_4"]
 
 
-def test_a_zip_unpacks_no_escape_and_no_link(tmp_path):
+@pytest.mark.parametrize(
+    "member, reason",
+    [("../../escaped.py", "eve.zip: ../../escaped.py: a path that leaves the zip"), ("/abs.py", "eve.zip: /abs.py: a path that leaves the zip"), ("scores.py", "eve.zip: scores.py is a symbolic link")],
+)
+def test_a_zip_with_an_escape_or_a_link_is_refused_and_nothing_unpacked(tmp_path, member, reason):
     with zipfile.ZipFile(tmp_path / "eve.zip", "w") as bundle:
-        bundle.writestr("../../escaped.py", "print('out')")
-        bundle.writestr("/abs.py", "print('out')")
-        link = zipfile.ZipInfo("scores.py")
-        link.external_attr = 0o120777 << 16
-        bundle.writestr(link, "/etc/shadow")
         bundle.writestr("eve/softmax.py", SOFTMAX)
+        info = zipfile.ZipInfo(member)
+        if member == "scores.py":
+            info.external_attr = 0o120777 << 16
+        bundle.writestr(info, "/etc/shadow")
+    [entry] = find_entries(tmp_path, COURSE)
+    with pytest.raises(RosterError, match=f"^{reason}"):
+        stage(entry, COURSE, tmp_path / "staging")
+    assert not (tmp_path.parent / "escaped.py").exists() and not (tmp_path / "staging").exists()
+
+
+def test_a_zip_stages_only_the_exercise_files_of_its_shallowest_folder(tmp_path):
+    with zipfile.ZipFile(tmp_path / "ada.zip", "w") as bundle:
+        bundle.writestr("ada/softmax.py", SOFTMAX)
+        bundle.writestr("ada/old/masks.py", "old")
+        bundle.writestr("ada/notes.txt", "notes")
+        bundle.writestr("__MACOSX/._softmax.py", "resource fork")
+        bundle.writestr(".git/masks.py", "a hidden copy")
     [entry] = find_entries(tmp_path, COURSE)
     staged = stage(entry, COURSE, tmp_path / "staging")
     assert sorted(p.name for p in staged.iterdir()) == ["softmax.py"]
-    assert not (tmp_path.parent / "escaped.py").exists()
-    assert {p.name for p in (tmp_path / "staging" / "unpacked").rglob("*")} == {"eve", "softmax.py"}
+    assert (staged / "softmax.py").read_text() == SOFTMAX
 
 
 def test_a_student_is_regraded_by_the_name_on_the_folder_or_by_the_id_shown(tmp_path):

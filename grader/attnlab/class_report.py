@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from attnlab.misconceptions import Misconception
+from attnlab.uploads import shown
 
 _OUTCOME_STYLES = {
     "passed": "green",
@@ -94,6 +95,20 @@ def most_failed(results: list[dict], catalogue: list[Misconception], limit: int 
     return rows
 
 
+NOT_GRADABLE_SHOWN = 20
+"""Not gradable submissions listed with their reason at most; the rest are in the gradebook."""
+
+
+def _render_not_gradable(console: Console, results: list[dict]) -> None:
+    """Each submission that could not be graded, and why (a link, a zip bomb, no exercise file)."""
+    refused = [d for d in results if d.get("error")]
+    for data in refused[:NOT_GRADABLE_SHOWN]:
+        # The reason names the student's files: no markup, no control characters.
+        console.print(Text(f"  not gradable: {shown(str(data.get('student', '?')))}: {shown(str(data['error']))}", style="red"))
+    if len(refused) > NOT_GRADABLE_SHOWN:
+        console.print(Text(f"  and {len(refused) - NOT_GRADABLE_SHOWN} more (their reasons are in the gradebook)", style="red"))
+
+
 def render_class_summary(console: Console, results: list[dict], catalogue: list[Misconception], *, graded_now: int, reused: int, failures: list[str], wall: float) -> None:
     """Score distribution (a chart), the most failed tests and their misconceptions (a table)."""
     reports = [d.get("report") or {} for d in results]
@@ -104,6 +119,7 @@ def render_class_summary(console: Console, results: list[dict], catalogue: list[
         mean = sum(percentages) / len(percentages)
         full = sum(p >= 100 for p in percentages)
         console.print(f"Mean score {mean:.1f}%, full marks {full} of {len(percentages)}; not gradable {sum(bool(d.get('error')) for d in results)}.")
+        _render_not_gradable(console, results)
         console.print(Text("\nScore distribution", style="bold"))
         for label, count, bar in score_histogram(percentages):
             console.print(Text(f"  {label} ") + Text(bar, style="cyan") + Text(f" {count}" if count else ""))

@@ -124,14 +124,13 @@ def _selected(course, only, tracks) -> list[str] | None:
 
 
 def _staged(course, submission: Path, scratch: Path) -> Path:
-    """The folder to grade: ``submission`` itself when it holds exercise files as ``.py``; else
-    its exercise files staged in ``scratch`` as a class's entry is (a .zip, notebooks)."""
+    """The folder to grade: the submission's exercise files (of a folder, a .zip, notebooks) staged
+    in ``scratch`` as a class's entry is, so that no link in it is followed."""
+    from attnlab.grading import SubmissionError
     from attnlab.roster import Entry, stage
 
-    zipped = submission.is_file() and submission.suffix == ".zip"
-    without_scripts = submission.is_dir() and not any((submission / f"{m}.py").is_file() for m in course.modules)
-    if not (zipped or without_scripts):
-        return submission
+    if not submission.is_dir() and not submission.is_symlink() and submission.suffix != ".zip":
+        raise SubmissionError(f"{submission}: no such folder" if not submission.exists() else f"{submission}: not a folder (a submission is a folder of exercise files, or a .zip of one)")
     return stage(Entry(submission.stem, submission), course, scratch)
 
 

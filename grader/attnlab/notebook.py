@@ -36,7 +36,10 @@ SETUP_PREFIX = "setup-"
 
 def _defines_code(cell: dict) -> bool:
     """A set-up or solution cell: what an import of the notebook runs (never its tests)."""
-    meta = cell.get("metadata", {}).get("nbgrader", {})
+    metadata = cell.get("metadata")
+    meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+    if not isinstance(meta, dict):  # a student's notebook may hold anything here
+        return False
     return bool(meta.get("solution")) or str(meta.get("grade_id", "")).startswith(SETUP_PREFIX)
 
 
@@ -91,7 +94,7 @@ class NotebookFinder(importlib.abc.MetaPathFinder):
         if not self.enabled or path is not None or name not in self.names:
             return None
         notebook = self.folder / f"{name}.ipynb"
-        if not notebook.is_file():
+        if not os.path.lexists(notebook):  # a link is found, and refused when it is loaded
             return importlib.util.spec_from_loader(name, _MissingNotebookLoader(name, self.folder))
         return importlib.util.spec_from_loader(name, _NotebookLoader(notebook), origin=str(notebook))
 

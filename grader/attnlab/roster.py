@@ -18,16 +18,15 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import unicodedata
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.course import Course
+from attnlab.uploads import MAX_FILE_BYTES, UploadRefused, exercise_files, read_file
 
-MAX_UNPACKED_BYTES = 20 << 20
-"""A zip that unpacks to more than this is not graded (a zip bomb costs nothing)."""
+MAX_NOTEBOOK_CONTAINERS = 200_000
+"""JSON objects and lists in a notebook at most: each costs Python some 60 bytes or more."""
 # Letters and digits of any script stay (José, 李雷): a class of non-ASCII names must not collapse
 # into one id. The rest (path separators, spaces, control characters) becomes "_".
 _UNSAFE_IN_ID = re.compile(r"[^\w.@+-]")
@@ -59,6 +58,8 @@ class Entry:
 
     def fingerprint(self) -> str:
         """A hash of what was submitted: a changed submission is graded again."""
+        if self.source.is_symlink():  # refused when graded; a link changed to a folder is graded anew
+            return hashlib.sha256(b"symbolic link\0" + os.fsencode(os.readlink(self.source))).hexdigest()
         # Read in blocks: a student's folder may hold a data set of gigabytes beside the exercises.
         if self.source.is_file():
             with self.source.open("rb") as data:
@@ -104,8 +105,13 @@ def safe_id(name: str) -> str:
 
 
 def is_submission(folder: Path, course: Course) -> bool:
-    """Does this folder hold exercise files (``softmax.py`` or ``softmax.ipynb``) itself?"""
-    return any((folder / f"{m}{suffix}").is_file() for m in course.modules for suffix in (".py", ".ipynb"))
+    """Does this folder hold exercise files (``softmax.py`` or ``softmax.ipynb``) itself? (Of
+    any kind: a link or a pipe by such a name is the submission's, and refused when staged.)"""
+    return any(os.path.lexists(folder / name) for name in _exercise_names(course))
+
+
+def _exercise_names(course: Course) -> set[str]:
+    return {f"{m}{suffix}" for m in course.modules for suffix in (".py", ".ipynb")}
 
 
 def find_entries(folder: Path, course: Course, assignment: str | None = None) -> list[Entry]:
@@ -134,6 +140,9 @@ def find_entries(folder: Path, course: Course, assignment: str | None = None) ->
 def _nbgrader_entries(submitted: Path, assignment: str | None) -> list[Entry]:
     entries = []
     for student in sorted(p for p in submitted.iterdir() if p.is_dir()):
+        if student.is_symlink():  # not followed: refused, by name, when it is graded
+            entries.append(Entry(safe_id(student.name), student))
+            continue
         assignments = sorted((p for p in student.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
         if assignment is not None:
             assignments = [p for p in assignments if p.name == assignment]
@@ -174,90 +183,72 @@ def _gradescope_id(submitter: dict) -> str | None:
 
 
 def looks_like_submission(entry: Entry, course: Course) -> bool:
-    """Does the entry hold an exercise file somewhere (without unpacking it)?"""
-    names = {f"{m}{suffix}" for m in course.modules for suffix in (".py", ".ipynb")}
-    if entry.source.is_file():
-        try:
-            with zipfile.ZipFile(entry.source) as bundle:
-                return any(Path(n).name in names for n in bundle.namelist())
-        except (zipfile.BadZipFile, OSError):
-            return False
-    return _submission_folder(entry.source, course) is not None
+    """Does the entry hold an exercise file somewhere (without unpacking it)? One refused (a
+    link, a damaged zip) counts: its grading says why it is refused."""
+    try:
+        return bool(exercise_files(entry.source, _exercise_names(course), read=False))
+    except UploadRefused:
+        return True
 
 
 def stage(entry: Entry, course: Course, target: Path) -> Path:
     """Put the entry's exercise files, as ``.py`` files, into ``target``; return the folder to grade.
 
-    Raises ``RosterError`` when the entry holds no exercise file.
+    Only the exercise files are read (``uploads``: no link followed, every byte counted). Raises
+    ``RosterError`` when the entry holds no exercise file, or is refused (the message names why).
     """
-    target.mkdir(parents=True, exist_ok=True)
-    source = entry.source
-    if source.is_file():
-        unpacked = target / "unpacked"
-        _unzip(source, unpacked)
-        source = unpacked
-    folder = _submission_folder(source, course)
-    if folder is None:
+    try:
+        files = exercise_files(entry.source, _exercise_names(course))
+    except UploadRefused as refused:
+        raise RosterError(str(refused)) from None
+    if not files:
         names = ", ".join(f"{m}.py" for m in course.modules)
         raise NoExerciseFile(f"{shown(entry.source.name)}: no exercise file found (looked for {names})")
     staged = target / "submission"
-    staged.mkdir()
+    staged.mkdir(parents=True)
     for module in course.modules:
-        script, notebook = folder / f"{module}.py", folder / f"{module}.ipynb"
-        if script.is_file() and not script.is_symlink():
-            shutil.copyfile(script, staged / script.name)
-        elif notebook.is_file() and not notebook.is_symlink():
-            (staged / script.name).write_text(notebook_code(notebook))
+        script, notebook = f"{module}.py", f"{module}.ipynb"
+        if script in files:
+            (staged / script).write_bytes(files[script])
+        elif notebook in files:
+            (staged / script).write_text(notebook_text_code(files[notebook], notebook))
     return staged
-
-
-def _submission_folder(folder: Path, course: Course) -> Path | None:
-    """The folder itself, or the one folder below it, that holds the exercise files."""
-    if is_submission(folder, course):
-        return folder
-    for child in sorted(p for p in folder.rglob("*") if p.is_dir() and not p.is_symlink() and "__MACOSX" not in p.parts):
-        if is_submission(child, course):
-            return child
-    return None
-
-
-def _unzip(archive: Path, target: Path) -> None:
-    try:
-        with zipfile.ZipFile(archive) as bundle:
-            members = bundle.infolist()
-            if sum(m.file_size for m in members) > MAX_UNPACKED_BYTES:
-                raise RosterError(f"{shown(archive.name)}: unpacks to more than {MAX_UNPACKED_BYTES >> 20} MiB")
-            for member in members:
-                path = Path(member.filename)
-                if member.is_dir() or path.is_absolute() or ".." in path.parts or (member.external_attr >> 16) & 0o170000 == 0o120000:
-                    continue  # folders are made as needed; escapes and symlinks are not unpacked
-                destination = target / path
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                destination.write_bytes(bundle.read(member))
-    except (zipfile.BadZipFile, OSError) as error:
-        raise RosterError(f"{shown(archive.name)}: not a readable zip ({error})") from None
 
 
 def notebook_code(notebook: Path, keep=lambda cell: True) -> str:
     """A notebook's code cells (those ``keep`` accepts), in order, as one Python file (magics and
-    shell lines dropped)."""
+    shell lines dropped). A link, or a file larger than ``uploads.MAX_FILE_BYTES``, is refused."""
     try:
-        document = json.loads(notebook.read_text(encoding="utf-8"))
-    except (ValueError, OSError) as error:
-        raise RosterError(f"{notebook.name}: not a readable notebook ({error})") from None
+        data = read_file(notebook, MAX_FILE_BYTES)
+    except UploadRefused as refused:
+        raise RosterError(str(refused)) from None
+    return notebook_text_code(data, notebook.name, keep)
+
+
+def notebook_text_code(data: bytes, name: str, keep=lambda cell: True) -> str:
+    """``notebook_code`` of a notebook's bytes (``name`` says which, in errors)."""
+    # Each JSON object or list costs Python tens of bytes for the one or two the text spends.
+    if data.count(b"{") + data.count(b"[") > MAX_NOTEBOOK_CONTAINERS:
+        raise RosterError(f"{name}: not a readable notebook (more than {MAX_NOTEBOOK_CONTAINERS} JSON objects and lists)")
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise RosterError(f"{name}: not a readable notebook (nested too deep)") from None
+    except ValueError as error:
+        raise RosterError(f"{name}: not a readable notebook ({error})") from None
     cells = document.get("cells", []) if isinstance(document, dict) else None
     if not isinstance(cells, list):
-        raise RosterError(f"{notebook.name}: not a readable notebook (it has no list of cells)")
+        raise RosterError(f"{name}: not a readable notebook (it has no list of cells)")
     chunks = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
-            raise RosterError(f"{notebook.name}: not a readable notebook (cell {number} is not a cell)")
+            raise RosterError(f"{name}: not a readable notebook (cell {number} is not a cell)")
         if cell.get("cell_type") != "code" or not keep(cell):
             continue
         source = cell.get("source", "")
         if isinstance(source, list) and all(isinstance(line, str) for line in source):
             source = "".join(source)
         elif not isinstance(source, str):
-            raise RosterError(f"{notebook.name}: not a readable notebook (cell {number}'s source is not text)")
+            raise RosterError(f"{name}: not a readable notebook (cell {number}'s source is not text)")
         chunks.append("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
     return "\n\n".join(chunks) + "\n"
