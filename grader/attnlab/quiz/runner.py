@@ -2,8 +2,9 @@
 
 Practice mode says right or wrong at once (with the explanation when right, or
 when the student skips and the source may show it) and lets the student try
-again; exam mode records each answer and moves on. At any prompt ``hint``,
-``skip``, ``back`` and ``quit`` work; input that cannot be read is asked for
+again; exam mode records each answer and moves on, and shows no hint, no
+verdict and no explanation. At any prompt ``hint`` (practice), ``skip``,
+``back`` and ``quit`` work; input that cannot be read is asked for
 again with an example of the expected form. Progress is saved after every
 answer, so Ctrl-C or a closed terminal loses nothing: the next run resumes.
 """
@@ -22,6 +23,7 @@ from attnlab.quiz.items import Item
 from attnlab.quiz.kinds import AnswerFormatError
 
 COMMANDS = "hint, skip, back, quit"
+EXAM_COMMANDS = "skip, back, quit"
 
 
 @dataclass
@@ -36,6 +38,8 @@ class Progress:
     """The last answer given to each question, as typed (None when skipped)."""
     attempts: dict[str, int] = field(default_factory=dict)
     finished: bool = False
+    handed_in: str | None = None
+    """Exam mode: the answers file written at the end (the exam is then over)."""
 
 
 def state_dir() -> Path:
@@ -101,10 +105,10 @@ def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: C
         if progress.answers.get(asked.id) is not None:
             say(f"(your answer so far: {progress.answers[asked.id]})")
         while True:
-            text = ask(f"answer ({COMMANDS}) > ").strip()
+            text = ask(f"answer ({COMMANDS if practice else EXAM_COMMANDS}) > ").strip()
             command = text.lower()
             if command == "hint":
-                say(f"Hint: {asked.hint}")
+                say(f"Hint: {asked.hint}" if practice else "No hints in an exam.")
                 continue
             if command == "quit":
                 save(progress)

@@ -89,13 +89,15 @@ def compute_key(question: Question, values: dict, reference_factory: Callable):
     return normalize_key(question.type, raw)
 
 
-def drawn_values(quiz: Quiz, question: Question, student: str) -> dict:
-    return drawing.draw({k: v.model_dump(exclude_none=True) for k, v in question.params.items()}, drawing.variant_seed(quiz.id, question.id, student))
+def drawn_values(quiz: Quiz, question: Question, student: str, sitting: str = "exam") -> dict:
+    return values_for_seed(question, drawing.seed_for(quiz.id, question.id, student, sitting))
 
 
-def asked_question(quiz: Quiz, question: Question, student: str) -> AskedQuestion:
-    """The question as this student sees it; cheap: no key is computed."""
-    values = drawn_values(quiz, question, student)
+def values_for_seed(question: Question, seed: int) -> dict:
+    return drawing.draw({k: v.model_dump(exclude_none=True) for k, v in question.params.items()}, seed)
+
+
+def _asked(question: Question, values: dict) -> AskedQuestion:
     return AskedQuestion(
         id=question.id,
         type=question.type,
@@ -108,16 +110,25 @@ def asked_question(quiz: Quiz, question: Question, student: str) -> AskedQuestio
     )
 
 
-def keyed_question(quiz: Quiz, question: Question, student: str, reference_factory: Callable) -> KeyedQuestion:
-    values = drawn_values(quiz, question, student)
+def asked_question(quiz: Quiz, question: Question, student: str, sitting: str = "exam") -> AskedQuestion:
+    """The question as this student sees it in ``sitting``; cheap: no key is computed."""
+    return _asked(question, drawn_values(quiz, question, student, sitting))
+
+
+def keyed_for_values(quiz: Quiz, question: Question, values: dict, who: str, reference_factory: Callable) -> KeyedQuestion:
+    """The key of the variant drawn as ``values``; ``who`` names the variant in errors."""
     try:
         key = compute_key(question, values, reference_factory)
     except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
-        raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for student {student!r}: {type(error).__name__}: {error}") from None
+        raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for {who}: {type(error).__name__}: {error}") from None
     rendered = {**values, "answer": KINDS[question.type].format(key) if question.type != "single" else f"{key})"}
     tolerance = effective_tolerance(question.type, key, question.tolerance, question.relative)
-    return KeyedQuestion(asked_question(quiz, question, student), key, drawing.render(question.explanation, rendered), tolerance)
+    return KeyedQuestion(_asked(question, values), key, drawing.render(question.explanation, rendered), tolerance)
 
 
-def keyed_quiz(quiz: Quiz, student: str, reference_factory: Callable) -> list[KeyedQuestion]:
-    return [keyed_question(quiz, q, student, reference_factory) for q in quiz.questions]
+def keyed_question(quiz: Quiz, question: Question, student: str, reference_factory: Callable, sitting: str = "exam") -> KeyedQuestion:
+    return keyed_for_values(quiz, question, drawn_values(quiz, question, student, sitting), f"student {student!r}", reference_factory)
+
+
+def keyed_quiz(quiz: Quiz, student: str, reference_factory: Callable, sitting: str = "exam") -> list[KeyedQuestion]:
+    return [keyed_question(quiz, q, student, reference_factory, sitting) for q in quiz.questions]
