@@ -16,7 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from attnlab.quiz.arith import ExpressionError, evaluate
+from attnlab.quiz.arith import TOO_LARGE, ExpressionError, evaluate
 
 
 class AnswerFormatError(ValueError):
@@ -24,9 +24,15 @@ class AnswerFormatError(ValueError):
 
 
 def _number(value, what="a number") -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise AnswerFormatError(f"expected {what}")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise AnswerFormatError(TOO_LARGE) from None
+    if not math.isfinite(number):
+        raise AnswerFormatError(f"expected {what}")
+    return number
 
 
 def _flat(value) -> list:

@@ -9,6 +9,7 @@ Answers files are read with a bounded loader (size, no YAML aliases).
 from __future__ import annotations
 
 import csv
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,7 +149,8 @@ def grade_files(quiz_id: str, items_for: Callable[[str], list[Item]], paths: lis
         try:
             read.append((Path(path), read_answers(path), None))
         except QuizError as error:
-            read.append((Path(path), None, str(error).removeprefix(f"{path}").lstrip(":").strip() or "cannot be read"))
+            reason = re.sub(r"^:(\d+):", r"line \1:", str(error).removeprefix(str(path)))  # the path is on the row already
+            read.append((Path(path), None, reason.lstrip(":").strip() or "cannot be read"))
     claims: dict[str, list[Path]] = defaultdict(list)
     for path, content, _ in read:
         if content is not None:
