@@ -15,7 +15,7 @@ from attnlab.release import ReleaseError, build, scan
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
-    return build(COURSE, tmp_path_factory.mktemp("release") / "attnlab-student").folder
+    return build(COURSE, tmp_path_factory.mktemp("release") / "attnlab-student", roster=["s1", "s2"]).folder
 
 
 def test_the_release_holds_what_students_need(release):
@@ -52,6 +52,7 @@ def test_the_scan_finds_each_kind_of_leak(release, tmp_path):
     (leaky / "quizzes" / "shapes.json").write_text(json.dumps(copy))
     exam = json.loads((leaky / "quizzes" / "masks.exam.json").read_text())
     exam["questions"][1]["hint"] = "it is 0"
+    next(iter(exam["students"].values()))[0]["params"] = {"gap": 2}
     (leaky / "quizzes" / "masks.exam.json").write_text(json.dumps(exam))
     (leaky / "misconceptions").mkdir()
     (leaky / "misconceptions" / "x.py").write_text("")
@@ -62,6 +63,7 @@ def test_the_scan_finds_each_kind_of_leak(release, tmp_path):
     assert "quizzes/masks.yaml: an instructor's quiz" in leaks
     assert "quizzes/shapes.json: field questions.0.'answer'" in leaks
     assert "quizzes/masks.exam.json: exam question 1 holds hint" in leaks
+    assert "quizzes/masks.exam.json: an exam copy's student entries hold more than prompts and options" in leaks
     assert "misconceptions/x.py: a folder students must not get" in leaks
 
 

@@ -44,8 +44,8 @@ Then, from this folder:
 .venv/bin/attnlab quiz take shapes --student YOUR-ID --mode exam  # the exam: answers recorded, to hand in
 ```
 
-Give your student id with `--student` (your instructor's roster id; the default is your login
-name). Practice questions are drawn from a practice pool, not from your exam. An exam shows no
+Give your student id with `--student`, as it is on your instructor's roster (the default is
+your login name); the exam holds the questions of the roster's ids only. Practice questions are drawn from a practice pool, not from your exam. An exam shows no
 score and no hints: at the end it writes `QUIZ-YOUR-ID.answers.yaml`; hand that file in, and
 your instructor marks it and tells you your score. The exam copy holds no answers in any form.
 
@@ -116,7 +116,7 @@ def scan(course: Course, folder: Path) -> list[str]:
 
 def _quiz_problems(path: Path) -> list[str]:
     """A practice copy keeps hashes and encrypted explanations only: no key, answer or expression;
-    an exam copy keeps the questions' text and parameter specs only."""
+    an exam copy keeps each student's question text only."""
     from attnlab.quiz.student_copy import EXAM_FIELDS
 
     try:
@@ -129,6 +129,9 @@ def _quiz_problems(path: Path) -> list[str]:
             extra = sorted(set(question) - set(EXAM_FIELDS)) if isinstance(question, dict) else ["(not a question)"]
             if extra:
                 found.append(f"exam question {index} holds {', '.join(extra)}: an exam copy holds nothing to check against")
+        texts = [text for student in (data.get("students") or {}).values() for text in student]
+        if any(not isinstance(text, dict) or set(text) != {"prompt", "options"} for text in texts):
+            found.append("an exam copy's student entries hold more than prompts and options")
 
     def walk(value, where: str) -> None:
         if isinstance(value, dict):
@@ -181,8 +184,9 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
             except QuizError as error:
                 raise ReleaseError(f"{path.name}: {error}") from None
             (staging / "quizzes" / f"{path.stem}.json").write_text(json.dumps(practice, indent=1), encoding="utf-8")
-            exam = student_copy.build(quiz, "exam", factory, list(roster))
-            (staging / "quizzes" / f"{path.stem}.exam.json").write_text(json.dumps(exam, indent=1), encoding="utf-8")
+            if roster:  # an exam copy holds each rostered student's questions as text
+                exam = student_copy.build(quiz, "exam", factory, list(roster))
+                (staging / "quizzes" / f"{path.stem}.exam.json").write_text(json.dumps(exam, indent=1), encoding="utf-8")
         files = ", ".join(f"`{m}.py`" for m in course.modules)
         (staging / "README.md").write_text(STUDENT_README.format(name=course.name, files=files), encoding="utf-8")
         leaks = scan(course, staging)

@@ -119,11 +119,6 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
         _print_summary(result, console.out)
         return
     student = student or _default_student()
-    if opened.copy is not None and mode == "exam":
-        from attnlab.quiz.student_copy import on_roster
-
-        if on_roster(opened.copy, student) is False:
-            click.echo(f"Warning: {student!r} is not on this exam's roster: give your student id with --student, or your answers are for another variant.", err=True)
     items = _items(opened, student, mode)
     path = runner.progress_path(opened.id, student, mode)
     saved = runner.load_progress(path, opened.id, student, mode)
@@ -283,7 +278,7 @@ def lint(paths, course_dir) -> None:
 @quiz.command("student-copy")
 @QUIZ
 @click.option("--mode", type=click.Choice(["practice", "exam"]), default="practice", show_default=True, help="practice: a pool of practice variants, checked by hashes; exam: the questions only, nothing to check against.")
-@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="Exam copy: student ids, one a line, so a student who mistypes their id is warned.")
+@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="Exam copy (required): the class's student ids, one a line; each gets their questions as text.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the student copy (.json; by convention ID.json for practice, ID.exam.json for the exam).")
 @COURSE
 def student_copy_command(quiz_name, mode, roster, output, course_dir) -> None:

@@ -1,12 +1,13 @@
 """The student's copies of a quiz: an exam copy with nothing to check against, and a practice copy.
 
-An **exam copy** (``"sitting": "exam"``) holds what the student reads and
-nothing else: each question's prompt and option templates, points, concepts
-and parameter specs (the student's exam variant is drawn locally from their
-id). No key, hash, ciphertext, hint, explanation or tolerance is in it, so
-there is nothing to test a guess against: answers are recorded, handed in and
-marked by the instructor from the quiz's YAML. An optional roster is kept as
-short salted tags, only so that a student who mistyped their id is warned.
+An **exam copy** (``"sitting": "exam"``) holds what each student of a roster
+reads and nothing else: each question's id, type, points and concepts, and for
+each rostered student (filed under a short tag of their id) the prompt and
+options of their exam variant, already drawn. No parameter spec is in it (a
+parameter the prompt does not show could be the answer itself), nor any key,
+hash, ciphertext, hint, explanation or tolerance: there is nothing to test a
+guess against. Answers are recorded, handed in and marked by the instructor
+from the quiz's YAML.
 
 A **practice copy** (``"sitting": "practice"``) holds, per question, a pool of
 variants drawn from seeds no student id can produce (see ``params``), so
@@ -35,8 +36,8 @@ FORMAT = "attnlab-student-quiz/2"
 SITTINGS = ("practice", "exam")
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 """16 MiB and one CPU-bound pass per guess: what each guess against a practice copy costs."""
-EXAM_FIELDS = ("id", "type", "prompt", "options", "points", "concepts", "params")
-"""Everything an exam copy's question holds: what the student reads, nothing to check against."""
+EXAM_FIELDS = ("id", "type", "points", "concepts")
+"""Everything an exam copy's question holds besides each student's text: nothing to check against."""
 _CHECK_BYTES, _KEY_BYTES = 16, 32
 
 
@@ -71,8 +72,8 @@ def _decrypt(cipher: str, key: bytes) -> str:
 
 
 def roster_tag(quiz_id: str, student: str) -> str:
-    """A short tag of a rostered id: enough to warn of a mistyped id, no list of names to read."""
-    return _letters(hashlib.sha256(f"attnlab-roster\0{quiz_id}\0{student}".encode()).digest()[:5])
+    """A short tag of a rostered id: finds a student's questions without a list of names to read."""
+    return _letters(hashlib.sha256(f"attnlab-roster\0{quiz_id}\0{student}".encode()).digest()[:8])
 
 
 def _question_text(question) -> dict:
@@ -87,16 +88,25 @@ def _question_text(question) -> dict:
     }
 
 
-def build_exam(quiz, roster: list[str] = ()) -> dict:
-    """The exam copy of ``quiz``: the questions to read, no key material (and no key is computed)."""
+def build_exam(quiz, roster: list[str]) -> dict:
+    """The exam copy of ``quiz`` for ``roster``: each student's questions as text, no key material
+    (and no key is computed)."""
+    from attnlab.quiz.variant import asked_question
+
+    if not roster:
+        raise QuizError(f"{quiz.id}: an exam copy is made for a roster: give the class's student ids (--roster)")
+    students = {}
+    for student in roster:
+        asked = [asked_question(quiz, question, student, "exam") for question in quiz.questions]
+        students[roster_tag(quiz.id, student)] = [{"prompt": a.prompt, "options": list(a.options)} for a in asked]
     return {
         "format": FORMAT,
         "sitting": "exam",
         "id": quiz.id,
         "title": quiz.title,
         "description": quiz.description,
-        "roster": sorted({roster_tag(quiz.id, s) for s in roster}),
-        "questions": [_question_text(q) for q in quiz.questions],
+        "questions": [{field: getattr(q, field) for field in EXAM_FIELDS} for q in quiz.questions],
+        "students": students,
     }
 
 
@@ -160,36 +170,33 @@ def load(path: Path) -> dict:
     return data
 
 
-def on_roster(copy: dict, student: str) -> bool | None:
-    """Whether ``student`` is on the copy's roster; None when the copy has none."""
-    tags = copy.get("roster") or []
-    return (roster_tag(copy["id"], student) in tags) if tags else None
-
-
 def questions_for(copy: dict, student: str):
     """(AskedQuestion, HashedCheck) for each question of the copy, in this student's variant of its sitting."""
     from attnlab.quiz.asked import AskedQuestion  # light: no numpy, no reference
 
-    sitting = copy["sitting"]
+    if copy["sitting"] == "exam":
+        texts = copy["students"].get(roster_tag(copy["id"], student))
+        if texts is None:
+            raise QuizError(f"{student!r} is not on this exam's roster: give your student id as your instructor has it (--student)")
+        return [
+            (AskedQuestion(entry["id"], entry["type"], text["prompt"], tuple(text["options"]), entry["points"], "", tuple(entry["concepts"]), 0.0), HashedCheck(entry["id"], entry["type"], None, SCRYPT))
+            for entry, text in zip(copy["questions"], texts)
+        ]
     items = []
     for entry in copy["questions"]:
-        if sitting == "practice":
-            variants = entry["variants"]
-            index = drawing.practice_index(copy["id"], entry["id"], student, len(variants)) if entry["params"] else 0
-            variant = variants[index]
-            seed = drawing.practice_seed(copy["id"], entry["id"], index)
-        else:
-            variant, seed = None, drawing.variant_seed(copy["id"], entry["id"], student)
-        values = drawing.draw(entry["params"], seed)
+        variants = entry["variants"]
+        index = drawing.practice_index(copy["id"], entry["id"], student, len(variants)) if entry["params"] else 0
+        variant = variants[index]
+        values = drawing.draw(entry["params"], drawing.practice_seed(copy["id"], entry["id"], index))
         asked = AskedQuestion(
             id=entry["id"],
             type=entry["type"],
             prompt=drawing.render(entry["prompt"], values),
             options=tuple(drawing.render(o, values) for o in entry["options"]),
             points=entry["points"],
-            hint=drawing.render(entry.get("hint", ""), values),
+            hint=drawing.render(entry["hint"], values),
             concepts=tuple(entry["concepts"]),
-            tolerance=variant["tolerance"] if variant else 0.0,
+            tolerance=variant["tolerance"],
         )
         items.append((asked, HashedCheck(entry["id"], entry["type"], variant, copy.get("scrypt", SCRYPT))))
     return items
