@@ -141,3 +141,13 @@ def test_a_damaged_copy_is_one_line(tmp_path):
     path.write_text(json.dumps(copy))
     result = quiz_cli("take", path, "--student", "alice", env={"ATTNLAB_STATE_DIR": str(tmp_path)})
     assert result.returncode == 2 and "damaged" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_copy_with_a_field_missing_is_one_line(tmp_path):
+    quiz = load_quiz(QUIZ_DIR / "masks.yaml")
+    copy = student_copy.build(quiz, "practice", FACTORY, cost=CHEAP)
+    del copy["questions"][2]["variants"]
+    path = tmp_path / "masks.json"
+    path.write_text(json.dumps(copy))
+    result = quiz_cli("take", path, "--student", "alice", env={"ATTNLAB_STATE_DIR": str(tmp_path)})
+    assert result.returncode == 2 and "this quiz copy is damaged" in result.stderr and "Traceback" not in result.stderr

@@ -123,6 +123,8 @@ def test_exam_mode_writes_the_answers_to_hand_in_and_shows_no_score(tmp_path):
     assert graded.returncode == 0 and "11/11" in graded.stdout
     again = quiz_cli("take", "shapes", "--student", "erin", "--mode", "exam", "--restart", env={"ATTNLAB_STATE_DIR": str(tmp_path)})
     assert again.returncode == 2 and "you handed in this exam" in again.stderr and "--restart does not apply" in again.stderr
+    rerun = quiz_cli("take", "shapes", "--student", "erin", "--mode", "exam", env={"ATTNLAB_STATE_DIR": str(tmp_path)})
+    assert rerun.returncode == 0 and "You handed in this exam" in rerun.stdout and "Question 1" not in rerun.stdout
 
 
 @pytest.mark.parametrize(

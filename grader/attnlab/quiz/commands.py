@@ -125,7 +125,10 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
     if mode == "exam" and saved.handed_in:
         # The state is on the student's machine, so this stops a slip, not a determined student;
         # an exam shows no score, so a second sitting learns nothing, and the instructor marks the file handed in.
-        _fail(f"you handed in this exam ({saved.handed_in}); an exam is taken once, so --restart does not apply. Your instructor marks the file you handed in.")
+        if restart:
+            _fail(f"you handed in this exam ({saved.handed_in}); an exam is taken once, so --restart does not apply. Your instructor marks the file you handed in.")
+        click.echo(f"You handed in this exam: your answers are in {saved.handed_in}. Your instructor marks it and tells you your score.")
+        return
     progress = runner.Progress(opened.id, student, mode) if restart else saved
     if progress.finished:
         click.echo(f"You have finished {opened.title!r} in {mode} mode; --restart takes it again.")

@@ -69,7 +69,11 @@ def open_quiz(path: Path, reference_factory: Callable) -> OpenedQuiz:
         def copy_items(student: str, sitting: str) -> list[Item]:
             if sitting != copy["sitting"]:
                 raise QuizError(f"{path} is the {copy['sitting']} copy of {copy['id']!r}: it cannot be taken in {sitting} mode")
-            return [Item(asked, hashed.check, None) for asked, hashed in student_copy.questions_for(copy, student)]
+            try:
+                pairs = student_copy.questions_for(copy, student)
+            except (KeyError, TypeError, IndexError, ValueError, AttributeError):
+                raise QuizError(f"{path}: this quiz copy is damaged; ask your instructor for a new copy") from None
+            return [Item(asked, hashed.check, None) for asked, hashed in pairs]
 
         return OpenedQuiz(copy["id"], copy["title"], copy_items, copy["sitting"], copy)
     from attnlab.quiz.schema import load_quiz

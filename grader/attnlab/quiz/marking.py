@@ -24,7 +24,7 @@ from attnlab.quiz.errors import QuizError
 class QuestionMark:
     id: str
     status: str
-    """``right``, ``wrong``, ``unreadable``, ``skipped`` or ``unchecked`` (a student copy without this variant)."""
+    """``right``, ``wrong``, ``unreadable``, ``skipped`` or ``unchecked`` (an exam copy: nothing to check against)."""
     points: float
     max_points: float
     answer: str | None
