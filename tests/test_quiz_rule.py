@@ -2,11 +2,13 @@
 
 The rule, as the README states it: a number (each element of a vector or matrix) is right when
 it rounds to the same point of the question's grid as the key, the grid being twice the
-tolerance wide (halves away from zero); anything else is right when it equals the key.
+tolerance wide (in decimal on the numbers as written, halves away from zero); anything else is
+right when it equals the key.
 """
 
 import json
 import math
+from fractions import Fraction
 
 import pytest
 from conftest import COURSE, REPO
@@ -39,8 +41,9 @@ def copies(tmp_path_factory):
 
 
 def grid(x, tolerance):
-    """The rule, written here apart from the engine's own."""
-    cells = math.floor(abs(x) / (2 * tolerance) + 0.5)
+    """The rule, written here apart from the engine's own: exact fractions of the numbers as written."""
+    ratio = abs(Fraction(repr(float(x))) / Fraction(repr(2 * tolerance)))
+    cells = math.floor(ratio + Fraction(1, 2))
     return -cells if x < 0 else cells
 
 
@@ -110,3 +113,9 @@ def test_the_issue_example_is_wrong_in_both_places(tmp_path):
         assert item.check(KINDS["vector"].parse("0.413, 0.233"))[0] is False  # practice once said ✓
         assert item.check(KINDS["vector"].parse("0.42, 0.24"))[0] is True
         assert item.check(KINDS["vector"].parse("0.4195, 0.2416"))[0] is True
+
+
+def test_halves_round_as_people_round_them():
+    kind = KINDS["number"]
+    for key, right, wrong in [(0.125, 0.13, 0.12), (-0.125, -0.13, -0.12), (0.4195, 0.42, 0.41), (2.675, 2.68, 2.67)]:
+        assert kind.matches(right, key, 0.005) and not kind.matches(wrong, key, 0.005), key

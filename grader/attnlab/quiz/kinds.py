@@ -6,14 +6,15 @@ key's canonical form exactly when the answer is right. That equality is the
 only rule, for the instructor's marking and for a practice copy (which holds a
 hash of the key's form, never the key). Numbers are compared on a grid twice
 the question's tolerance wide: each element is rounded to the nearest grid
-point (halves away from zero), so with the default tolerance 0.005 an answer
-is right when it agrees with the key to two decimals.
+point (in decimal, halves away from zero), so with the default tolerance 0.005
+an answer is right when it agrees with the key rounded to two decimals.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from dataclasses import dataclass
 
 from attnlab.quiz.arith import TOO_LARGE, ExpressionError, evaluate
@@ -206,9 +207,13 @@ class TrueFalseKind(Kind):
 
 
 def grid_point(x: float, tolerance: float) -> str:
-    """The grid point (a multiple of 2 × tolerance) nearest ``x``, halves away from zero, as text."""
-    cells = math.floor(abs(x) / (2 * tolerance) + 0.5)
-    return str(-cells if x < 0 else cells)
+    """The grid point (a multiple of 2 × tolerance) nearest ``x``, halves away from zero, as text.
+
+    Computed in decimal on the numbers as written (``repr``), so a key of 0.125 on a 0.01 grid
+    rounds to 0.13 as a person rounds it, not to 0.12 as its binary float would.
+    """
+    cells = (Decimal(repr(float(x))) / Decimal(repr(2 * tolerance))).to_integral_value(ROUND_HALF_UP)
+    return str(int(cells))
 
 
 def effective_tolerance(kind_name: str, key, tolerance: float, relative: float | None) -> float:
