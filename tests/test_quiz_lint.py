@@ -1,0 +1,56 @@
+"""quiz lint beyond the schema: every variant's key, and the precision each number question marks."""
+
+import pytest
+from conftest import COURSE, REPO
+
+from attnlab.quiz.items import open_quiz, reference_factory_for
+from attnlab.quiz.kinds import KINDS
+from attnlab.quiz.lint import check_quiz, grid_decimals
+from attnlab.quiz.schema import load_quiz
+
+FACTORY = reference_factory_for(lambda: COURSE)
+QUIZ_DIR = REPO / "quizzes"
+
+
+@pytest.mark.parametrize("quiz_id", sorted(p.stem for p in QUIZ_DIR.glob("*.yaml")))
+def test_the_bank_passes_lint_for_every_variant(quiz_id):
+    assert check_quiz(load_quiz(QUIZ_DIR / f"{quiz_id}.yaml"), FACTORY) == []
+
+
+@pytest.mark.parametrize(
+    "quiz_id, question_id, answer",
+    [("softmax", "single-query-weights", "0.42, 0.16, 0.42"), ("softmax", "single-query-output", "6.33, 3.67"), ("masks", "masked-row", "0.05, 0.95, 0")],
+)
+def test_two_decimals_are_right_where_the_prompt_asks_for_two(quiz_id, question_id, answer):
+    for sitting in ("exam", "practice"):
+        item = next(i for i in open_quiz(QUIZ_DIR / f"{quiz_id}.yaml", FACTORY).items_for("alice", sitting) if i.asked.id == question_id)
+        assert "two decimals" in item.asked.prompt
+        assert item.check(item.asked.kind.parse(answer))[0] is True
+
+
+def test_the_scale_divisor_to_two_decimals():
+    quiz = load_quiz(QUIZ_DIR / "softmax.yaml")
+    question = quiz.question("scale-divisor")
+    assert KINDS["number"].matches(11.31, 128 ** 0.5, question.tolerance)
+
+
+def test_grid_decimals():
+    assert [grid_decimals(t) for t in (0.005, 0.0005, 0.5, 5.0, 0.002, 0.001, 0.25)] == [2, 3, 0, -1, None, None, None]
+
+
+def write(tmp_path, tolerance, prompt, answer):
+    path = tmp_path / "q.yaml"
+    path.write_text(
+        f"id: q\ntitle: t\nquestions:\n  - id: w\n    type: number\n    prompt: \"{prompt}\"\n    answer: {answer}\n"
+        f"    tolerance: {tolerance}\n    hint: h\n    explanation: e\n    concepts: [c]\n"
+    )
+    return load_quiz(path)
+
+
+def test_lint_names_a_tolerance_no_decimals_give_and_an_unstated_precision(tmp_path):
+    assert check_quiz(write(tmp_path, 0.002, "How much (two decimals)?", 0.4223), FACTORY) == [
+        "q: question w: tolerance 0.002 marks on a grid of 0.004, which no number of decimals gives: use 0.005 (two decimals) or 0.0005 (three)"
+    ]
+    assert check_quiz(write(tmp_path, 0.005, "How much?", 0.4223), FACTORY) == ['q: question w: the prompt does not say the precision it marks: add "(two decimals)"']
+    assert check_quiz(write(tmp_path, 0.0005, "How much, to 3 decimals?", 0.4223), FACTORY) == []
+    assert check_quiz(write(tmp_path, 0.005, "How many?", 4), FACTORY) == [], "a whole answer needs no decimals"
