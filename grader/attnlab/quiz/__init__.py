@@ -8,6 +8,6 @@ student's questions with their keys, ``student_copy`` writes and reads the
 copies students get (an exam copy with nothing to check against, a practice
 copy checked by scrypt hashes), ``items`` opens either source as questions
 with a check, ``runner`` is the interactive loop, ``marking`` grades answers
-files (a class's too), ``lint`` checks a quiz beyond its schema, ``moodle`` exports for an LMS and ``commands`` is the
-CLI over them.
+files (a class's too), ``lint`` checks a quiz beyond its schema, ``moodle``
+exports for an LMS and ``commands`` is the CLI over them.
 """
