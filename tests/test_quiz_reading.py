@@ -1,7 +1,10 @@
 """Reading answers, bounded and forgiving: huge numbers, exploding YAML and bad files in a class."""
 
 import csv
+import json
+import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -9,11 +12,12 @@ import time
 import pytest
 from conftest import COURSE, REPO
 
-from attnlab.quiz import marking
+from attnlab.quiz import marking, student_copy
 from attnlab.quiz.errors import QuizError
 from attnlab.quiz.items import open_quiz, reference_factory_for
 from attnlab.quiz.kinds import KINDS, AnswerFormatError
 from attnlab.quiz.runner import Progress, run
+from attnlab.quiz.schema import load_quiz
 
 FACTORY = reference_factory_for(lambda: COURSE)
 LAUGHS = "quiz: masks\nstudent: lol\n" + "\n".join(
@@ -91,3 +95,28 @@ def test_a_student_id_cannot_become_a_spreadsheet_formula(tmp_path):
     assert result.returncode == 0, result.stderr
     row = next(csv.DictReader((tmp_path / "scores.csv").open()))
     assert row["student"].startswith("'=")
+
+
+@pytest.mark.parametrize("text, value", [("0.12 0.61 0.27", [0.12, 0.61, 0.27]), ("[0.1 0.2]", [0.1, 0.2]), ("1/2 1/3", [0.5, 1 / 3]), ("e / (2e + 1)", [math.e / (2 * math.e + 1)])])
+def test_a_vector_typed_with_spaces_is_a_vector(text, value):
+    assert KINDS["vector"].parse(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text, message", [("sqr(2)", "unknown name `sqr` (did you mean `sqrt`?)"), ("exp(x)", "unknown name `x`"), ("Sqrt(2)", "did you mean `sqrt`?"), ("pie", "did you mean `pi`?")])
+def test_an_unknown_name_is_named_with_the_closest_known_one(text, message):
+    with pytest.raises(AnswerFormatError, match=re.escape(message)):
+        KINDS["number"].parse(text)
+
+
+def test_a_wrong_sized_answer_says_the_size_expected(tmp_path):
+    quiz = REPO / "quizzes" / "masks.yaml"
+    copy = tmp_path / "masks.json"
+    copy.write_text(json.dumps(student_copy.build(load_quiz(quiz), "practice", FACTORY, cost={"n": 2**4, "r": 1, "p": 1})))
+    for source in (quiz, copy):
+        item = next(i for i in open_quiz(source, FACTORY).items_for("alice", "practice") if i.asked.id == "causal-matrix")
+        size = item.asked.prompt.split("the ")[1].split(" causal")[0]  # "3 × 3"
+        other = 2 if int(size[0]) != 2 else 3
+        said = []
+        inputs = iter(["; ".join(" ".join("1" if c <= r else "0" for c in range(other)) for r in range(other)), "skip"])
+        run([item], Progress("masks", "alice", "practice"), lambda prompt: next(inputs), said.append, lambda p: None)
+        assert f"✗ Not right (a {size} matrix is expected). Try again" in "\n".join(said), said

@@ -87,6 +87,14 @@ def evaluate(text: str, names: dict[str, float] | None = None) -> float | tuple:
     return _eval(tree.body, names, 0)
 
 
+def unknown_name(name: str, known) -> str:
+    """"unknown name `sqr` (did you mean `sqrt`?)": the closest known name, when one is close."""
+    import difflib
+
+    close = difflib.get_close_matches(name, [k for k in known if k != "π"], n=1, cutoff=0.6)
+    return f"unknown name `{name}`" + (f" (did you mean `{close[0]}`?)" if close else "")
+
+
 def _bounded(value):
     """``value`` if it is a size we compute with; "too large" otherwise."""
     if isinstance(value, int) and value.bit_length() > MAX_BITS:
@@ -112,7 +120,7 @@ def _eval(node, names, depth):
     if isinstance(node, ast.Name):
         if node.id in names:
             return names[node.id]
-        raise ExpressionError(f"unknown name {node.id!r}")
+        raise ExpressionError(unknown_name(node.id, [*names, *FUNCTIONS]))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _eval(node.left, names, depth), _eval(node.right, names, depth)
         if isinstance(node.op, ast.Pow) and isinstance(right, (int, float)) and (abs(right) > MAX_EXPONENT or _power_too_large(left, right)):
@@ -130,6 +138,8 @@ def _eval(node, names, depth):
             return _UNARY[type(node.op)](_eval(node.operand, names, depth))
         except TypeError:
             raise ExpressionError("the value is out of range") from None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id not in FUNCTIONS:
+        raise ExpressionError(unknown_name(node.func.id, FUNCTIONS))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS and len(node.args) == 1 and not node.keywords:
         argument = _eval(node.args[0], names, depth)
         try:

@@ -21,7 +21,8 @@ from attnlab.quiz.errors import QuizError
 class Item:
     asked: AskedQuestion
     check: Callable[[object], tuple[bool | None, str | None]]
-    """(right?, explanation shown when right); right is None when this source cannot check it."""
+    """(right?, the explanation when right, or why it cannot be right when wrong (may be None));
+    right is None when this source cannot check it."""
     explanation: object | None
     """The instructor's quiz only: ``explanation.get().explanation`` may be shown without a right answer."""
 
@@ -54,7 +55,7 @@ def _keyed_item(asked: AskedQuestion, lazy: _LazyKey) -> Item:
     def check(value):
         keyed = lazy.get()
         right = asked.kind.matches(value, keyed.key, keyed.tolerance)
-        return right, keyed.explanation if right else None
+        return right, keyed.explanation if right else asked.kind.layout_reason(value, asked.kind.shape(keyed.key))
 
     return Item(asked, check, lazy)
 

@@ -64,6 +64,12 @@ class Kind:
         """The layout of elements that is not secret (a matrix's shape, a vector's length)."""
         return [len(self.canonical(value, 1.0))]
 
+    def layout_reason(self, given, layout: list[int]) -> str | None:
+        """Why ``given`` cannot be right from its layout alone ("a 5 × 5 matrix is expected"), or None."""
+        if self.name not in ("vector", "matrix") or self.shape(given) == list(layout):
+            return None
+        return f"a {' × '.join(map(str, layout))} matrix is expected" if self.name == "matrix" else f"{layout[0]} numbers are expected"
+
     def format(self, value) -> str:
         return str(value)
 
@@ -100,6 +106,12 @@ class NumberKind(Kind):
 
 class VectorKind(NumberKind):
     def parse(self, text, options=0):
+        words = text.strip().removeprefix("[").removesuffix("]").split()
+        if "," not in text and len(words) > 1:  # "0.12 0.61 0.27": numbers side by side are a vector here, not a product
+            try:
+                return [_number(_evaluate(word, self)) for word in words]
+            except AnswerFormatError:
+                pass  # "e / (2e + 1)": one expression with spaces
         value = _evaluate(text, self)
         if not isinstance(value, tuple):
             value = (value,)

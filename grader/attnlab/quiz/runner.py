@@ -143,7 +143,7 @@ def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: C
                 say(f"✓ Right. {explanation or ''}".rstrip())
                 progress.position += 1
                 break
-            say("✗ Not right. Try again, or type hint or skip.")
+            say(f"✗ Not right{f' ({explanation})' if explanation else ''}. Try again, or type hint or skip.")
             save(progress)
         save(progress)
     progress.finished = True

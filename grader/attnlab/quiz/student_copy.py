@@ -143,12 +143,12 @@ class HashedCheck:
     cost: dict
 
     def check(self, value) -> tuple[bool | None, str | None]:
-        """(right?, explanation if right); (None, None) when this copy has nothing to check against."""
+        """(right?, the explanation if right or why it cannot be right); (None, None) when this copy has nothing to check against."""
         if self.variant is None:
             return None, None
         kind = KINDS[self.kind_name]
         if kind.shape(value) != self.variant["layout"]:
-            return False, None
+            return False, kind.layout_reason(value, self.variant["layout"])
         check, key = derive(self.question_id, kind.answer_form(value, self.variant["tolerance"]), _bytes(self.variant["salt"]), self.cost)
         if not hmac.compare_digest(check, _bytes(self.variant["check"])):
             return False, None
