@@ -179,7 +179,7 @@ def test_bytes_that_are_not_utf8_are_an_unreadable_answer_not_a_crash(tmp_path):
     child = pexpect.spawn(sys.executable, ["-m", "attnlab.cli", "quiz", "take", "masks", "--student", "gus"], cwd=str(REPO), env=env, timeout=30, dimensions=(40, 100))
     child.expect(b"answer .* > ")
     child.send(b"0.5\xe9\r")
-    child.expect(b"Could not read that")
+    child.expect(b"Could not read that \\(unexpected `\\\\xe9`\\)")
     child.expect(b"answer .* > ")
     child.sendline(answers[0].encode())
     child.expect(b"Question 2 of 13")

@@ -42,7 +42,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     while position < len(text):
         match = _TOKEN.match(text, position)
         if not match or match.end() == position:
-            raise ExpressionError(f"unexpected {text[position:].strip()[:10]!r}")
+            raise ExpressionError(f"unexpected `{text[position:].strip()[:10]}`")
         kind = match.lastgroup
         value = match.group(kind)
         if kind == "name" and value not in CONSTANTS and value not in FUNCTIONS and not value.isidentifier():

@@ -75,7 +75,7 @@ def ask_terminal(prompt: str) -> str:
         # Bytes that are not UTF-8 (a paste, a terminal in another encoding) are an answer that
         # cannot be read, as any other, not the end of the quiz (a UTF-8 locale reads strictly).
         try:
-            sys.stdin.reconfigure(errors="replace")
+            sys.stdin.reconfigure(errors="surrogateescape")
         except (ValueError, OSError):  # not once input has been read ahead: as it was, then
             pass
     sys.stdout.write(prompt)
@@ -85,7 +85,12 @@ def ask_terminal(prompt: str) -> str:
     line = sys.stdin.readline()
     if not line:
         raise EOFError
-    return line.rstrip("\n")
+    return shown_bytes(line.rstrip("\n"))
+
+
+def shown_bytes(text: str) -> str:
+    """Bytes that were not UTF-8 (kept as surrogates) written as ``\\xe9``, so they can be shown and saved."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: Callable[[str], None], save: Callable[[Progress], None]) -> bool:
