@@ -54,3 +54,16 @@ def test_lint_names_a_tolerance_no_decimals_give_and_an_unstated_precision(tmp_p
     assert check_quiz(write(tmp_path, 0.005, "How much?", 0.4223), FACTORY) == ['q: question w: the prompt does not say the precision it marks: add "(two decimals)"']
     assert check_quiz(write(tmp_path, 0.0005, "How much, to 3 decimals?", 0.4223), FACTORY) == []
     assert check_quiz(write(tmp_path, 0.005, "How many?", 4), FACTORY) == [], "a whole answer needs no decimals"
+
+
+def test_lint_names_a_choice_outside_the_options_and_the_parameters_of_a_failure(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "id: c\ntitle: t\nquestions:\n  - id: pick\n    type: single\n    prompt: p\n    options: [x, y]\n    answer: c\n    hint: h\n    explanation: e\n    concepts: [c]\n"
+        "  - id: ratio\n    type: number\n    prompt: \"{a} over {b} (two decimals)?\"\n    params:\n      a: {range: [1, 3]}\n      b: {choice: [0]}\n"
+        "    answer: {expr: \"a / b\"}\n    hint: h\n    explanation: e\n    concepts: [c]\n"
+    )
+    problems = check_quiz(load_quiz(path), FACTORY)
+    assert "c: question pick: the answer c is not among the options (a to b)" in problems
+    failures = [p for p in problems if "ratio" in p]
+    assert failures and all("b=0): division by zero" in p for p in failures), failures

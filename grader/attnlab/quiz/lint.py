@@ -1,4 +1,5 @@
-"""Checks of a quiz beyond its schema: every key computable, every number's precision stated and accepted.
+"""Checks of a quiz beyond its schema: every key computable, every number's precision stated and
+accepted, every choice's answer among its options.
 
 Keys are computed for a few exam students and for every variant of the
 practice pool (what ``student-copy`` will build). A number, vector or matrix
@@ -77,4 +78,10 @@ def check_quiz(quiz: Quiz, reference_factory: Callable) -> list[str]:
                 problems.append(str(error))
         if question.type in NUMERIC and not question.relative and keys:
             problems += _precision_problems(quiz, question, keys)
+        if question.type in ("single", "multiple"):
+            letters = "abcdefghijklmnopqrstuvwxyz"[: len(question.options or [])]
+            for who, keyed in keys:
+                outside = [x for x in ([keyed.key] if question.type == "single" else keyed.key) if x not in letters]
+                if outside:
+                    problems.append(f"{quiz.id}: question {question.id}: the answer {', '.join(outside)} is not among the options (a to {letters[-1]})")
     return list(dict.fromkeys(problems))

@@ -120,7 +120,8 @@ def keyed_for_values(quiz: Quiz, question: Question, values: dict, who: str, ref
     try:
         key = compute_key(question, values, reference_factory)
     except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
-        raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for {who}: {type(error).__name__}: {error}") from None
+        drawn = ", ".join(f"{k}={drawing.format_value(v).strip()}" for k, v in values.items())
+        raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for {who}" + (f" ({drawn})" if drawn else "") + f": {error}") from None
     rendered = {**values, "answer": KINDS[question.type].format(key) if question.type != "single" else f"{key})"}
     tolerance = effective_tolerance(question.type, key, question.tolerance, question.relative)
     return KeyedQuestion(_asked(question, values), key, drawing.render(question.explanation, rendered), tolerance)
