@@ -6,7 +6,9 @@ from conftest import COURSE, REPO
 from attnlab.quiz.items import open_quiz, reference_factory_for
 from attnlab.quiz.kinds import KINDS
 from attnlab.quiz.lint import check_quiz, grid_decimals
+from attnlab.quiz.errors import QuizError
 from attnlab.quiz.schema import load_quiz
+from attnlab.quiz.variant import keyed_question
 
 FACTORY = reference_factory_for(lambda: COURSE)
 QUIZ_DIR = REPO / "quizzes"
@@ -67,3 +69,25 @@ def test_lint_names_a_choice_outside_the_options_and_the_parameters_of_a_failure
     assert "c: question pick: the answer c is not among the options (a to b)" in problems
     failures = [p for p in problems if "ratio" in p]
     assert failures and all("b=0): division by zero" in p for p in failures), failures
+
+
+QUESTION = "  - id: {id}\n    type: vector\n    prompt: \"softmax of [{{a}}, 0] (two decimals)?\"\n    params:\n      a: {{choice: [1, 2]}}\n    answer: {{call: softmax, args: [[a, 0]]}}\n    hint: h\n    explanation: e\n    concepts: [c]\n"
+
+
+def test_a_duplicate_id_is_named_at_its_second_line(tmp_path):
+    path = tmp_path / "d.yaml"
+    path.write_text("id: d\ntitle: t\nquestions:\n" + QUESTION.format(id="row") + QUESTION.format(id="row"))
+    with pytest.raises(QuizError, match=r"d.yaml:13: questions: question id 'row' is used twice \(first at line 4\)"):
+        load_quiz(path)
+
+
+def test_parameters_nested_in_arguments_are_substituted(tmp_path):
+    import math
+
+    path = tmp_path / "n.yaml"
+    path.write_text("id: n\ntitle: t\nquestions:\n" + QUESTION.format(id="row"))
+    quiz = load_quiz(path)
+    assert check_quiz(quiz, FACTORY) == []
+    keyed = keyed_question(quiz, quiz.questions[0], "alice", FACTORY)
+    a = 1 if "[1, 0]" in keyed.asked.prompt else 2
+    assert keyed.key == pytest.approx([math.exp(a) / (math.exp(a) + 1), 1 / (math.exp(a) + 1)])

@@ -180,6 +180,18 @@ def _field(location: tuple) -> str:
     return ".".join(str(p) for p in location if not (isinstance(p, str) and (p[:1].isupper() or "[" in p))) or "(top)"
 
 
+def _refuse_duplicate_ids(path: Path, node) -> None:
+    """A question id used twice, named at the line of its second use (the schema only knows the quiz)."""
+    questions = next((value for key, value in getattr(node, "value", []) if getattr(key, "value", None) == "questions"), None)
+    seen: dict[str, int] = {}
+    for item in getattr(questions, "value", []) if isinstance(questions, yaml.SequenceNode) else []:
+        id_node = next((value for key, value in getattr(item, "value", []) if getattr(key, "value", None) == "id"), None) if isinstance(item, yaml.MappingNode) else None
+        if isinstance(id_node, yaml.ScalarNode):
+            if id_node.value in seen:
+                raise QuizError(f"{path}:{id_node.start_mark.line + 1}: questions: question id {id_node.value!r} is used twice (first at line {seen[id_node.value]})")
+            seen[id_node.value] = id_node.start_mark.line + 1
+
+
 def load_quiz(path: Path) -> Quiz:
     """Read and validate one quiz file."""
     path = Path(path)
@@ -198,6 +210,7 @@ def load_quiz(path: Path) -> Quiz:
         raise QuizError(f"{path}:{line}: (yaml): {getattr(error, 'problem', None) or error}") from None
     if not isinstance(data, dict):
         raise QuizError(f"{path}:1: (top): a quiz is a mapping with id, title and questions")
+    _refuse_duplicate_ids(path, node)
     try:
         return Quiz.model_validate(data)
     except ValidationError as error:

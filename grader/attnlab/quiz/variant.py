@@ -62,9 +62,14 @@ def _plain(value):
 def _call_reference(answer: Call, values: dict, reference_factory: Callable):
     import numpy as np
 
-    def argument(item):
+    def substituted(item):
+        """Parameter names replaced by their values, at any depth (``args: [[a, 0]]``)."""
         if isinstance(item, str) and item in values:
-            item = values[item]
+            return values[item]
+        return [substituted(x) for x in item] if isinstance(item, list) else item
+
+    def argument(item):
+        item = substituted(item)
         return np.asarray(item) if isinstance(item, list) else item  # integer lists stay integers (indices)
 
     function = getattr(reference_factory(), answer.call)
