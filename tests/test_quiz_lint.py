@@ -91,3 +91,15 @@ def test_parameters_nested_in_arguments_are_substituted(tmp_path):
     keyed = keyed_question(quiz, quiz.questions[0], "alice", FACTORY)
     a = 1 if "[1, 0]" in keyed.asked.prompt else 2
     assert keyed.key == pytest.approx([math.exp(a) / (math.exp(a) + 1), 1 / (math.exp(a) + 1)])
+
+
+def test_the_authors_guide_examples_are_one_of_each_type_and_pass_lint(tmp_path):
+    import re
+
+    text = (REPO / "docs" / "quizzes.md").read_text()
+    block = re.findall(r"```yaml\n(  - \{.*?)```", text, re.S)[0]
+    path = tmp_path / "guide.yaml"
+    path.write_text("id: guide\ntitle: t\nquestions:\n" + block)
+    quiz = load_quiz(path)
+    assert sorted(q.type for q in quiz.questions) == sorted(KINDS)
+    assert check_quiz(quiz, FACTORY) == []

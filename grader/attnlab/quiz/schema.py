@@ -18,6 +18,7 @@ A quiz is a YAML file::
 
 ``{name}`` in a prompt, hint or explanation is replaced by a parameter's
 value (matrices as aligned tables); ``{{`` and ``}}`` are literal braces.
+The format is documented for course authors in ``docs/quizzes.md``.
 """
 
 from __future__ import annotations
