@@ -133,8 +133,8 @@ def test_practice_copy_holds_no_answer(tmp_path):
             if hasattr(question.answer, "expr") and not question.answer.expr.isidentifier():
                 assert question.answer.expr not in text, f"{question.id}: the expression is in the copy"
             for variant in entry["variants"]:
-                assert set(variant) == {"tolerance", "layout", "salt", "check", "explanation"}
-                secret = json.dumps([variant["salt"], variant["check"], variant["explanation"]])
+                assert set(variant) == {"tolerance", "layout", "salt", "check", "explanation", "mistakes"}
+                secret = json.dumps([variant["salt"], variant["check"], variant["explanation"], variant["mistakes"]])
                 assert not re.search(r"\d", secret), f"{question.id}: hashes and ciphertexts hold no digits, so no number can hide in them"
             for student in ("alice", "bob", "carol"):
                 key = keyed_question(quiz, question, student, FACTORY, "practice")
@@ -142,6 +142,8 @@ def test_practice_copy_holds_no_answer(tmp_path):
                     if len(form) >= 2 and form not in authored:
                         assert form not in entry_text, f"{question.id}: the key {form!r} is in the copy"
                 assert key.explanation not in text, f"{question.id}: the explanation is readable"
+                for mistake in key.mistakes:
+                    assert mistake.explanation not in text, f"{question.id}: a mistake is readable"
 
 
 def test_practice_copy_checks_practice_answers():
@@ -152,8 +154,8 @@ def test_practice_copy_checks_practice_answers():
         for asked, check in student_copy.questions_for(copy, student):
             key = keyed[asked.id]
             assert asked.prompt == key.asked.prompt
-            right, explanation = check.check(asked.kind.parse(asked.kind.to_text(key.key), len(asked.options)))
-            assert right is True and explanation == key.explanation
+            right, explanation, mistake = check.check(asked.kind.parse(asked.kind.to_text(key.key), len(asked.options)))
+            assert right is True and explanation == key.explanation and mistake is None
 
 
 def test_practice_loop_over_an_iterator():

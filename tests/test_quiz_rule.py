@@ -1,4 +1,5 @@
-"""One rule for right and wrong: a practice copy and the instructor give the same verdict on every answer.
+"""One rule for right and wrong: a practice copy and the instructor give the same verdict on every
+answer, and name the same common mistake.
 
 The rule, as the README states it: a number (each element of a vector or matrix) is right when
 it rounds to the same point of the question's grid as the key, the grid being twice the
@@ -90,10 +91,15 @@ def test_practice_and_instructor_give_the_same_verdict(copies, question, student
     copy_item = practice_copy.items_for(student, "practice")[index]
     instructor_item = instructor.items_for(student, "practice")[index]
     assert copy_item.asked.prompt == keyed.asked.prompt
-    answer = data.draw(answers_around(keyed.asked.type, keyed.key, keyed.tolerance, len(keyed.asked.options)))
+    # Around the key, or around one of the variant's common mistakes.
+    centre = data.draw(st.sampled_from([keyed.key, keyed.key, *[m.key for m in keyed.mistakes]]))
+    answer = data.draw(answers_around(keyed.asked.type, centre, keyed.tolerance, len(keyed.asked.options)))
     verdict = expected_verdict(keyed.asked.type, answer, keyed.key, keyed.tolerance)
-    assert copy_item.check(answer)[0] is verdict
-    assert instructor_item.check(answer)[0] is verdict
+    mistake = None if verdict else next((m.name for m in keyed.mistakes if expected_verdict(keyed.asked.type, answer, m.key, keyed.tolerance)), None)
+    from_copy, from_instructor = copy_item.check(answer), instructor_item.check(answer)
+    assert (from_copy.right, from_copy.mistake) == (verdict, mistake)
+    assert (from_instructor.right, from_instructor.mistake) == (verdict, mistake)
+    assert from_copy.text == from_instructor.text
     # Through the text a student types, too (the full-precision form the answers file holds).
     if keyed.asked.type in ("number", "vector", "matrix"):
         typed = keyed.asked.kind.parse(keyed.asked.kind.to_text(answer), 0)

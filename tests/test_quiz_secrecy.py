@@ -64,7 +64,8 @@ def test_guessing_against_an_exam_copy_finds_no_oracle(quiz_id, tmp_path):
             assert item.asked.prompt == key.asked.prompt, "the exam copy draws the student's exam variant"
             assert item.asked.hint == "" and item.explanation is None
             parsed = item.asked.kind.parse(item.asked.kind.to_text(key.key), len(item.asked.options))
-            assert item.check(parsed) == (None, None)  # the key itself: nothing says it is right
+            verdict = item.check(parsed)  # the key itself: nothing says it is right
+            assert verdict.right is None and verdict.text is None and verdict.mistake is None
     with pytest.raises(Exception, match="cannot be taken in practice mode"):
         opened.items_for("alice", "practice")
 

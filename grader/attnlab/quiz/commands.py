@@ -232,6 +232,14 @@ def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
         score = f"{result.score:g}/{result.max_score:g}" if result else "-"
         table.add_row(row.student or str(row.path), score, *counts, "; ".join(row.problems))
     console.out.print(table)
+    mistakes = marking.class_mistakes(graded)
+    if mistakes:
+        common = Table(title="common mistakes", title_justify="left")
+        for column in ("question", "mistake", "students"):
+            common.add_column(column, justify="right" if column == "students" else "left")
+        for question, mistake, count in mistakes:
+            common.add_row(question, mistake, str(count))
+        console.out.print(common)
     troubled = [row for row in graded if row.problems]
     for row in troubled:
         console.err.print(f"{row.path}: {'; '.join(row.problems)}")

@@ -11,18 +11,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from attnlab.quiz.asked import AskedQuestion
 from attnlab.quiz.errors import QuizError
 
 
+class Verdict(NamedTuple):
+    """What a check says of one answer."""
+
+    right: bool | None
+    """None when this source has nothing to check against (an exam copy)."""
+    text: str | None
+    """The explanation when right; when wrong, the matched mistake's explanation or why it cannot be right."""
+    mistake: str | None = None
+    """The name of the common mistake a wrong answer matches."""
+
+
 @dataclass(frozen=True)
 class Item:
     asked: AskedQuestion
-    check: Callable[[object], tuple[bool | None, str | None]]
-    """(right?, the explanation when right, or why it cannot be right when wrong (may be None));
-    right is None when this source cannot check it."""
+    check: Callable[[object], Verdict]
     explanation: object | None
     """The instructor's quiz only: ``explanation.get().explanation`` may be shown without a right answer."""
 
@@ -53,9 +62,7 @@ class _LazyKey:
 
 def _keyed_item(asked: AskedQuestion, lazy: _LazyKey) -> Item:
     def check(value):
-        keyed = lazy.get()
-        right = asked.kind.matches(value, keyed.key, keyed.tolerance)
-        return right, keyed.explanation if right else asked.kind.layout_reason(value, asked.kind.shape(keyed.key))
+        return lazy.get().verdict(value)
 
     return Item(asked, check, lazy)
 

@@ -29,6 +29,8 @@ class QuestionMark:
     max_points: float
     answer: str | None
     concepts: tuple[str, ...]
+    mistake: str | None = None
+    """The common mistake a wrong answer matches (the question's ``mistakes:``)."""
 
 
 @dataclass(frozen=True)
@@ -59,15 +61,16 @@ class QuizMark:
 
 def mark_answer(item: Item, text: str | None) -> QuestionMark:
     asked = item.asked
+    mistake = None
     if text is None or not str(text).strip() or str(text).strip().lower() == "skip":
         status = "skipped"
     else:
         try:
-            right, _ = item.check(asked.kind.parse(str(text), len(asked.options)))
-            status = {True: "right", False: "wrong", None: "unchecked"}[right]
+            verdict = item.check(asked.kind.parse(str(text), len(asked.options)))
+            status, mistake = {True: "right", False: "wrong", None: "unchecked"}[verdict.right], verdict.mistake
         except AnswerFormatError:
             status = "unreadable"
-    return QuestionMark(asked.id, status, asked.points if status == "right" else 0.0, asked.points, None if text is None else str(text), asked.concepts)
+    return QuestionMark(asked.id, status, asked.points if status == "right" else 0.0, asked.points, None if text is None else str(text), asked.concepts, mistake)
 
 
 def mark(quiz_id: str, student: str, items: list[Item], answers: dict[str, str | None]) -> QuizMark:
@@ -184,17 +187,27 @@ def _cell(text: str) -> str:
 
 
 def write_csv(path: Path, graded: list[GradedFile], question_ids: list[str]) -> None:
-    """One row per answers file: student, total, possible, the file, its problems, then points per question."""
+    """One row per answers file: student, total, possible, the file, its problems, the mistakes it
+    matched (``question: mistake; ...``), then points per question."""
     from attnlab.atomic import write_text_atomically
     import io
 
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["student", "score", "max_score", "file", "problem", *question_ids])
+    writer.writerow(["student", "score", "max_score", "file", "problem", "mistakes", *question_ids])
     for row in graded:
         result = row.result
         points = {m.id: m.points for m in result.marks} if result else {}
         totals = [f"{result.score:g}", f"{result.max_score:g}"] if result else ["", ""]
         cells = [f"{points.get(q, 0):g}" if result else "" for q in question_ids]
-        writer.writerow([_cell(row.student or ""), *totals, _cell(str(row.path)), _cell("; ".join(row.problems)), *cells])
+        mistakes = "; ".join(f"{m.id}: {m.mistake}" for m in result.marks if m.mistake) if result else ""
+        writer.writerow([_cell(row.student or ""), *totals, _cell(str(row.path)), _cell("; ".join(row.problems)), mistakes, *cells])
     write_text_atomically(Path(path), out.getvalue())
+
+
+def class_mistakes(graded: list[GradedFile]) -> list[tuple[str, str, int]]:
+    """(question, mistake, how many students made it), most common first: what the class got wrong."""
+    from collections import Counter
+
+    counts = Counter((m.id, m.mistake) for row in graded if row.result for m in row.result.marks if m.mistake)
+    return [(question, mistake, n) for (question, mistake), n in counts.most_common()]

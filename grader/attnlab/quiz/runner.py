@@ -139,7 +139,7 @@ def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: C
             if not practice:
                 progress.position += 1
                 break
-            right, explanation = item.check(value)
+            right, explanation, _mistake = item.check(value)
             if right is None:
                 say("Recorded: this variant is checked by your instructor.")
                 progress.position += 1

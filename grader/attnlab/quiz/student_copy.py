@@ -14,7 +14,9 @@ variants drawn from seeds no student id can produce (see ``params``), so
 practising says nothing about an exam variant. Each variant keeps a scrypt
 hash (memory-hard, one per whole answer) of the key's canonical form (see
 ``kinds``) and the explanation encrypted with another part of the same
-derived key, readable once the answer is right. A practice copy can be
+derived key, readable once the answer is right; each common mistake is kept
+the same way (its hash under the same salt, its name and note encrypted), so
+one scrypt per guess says right, which mistake, or wrong. A practice copy can be
 brute-forced (one scrypt per guess); what it gives away is practice answers,
 which everyone may see once they get them right anyway.
 """
@@ -123,7 +125,11 @@ def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
             kind = KINDS[question.type]
             salt = secrets.token_bytes(16)
             check, key = derive(question.id, kind.answer_form(keyed.key, keyed.tolerance), salt, cost)
-            variants.append({"tolerance": keyed.tolerance, "layout": kind.shape(keyed.key), "salt": _letters(salt), "check": _letters(check), "explanation": _encrypt(keyed.explanation, key)})
+            mistakes = []
+            for mistake in keyed.mistakes:  # as secret as the answer: the same hash, the note encrypted under it
+                mistake_check, mistake_key = derive(question.id, kind.answer_form(mistake.key, keyed.tolerance), salt, cost)
+                mistakes.append({"check": _letters(mistake_check), "note": _encrypt(f"{mistake.name}\n{mistake.explanation}", mistake_key)})
+            variants.append({"tolerance": keyed.tolerance, "layout": kind.shape(keyed.key), "salt": _letters(salt), "check": _letters(check), "explanation": _encrypt(keyed.explanation, key), "mistakes": mistakes})
         questions.append({**_question_text(question), "hint": question.hint, "variants": variants})
     return {"format": FORMAT, "sitting": "practice", "id": quiz.id, "title": quiz.title, "description": quiz.description, "scrypt": dict(cost), "questions": questions}
 
@@ -142,17 +148,24 @@ class HashedCheck:
     variant: dict | None
     cost: dict
 
-    def check(self, value) -> tuple[bool | None, str | None]:
-        """(right?, the explanation if right or why it cannot be right); (None, None) when this copy has nothing to check against."""
+    def check(self, value):
+        """The ``Verdict`` of one answer, from one scrypt: right (with the explanation), a known
+        mistake (with its note), or wrong; right is None when this copy has nothing to check against."""
+        from attnlab.quiz.items import Verdict
+
         if self.variant is None:
-            return None, None
+            return Verdict(None, None)
         kind = KINDS[self.kind_name]
         if kind.shape(value) != self.variant["layout"]:
-            return False, kind.layout_reason(value, self.variant["layout"])
+            return Verdict(False, kind.layout_reason(value, self.variant["layout"]))
         check, key = derive(self.question_id, kind.answer_form(value, self.variant["tolerance"]), _bytes(self.variant["salt"]), self.cost)
-        if not hmac.compare_digest(check, _bytes(self.variant["check"])):
-            return False, None
-        return True, _decrypt(self.variant["explanation"], key)
+        if hmac.compare_digest(check, _bytes(self.variant["check"])):
+            return Verdict(True, _decrypt(self.variant["explanation"], key))
+        for mistake in self.variant.get("mistakes", []):
+            if hmac.compare_digest(check, _bytes(mistake["check"])):
+                name, _, explanation = _decrypt(mistake["note"], key).partition("\n")
+                return Verdict(False, f"{name}: {explanation}", name)
+        return Verdict(False, None)
 
 
 def load(path: Path) -> dict:

@@ -20,12 +20,33 @@ from attnlab.quiz.schema import Call, Expr, Question, Quiz
 
 
 @dataclass(frozen=True)
+class KeyedMistake:
+    name: str
+    key: object
+    explanation: str
+
+
+@dataclass(frozen=True)
 class KeyedQuestion:
     asked: AskedQuestion
     key: object
     explanation: str
     tolerance: float
     """The tolerance for this key (absolute, or relative to the key's size)."""
+    mistakes: tuple[KeyedMistake, ...] = ()
+    """This variant's common wrong answers (none equal to the key)."""
+
+    def verdict(self, value):
+        """The one rule, with the mistake a wrong answer matches: (right, text, mistake name)."""
+        from attnlab.quiz.items import Verdict
+
+        kind = self.asked.kind
+        if kind.matches(value, self.key, self.tolerance):
+            return Verdict(True, self.explanation, None)
+        mistake = next((m for m in self.mistakes if kind.matches(value, m.key, self.tolerance)), None)
+        if mistake is not None:
+            return Verdict(False, f"{mistake.name}: {mistake.explanation}", mistake.name)
+        return Verdict(False, kind.layout_reason(value, kind.shape(self.key)), None)
 
 
 def normalize_key(kind: str, raw):
@@ -82,8 +103,9 @@ def _call_reference(answer: Call, values: dict, reference_factory: Callable):
     return _plain(result)
 
 
-def compute_key(question: Question, values: dict, reference_factory: Callable):
-    answer = question.answer
+def compute_key(question: Question, values: dict, reference_factory: Callable, answer=None):
+    """The key (or, given ``answer``, a mistake's value) of the variant drawn as ``values``."""
+    answer = question.answer if answer is None else answer
     if isinstance(answer, Expr):
         scalars = {k: v for k, v in values.items() if isinstance(v, (int, float))}
         raw = evaluate(answer.expr, scalars)
@@ -129,7 +151,15 @@ def keyed_for_values(quiz: Quiz, question: Question, values: dict, who: str, ref
         raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for {who}" + (f" ({drawn})" if drawn else "") + f": {error}") from None
     rendered = {**values, "answer": KINDS[question.type].format(key) if question.type != "single" else f"{key})"}
     tolerance = effective_tolerance(question.type, key, question.tolerance, question.relative)
-    return KeyedQuestion(_asked(question, values), key, drawing.render(question.explanation, rendered), tolerance)
+    mistakes = []
+    for mistake in question.mistakes:
+        try:
+            value = compute_key(question, values, reference_factory, mistake.answer)
+        except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
+            raise QuizError(f"{quiz.id}: question {question.id}: mistake {mistake.name!r} cannot be computed for {who}: {error}") from None
+        if not KINDS[question.type].matches(value, key, tolerance):  # where a mistake gives the key, the answer is right
+            mistakes.append(KeyedMistake(mistake.name, value, drawing.render(mistake.explanation, values)))
+    return KeyedQuestion(_asked(question, values), key, drawing.render(question.explanation, rendered), tolerance, tuple(mistakes))
 
 
 def keyed_question(quiz: Quiz, question: Question, student: str, reference_factory: Callable, sitting: str = "exam") -> KeyedQuestion:
