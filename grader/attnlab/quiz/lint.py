@@ -1,7 +1,7 @@
 """Checks of a quiz beyond its schema: every key computable, every number's precision stated and
 accepted, every choice's answer among its options.
 
-Keys are computed for a few exam students and for every variant of the
+Keys are computed for 200 exam students and for every variant of the
 practice pool (what ``student-copy`` will build). A number, vector or matrix
 question is marked on a grid twice its tolerance wide (see ``kinds``), so the
 grid must be a power of ten (tolerance 0.005: two decimals; 0.0005: three),
@@ -22,7 +22,8 @@ from attnlab.quiz.params import PRACTICE_VARIANTS, practice_seed
 from attnlab.quiz.schema import Question, Quiz
 from attnlab.quiz.variant import drawn_values, keyed_for_values, values_for_seed
 
-LINT_STUDENTS = ("lint-1", "lint-2", "lint-3")
+LINT_STUDENTS = tuple(f"lint-{i}" for i in range(200))
+"""Exam variants drawn per question: enough that a rare draw (a head that does not exist) shows."""
 NUMERIC = ("number", "vector", "matrix")
 WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
@@ -70,12 +71,14 @@ def check_quiz(quiz: Quiz, reference_factory: Callable) -> list[str]:
     for question in quiz.questions:
         variants = [(f"student {s!r}", drawn_values(quiz, question, s)) for s in LINT_STUDENTS]
         variants += [(f"practice variant {i}", values_for_seed(question, practice_seed(quiz.id, question.id, i))) for i in range(PRACTICE_VARIANTS if question.params else 1)]
-        keys = []
+        keys, failures = [], []
         for who, values in variants:
             try:
                 keys.append((who, keyed_for_values(quiz, question, values, who, reference_factory)))
             except QuizError as error:
-                problems.append(str(error))
+                failures.append(str(error))
+        if failures:  # the first failing variant, with its parameters, and how many more
+            problems.append(failures[0] + (f" (and {len(failures) - 1} more of {len(variants)} variants)" if len(failures) > 1 else ""))
         if question.type in NUMERIC and not question.relative and keys:
             problems += _precision_problems(quiz, question, keys)
         if question.type in ("single", "multiple"):
