@@ -149,3 +149,17 @@ def test_students_get_different_variants():
                 same_for_alice_and_bob.append(question.id)
     # Small choice spaces collide now and then; most questions must still differ between two students.
     assert len(same_for_alice_and_bob) <= 5, same_for_alice_and_bob
+
+
+def test_every_gqa_head_variant_asks_for_a_head_that_exists():
+    quiz = QUIZZES["positions"]
+    question = quiz.question("gqa-head")
+    specs = {k: v.model_dump(exclude_none=True) for k, v in question.params.items()}
+    drawn = [drawing.draw(specs, drawing.variant_seed(quiz.id, question.id, f"s{i}")) for i in range(300)]
+    assert all(0 <= p["h"] < p["h_q"] for p in drawn)
+    assert {p["h"] for p in drawn} >= set(range(16)) - {p for p in range(16) if all(p >= q["h_q"] for q in drawn)}, "every head is asked for somewhere"
+
+
+def test_at_least_half_the_bank_names_common_mistakes():
+    questions = [q for quiz in QUIZZES.values() for q in quiz.questions]
+    assert sum(bool(q.mistakes) for q in questions) * 2 >= len(questions)

@@ -15,10 +15,13 @@ from attnlab.quiz.kinds import KINDS, AnswerFormatError
 from attnlab.quiz.runner import Progress, run
 from attnlab.quiz.schema import load_quiz
 from attnlab.quiz.items import reference_factory_for
-from attnlab.quiz.variant import keyed_quiz
+from attnlab.quiz import params as drawing
+from attnlab.quiz.variant import keyed_question, keyed_quiz
 
 QUIZ_DIR = REPO / "quizzes"
 FACTORY = reference_factory_for(lambda: COURSE)
+CHEAP = {"n": 2**8, "r": 8, "p": 1}
+"""A cheap scrypt for tests of behaviour (the cost does not change what is checked)."""
 
 
 @pytest.mark.parametrize("text, value", [("1/2", 0.5), ("e/(2e+1)", math.e / (2 * math.e + 1)), ("2e+1", 2 * math.e + 1), ("1e5", 1e5), ("2pi", 2 * math.pi), ("3(1+e)", 3 * (1 + math.e)), ("2^10", 1024), ("sqrt(16)", 4.0), ("-3", -3)])
@@ -93,7 +96,7 @@ def test_key_answers_score_full_marks(quiz_id, student):
     quiz = load_quiz(QUIZ_DIR / f"{quiz_id}.yaml")
     answers = {k.asked.id: k.asked.kind.to_text(k.key) for k in keyed_quiz(quiz, student, FACTORY)}
     opened = open_quiz(QUIZ_DIR / f"{quiz_id}.yaml", FACTORY)
-    result = marking.mark(quiz_id, student, opened.items_for(student), answers)
+    result = marking.mark(quiz_id, student, opened.items_for(student, "exam"), answers)
     assert result.score == result.max_score, [m for m in result.marks if m.status != "right"]
 
 
@@ -104,58 +107,60 @@ def test_wrong_answers_score_what_they_should():
     answers["qkt-entries"] = str(keyed["qkt-entries"].key + 1)  # wrong
     answers["weights-shape"] = "(1, 2"  # unreadable
     answers["doubling-cost"] = None  # skipped
-    answers["score-memory"] = str(keyed["score-memory"].key + 0.4)  # inside the tolerance of 0.5: right
-    result = marking.mark("shapes", "alice", opened.items_for("alice"), answers)
+    memory = keyed["score-memory"]
+    step = 2 * memory.tolerance
+    centre = math.floor(memory.key / step + 0.5) * step
+    answers["score-memory"] = str(centre + 0.9 * memory.tolerance)  # on the key's grid point (within a tolerance of its centre): right
+    result = marking.mark("shapes", "alice", opened.items_for("alice", "exam"), answers)
     status = {m.id: m.status for m in result.marks}
     assert status["qkt-entries"] == "wrong" and status["weights-shape"] == "unreadable" and status["doubling-cost"] == "skipped"
     assert status["score-memory"] == "right"
     assert result.score == result.max_score - 3
 
 
-def test_student_copy_holds_no_answer(tmp_path):
-    roster = ["alice", "bob", "carol"]
+def test_practice_copy_holds_no_answer(tmp_path):
     for path in sorted(QUIZ_DIR.glob("*.yaml")):
         quiz = load_quiz(path)
-        copy = student_copy.build(quiz, roster, FACTORY)
+        copy = student_copy.build(quiz, "practice", FACTORY, cost=CHEAP)
         text = json.dumps(copy, ensure_ascii=False)
         assert not re.search(r'"(answer|call|select)"', text), "no answer field (parameter specs may hold expr: derived parameters are shown in the prompt)"
-        for entry in copy["questions"]:
-            assert set(entry) == {"id", "type", "prompt", "options", "points", "hint", "concepts", "tolerance", "params", "salt", "variants"}
+        authored = path.read_text()  # numbers the author wrote in prompts and parameters may appear
         for question, entry in zip(quiz.questions, copy["questions"]):
+            assert set(entry) == {"id", "type", "prompt", "options", "points", "hint", "concepts", "params", "variants"}
+            assert len(entry["variants"]) == (drawing.PRACTICE_VARIANTS if question.params else 1)
             entry_text = json.dumps(entry, ensure_ascii=False)
-            authored = path.read_text()  # numbers the author wrote in prompts and parameters may appear
             # A bare parameter name (answer: L_src) is in the prompt by design: the question is which number it is.
             if hasattr(question.answer, "expr") and not question.answer.expr.isidentifier():
                 assert question.answer.expr not in text, f"{question.id}: the expression is in the copy"
-            for variant in entry["variants"].values():
-                secret = json.dumps([variant["hashes"], variant["explanation"]])
+            for variant in entry["variants"]:
+                assert set(variant) == {"tolerance", "layout", "salt", "check", "explanation", "mistakes"}
+                secret = json.dumps([variant["salt"], variant["check"], variant["explanation"], variant["mistakes"]])
                 assert not re.search(r"\d", secret), f"{question.id}: hashes and ciphertexts hold no digits, so no number can hide in them"
-            for student in roster:
-                key = next(k for k in keyed_quiz(quiz, student, FACTORY) if k.asked.id == question.id)
-                forms = {key.asked.kind.format(key.key), key.asked.kind.to_text(key.key)}
-                for form in forms:
+            for student in ("alice", "bob", "carol"):
+                key = keyed_question(quiz, question, student, FACTORY, "practice")
+                for form in {key.asked.kind.format(key.key), key.asked.kind.to_text(key.key)}:
                     if len(form) >= 2 and form not in authored:
                         assert form not in entry_text, f"{question.id}: the key {form!r} is in the copy"
                 assert key.explanation not in text, f"{question.id}: the explanation is readable"
+                for mistake in key.mistakes:
+                    assert mistake.explanation not in text, f"{question.id}: a mistake is readable"
 
 
-def test_student_copy_checks_practice_answers():
+def test_practice_copy_checks_practice_answers():
     quiz = load_quiz(QUIZ_DIR / "masks.yaml")
-    copy = student_copy.build(quiz, ["alice"], FACTORY)
-    keyed = {k.asked.id: k for k in keyed_quiz(quiz, "alice", FACTORY)}
-    for asked, check in student_copy.questions_for(copy, "alice"):
-        key = keyed[asked.id]
-        assert asked.prompt == key.asked.prompt
-        right, explanation = check.check(asked.kind.parse(asked.kind.to_text(key.key), len(asked.options)))
-        assert right is True and explanation == key.explanation
-    outsider = dict(student_copy.questions_for(copy, "zed"))
-    parameterized = [a for a in outsider if quiz.question(a.id).params]
-    assert parameterized and all(outsider[a].check(None) == (None, None) for a in parameterized)
+    copy = student_copy.build(quiz, "practice", FACTORY, cost=CHEAP)
+    for student in ("alice", "zed"):  # anyone may practise: no roster
+        keyed = {k.asked.id: k for k in keyed_quiz(quiz, student, FACTORY, "practice")}
+        for asked, check in student_copy.questions_for(copy, student):
+            key = keyed[asked.id]
+            assert asked.prompt == key.asked.prompt
+            right, explanation, mistake = check.check(asked.kind.parse(asked.kind.to_text(key.key), len(asked.options)))
+            assert right is True and explanation == key.explanation and mistake is None
 
 
 def test_practice_loop_over_an_iterator():
     opened = open_quiz(QUIZ_DIR / "softmax.yaml", FACTORY)
-    items = opened.items_for("alice")[:3]  # the-cat-sat, softmax-row, row-sum
+    items = opened.items_for("alice", "practice")[:3]  # the-cat-sat, softmax-row, row-sum
     inputs = iter(["hint", "(1, 2", "0.08, 0.64, 0.28", "0.12, 0.61, 0.27", "skip", "back", "skip", "1"])
     said, saves = [], []
     progress = Progress("softmax", "alice", "practice")
@@ -175,7 +180,7 @@ def test_practice_loop_over_an_iterator():
 
 def test_exam_loop_records_and_resumes(tmp_path, monkeypatch):
     opened = open_quiz(QUIZ_DIR / "shapes.yaml", FACTORY)
-    items = opened.items_for("bob")
+    items = opened.items_for("bob", "exam")
     progress = Progress("shapes", "bob", "exam")
     first = iter(["7", "(2, 3)"])
 
@@ -201,12 +206,12 @@ def test_relative_tolerance_for_large_answers(tmp_path):
         "id: big\ntitle: t\nquestions:\n  - id: bytes\n    type: number\n    prompt: How many?\n    answer: 2048\n"
         "    tolerance: 0.5\n    relative: 0.01\n    hint: h\n    explanation: e\n    concepts: [c]\n"
     )
-    keyed_items = open_quiz(path, FACTORY).items_for("alice")
+    keyed_items = open_quiz(path, FACTORY).items_for("alice", "practice")
     copy_path = tmp_path / "big.json"
-    copy_path.write_text(json.dumps(student_copy.build(load_quiz(path), [], FACTORY)))
-    copy_items = open_quiz(copy_path, FACTORY).items_for("alice")
+    copy_path.write_text(json.dumps(student_copy.build(load_quiz(path), "practice", FACTORY, cost=CHEAP)))
+    copy_items = open_quiz(copy_path, FACTORY).items_for("alice", "practice")
     for items in (keyed_items, copy_items):
         check = items[0].check
-        assert check(2060.0)[0] is True  # 0.6 % off: within 1 %
+        assert check(2059.0)[0] is True  # 0.5 % off, on the key's grid point (2040 ± 20)
         assert check(2110.0)[0] is False  # 3 % off
     assert '"tolerance": 20' in copy_path.read_text(), "the step is rounded to 2 × 10^1, not 20.48"

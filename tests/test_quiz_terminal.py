@@ -16,9 +16,9 @@ from attnlab.quiz.variant import keyed_quiz
 FACTORY = reference_factory_for(lambda: COURSE)
 
 
-def key_texts(quiz_id: str, student: str) -> list[str]:
+def key_texts(quiz_id: str, student: str, sitting: str = "exam") -> list[str]:
     quiz = load_quiz(REPO / "quizzes" / f"{quiz_id}.yaml")
-    return [k.asked.kind.to_text(k.key) for k in keyed_quiz(quiz, student, FACTORY)]
+    return [k.asked.kind.to_text(k.key) for k in keyed_quiz(quiz, student, FACTORY, sitting)]
 
 
 def spawn(args, state_dir):
@@ -27,7 +27,7 @@ def spawn(args, state_dir):
 
 
 def test_a_practice_session_in_a_real_terminal(tmp_path):
-    answers = key_texts("softmax", "dana")
+    answers = key_texts("softmax", "dana", "practice")
     child = spawn(["quiz", "take", "softmax", "--student", "dana"], tmp_path)
     child.expect("Question 1 of 13")
     child.expect("answer .* > ")
@@ -60,8 +60,8 @@ def test_a_practice_session_in_a_real_terminal(tmp_path):
     assert child.exitstatus == 0
 
 
-def quiz_cli(*args, cwd=REPO, env=None):
-    return subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "120", **(env or {})})
+def quiz_cli(*args, cwd=REPO, env=None, input=None):
+    return subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=120, input=input, env={**os.environ, "COLUMNS": "120", **(env or {})})
 
 
 @pytest.mark.parametrize("command", ["take", "key", "grade", "lint", "student-copy"])
@@ -91,28 +91,40 @@ def test_key_answers_grade_and_csv(tmp_path):
 
 
 def test_student_copy_can_be_practised_with(tmp_path):
-    roster = tmp_path / "roster.txt"
-    roster.write_text("alice\nbob\n")
     copy = tmp_path / "masks.json"
-    built = quiz_cli("student-copy", "masks", "--roster", roster, "-o", copy)
+    built = quiz_cli("student-copy", "masks", "-o", copy)
     assert built.returncode == 0, built.stderr
-    answers = tmp_path / "alice.yaml"
-    answers.write_text(quiz_cli("key", "masks", "--student", "alice", "--format", "answers").stdout)
-    assert "13/13" in quiz_cli("take", copy, "--answers", answers).stdout
-    outsider = quiz_cli("take", copy, "--answers", answers, "--student", "zed")
-    assert "recorded for your instructor to check" in outsider.stdout
+    practice = quiz_cli("key", "masks", "--student", "zed", "--mode", "practice", "--format", "answers").stdout
+    answers = key_texts("masks", "zed", "practice")
+    assert answers != key_texts("masks", "zed", "exam"), "practice variants are not the exam's"
+    taken = quiz_cli("take", copy, "--student", "zed", input="\n".join(answers) + "\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")})
+    assert taken.returncode == 0, taken.stderr
+    assert taken.stdout.count("✓ Right") == 13 and "13/13" in taken.stdout
+    answers_file = tmp_path / "zed.yaml"
+    answers_file.write_text(practice)
+    refused = quiz_cli("take", copy, "--answers", answers_file)
+    assert refused.returncode == 2 and "a student copy cannot mark an answers file" in refused.stderr
 
 
-def test_exam_mode_writes_the_answers_to_hand_in(tmp_path):
+def test_exam_mode_writes_the_answers_to_hand_in_and_shows_no_score(tmp_path):
     answers = key_texts("shapes", "erin")
     child = spawn(["quiz", "take", "shapes", "--student", "erin", "--mode", "exam", "--answers-out", str(tmp_path / "erin.yaml")], tmp_path)
+    child.expect("answer .* > ")
+    child.sendline("hint")
+    child.expect("No hints in an exam")
     for answer in answers:
         child.expect("answer .* > ")
         child.sendline(answer)
     child.expect("hand this file in")
-    child.expect(r"11/11")
     child.expect(pexpect.EOF)
+    assert "11/11" not in child.before and "Right" not in child.before and "total" not in child.before
     assert "qkt-entries" in (tmp_path / "erin.yaml").read_text()
+    graded = quiz_cli("grade", "shapes", tmp_path / "erin.yaml", "--csv", tmp_path / "scores.csv")
+    assert graded.returncode == 0 and "11/11" in graded.stdout
+    again = quiz_cli("take", "shapes", "--student", "erin", "--mode", "exam", "--restart", env={"ATTNLAB_STATE_DIR": str(tmp_path)})
+    assert again.returncode == 2 and "you handed in this exam" in again.stderr and "--restart does not apply" in again.stderr
+    rerun = quiz_cli("take", "shapes", "--student", "erin", "--mode", "exam", env={"ATTNLAB_STATE_DIR": str(tmp_path)})
+    assert rerun.returncode == 0 and "You handed in this exam" in rerun.stdout and "Question 1" not in rerun.stdout
 
 
 @pytest.mark.parametrize(
@@ -153,19 +165,21 @@ def test_a_closed_terminal_loses_nothing(tmp_path):
     for answer in answers[3:]:
         child.expect("answer .* > ")
         child.sendline(answer)
-    child.expect("13/13")
+    child.expect("hand this file in")
     child.expect(pexpect.EOF)
+    graded = quiz_cli("grade", "masks", tmp_path / "fay.yaml", "--csv", tmp_path / "scores.csv")
+    assert "13/13" in graded.stdout
 
 
 def test_bytes_that_are_not_utf8_are_an_unreadable_answer_not_a_crash(tmp_path):
     # A UTF-8 locale reads the terminal strictly (here as PYTHONIOENCODING says): a pasted Latin-1
     # byte once ended the quiz with a UnicodeDecodeError.
-    answers = key_texts("masks", "gus")
+    answers = key_texts("masks", "gus", "practice")
     env = {**os.environ, "ATTNLAB_STATE_DIR": str(tmp_path), "NO_COLOR": "1", "COLUMNS": "100", "PYTHONIOENCODING": "utf-8:strict"}
     child = pexpect.spawn(sys.executable, ["-m", "attnlab.cli", "quiz", "take", "masks", "--student", "gus"], cwd=str(REPO), env=env, timeout=30, dimensions=(40, 100))
     child.expect(b"answer .* > ")
     child.send(b"0.5\xe9\r")
-    child.expect(b"Could not read that")
+    child.expect(b"Could not read that \\(unexpected `\\\\xe9`\\)")
     child.expect(b"answer .* > ")
     child.sendline(answers[0].encode())
     child.expect(b"Question 2 of 13")

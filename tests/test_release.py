@@ -15,7 +15,7 @@ from attnlab.release import ReleaseError, build, scan
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
-    return build(COURSE, tmp_path_factory.mktemp("release") / "attnlab-student").folder
+    return build(COURSE, tmp_path_factory.mktemp("release") / "attnlab-student", roster=["s1", "s2"]).folder
 
 
 def test_the_release_holds_what_students_need(release):
@@ -23,7 +23,8 @@ def test_the_release_holds_what_students_need(release):
     for module in COURSE.modules:
         assert f"exercises/{module}.py" in names and f"exercises/tests/test_{module}.py" in names
     assert {"README.md", "pyproject.toml", "exercises/course.toml", "grader/attnlab/cli.py"} <= names
-    assert {f"quizzes/{p.stem}.json" for p in (REPO / "quizzes").glob("*.yaml")} <= names
+    assert {f"quizzes/{p.stem}.json" for p in (REPO / "quizzes").glob("*.yaml")} <= names  # practice copies
+    assert {f"quizzes/{p.stem}.exam.json" for p in (REPO / "quizzes").glob("*.yaml")} <= names
 
 
 def test_the_release_holds_no_solutions_hidden_tests_or_answers(release):
@@ -49,6 +50,10 @@ def test_the_scan_finds_each_kind_of_leak(release, tmp_path):
     copy = json.loads((leaky / "quizzes" / "shapes.json").read_text())
     copy["questions"][0]["answer"] = "16"
     (leaky / "quizzes" / "shapes.json").write_text(json.dumps(copy))
+    exam = json.loads((leaky / "quizzes" / "masks.exam.json").read_text())
+    exam["questions"][1]["hint"] = "it is 0"
+    next(iter(exam["students"].values()))[0]["params"] = {"gap": 2}
+    (leaky / "quizzes" / "masks.exam.json").write_text(json.dumps(exam))
     (leaky / "misconceptions").mkdir()
     (leaky / "misconceptions" / "x.py").write_text("")
     leaks = "\n".join(scan(COURSE, leaky))
@@ -57,6 +62,8 @@ def test_the_scan_finds_each_kind_of_leak(release, tmp_path):
     assert "test_masks_copy.py: holds 4 hidden test(s)" in leaks  # renamed, but still the hidden tests
     assert "quizzes/masks.yaml: an instructor's quiz" in leaks
     assert "quizzes/shapes.json: field questions.0.'answer'" in leaks
+    assert "quizzes/masks.exam.json: exam question 1 holds hint" in leaks
+    assert "quizzes/masks.exam.json: an exam copy's student entries hold more than prompts and options" in leaks
     assert "misconceptions/x.py: a folder students must not get" in leaks
 
 
@@ -84,8 +91,9 @@ def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_n
     public = subprocess.run([env_dir / "bin" / "python", "-m", "pytest", "-q", "exercises"], cwd=release, capture_output=True, text=True, timeout=300, env=clean)
     assert public.returncode == 1 and " failed" in public.stdout, public.stdout[-1000:] + public.stderr[-1000:]
     # The quiz runs from its student copy, with no instructor files anywhere near.
-    quiz = subprocess.run([env_dir / "bin" / "attnlab", "quiz", "take", "quizzes/shapes.json", "--student", "s1", "--mode", "exam"], cwd=release, input="quit\n", capture_output=True, text=True, timeout=120, env={**clean, "ATTNLAB_STATE_DIR": str(tmp_path / "state")})
-    assert "Traceback" not in quiz.stdout + quiz.stderr
+    for args in (["shapes"], ["shapes", "--mode", "exam"]):  # as the README says: the practice copy, then the exam copy
+        quiz = subprocess.run([env_dir / "bin" / "attnlab", "quiz", "take", *args, "--student", "s1"], cwd=release, input="quit\n", capture_output=True, text=True, timeout=120, env={**clean, "ATTNLAB_STATE_DIR": str(tmp_path / "state")})
+        assert quiz.returncode == 0 and "Question 1 of 11" in quiz.stdout and "Traceback" not in quiz.stdout + quiz.stderr, quiz.stdout + quiz.stderr
     # Nothing of the repository is importable in the student's venv: no reference, no hidden-test helpers.
     probe = subprocess.run([env_dir / "bin" / "python", "-c", "import importlib.util as u; print(u.find_spec('softmax'), u.find_spec('attention_inputs'))"], cwd=tmp_path, capture_output=True, text=True)
     assert probe.stdout.split() == ["None", "None"]

@@ -330,7 +330,7 @@ def export_gradescope(zip_path: Path, torch_version: str, course_dir: Path | Non
 
 @main.command()
 @click.argument("out_dir", metavar="OUT_DIR", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="Student ids, one a line: their parameterized quiz questions can be checked in practice mode.")
+@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="The class's student ids, one a line: each quiz's exam copy holds their questions (no roster: no exam copies).")
 @COURSE_OPTION
 def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None:
     """Write the bundle students get to OUT_DIR: stubs, public tests, quiz copies, the engine.
@@ -349,7 +349,8 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
         made = build(course, out_dir, students)
     except CourseError as error:
         raise UserError(str(error)) from None
-    console.err.print(f"Wrote {made.folder}: {made.exercise_files} exercise files, {made.quizzes} quizzes; scanned: no solutions, hidden tests or answers")
+    exams = "practice and exam copies" if students else "practice copies (no --roster: no exam copies)"
+    console.err.print(f"Wrote {made.folder}: {made.exercise_files} exercise files, {made.quizzes} quizzes ({exams}); scanned: no solutions, hidden tests or answers")
 
 
 @main.command()

@@ -40,8 +40,14 @@ Then, from this folder:
 ```sh
 .venv/bin/attnlab check                   # one line per function: passed, failed (and why), not implemented yet
 .venv/bin/attnlab check --track numpy     # the numpy files only
-.venv/bin/attnlab quiz take quizzes/shapes.json   # a quiz in the terminal (practice mode)
+.venv/bin/attnlab quiz take shapes --student YOUR-ID              # practice: right or wrong at once, with hints
+.venv/bin/attnlab quiz take shapes --student YOUR-ID --mode exam  # the exam: answers recorded, to hand in
 ```
+
+Give your student id with `--student`, as it is on your instructor's roster (the default is
+your login name); the exam holds the questions of the roster's ids only. Practice questions are drawn from a practice pool, not from your exam. An exam shows no
+score and no hints: at the end it writes `QUIZ-YOUR-ID.answers.yaml`; hand that file in, and
+your instructor marks it and tells you your score. The exam copy holds no answers in any form.
 
 Your work is in `exercises/`: fill in the parts marked `YOUR CODE HERE`, in file order (a file
 may import the ones before it): {files}. The public tests in `exercises/tests/` are the lessons'
@@ -109,12 +115,23 @@ def scan(course: Course, folder: Path) -> list[str]:
 
 
 def _quiz_problems(path: Path) -> list[str]:
-    """A student copy keeps hashes and encrypted explanations only: no key, answer or expression."""
+    """A practice copy keeps hashes and encrypted explanations only: no key, answer or expression;
+    an exam copy keeps each student's question text only."""
+    from attnlab.quiz.student_copy import EXAM_FIELDS
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
         return ["not a JSON quiz copy"]
     found: list[str] = []
+    if isinstance(data, dict) and data.get("sitting") == "exam":
+        for index, question in enumerate(data.get("questions") or []):
+            extra = sorted(set(question) - set(EXAM_FIELDS)) if isinstance(question, dict) else ["(not a question)"]
+            if extra:
+                found.append(f"exam question {index} holds {', '.join(extra)}: an exam copy holds nothing to check against")
+        texts = [text for student in (data.get("students") or {}).values() for text in student]
+        if any(not isinstance(text, dict) or set(text) != {"prompt", "options"} for text in texts):
+            found.append("an exam copy's student entries hold more than prompts and options")
 
     def walk(value, where: str) -> None:
         if isinstance(value, dict):
@@ -162,10 +179,14 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
         factory = reference_factory_for(lambda: course)
         for path in quizzes:
             try:
-                copy = student_copy.build(load_quiz(path), list(roster), factory)
+                quiz = load_quiz(path)
+                practice = student_copy.build(quiz, "practice", factory)
             except QuizError as error:
                 raise ReleaseError(f"{path.name}: {error}") from None
-            (staging / "quizzes" / f"{path.stem}.json").write_text(json.dumps(copy, indent=1), encoding="utf-8")
+            (staging / "quizzes" / f"{path.stem}.json").write_text(json.dumps(practice, indent=1), encoding="utf-8")
+            if roster:  # an exam copy holds each rostered student's questions as text
+                exam = student_copy.build(quiz, "exam", factory, list(roster))
+                (staging / "quizzes" / f"{path.stem}.exam.json").write_text(json.dumps(exam, indent=1), encoding="utf-8")
         files = ", ".join(f"`{m}.py`" for m in course.modules)
         (staging / "README.md").write_text(STUDENT_README.format(name=course.name, files=files), encoding="utf-8")
         leaks = scan(course, staging)

@@ -1,8 +1,13 @@
 """Quizzes: YAML questions with per-student variants, a terminal runner, and instructor grading.
 
-``arith`` evaluates arithmetic safely, ``schema`` loads and validates quiz
-files, ``params`` draws a student's parameters, ``kinds`` parses and compares
-answers, ``variant`` builds a student's questions with their keys,
-``student_copy`` writes and reads the answer-free copy students get,
-``runner`` is the interactive loop and ``marking`` grades answer files.
+``arith`` evaluates arithmetic safely and within bounds, ``schema`` loads and
+validates quiz files, ``params`` draws a student's parameters (exam variants
+from the student's id, practice variants from a separate pool), ``kinds``
+parses answers and holds the one rule of right and wrong, ``variant`` builds a
+student's questions with their keys, ``student_copy`` writes and reads the
+copies students get (an exam copy with nothing to check against, a practice
+copy checked by scrypt hashes), ``items`` opens either source as questions
+with a check, ``runner`` is the interactive loop, ``marking`` grades answers
+files (a class's too), ``lint`` checks a quiz beyond its schema, ``moodle``
+exports for an LMS and ``commands`` is the CLI over them.
 """

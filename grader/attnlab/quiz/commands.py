@@ -46,11 +46,11 @@ def _instructor_quiz(name: str, course_dir: Path | None):
     return load_quiz(path)
 
 
-def _open(name: str, course_dir: Path | None):
+def _open(name: str, course_dir: Path | None, sitting: str = "practice"):
     from attnlab.quiz.items import find_quiz, open_quiz
 
     try:
-        return open_quiz(find_quiz(name, _quizzes_dir(course_dir)), _reference_factory(course_dir))
+        return open_quiz(find_quiz(name, _quizzes_dir(course_dir), sitting), _reference_factory(course_dir))
     except QuizError as error:
         _fail(str(error))
 
@@ -92,35 +92,50 @@ def _print_summary(result, console) -> None:
 @quiz.command()
 @QUIZ
 @click.option("--student", default=None, help="Your student id (default: $ATTNLAB_STUDENT, else your user name).")
-@click.option("--mode", type=click.Choice(["practice", "exam"]), default="practice", show_default=True, help="practice: right or wrong at once; exam: answers recorded, reported at the end.")
-@click.option("--answers", "answers_file", type=click.Path(path_type=Path, dir_okay=False), help="Answer from this file instead of the terminal (for scripts and CI).")
+@click.option("--mode", type=click.Choice(["practice", "exam"]), default=None, help="practice: right or wrong at once; exam: answers recorded and handed in, marked by your instructor. Default: the copy's own (practice for the instructor's quiz).")
+@click.option("--answers", "answers_file", type=click.Path(path_type=Path, dir_okay=False), help="Instructor's quiz only: mark this answers file against the student's exam variant.")
 @click.option("--answers-out", type=click.Path(path_type=Path, dir_okay=False), help="Exam mode: where to write the answers to hand in (default: QUIZ-STUDENT.answers.yaml here).")
-@click.option("--restart", is_flag=True, help="Forget saved progress and start again.")
+@click.option("--restart", is_flag=True, help="Forget saved progress and start again (not for an exam already handed in).")
 @COURSE
 def take(quiz_name, student, mode, answers_file, answers_out, restart, course_dir) -> None:
     """Take QUIZ in the terminal. Type hint, skip, back or quit at any prompt; progress is saved after every answer."""
     from attnlab.quiz import marking, runner
 
-    opened = _open(quiz_name, course_dir)
+    opened = _open(quiz_name, course_dir, mode or "practice")
+    mode = mode or opened.sitting or "practice"
+    if opened.sitting is not None and opened.sitting != mode:
+        _fail(f"this is the {opened.sitting} copy of {opened.id!r}: it cannot be taken in {mode} mode (ask your instructor for the {mode} copy)")
     if answers_file is not None:
+        if opened.sitting is not None:
+            _fail("a student copy cannot mark an answers file: hand the file in, and your instructor marks it (attnlab quiz grade)")
         try:
             _quiz_id, file_student, answers = marking.read_answers(answers_file)
         except QuizError as error:
             _fail(str(error))
         student = student or file_student
-        result = marking.mark(opened.id, student, _items(opened, student), answers)
+        result = marking.mark(opened.id, student, _items(opened, student, "exam"), answers)
         from attnlab import console
 
         _print_summary(result, console.out)
         return
     student = student or _default_student()
-    items = _items(opened, student)
+    items = _items(opened, student, mode)
     path = runner.progress_path(opened.id, student, mode)
-    progress = runner.Progress(opened.id, student, mode) if restart else runner.load_progress(path, opened.id, student, mode)
+    saved = runner.load_progress(path, opened.id, student, mode)
+    if mode == "exam" and saved.handed_in:
+        # The state is on the student's machine, so this stops a slip, not a determined student;
+        # an exam shows no score, so a second sitting learns nothing, and the instructor marks the file handed in.
+        if restart:
+            _fail(f"you handed in this exam ({saved.handed_in}); an exam is taken once, so --restart does not apply. Your instructor marks the file you handed in.")
+        click.echo(f"You handed in this exam: your answers are in {saved.handed_in}. Your instructor marks it and tells you your score.")
+        return
+    progress = runner.Progress(opened.id, student, mode) if restart else saved
     if progress.finished:
         click.echo(f"You have finished {opened.title!r} in {mode} mode; --restart takes it again.")
     else:
         click.echo(f"{opened.title} · {len(items)} questions · {mode} mode · student {student}")
+        if mode == "exam":
+            click.echo("Exam: your answers are recorded and handed in; your instructor marks them and tells you your score.")
         if sys.stdin.isatty():
             # A program started in the background of a non-interactive shell inherits SIGINT ignored;
             # on a terminal, Ctrl-C must still save and leave.
@@ -131,19 +146,21 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
             runner.save_progress(path, progress)
             click.echo("\nProgress saved: run the same command to carry on.")
             sys.exit(130 if sys.exc_info()[0] is KeyboardInterrupt else 0)
-    result = marking.mark(opened.id, student, items, progress.answers)
     if mode == "exam":
         target = answers_out or Path(f"{opened.id}-{student}.answers.yaml")
         marking.write_answers(target, opened.id, student, progress.answers)
-        click.echo(f"Your answers are in {target}: hand this file in.")
+        progress.handed_in = str(target)
+        runner.save_progress(path, progress)
+        click.echo(f"Your answers are in {target}: hand this file in. Your instructor marks it and tells you your score.")
+        return
     from attnlab import console
 
-    _print_summary(result, console.out)
+    _print_summary(marking.mark(opened.id, student, items, progress.answers), console.out)
 
 
-def _items(opened, student: str):
+def _items(opened, student: str, sitting: str):
     try:
-        return opened.items_for(student)
+        return opened.items_for(student, sitting)
     except QuizError as error:
         _fail(str(error))
 
@@ -152,14 +169,15 @@ def _items(opened, student: str):
 @QUIZ
 @click.option("--student", required=True, help="The student whose variant to show.")
 @click.option("--format", "output", type=click.Choice(["table", "answers"]), default="table", show_default=True, help="answers: an answers file that --answers accepts.")
+@click.option("--mode", type=click.Choice(["exam", "practice"]), default="exam", show_default=True, help="Which variant: the student's exam variant, or the practice variant they meet.")
 @COURSE
-def key(quiz_name, student, output, course_dir) -> None:
+def key(quiz_name, student, output, mode, course_dir) -> None:
     """Print the answer key of one student's variant of QUIZ."""
     from attnlab.quiz.variant import keyed_quiz
 
     try:
         quiz_ = _instructor_quiz(quiz_name, course_dir)
-        keyed = keyed_quiz(quiz_, student, _reference_factory(course_dir))
+        keyed = keyed_quiz(quiz_, student, _reference_factory(course_dir), mode)
     except QuizError as error:
         _fail(str(error))
     if output == "answers":
@@ -186,32 +204,49 @@ def key(quiz_name, student, output, course_dir) -> None:
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="Where to write the scores (default: QUIZ-scores.csv here).")
 @COURSE
 def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
-    """Grade students' ANSWER_FILES for QUIZ: a table, and a CSV with a row per student."""
+    """Grade students' ANSWER_FILES for QUIZ: a table, and a CSV with a row per file.
+
+    A file that cannot be read, two files claiming one student, and a file for another quiz are
+    reported on their rows; the others are graded, the CSV is written, and the exit status is 1.
+    """
     from rich.table import Table
 
     from attnlab import console
     from attnlab.quiz import marking
 
     opened = _open(quiz_name, course_dir)
-    results = []
-    for path in answer_files:
-        try:
-            quiz_id, student, answers = marking.read_answers(path)
-        except QuizError as error:
-            _fail(str(error))
-        if quiz_id and quiz_id != opened.id:
-            _fail(f"{path} answers quiz {quiz_id!r}, not {opened.id!r}")
-        results.append(marking.mark(opened.id, student, _items(opened, student), answers))
+    if opened.sitting is not None:
+        _fail(f"{quiz_name} is a student copy: it holds no answers; give the instructor's quiz")
+    graded = marking.grade_files(opened.id, lambda student: opened.items_for(student, "exam"), list(answer_files))
     target = csv_path or Path(f"{opened.id}-scores.csv")
-    marking.write_csv(target, results)
-    table = Table(title=f"{opened.id} · {len(results)} students", title_justify="left")
-    for column in ("student", "score", "right", "wrong", "unreadable", "skipped"):
-        table.add_column(column, justify="left" if column == "student" else "right")
-    for result in results:
-        counts = {status: str(sum(m.status == status for m in result.marks)) for status in ("right", "wrong", "unreadable", "skipped")}
-        table.add_row(result.student, f"{result.score:g}/{result.max_score:g}", *counts.values())
+    try:
+        marking.write_csv(target, graded, [item.asked.id for item in _items(opened, "", "exam")])
+    except OSError as error:
+        _fail(f"cannot write {target}: {error.strerror}")
+    table = Table(title=f"{opened.id} · {len(graded)} answers files", title_justify="left")
+    for column in ("student", "score", "right", "wrong", "unreadable", "skipped", "problem"):
+        table.add_column(column, justify="right" if column in ("score", "right", "wrong", "unreadable", "skipped") else "left")
+    for row in graded:
+        result = row.result
+        counts = [str(sum(m.status == status for m in result.marks)) for status in ("right", "wrong", "unreadable", "skipped")] if result else [""] * 4
+        score = f"{result.score:g}/{result.max_score:g}" if result else "-"
+        table.add_row(row.student or str(row.path), score, *counts, "; ".join(row.problems))
     console.out.print(table)
+    mistakes = marking.class_mistakes(graded)
+    if mistakes:
+        common = Table(title="common mistakes", title_justify="left")
+        for column in ("question", "mistake", "students"):
+            common.add_column(column, justify="right" if column == "students" else "left")
+        for question, mistake, count in mistakes:
+            common.add_row(question, mistake, str(count))
+        console.out.print(common)
+    troubled = [row for row in graded if row.problems]
+    for row in troubled:
+        console.err.print(f"{row.path}: {'; '.join(row.problems)}")
     console.err.print(f"Wrote {target}")
+    if troubled:
+        console.err.print(f"{len(troubled)} of {len(graded)} answers files have problems (above); the others are graded.")
+        sys.exit(1)
 
 
 @quiz.command()
@@ -219,8 +254,8 @@ def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
 @COURSE
 def lint(paths, course_dir) -> None:
     """Check quiz files (default: the course's quizzes/): the schema, and every answer computed for sample students."""
+    from attnlab.quiz.lint import check_quiz
     from attnlab.quiz.schema import load_quiz
-    from attnlab.quiz.variant import keyed_quiz
 
     files = []
     for path in paths or (_quizzes_dir(course_dir),):
@@ -237,23 +272,28 @@ def lint(paths, course_dir) -> None:
     for path in files:
         try:
             quiz_ = load_quiz(path)
-            for student in ("lint-1", "lint-2", "lint-3"):
-                keyed_quiz(quiz_, student, factory)
-            click.echo(f"ok    {path} ({len(quiz_.questions)} questions)")
         except QuizError as error:
             problems += 1
             click.echo(str(error), err=True)
+            continue
+        found = check_quiz(quiz_, factory)
+        for line in found:
+            click.echo(f"{path}: {line}", err=True)
+        problems += bool(found)
+        if not found:
+            click.echo(f"ok    {path} ({len(quiz_.questions)} questions)")
     if problems:
         sys.exit(1)
 
 
 @quiz.command("student-copy")
 @QUIZ
-@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="Student ids, one a line: their parameterized questions can be checked in practice mode.")
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the student copy (.json).")
+@click.option("--mode", type=click.Choice(["practice", "exam"]), default="practice", show_default=True, help="practice: a pool of practice variants, checked by hashes; exam: the questions only, nothing to check against.")
+@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="Exam copy (required): the class's student ids, one a line; each gets their questions as text.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the student copy (.json; by convention ID.json for practice, ID.exam.json for the exam).")
 @COURSE
-def student_copy_command(quiz_name, roster, output, course_dir) -> None:
-    """Write the student copy of QUIZ: no answers, no expressions; practice checks by salted hashes."""
+def student_copy_command(quiz_name, mode, roster, output, course_dir) -> None:
+    """Write a student copy of QUIZ: an exam copy holds no key material; a practice copy checks by scrypt hashes."""
     from attnlab.atomic import write_json_atomically
     from attnlab.quiz import student_copy
     from attnlab.quiz.items import find_quiz
@@ -262,12 +302,14 @@ def student_copy_command(quiz_name, roster, output, course_dir) -> None:
 
     students = read_student_ids(roster)
     try:
-        quiz_ = load_quiz(find_quiz(quiz_name, _quizzes_dir(course_dir)))
-        copy = student_copy.build(quiz_, students, _reference_factory(course_dir))
+        path = find_quiz(quiz_name, _quizzes_dir(course_dir))
+        if path.suffix == ".json":
+            _fail(f"{path} is a student copy: give the instructor's quiz")
+        copy = student_copy.build(load_quiz(path), mode, _reference_factory(course_dir), students)
     except QuizError as error:
         _fail(str(error))
     write_json_atomically(output, copy)
-    click.echo(f"Wrote {output} ({len(copy['questions'])} questions, checks for {len(students)} rostered students)", err=True)
+    click.echo(f"Wrote the {mode} copy {output} ({len(copy['questions'])} questions)", err=True)
 
 
 @quiz.command("export")

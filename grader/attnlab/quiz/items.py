@@ -1,26 +1,37 @@
 """A quiz ready to take: each question with a way to check an answer, from either source.
 
-The instructor's YAML gives keyed items (exact checks, explanations always
-available); a student copy gives hashed items (checks without the answer,
-explanations unlocked by a right answer). The runner and the marking see only
-``Item``.
+The instructor's YAML gives keyed items for either sitting (exact checks,
+explanations always available); a practice copy gives hashed items (checks
+without the answer, explanations unlocked by a right answer); an exam copy
+gives items that check nothing (answers are recorded for the instructor). The
+runner and the marking see only ``Item``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from attnlab.quiz.asked import AskedQuestion
 from attnlab.quiz.errors import QuizError
 
 
+class Verdict(NamedTuple):
+    """What a check says of one answer."""
+
+    right: bool | None
+    """None when this source has nothing to check against (an exam copy)."""
+    text: str | None
+    """The explanation when right; when wrong, the matched mistake's explanation or why it cannot be right."""
+    mistake: str | None = None
+    """The name of the common mistake a wrong answer matches."""
+
+
 @dataclass(frozen=True)
 class Item:
     asked: AskedQuestion
-    check: Callable[[object], tuple[bool | None, str | None]]
-    """(right?, explanation shown when right); right is None when this source cannot check it."""
+    check: Callable[[object], Verdict]
     explanation: object | None
     """The instructor's quiz only: ``explanation.get().explanation`` may be shown without a right answer."""
 
@@ -29,8 +40,12 @@ class Item:
 class OpenedQuiz:
     id: str
     title: str
-    items_for: Callable[[str], list[Item]]
-    """The items of one student's variant."""
+    items_for: Callable[[str, str], list[Item]]
+    """The items of one student's variant in a sitting: ``items_for(student, "exam" | "practice")``."""
+    sitting: str | None = None
+    """The one sitting a student copy is for (``exam`` or ``practice``); None for the instructor's quiz."""
+    copy: dict | None = None
+    """A student copy's data (None for the instructor's quiz)."""
 
 
 class _LazyKey:
@@ -47,9 +62,7 @@ class _LazyKey:
 
 def _keyed_item(asked: AskedQuestion, lazy: _LazyKey) -> Item:
     def check(value):
-        keyed = lazy.get()
-        right = asked.kind.matches(value, keyed.key, keyed.tolerance)
-        return right, keyed.explanation if right else None
+        return lazy.get().verdict(value)
 
     return Item(asked, check, lazy)
 
@@ -60,30 +73,43 @@ def open_quiz(path: Path, reference_factory: Callable) -> OpenedQuiz:
         from attnlab.quiz import student_copy
 
         copy = student_copy.load(path)
-        return OpenedQuiz(copy["id"], copy["title"], lambda student: [Item(asked, hashed.check, None) for asked, hashed in student_copy.questions_for(copy, student)])
+
+        def copy_items(student: str, sitting: str) -> list[Item]:
+            if sitting != copy["sitting"]:
+                raise QuizError(f"{path} is the {copy['sitting']} copy of {copy['id']!r}: it cannot be taken in {sitting} mode")
+            try:
+                pairs = student_copy.questions_for(copy, student)
+            except (KeyError, TypeError, IndexError, ValueError, AttributeError):
+                raise QuizError(f"{path}: this quiz copy is damaged; ask your instructor for a new copy") from None
+            return [Item(asked, hashed.check, None) for asked, hashed in pairs]
+
+        return OpenedQuiz(copy["id"], copy["title"], copy_items, copy["sitting"], copy)
     from attnlab.quiz.schema import load_quiz
     from attnlab.quiz.variant import asked_question, keyed_question
 
     quiz = load_quiz(path)
 
-    def items_for(student: str) -> list[Item]:
+    def items_for(student: str, sitting: str) -> list[Item]:
         return [
-            _keyed_item(asked_question(quiz, q, student), _LazyKey(lambda q=q: keyed_question(quiz, q, student, reference_factory)))
+            _keyed_item(asked_question(quiz, q, student, sitting), _LazyKey(lambda q=q: keyed_question(quiz, q, student, reference_factory, sitting)))
             for q in quiz.questions
         ]
 
     return OpenedQuiz(quiz.id, quiz.title, items_for)
 
 
-def find_quiz(name: str, quizzes_dir: Path) -> Path:
-    """A quiz named by path, or by id/file stem in the course's quizzes folder."""
+def find_quiz(name: str, quizzes_dir: Path, sitting: str = "practice") -> Path:
+    """A quiz named by path, or by id in the course's quizzes folder: the instructor's YAML, else the
+    student copy for ``sitting`` (``ID.exam.json`` for an exam, ``ID.json`` for practice)."""
     candidate = Path(name)
     if candidate.suffix in (".yaml", ".yml", ".json") or candidate.exists():
         return candidate
-    for suffix in (".yaml", ".yml", ".json"):  # the instructor's quiz, or a student copy
+    copy = f".{sitting}.json" if sitting == "exam" else ".json"
+    for suffix in (".yaml", ".yml", copy):
         if (quizzes_dir / f"{name}{suffix}").is_file():
             return quizzes_dir / f"{name}{suffix}"
-    available = ", ".join(sorted({p.stem for p in quizzes_dir.glob("*.y*ml")} | {p.stem for p in quizzes_dir.glob("*.json")})) or "none"
+    stems = {p.stem for p in quizzes_dir.glob("*.y*ml")} | {p.name.split(".")[0] for p in quizzes_dir.glob("*.json")}
+    available = ", ".join(sorted(stems)) or "none"
     raise QuizError(f"no quiz named {name!r} (available: {available})")
 
 

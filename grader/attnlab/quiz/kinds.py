@@ -1,21 +1,23 @@
-"""Answer kinds: how a typed answer is parsed, compared with the key, and hashed.
+"""Answer kinds: how a typed answer is parsed, and the one rule that says whether it is right.
 
 Each kind turns the student's text into a value (or says what form it
-expects), decides whether a value matches the key, and gives *canonical
-forms*: strings that equal the key's canonical form exactly when the answer is
-right. The student copy stores only salted hashes of the key's canonical
-forms, so practice mode can check an answer without holding it. Numbers are
-compared on a grid of the question's tolerance; a typed value is tried
-against its grid cell and the two beside it, per element.
+expects) and gives the answer's *canonical form*: one string, equal to the
+key's canonical form exactly when the answer is right. That equality is the
+only rule, for the instructor's marking and for a practice copy (which holds a
+hash of the key's form, never the key). Numbers are compared on a grid twice
+the question's tolerance wide: each element is rounded to the nearest grid
+point (in decimal, halves away from zero), so with the default tolerance 0.005
+an answer is right when it agrees with the key rounded to two decimals.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from dataclasses import dataclass
 
-from attnlab.quiz.arith import ExpressionError, evaluate
+from attnlab.quiz.arith import TOO_LARGE, ExpressionError, evaluate
 
 
 class AnswerFormatError(ValueError):
@@ -23,9 +25,15 @@ class AnswerFormatError(ValueError):
 
 
 def _number(value, what="a number") -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise AnswerFormatError(f"expected {what}")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise AnswerFormatError(TOO_LARGE) from None
+    if not math.isfinite(number):
+        raise AnswerFormatError(f"expected {what}")
+    return number
 
 
 def _flat(value) -> list:
@@ -42,19 +50,25 @@ class Kind:
         raise NotImplementedError
 
     def matches(self, given, key, tolerance: float) -> bool:
-        return self.canonical(given, tolerance) == self.canonical(key, tolerance)
+        return self.answer_form(given, tolerance) == self.answer_form(key, tolerance)
+
+    def answer_form(self, value, tolerance: float) -> str:
+        """The whole answer as one string (its layout, then each element's form): the rule of right."""
+        return ",".join(map(str, self.shape(value))) + ":" + "|".join(self.canonical(value, tolerance))
 
     def canonical(self, value, tolerance: float) -> list[str]:
-        """One string per element; the answer is right when every element's string matches."""
+        """One string per element."""
         raise NotImplementedError
-
-    def candidates(self, value, tolerance: float) -> list[list[str]]:
-        """For each element, the canonical strings a right answer near this value may have."""
-        return [[form] for form in self.canonical(value, tolerance)]
 
     def shape(self, value) -> list[int]:
         """The layout of elements that is not secret (a matrix's shape, a vector's length)."""
         return [len(self.canonical(value, 1.0))]
+
+    def layout_reason(self, given, layout: list[int]) -> str | None:
+        """Why ``given`` cannot be right from its layout alone ("a 5 × 5 matrix is expected"), or None."""
+        if self.name not in ("vector", "matrix") or self.shape(given) == list(layout):
+            return None
+        return f"a {' × '.join(map(str, layout))} matrix is expected" if self.name == "matrix" else f"{layout[0]} numbers are expected"
 
     def format(self, value) -> str:
         return str(value)
@@ -80,14 +94,8 @@ class NumberKind(Kind):
     def parse(self, text, options=0):
         return _number(_evaluate(text, self))
 
-    def matches(self, given, key, tolerance):
-        return all(abs(g - k) <= tolerance * (1 + 1e-9) for g, k in zip(_as_list(given), _as_list(key))) and len(_as_list(given)) == len(_as_list(key))
-
     def canonical(self, value, tolerance):
-        return [str(round(x / tolerance)) for x in _as_list(value)]
-
-    def candidates(self, value, tolerance):
-        return [[str(round(x / tolerance) + d) for d in (0, -1, 1)] for x in _as_list(value)]
+        return [grid_point(x, tolerance) for x in _as_list(value)]
 
     def format(self, value):
         return ", ".join(f"{x:.6g}" for x in _as_list(value))
@@ -98,6 +106,12 @@ class NumberKind(Kind):
 
 class VectorKind(NumberKind):
     def parse(self, text, options=0):
+        words = text.strip().removeprefix("[").removesuffix("]").split()
+        if "," not in text and len(words) > 1:  # "0.12 0.61 0.27": numbers side by side are a vector here, not a product
+            try:
+                return [_number(_evaluate(word, self)) for word in words]
+            except AnswerFormatError:
+                pass  # "e / (2e + 1)": one expression with spaces
         value = _evaluate(text, self)
         if not isinstance(value, tuple):
             value = (value,)
@@ -125,13 +139,7 @@ class MatrixKind(NumberKind):
         return value
 
     def canonical(self, value, tolerance):
-        return [str(round(x / tolerance)) for x in _flat(value)]
-
-    def candidates(self, value, tolerance):
-        return [[str(round(x / tolerance) + d) for d in (0, -1, 1)] for x in _flat(value)]
-
-    def matches(self, given, key, tolerance):
-        return self.shape(given) == self.shape(key) and NumberKind.matches(self, _flat(given), _flat(key), tolerance)
+        return [grid_point(x, tolerance) for x in _flat(value)]
 
     def shape(self, value):
         return [len(value), len(value[0])]
@@ -208,6 +216,16 @@ class TrueFalseKind(Kind):
 
     def format(self, value):
         return "true" if value else "false"
+
+
+def grid_point(x: float, tolerance: float) -> str:
+    """The grid point (a multiple of 2 × tolerance) nearest ``x``, halves away from zero, as text.
+
+    Computed in decimal on the numbers as written (``repr``), so a key of 0.125 on a 0.01 grid
+    rounds to 0.13 as a person rounds it, not to 0.12 as its binary float would.
+    """
+    cells = (Decimal(repr(float(x))) / Decimal(repr(2 * tolerance))).to_integral_value(ROUND_HALF_UP)
+    return str(int(cells))
 
 
 def effective_tolerance(kind_name: str, key, tolerance: float, relative: float | None) -> float:

@@ -1,10 +1,19 @@
-"""Mark answers: per question right, wrong, unreadable, skipped or unchecked; totals and concepts."""
+"""Mark answers: per question right, wrong, unreadable, skipped or unchecked; totals and concepts.
+
+``grade_files`` marks a class's answers files: a file that cannot be read is
+reported with its reason and the others are still graded; two files claiming
+one student, and a file answering another quiz, are flagged on their rows.
+Answers files are read with a bounded loader (size, no YAML aliases).
+"""
 
 from __future__ import annotations
 
 import csv
+import re
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from attnlab.quiz.items import Item
 from attnlab.quiz.kinds import AnswerFormatError
@@ -15,11 +24,13 @@ from attnlab.quiz.errors import QuizError
 class QuestionMark:
     id: str
     status: str
-    """``right``, ``wrong``, ``unreadable``, ``skipped`` or ``unchecked`` (a student copy without this variant)."""
+    """``right``, ``wrong``, ``unreadable``, ``skipped`` or ``unchecked`` (an exam copy: nothing to check against)."""
     points: float
     max_points: float
     answer: str | None
     concepts: tuple[str, ...]
+    mistake: str | None = None
+    """The common mistake a wrong answer matches (the question's ``mistakes:``)."""
 
 
 @dataclass(frozen=True)
@@ -50,19 +61,37 @@ class QuizMark:
 
 def mark_answer(item: Item, text: str | None) -> QuestionMark:
     asked = item.asked
+    mistake = None
     if text is None or not str(text).strip() or str(text).strip().lower() == "skip":
         status = "skipped"
     else:
         try:
-            right, _ = item.check(asked.kind.parse(str(text), len(asked.options)))
-            status = {True: "right", False: "wrong", None: "unchecked"}[right]
+            verdict = item.check(asked.kind.parse(str(text), len(asked.options)))
+            status, mistake = {True: "right", False: "wrong", None: "unchecked"}[verdict.right], verdict.mistake
         except AnswerFormatError:
             status = "unreadable"
-    return QuestionMark(asked.id, status, asked.points if status == "right" else 0.0, asked.points, None if text is None else str(text), asked.concepts)
+    return QuestionMark(asked.id, status, asked.points if status == "right" else 0.0, asked.points, None if text is None else str(text), asked.concepts, mistake)
 
 
 def mark(quiz_id: str, student: str, items: list[Item], answers: dict[str, str | None]) -> QuizMark:
     return QuizMark(quiz_id, student, tuple(mark_answer(item, answers.get(item.asked.id)) for item in items))
+
+
+MAX_ANSWERS_BYTES = 256 * 1024
+"""An answers file for a quiz of a hundred questions is a few kilobytes."""
+
+
+def _load_yaml(text: str):
+    """``yaml.safe_load`` without aliases: an answers file never needs them, and nested ones explode."""
+    import yaml
+
+    class NoAliases(yaml.SafeLoader):
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                raise yaml.composer.ComposerError(None, None, "an alias (*name) is not allowed in an answers file", self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+
+    return yaml.load(text, Loader=NoAliases)  # noqa: S506 (a SafeLoader subclass)
 
 
 def read_answers(path: Path) -> tuple[str, str, dict[str, str | None]]:
@@ -70,11 +99,26 @@ def read_answers(path: Path) -> tuple[str, str, dict[str, str | None]]:
     import yaml
 
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        with open(path, "rb") as stream:
+            raw = stream.read(MAX_ANSWERS_BYTES + 1)
     except FileNotFoundError:
         raise QuizError(f"{path}: no such answers file") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as error:
-        raise QuizError(f"{path}: not an answers file ({type(error).__name__})") from None
+    except IsADirectoryError:
+        raise QuizError(f"{path}: a folder, not an answers file") from None
+    except OSError as error:
+        raise QuizError(f"{path}: cannot be read ({error.strerror})") from None
+    if len(raw) > MAX_ANSWERS_BYTES:
+        raise QuizError(f"{path}: too large for an answers file (over {MAX_ANSWERS_BYTES // 1024} KiB)")
+    try:
+        data = _load_yaml(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise QuizError(f"{path}: not an answers file (not UTF-8 text)") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise QuizError(f"{where}: not an answers file ({getattr(error, 'problem', None) or type(error).__name__})") from None
+    except RecursionError:
+        raise QuizError(f"{path}: not an answers file (nested too deeply)") from None
     if not isinstance(data, dict) or not isinstance(data.get("answers"), dict) or not data.get("student"):
         raise QuizError(f"{path}: an answers file needs quiz, student and answers (question id: answer)")
     answers = {str(k): (None if v is None else str(v)) for k, v in data["answers"].items()}
@@ -89,13 +133,81 @@ def write_answers(path: Path, quiz_id: str, student: str, answers: dict[str, str
     write_text_atomically(Path(path), yaml.safe_dump({"quiz": quiz_id, "student": student, "answers": answers}, sort_keys=False, allow_unicode=True))
 
 
-def write_csv(path: Path, results: list[QuizMark]) -> None:
-    """One row per student: id, total, possible, then points per question."""
-    question_ids = [m.id for m in results[0].marks] if results else []
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as stream:
-        writer = csv.writer(stream)
-        writer.writerow(["student", "score", "max_score", *question_ids])
-        for result in results:
-            points = {m.id: m.points for m in result.marks}
-            writer.writerow([result.student, f"{result.score:g}", f"{result.max_score:g}", *(f"{points.get(q, 0):g}" for q in question_ids)])
+@dataclass(frozen=True)
+class GradedFile:
+    """One answers file of a class: its mark, or why it has none, and what is wrong with it."""
+
+    path: Path
+    student: str | None
+    """The id the file claims (None when the file cannot be read)."""
+    result: QuizMark | None
+    """None when the file was not graded (unreadable, or for another quiz)."""
+    problems: tuple[str, ...]
+
+
+def grade_files(quiz_id: str, items_for: Callable[[str], list[Item]], paths: list[Path]) -> list[GradedFile]:
+    """Mark every answers file; a bad one is reported on its row and never stops the others."""
+    read: list[tuple[Path, tuple | None, str | None]] = []
+    for path in paths:
+        try:
+            read.append((Path(path), read_answers(path), None))
+        except QuizError as error:
+            reason = re.sub(r"^:(\d+):", r"line \1:", str(error).removeprefix(str(path)))  # the path is on the row already
+            read.append((Path(path), None, reason.lstrip(":").strip() or "cannot be read"))
+    claims: dict[str, list[Path]] = defaultdict(list)
+    for path, content, _ in read:
+        if content is not None:
+            claims[content[1]].append(path)
+    graded = []
+    for path, content, error in read:
+        if content is None:
+            graded.append(GradedFile(path, None, None, (error,)))
+            continue
+        file_quiz, student, answers = content
+        problems = []
+        others = [str(p) for p in claims[student] if p != path]
+        if others:
+            problems.append(f"student {student!r} is also claimed by {', '.join(others)}")
+        if file_quiz and file_quiz != quiz_id:
+            problems.append(f"answers quiz {file_quiz!r}, not {quiz_id!r}: not graded")
+            graded.append(GradedFile(path, student, None, tuple(problems)))
+            continue
+        try:
+            result = mark(quiz_id, student, items_for(student), answers)
+        except QuizError as error:
+            graded.append(GradedFile(path, student, None, (*problems, str(error))))
+            continue
+        graded.append(GradedFile(path, student, result, tuple(problems)))
+    return graded
+
+
+def _cell(text: str) -> str:
+    """Student text made inert in a spreadsheet: a leading = + - @ would start a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def write_csv(path: Path, graded: list[GradedFile], question_ids: list[str]) -> None:
+    """One row per answers file: student, total, possible, the file, its problems, the mistakes it
+    matched (``question: mistake; ...``), then points per question."""
+    from attnlab.atomic import write_text_atomically
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["student", "score", "max_score", "file", "problem", "mistakes", *question_ids])
+    for row in graded:
+        result = row.result
+        points = {m.id: m.points for m in result.marks} if result else {}
+        totals = [f"{result.score:g}", f"{result.max_score:g}"] if result else ["", ""]
+        cells = [f"{points.get(q, 0):g}" if result else "" for q in question_ids]
+        mistakes = "; ".join(f"{m.id}: {m.mistake}" for m in result.marks if m.mistake) if result else ""
+        writer.writerow([_cell(row.student or ""), *totals, _cell(str(row.path)), _cell("; ".join(row.problems)), mistakes, *cells])
+    write_text_atomically(Path(path), out.getvalue())
+
+
+def class_mistakes(graded: list[GradedFile]) -> list[tuple[str, str, int]]:
+    """(question, mistake, how many students made it), most common first: what the class got wrong."""
+    from collections import Counter
+
+    counts = Counter((m.id, m.mistake) for row in graded if row.result for m in row.result.marks if m.mistake)
+    return [(question, mistake, n) for (question, mistake), n in counts.most_common()]

@@ -1,8 +1,10 @@
 """Draw a student's parameters and render text with them; plain dicts in, plain values out.
 
-The variant of a question is drawn from a seed derived from (quiz id,
-question id, student id), so a student always meets the same variant and the
-instructor can rebuild the key. This module imports nothing heavy: the
+A student's exam variant of a question is drawn from a seed derived from
+(quiz id, question id, student id), so a student always meets the same variant
+and the instructor can rebuild the key. Practice variants come from a separate
+pool of ``PRACTICE_VARIANTS`` seeds that no student id can produce (another
+domain of the hash), so checking a practice answer says nothing about any exam. This module imports nothing heavy: the
 student's copy of a quiz draws its prompts with it at start-up.
 """
 
@@ -17,9 +19,32 @@ from attnlab.quiz.arith import evaluate
 PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)\}(?!\})")
 
 
+PRACTICE_VARIANTS = 5
+
+
 def variant_seed(quiz_id: str, question_id: str, student: str) -> int:
+    """The seed of a student's exam variant."""
     digest = hashlib.sha256(f"attnlab-quiz\0{quiz_id}\0{question_id}\0{student}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def practice_index(quiz_id: str, question_id: str, student: str, pool: int = PRACTICE_VARIANTS) -> int:
+    """Which of the practice pool's variants a student meets (stable, so progress resumes)."""
+    digest = hashlib.sha256(f"attnlab-quiz-practice-pick\0{quiz_id}\0{question_id}\0{student}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % pool
+
+
+def practice_seed(quiz_id: str, question_id: str, index: int) -> int:
+    """The seed of practice variant ``index``: its own hash domain, so it is never an exam seed."""
+    digest = hashlib.sha256(f"attnlab-quiz-practice\0{quiz_id}\0{question_id}\0{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def seed_for(quiz_id: str, question_id: str, student: str, sitting: str) -> int:
+    """The seed of the variant ``student`` meets in ``sitting`` (``exam`` or ``practice``)."""
+    if sitting == "practice":
+        return practice_seed(quiz_id, question_id, practice_index(quiz_id, question_id, student))
+    return variant_seed(quiz_id, question_id, student)
 
 
 def draw(specs: dict[str, dict], seed: int) -> dict:

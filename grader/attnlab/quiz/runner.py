@@ -2,8 +2,9 @@
 
 Practice mode says right or wrong at once (with the explanation when right, or
 when the student skips and the source may show it) and lets the student try
-again; exam mode records each answer and moves on. At any prompt ``hint``,
-``skip``, ``back`` and ``quit`` work; input that cannot be read is asked for
+again; exam mode records each answer and moves on, and shows no hint, no
+verdict and no explanation. At any prompt ``hint`` (practice), ``skip``,
+``back`` and ``quit`` work; input that cannot be read is asked for
 again with an example of the expected form. Progress is saved after every
 answer, so Ctrl-C or a closed terminal loses nothing: the next run resumes.
 """
@@ -22,6 +23,7 @@ from attnlab.quiz.items import Item
 from attnlab.quiz.kinds import AnswerFormatError
 
 COMMANDS = "hint, skip, back, quit"
+EXAM_COMMANDS = "skip, back, quit"
 
 
 @dataclass
@@ -36,6 +38,8 @@ class Progress:
     """The last answer given to each question, as typed (None when skipped)."""
     attempts: dict[str, int] = field(default_factory=dict)
     finished: bool = False
+    handed_in: str | None = None
+    """Exam mode: the answers file written at the end (the exam is then over)."""
 
 
 def state_dir() -> Path:
@@ -71,7 +75,7 @@ def ask_terminal(prompt: str) -> str:
         # Bytes that are not UTF-8 (a paste, a terminal in another encoding) are an answer that
         # cannot be read, as any other, not the end of the quiz (a UTF-8 locale reads strictly).
         try:
-            sys.stdin.reconfigure(errors="replace")
+            sys.stdin.reconfigure(errors="surrogateescape")
         except (ValueError, OSError):  # not once input has been read ahead: as it was, then
             pass
     sys.stdout.write(prompt)
@@ -81,7 +85,12 @@ def ask_terminal(prompt: str) -> str:
     line = sys.stdin.readline()
     if not line:
         raise EOFError
-    return line.rstrip("\n")
+    return shown_bytes(line.rstrip("\n"))
+
+
+def shown_bytes(text: str) -> str:
+    """Bytes that were not UTF-8 (kept as surrogates) written as ``\\xe9``, so they can be shown and saved."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: Callable[[str], None], save: Callable[[Progress], None]) -> bool:
@@ -101,10 +110,10 @@ def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: C
         if progress.answers.get(asked.id) is not None:
             say(f"(your answer so far: {progress.answers[asked.id]})")
         while True:
-            text = ask(f"answer ({COMMANDS}) > ").strip()
+            text = ask(f"answer ({COMMANDS if practice else EXAM_COMMANDS}) > ").strip()
             command = text.lower()
             if command == "hint":
-                say(f"Hint: {asked.hint}")
+                say(f"Hint: {asked.hint}" if practice else "No hints in an exam.")
                 continue
             if command == "quit":
                 save(progress)
@@ -130,7 +139,7 @@ def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: C
             if not practice:
                 progress.position += 1
                 break
-            right, explanation = item.check(value)
+            right, explanation, _mistake = item.check(value)
             if right is None:
                 say("Recorded: this variant is checked by your instructor.")
                 progress.position += 1
@@ -139,7 +148,7 @@ def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: C
                 say(f"✓ Right. {explanation or ''}".rstrip())
                 progress.position += 1
                 break
-            say("✗ Not right. Try again, or type hint or skip.")
+            say(f"✗ Not right{f' ({explanation})' if explanation else ''}. Try again, or type hint or skip.")
             save(progress)
         save(progress)
     progress.finished = True

@@ -11,6 +11,8 @@ A quiz is a YAML file::
         params:                  # drawn per student, in order
           T: {range: [3, 12]}
         answer: {expr: "T**2"}   # a literal, {expr: ...} over the params, or {call: ...} a reference function
+        mistakes:                # optional: common wrong answers, in the answer's form
+          - {answer: {expr: "T"}, name: one row only, explanation: ...}
         points: 1
         hint: ...
         explanation: ...         # may use {answer} and the params
@@ -18,6 +20,7 @@ A quiz is a YAML file::
 
 ``{name}`` in a prompt, hint or explanation is replaced by a parameter's
 value (matrices as aligned tables); ``{{`` and ``}}`` are literal braces.
+The format is documented for course authors in ``docs/quizzes.md``.
 """
 
 from __future__ import annotations
@@ -99,16 +102,31 @@ def _answer_form(value) -> str:
     return "literal"
 
 
+Answer = Annotated[
+    Union[Annotated[Expr, Tag("expr")], Annotated[Call, Tag("call")], Annotated[Union[bool, int, float, str, list], Tag("literal")]],
+    Discriminator(_answer_form),
+]
+
+
+class Mistake(Strict):
+    """A common wrong answer, in the answer's own form, and what it shows the student did."""
+
+    answer: Answer
+    name: str = Field(min_length=1)
+    """Short, for the instructor's table: ``forgot the 1/√d_k``."""
+    explanation: str = Field(min_length=1)
+    """Shown in practice when a wrong answer matches; may use the parameters, never the answer."""
+
+
 class Question(Strict):
     id: str = Field(pattern=SLUG)
     type: QuestionType
     prompt: str = Field(min_length=1)
     options: list[str] | None = None
     params: dict[str, Param] = {}
-    answer: Annotated[
-        Union[Annotated[Expr, Tag("expr")], Annotated[Call, Tag("call")], Annotated[Union[bool, int, float, str, list], Tag("literal")]],
-        Discriminator(_answer_form),
-    ]
+    answer: Answer
+    mistakes: list[Mistake] = []
+    """Common wrong answers; matched by the same rule as the answer (a right answer is never a mistake)."""
     tolerance: float = Field(0.005, gt=0)
     """Absolute tolerance of number, vector and matrix answers."""
     relative: float | None = Field(None, gt=0, lt=1)
@@ -128,7 +146,7 @@ class Question(Strict):
         for name in self.params:
             if not name.isidentifier():
                 raise ValueError(f"parameter name {name!r} is not an identifier")
-        texts = {"prompt": [self.prompt], "hint": [self.hint], "options": self.options or [], "explanation": [self.explanation]}
+        texts = {"prompt": [self.prompt], "hint": [self.hint], "options": self.options or [], "explanation": [self.explanation], "mistakes": [m.explanation for m in self.mistakes]}
         for field, items in texts.items():
             known = set(self.params) | ({"answer"} if field == "explanation" else set())  # the answer only after answering
             for name in (n for text in items for n in PLACEHOLDER.findall(text)):
@@ -180,6 +198,18 @@ def _field(location: tuple) -> str:
     return ".".join(str(p) for p in location if not (isinstance(p, str) and (p[:1].isupper() or "[" in p))) or "(top)"
 
 
+def _refuse_duplicate_ids(path: Path, node) -> None:
+    """A question id used twice, named at the line of its second use (the schema only knows the quiz)."""
+    questions = next((value for key, value in getattr(node, "value", []) if getattr(key, "value", None) == "questions"), None)
+    seen: dict[str, int] = {}
+    for item in getattr(questions, "value", []) if isinstance(questions, yaml.SequenceNode) else []:
+        id_node = next((value for key, value in getattr(item, "value", []) if getattr(key, "value", None) == "id"), None) if isinstance(item, yaml.MappingNode) else None
+        if isinstance(id_node, yaml.ScalarNode):
+            if id_node.value in seen:
+                raise QuizError(f"{path}:{id_node.start_mark.line + 1}: questions: question id {id_node.value!r} is used twice (first at line {seen[id_node.value]})")
+            seen[id_node.value] = id_node.start_mark.line + 1
+
+
 def load_quiz(path: Path) -> Quiz:
     """Read and validate one quiz file."""
     path = Path(path)
@@ -198,6 +228,7 @@ def load_quiz(path: Path) -> Quiz:
         raise QuizError(f"{path}:{line}: (yaml): {getattr(error, 'problem', None) or error}") from None
     if not isinstance(data, dict):
         raise QuizError(f"{path}:1: (top): a quiz is a mapping with id, title and questions")
+    _refuse_duplicate_ids(path, node)
     try:
         return Quiz.model_validate(data)
     except ValidationError as error:

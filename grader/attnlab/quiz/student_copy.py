@@ -1,19 +1,24 @@
-"""The student's copy of a quiz: everything needed to take it, and no answer to read off.
+"""The student's copies of a quiz: an exam copy with nothing to check against, and a practice copy.
 
-For each question the copy keeps the prompt and hint templates, the
-parameter specs (so the student's variant is drawn locally from their id) and
-a *check*: a salted PBKDF2 hash of each element of the key's canonical form
-(see ``kinds``), and the explanation encrypted with a key derived from the
-right answer, so it can be read once the question is answered correctly.
-Neither the key's value nor the expression that computes it is in the copy.
+An **exam copy** (``"sitting": "exam"``) holds what each student of a roster
+reads and nothing else: each question's id, type, points and concepts, and for
+each rostered student (filed under a short tag of their id) the prompt and
+options of their exam variant, already drawn. No parameter spec is in it (a
+parameter the prompt does not show could be the answer itself), nor any key,
+hash, ciphertext, hint, explanation or tolerance: there is nothing to test a
+guess against. Answers are recorded, handed in and marked by the instructor
+from the quiz's YAML.
 
-A question without parameters has one check for everyone. A parameterized
-question has one check per student of the roster given when the copy is
-built, filed under a keyed hash of the student id; a student outside the
-roster can still take the quiz, but those questions are recorded, not checked.
-
-Small answer spaces (true/false, a choice, a small integer) can always be
-brute-forced offline; the copy prevents reading answers, not guessing them.
+A **practice copy** (``"sitting": "practice"``) holds, per question, a pool of
+variants drawn from seeds no student id can produce (see ``params``), so
+practising says nothing about an exam variant. Each variant keeps a scrypt
+hash (memory-hard, one per whole answer) of the key's canonical form (see
+``kinds``) and the explanation encrypted with another part of the same
+derived key, readable once the answer is right; each common mistake is kept
+the same way (its hash under the same salt, its name and note encrypted), so
+one scrypt per guess says right, which mistake, or wrong. A practice copy can be
+brute-forced (one scrypt per guess); what it gives away is practice answers,
+which everyone may see once they get them right anyway.
 """
 
 from __future__ import annotations
@@ -26,12 +31,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.quiz import params as drawing
-from attnlab.quiz.kinds import KINDS
 from attnlab.quiz.errors import QuizError
+from attnlab.quiz.kinds import KINDS
 
-FORMAT = "attnlab-student-quiz/1"
-ITERATIONS = 1000
-EVERYONE = "*"
+FORMAT = "attnlab-student-quiz/2"
+SITTINGS = ("practice", "exam")
+SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+"""16 MiB and one CPU-bound pass per guess: what each guess against a practice copy costs."""
+EXAM_FIELDS = ("id", "type", "points", "concepts")
+"""Everything an exam copy's question holds besides each student's text: nothing to check against."""
+_CHECK_BYTES, _KEY_BYTES = 16, 32
 
 
 def _letters(data: bytes) -> str:
@@ -43,17 +52,15 @@ def _bytes(text: str) -> bytes:
     return bytes(("abcdefghijklmnop".index(text[i]) << 4) | "abcdefghijklmnop".index(text[i + 1]) for i in range(0, len(text), 2))
 
 
-def _element_hash(salt: bytes, question_id: str, index: int, canonical: str) -> str:
-    return _letters(hashlib.pbkdf2_hmac("sha256", f"{question_id}\0{index}\0{canonical}".encode(), salt, ITERATIONS, dklen=12))
+def derive(question_id: str, answer_form: str, salt: bytes, cost: dict) -> tuple[bytes, bytes]:
+    """(check, explanation key) of one whole answer: one scrypt, split in two independent parts."""
+    derived = hashlib.scrypt(f"{question_id}\0{answer_form}".encode(), salt=salt, n=cost["n"], r=cost["r"], p=cost["p"], maxmem=2**26, dklen=_CHECK_BYTES + _KEY_BYTES)
+    return derived[:_CHECK_BYTES], derived[_CHECK_BYTES:]
 
 
 def _keystream(key: bytes, length: int) -> bytes:
-    blocks = (hashlib.sha256(key + counter.to_bytes(8, "big")).digest() for counter in range((length + 31) // 32))
+    blocks = (hmac.new(key, counter.to_bytes(8, "big"), "sha256").digest() for counter in range((length + 31) // 32))
     return b"".join(blocks)[:length]
-
-
-def _explanation_key(salt: bytes, canonical: list[str]) -> bytes:
-    return hashlib.pbkdf2_hmac("sha256", "\0".join(canonical).encode(), salt + b"explanation", ITERATIONS)
 
 
 def _encrypt(text: str, key: bytes) -> str:
@@ -66,77 +73,99 @@ def _decrypt(cipher: str, key: bytes) -> str:
     return bytes(a ^ b for a, b in zip(data, _keystream(key, len(data)))).decode("utf-8", "replace")
 
 
-def student_tag(salt: bytes, student: str) -> str:
-    return _letters(hmac.new(salt, student.encode(), "sha256").digest()[:8])
+def roster_tag(quiz_id: str, student: str) -> str:
+    """A short tag of a rostered id: finds a student's questions without a list of names to read."""
+    return _letters(hashlib.sha256(f"attnlab-roster\0{quiz_id}\0{student}".encode()).digest()[:8])
 
 
-def _check(question_id: str, kind_name: str, key, explanation: str, tolerance: float, salt: bytes) -> dict:
-    kind = KINDS[kind_name]
-    canonical = kind.canonical(key, tolerance)
+def _question_text(question) -> dict:
     return {
-        "tolerance": tolerance,
-        "layout": kind.shape(key),
-        "hashes": [_element_hash(salt, question_id, i, form) for i, form in enumerate(canonical)],
-        "explanation": _encrypt(explanation, _explanation_key(salt, canonical)),
+        "id": question.id,
+        "type": question.type,
+        "prompt": question.prompt,
+        "options": question.options or [],
+        "points": question.points,
+        "concepts": question.concepts,
+        "params": {k: v.model_dump(exclude_none=True) for k, v in question.params.items()},
     }
 
 
-def build(quiz, roster: list[str], reference_factory) -> dict:
-    """The student copy of ``quiz`` as JSON-able data; parameterized checks for ``roster``."""
-    from attnlab.quiz.variant import keyed_question
+def build_exam(quiz, roster: list[str]) -> dict:
+    """The exam copy of ``quiz`` for ``roster``: each student's questions as text, no key material
+    (and no key is computed)."""
+    from attnlab.quiz.variant import asked_question
+
+    if not roster:
+        raise QuizError(f"{quiz.id}: an exam copy is made for a roster: give the class's student ids (--roster)")
+    students = {}
+    for student in roster:
+        asked = [asked_question(quiz, question, student, "exam") for question in quiz.questions]
+        students[roster_tag(quiz.id, student)] = [{"prompt": a.prompt, "options": list(a.options)} for a in asked]
+    return {
+        "format": FORMAT,
+        "sitting": "exam",
+        "id": quiz.id,
+        "title": quiz.title,
+        "description": quiz.description,
+        "questions": [{field: getattr(q, field) for field in EXAM_FIELDS} for q in quiz.questions],
+        "students": students,
+    }
+
+
+def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
+    """The practice copy of ``quiz``: a pool of practice variants per question, each checkable by hash."""
+    from attnlab.quiz.variant import keyed_for_values, values_for_seed
 
     questions = []
     for question in quiz.questions:
-        salt = secrets.token_bytes(16)
-        students = roster if question.params else [EVERYONE]
-        variants = {}
-        for student in students:
-            keyed = keyed_question(quiz, question, student if student != EVERYONE else "", reference_factory)
-            tag = EVERYONE if student == EVERYONE else student_tag(salt, student)
-            variants[tag] = _check(question.id, question.type, keyed.key, keyed.explanation, keyed.tolerance, salt)
-        questions.append(
-            {
-                "id": question.id,
-                "type": question.type,
-                "prompt": question.prompt,
-                "options": question.options or [],
-                "points": question.points,
-                "hint": question.hint,
-                "concepts": question.concepts,
-                "tolerance": question.tolerance,
-                "params": {k: v.model_dump(exclude_none=True) for k, v in question.params.items()},
-                "salt": _letters(salt),
-                "variants": variants,
-            }
-        )
-    return {"format": FORMAT, "id": quiz.id, "title": quiz.title, "description": quiz.description, "questions": questions}
+        indices = range(drawing.PRACTICE_VARIANTS) if question.params else [0]
+        variants = []
+        for index in indices:
+            keyed = keyed_for_values(quiz, question, values_for_seed(question, drawing.practice_seed(quiz.id, question.id, index)), f"practice variant {index}", reference_factory)
+            kind = KINDS[question.type]
+            salt = secrets.token_bytes(16)
+            check, key = derive(question.id, kind.answer_form(keyed.key, keyed.tolerance), salt, cost)
+            mistakes = []
+            for mistake in keyed.mistakes:  # as secret as the answer: the same hash, the note encrypted under it
+                mistake_check, mistake_key = derive(question.id, kind.answer_form(mistake.key, keyed.tolerance), salt, cost)
+                mistakes.append({"check": _letters(mistake_check), "note": _encrypt(f"{mistake.name}\n{mistake.explanation}", mistake_key)})
+            variants.append({"tolerance": keyed.tolerance, "layout": kind.shape(keyed.key), "salt": _letters(salt), "check": _letters(check), "explanation": _encrypt(keyed.explanation, key), "mistakes": mistakes})
+        questions.append({**_question_text(question), "hint": question.hint, "variants": variants})
+    return {"format": FORMAT, "sitting": "practice", "id": quiz.id, "title": quiz.title, "description": quiz.description, "scrypt": dict(cost), "questions": questions}
+
+
+def build(quiz, sitting: str, reference_factory, roster: list[str] = (), cost: dict = SCRYPT) -> dict:
+    """The student copy of ``quiz`` for ``sitting`` (``practice`` or ``exam``) as JSON-able data."""
+    return build_exam(quiz, roster) if sitting == "exam" else build_practice(quiz, reference_factory, cost)
 
 
 @dataclass(frozen=True)
 class HashedCheck:
-    """Checks one student's answer to one question against the copy's hashes."""
+    """Checks one answer to one practice variant against the copy's hash."""
 
     question_id: str
     kind_name: str
-    tolerance: float
-    salt: bytes
     variant: dict | None
+    cost: dict
 
-    def check(self, value) -> tuple[bool | None, str | None]:
-        """(right?, explanation if right); (None, None) when this copy cannot check the variant."""
+    def check(self, value):
+        """The ``Verdict`` of one answer, from one scrypt: right (with the explanation), a known
+        mistake (with its note), or wrong; right is None when this copy has nothing to check against."""
+        from attnlab.quiz.items import Verdict
+
         if self.variant is None:
-            return None, None
+            return Verdict(None, None)
         kind = KINDS[self.kind_name]
         if kind.shape(value) != self.variant["layout"]:
-            return False, None
-        tolerance = self.variant.get("tolerance", self.tolerance)
-        matched = []
-        for index, (candidates, expected) in enumerate(zip(kind.candidates(value, tolerance), self.variant["hashes"])):
-            form = next((c for c in candidates if _element_hash(self.salt, self.question_id, index, c) == expected), None)
-            if form is None:
-                return False, None
-            matched.append(form)
-        return True, _decrypt(self.variant["explanation"], _explanation_key(self.salt, matched))
+            return Verdict(False, kind.layout_reason(value, self.variant["layout"]))
+        check, key = derive(self.question_id, kind.answer_form(value, self.variant["tolerance"]), _bytes(self.variant["salt"]), self.cost)
+        if hmac.compare_digest(check, _bytes(self.variant["check"])):
+            return Verdict(True, _decrypt(self.variant["explanation"], key))
+        for mistake in self.variant.get("mistakes", []):
+            if hmac.compare_digest(check, _bytes(mistake["check"])):
+                name, _, explanation = _decrypt(mistake["note"], key).partition("\n")
+                return Verdict(False, f"{name}: {explanation}", name)
+        return Verdict(False, None)
 
 
 def load(path: Path) -> dict:
@@ -146,20 +175,32 @@ def load(path: Path) -> dict:
         raise QuizError(f"{path}: no such quiz file") from None
     except (ValueError, UnicodeDecodeError):
         raise QuizError(f"{path}: not a student quiz (not JSON)") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise QuizError(f"{path}: not an attnlab student quiz (format {FORMAT!r} expected)")
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("sitting") not in SITTINGS:
+        raise QuizError(f"{path}: not an attnlab student quiz (format {FORMAT!r} expected; ask your instructor for a new copy)")
+    cost = data.get("scrypt", SCRYPT)
+    if not (isinstance(cost, dict) and all(isinstance(cost.get(k), int) and 0 < cost[k] <= 2**16 for k in ("n", "r", "p")) and cost["n"] & (cost["n"] - 1) == 0 and 128 * cost["r"] * cost["n"] <= 2**26):
+        raise QuizError(f"{path}: this quiz copy is damaged (its check settings); ask your instructor for a new copy")
     return data
 
 
 def questions_for(copy: dict, student: str):
-    """(AskedQuestion, HashedCheck) for each question of the copy, in this student's variant."""
+    """(AskedQuestion, HashedCheck) for each question of the copy, in this student's variant of its sitting."""
     from attnlab.quiz.asked import AskedQuestion  # light: no numpy, no reference
 
+    if copy["sitting"] == "exam":
+        texts = copy["students"].get(roster_tag(copy["id"], student))
+        if texts is None:
+            raise QuizError(f"{student!r} is not on this exam's roster: give your student id as your instructor has it (--student)")
+        return [
+            (AskedQuestion(entry["id"], entry["type"], text["prompt"], tuple(text["options"]), entry["points"], "", tuple(entry["concepts"]), 0.0), HashedCheck(entry["id"], entry["type"], None, SCRYPT))
+            for entry, text in zip(copy["questions"], texts)
+        ]
     items = []
     for entry in copy["questions"]:
-        values = drawing.draw(entry["params"], drawing.variant_seed(copy["id"], entry["id"], student))
-        salt = _bytes(entry["salt"])
-        variant = entry["variants"].get(EVERYONE) or entry["variants"].get(student_tag(salt, student))
+        variants = entry["variants"]
+        index = drawing.practice_index(copy["id"], entry["id"], student, len(variants)) if entry["params"] else 0
+        variant = variants[index]
+        values = drawing.draw(entry["params"], drawing.practice_seed(copy["id"], entry["id"], index))
         asked = AskedQuestion(
             id=entry["id"],
             type=entry["type"],
@@ -168,7 +209,7 @@ def questions_for(copy: dict, student: str):
             points=entry["points"],
             hint=drawing.render(entry["hint"], values),
             concepts=tuple(entry["concepts"]),
-            tolerance=entry["tolerance"],
+            tolerance=variant["tolerance"],
         )
-        items.append((asked, HashedCheck(entry["id"], entry["type"], entry["tolerance"], salt, variant)))
+        items.append((asked, HashedCheck(entry["id"], entry["type"], variant, copy.get("scrypt", SCRYPT))))
     return items

@@ -20,12 +20,33 @@ from attnlab.quiz.schema import Call, Expr, Question, Quiz
 
 
 @dataclass(frozen=True)
+class KeyedMistake:
+    name: str
+    key: object
+    explanation: str
+
+
+@dataclass(frozen=True)
 class KeyedQuestion:
     asked: AskedQuestion
     key: object
     explanation: str
     tolerance: float
     """The tolerance for this key (absolute, or relative to the key's size)."""
+    mistakes: tuple[KeyedMistake, ...] = ()
+    """This variant's common wrong answers (none equal to the key)."""
+
+    def verdict(self, value):
+        """The one rule, with the mistake a wrong answer matches: (right, text, mistake name)."""
+        from attnlab.quiz.items import Verdict
+
+        kind = self.asked.kind
+        if kind.matches(value, self.key, self.tolerance):
+            return Verdict(True, self.explanation, None)
+        mistake = next((m for m in self.mistakes if kind.matches(value, m.key, self.tolerance)), None)
+        if mistake is not None:
+            return Verdict(False, f"{mistake.name}: {mistake.explanation}", mistake.name)
+        return Verdict(False, kind.layout_reason(value, kind.shape(self.key)), None)
 
 
 def normalize_key(kind: str, raw):
@@ -62,9 +83,14 @@ def _plain(value):
 def _call_reference(answer: Call, values: dict, reference_factory: Callable):
     import numpy as np
 
-    def argument(item):
+    def substituted(item):
+        """Parameter names replaced by their values, at any depth (``args: [[a, 0]]``)."""
         if isinstance(item, str) and item in values:
-            item = values[item]
+            return values[item]
+        return [substituted(x) for x in item] if isinstance(item, list) else item
+
+    def argument(item):
+        item = substituted(item)
         return np.asarray(item) if isinstance(item, list) else item  # integer lists stay integers (indices)
 
     function = getattr(reference_factory(), answer.call)
@@ -77,8 +103,9 @@ def _call_reference(answer: Call, values: dict, reference_factory: Callable):
     return _plain(result)
 
 
-def compute_key(question: Question, values: dict, reference_factory: Callable):
-    answer = question.answer
+def compute_key(question: Question, values: dict, reference_factory: Callable, answer=None):
+    """The key (or, given ``answer``, a mistake's value) of the variant drawn as ``values``."""
+    answer = question.answer if answer is None else answer
     if isinstance(answer, Expr):
         scalars = {k: v for k, v in values.items() if isinstance(v, (int, float))}
         raw = evaluate(answer.expr, scalars)
@@ -89,13 +116,15 @@ def compute_key(question: Question, values: dict, reference_factory: Callable):
     return normalize_key(question.type, raw)
 
 
-def drawn_values(quiz: Quiz, question: Question, student: str) -> dict:
-    return drawing.draw({k: v.model_dump(exclude_none=True) for k, v in question.params.items()}, drawing.variant_seed(quiz.id, question.id, student))
+def drawn_values(quiz: Quiz, question: Question, student: str, sitting: str = "exam") -> dict:
+    return values_for_seed(question, drawing.seed_for(quiz.id, question.id, student, sitting))
 
 
-def asked_question(quiz: Quiz, question: Question, student: str) -> AskedQuestion:
-    """The question as this student sees it; cheap: no key is computed."""
-    values = drawn_values(quiz, question, student)
+def values_for_seed(question: Question, seed: int) -> dict:
+    return drawing.draw({k: v.model_dump(exclude_none=True) for k, v in question.params.items()}, seed)
+
+
+def _asked(question: Question, values: dict) -> AskedQuestion:
     return AskedQuestion(
         id=question.id,
         type=question.type,
@@ -108,16 +137,34 @@ def asked_question(quiz: Quiz, question: Question, student: str) -> AskedQuestio
     )
 
 
-def keyed_question(quiz: Quiz, question: Question, student: str, reference_factory: Callable) -> KeyedQuestion:
-    values = drawn_values(quiz, question, student)
+def asked_question(quiz: Quiz, question: Question, student: str, sitting: str = "exam") -> AskedQuestion:
+    """The question as this student sees it in ``sitting``; cheap: no key is computed."""
+    return _asked(question, drawn_values(quiz, question, student, sitting))
+
+
+def keyed_for_values(quiz: Quiz, question: Question, values: dict, who: str, reference_factory: Callable) -> KeyedQuestion:
+    """The key of the variant drawn as ``values``; ``who`` names the variant in errors."""
     try:
         key = compute_key(question, values, reference_factory)
     except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
-        raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for student {student!r}: {type(error).__name__}: {error}") from None
+        drawn = ", ".join(f"{k}={drawing.format_value(v).strip()}" for k, v in values.items())
+        raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for {who}" + (f" ({drawn})" if drawn else "") + f": {error}") from None
     rendered = {**values, "answer": KINDS[question.type].format(key) if question.type != "single" else f"{key})"}
     tolerance = effective_tolerance(question.type, key, question.tolerance, question.relative)
-    return KeyedQuestion(asked_question(quiz, question, student), key, drawing.render(question.explanation, rendered), tolerance)
+    mistakes = []
+    for mistake in question.mistakes:
+        try:
+            value = compute_key(question, values, reference_factory, mistake.answer)
+        except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
+            raise QuizError(f"{quiz.id}: question {question.id}: mistake {mistake.name!r} cannot be computed for {who}: {error}") from None
+        if not KINDS[question.type].matches(value, key, tolerance):  # where a mistake gives the key, the answer is right
+            mistakes.append(KeyedMistake(mistake.name, value, drawing.render(mistake.explanation, values)))
+    return KeyedQuestion(_asked(question, values), key, drawing.render(question.explanation, rendered), tolerance, tuple(mistakes))
 
 
-def keyed_quiz(quiz: Quiz, student: str, reference_factory: Callable) -> list[KeyedQuestion]:
-    return [keyed_question(quiz, q, student, reference_factory) for q in quiz.questions]
+def keyed_question(quiz: Quiz, question: Question, student: str, reference_factory: Callable, sitting: str = "exam") -> KeyedQuestion:
+    return keyed_for_values(quiz, question, drawn_values(quiz, question, student, sitting), f"student {student!r}", reference_factory)
+
+
+def keyed_quiz(quiz: Quiz, student: str, reference_factory: Callable, sitting: str = "exam") -> list[KeyedQuestion]:
+    return [keyed_question(quiz, q, student, reference_factory, sitting) for q in quiz.questions]

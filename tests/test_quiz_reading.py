@@ -1,0 +1,122 @@
+"""Reading answers, bounded and forgiving: huge numbers, exploding YAML and bad files in a class."""
+
+import csv
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import COURSE, REPO
+
+from attnlab.quiz import marking, student_copy
+from attnlab.quiz.errors import QuizError
+from attnlab.quiz.items import open_quiz, reference_factory_for
+from attnlab.quiz.kinds import KINDS, AnswerFormatError
+from attnlab.quiz.runner import Progress, run
+from attnlab.quiz.schema import load_quiz
+
+FACTORY = reference_factory_for(lambda: COURSE)
+LAUGHS = "quiz: masks\nstudent: lol\n" + "\n".join(
+    [f"a0: &a0 [{', '.join(['x'] * 9)}]"] + [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+) + "\nanswers:\n  above-diagonal: *a9\n"
+
+
+@pytest.mark.parametrize("text", ["10^400", "-(10^400)", "((2^1000)^1000)^1000", "(999**999)**999", "9^9^9", "exp(1000)", "1e308*10", "10^308*10", "2^1000*2^1000*2^1000", "9" * 400])
+@pytest.mark.parametrize("kind", ["number", "integer", "vector"])
+def test_huge_values_are_too_large_and_cost_nothing(kind, text):
+    started = time.process_time()
+    with pytest.raises(AnswerFormatError, match="too large"):
+        KINDS[kind].parse(text)
+    assert time.process_time() - started < 0.5
+
+
+def test_too_large_in_practice_is_an_answer_that_cannot_be_read():
+    items = open_quiz(REPO / "quizzes" / "masks.yaml", FACTORY).items_for("alice", "practice")[:1]
+    said = []
+    inputs = iter(["10^400", "((2^1000)^1000)^1000", "skip"])
+    run(items, Progress("masks", "alice", "practice"), lambda prompt: next(inputs), said.append, lambda p: None)
+    assert sum("Could not read that (too large)" in line for line in said) == 2
+
+
+def test_an_exploding_yaml_answers_file_is_refused_at_once(tmp_path):
+    path = tmp_path / "laughs.yaml"
+    path.write_text(LAUGHS)
+    assert len(LAUGHS) < 1200
+    started = time.process_time()
+    with pytest.raises(QuizError, match=r"laughs.yaml:\d+: not an answers file \(an alias \(\*name\) is not allowed"):
+        marking.read_answers(path)
+    assert time.process_time() - started < 0.5
+    big = tmp_path / "big.yaml"
+    big.write_text("quiz: masks\nstudent: big\nanswers:\n" + "".join(f"  q{i}: '{'1' * 100}'\n" for i in range(3000)))
+    with pytest.raises(QuizError, match="too large for an answers file"):
+        marking.read_answers(big)
+
+
+def quiz_cli(*args):
+    return subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)], cwd=REPO, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+
+
+def test_a_class_with_bad_files_is_still_graded(tmp_path):
+    key = quiz_cli("key", "masks", "--student", "alice", "--format", "answers").stdout
+    (tmp_path / "alice.yaml").write_text(key)
+    (tmp_path / "bob.yaml").write_text("quiz: masks\nstudent: bob\nanswers:\n  above-diagonal: '10^400'\n  mask-convention: '(999**999)**999'\n")
+    (tmp_path / "bob-again.yaml").write_text("quiz: masks\nstudent: bob\nanswers:\n  above-diagonal: '0'\n")
+    (tmp_path / "softmax-file.yaml").write_text("quiz: softmax\nstudent: carol\nanswers:\n  row-sum: '1'\n")
+    (tmp_path / "broken.yaml").write_text("quiz: masks\nstudent: dan\nanswers: [unclosed\n")
+    (tmp_path / "laughs.yaml").write_text(LAUGHS)
+    (tmp_path / "latin1.yaml").write_bytes("quiz: masks\nstudent: é\n".encode("latin-1"))
+    files = sorted(tmp_path.glob("*.yaml"))
+    result = quiz_cli("grade", "masks", *files, "--csv", tmp_path / "scores.csv")
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    rows = {r["file"]: r for r in csv.DictReader((tmp_path / "scores.csv").open())}
+    assert set(rows) == {str(f) for f in files}
+    assert rows[str(tmp_path / "alice.yaml")]["score"] == "13" and rows[str(tmp_path / "alice.yaml")]["problem"] == ""
+    bob = rows[str(tmp_path / "bob.yaml")]
+    assert bob["score"] == "0" and "also claimed by" in bob["problem"] and str(tmp_path / "bob-again.yaml") in bob["problem"]
+    assert "also claimed by" in rows[str(tmp_path / "bob-again.yaml")]["problem"]
+    assert rows[str(tmp_path / "softmax-file.yaml")]["problem"] == "answers quiz 'softmax', not 'masks': not graded"
+    assert rows[str(tmp_path / "softmax-file.yaml")]["score"] == ""
+    assert rows[str(tmp_path / "broken.yaml")]["problem"].startswith("line 4: not an answers file")
+    assert "alias" in rows[str(tmp_path / "laughs.yaml")]["problem"]
+    assert "not UTF-8" in rows[str(tmp_path / "latin1.yaml")]["problem"]
+    assert "6 of 7 answers files have problems" in result.stderr
+    for name in ("bob-again.yaml", "softmax-file.yaml", "broken.yaml", "laughs.yaml", "latin1.yaml"):
+        assert any(name in line for line in result.stderr.splitlines()), name
+    assert "alice" in result.stdout and "13/13" in result.stdout
+
+
+def test_a_student_id_cannot_become_a_spreadsheet_formula(tmp_path):
+    (tmp_path / "evil.yaml").write_text("quiz: masks\nstudent: '=HYPERLINK(\"http://x\")'\nanswers: {}\n")
+    result = quiz_cli("grade", "masks", tmp_path / "evil.yaml", "--csv", tmp_path / "scores.csv")
+    assert result.returncode == 0, result.stderr
+    row = next(csv.DictReader((tmp_path / "scores.csv").open()))
+    assert row["student"].startswith("'=")
+
+
+@pytest.mark.parametrize("text, value", [("0.12 0.61 0.27", [0.12, 0.61, 0.27]), ("[0.1 0.2]", [0.1, 0.2]), ("1/2 1/3", [0.5, 1 / 3]), ("e / (2e + 1)", [math.e / (2 * math.e + 1)])])
+def test_a_vector_typed_with_spaces_is_a_vector(text, value):
+    assert KINDS["vector"].parse(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text, message", [("sqr(2)", "unknown name `sqr` (did you mean `sqrt`?)"), ("exp(x)", "unknown name `x`"), ("Sqrt(2)", "did you mean `sqrt`?"), ("pie", "did you mean `pi`?")])
+def test_an_unknown_name_is_named_with_the_closest_known_one(text, message):
+    with pytest.raises(AnswerFormatError, match=re.escape(message)):
+        KINDS["number"].parse(text)
+
+
+def test_a_wrong_sized_answer_says_the_size_expected(tmp_path):
+    quiz = REPO / "quizzes" / "masks.yaml"
+    copy = tmp_path / "masks.json"
+    copy.write_text(json.dumps(student_copy.build(load_quiz(quiz), "practice", FACTORY, cost={"n": 2**4, "r": 1, "p": 1})))
+    for source in (quiz, copy):
+        item = next(i for i in open_quiz(source, FACTORY).items_for("alice", "practice") if i.asked.id == "causal-matrix")
+        size = item.asked.prompt.split("the ")[1].split(" causal")[0]  # "3 × 3"
+        other = 2 if int(size[0]) != 2 else 3
+        said = []
+        inputs = iter(["; ".join(" ".join("1" if c <= r else "0" for c in range(other)) for r in range(other)), "skip"])
+        run([item], Progress("masks", "alice", "practice"), lambda prompt: next(inputs), said.append, lambda p: None)
+        assert f"✗ Not right (a {size} matrix is expected). Try again" in "\n".join(said), said
