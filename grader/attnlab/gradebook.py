@@ -9,7 +9,6 @@ gradebook and the CSV export are rebuilt from those files, never edited in place
 
 from __future__ import annotations
 
-import csv
 import datetime
 import hashlib
 import io
@@ -22,6 +21,7 @@ from pathlib import Path
 from attnlab import __version__
 from attnlab.atomic import write_json_atomically, write_text_atomically
 from attnlab.course import Course
+from attnlab import inert
 
 GRADEBOOK_NAME = "gradebook.sqlite"
 _SCHEMA = """
@@ -130,15 +130,15 @@ def gradebook_csv(results: list[StoredResult], modules: list[str]) -> str:
 
     The shape an LMS grade import takes (Canvas, Moodle: a student column and number columns).
     """
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["student", "total", "max_total", *modules, "error"])
+    rows = [["student", "total", "max_total", *modules, "error"]]
     for result in results:
         per_module = dict.fromkeys(modules, 0.0)
         report = result.report or {}
         for test in report.get("tests", []):
             per_module[test["module"]] = per_module.get(test["module"], 0.0) + test["score"]
-        writer.writerow([result.student, round(report.get("score", 0.0), 4), report.get("max_score", ""), *(round(per_module[m], 4) for m in modules), result.error or ""])
+        rows.append([result.student, round(report.get("score", 0.0), 4), report.get("max_score", ""), *(round(per_module[m], 4) for m in modules), result.error or ""])
+    out = io.StringIO()
+    inert.write_csv(out, rows)  # ids and errors are the students' words: no cell may be a formula
     return out.getvalue()
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+from attnlab import inert
 from attnlab.quiz.items import Item
 from attnlab.quiz.kinds import AnswerFormatError
 from attnlab.quiz.errors import QuizError
@@ -93,9 +93,15 @@ def write_csv(path: Path, results: list[QuizMark]) -> None:
     """One row per student: id, total, possible, then points per question."""
     question_ids = [m.id for m in results[0].marks] if results else []
     Path(path).parent.mkdir(parents=True, exist_ok=True)
+    rows = [["student", "score", "max_score", *question_ids]]
+    for result in results:
+        points = {m.id: m.points for m in result.marks}
+        rows.append([result.student, _number(result.score), _number(result.max_score), *(_number(points.get(q, 0)) for q in question_ids)])
     with open(path, "w", newline="", encoding="utf-8") as stream:
-        writer = csv.writer(stream)
-        writer.writerow(["student", "score", "max_score", *question_ids])
-        for result in results:
-            points = {m.id: m.points for m in result.marks}
-            writer.writerow([result.student, f"{result.score:g}", f"{result.max_score:g}", *(f"{points.get(q, 0):g}" for q in question_ids)])
+        inert.write_csv(stream, rows)  # a student id comes from the student's answers file: never a formula
+
+
+def _number(points: float) -> int | float:
+    """Points as a CSV number: ``3``, not ``3.0``; rounded as ``:g`` shows them."""
+    value = float(f"{points:g}")
+    return int(value) if value.is_integer() else value
