@@ -29,6 +29,7 @@ HOSTILE = ["speaks_in_escape_sequences", "writes_markdown_into_feedback", "names
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 FORMULA_CLASS_IDS = ["-1+1", "@SUM(A1)"]  # what safe_id keeps of a student's folder name
 FORMULA_FOLDER = '=HYPERLINK("evil.example","Open")'  # holds no exercise file: its name reaches the error column
+ESCAPE_FOLDER = "\x1b]52;c;cHduZWQ=\x07\x1b[2Jeve"  # likewise: a clipboard write and a clear screen in its name
 
 
 def attnlab(*args, env=None):
@@ -119,7 +120,9 @@ def one(tmp_path_factory):
             "folder": folder,
         }
     folder = runs["speaks_in_escape_sequences"]["folder"]
-    runs["colour"] = attnlab("grade", folder, "--only", "softmax", "--explain", env={"FORCE_COLOR": "1", "TERM": "xterm-256color"})
+    # In colour, as on a terminal, with a folder whose name sets the window title: the spinner shows it.
+    titled = build_submission(root / "\x1b]0;pwned\x07eve", hostile("speaks_in_escape_sequences"))
+    runs["colour"] = attnlab("grade", titled, "--only", "softmax", "--explain", env={"FORCE_COLOR": "1", "TERM": "xterm-256color"})
     runs["check"] = attnlab("check", folder, "--only", "softmax")
     return runs
 
@@ -202,8 +205,9 @@ def graded_class(tmp_path_factory):
         build_submission(classroom / name, hostile(name))
     for student in FORMULA_CLASS_IDS:
         build_submission(classroom / student, hostile("names_itself_a_formula"))
-    (classroom / FORMULA_FOLDER).mkdir()
-    (classroom / FORMULA_FOLDER / "notes.txt").write_text("no code")
+    for folder in (FORMULA_FOLDER, ESCAPE_FOLDER):
+        (classroom / folder).mkdir()
+        (classroom / folder / "notes.txt").write_text("no code")
     result = attnlab("grade", classroom, "--only", "softmax", "--jobs", "2", "--csv", root / "class.csv")
     return root, result
 
@@ -227,6 +231,7 @@ def test_a_class_csv_has_no_formula_and_keeps_its_numbers(graded_class):
     for row in body:
         for cell in row:
             assert not cell.lstrip().startswith(("=", "+", "-", "@", "\t", "\r")), row
+            assert not CONTROL.search(cell), row
         assert float(row[1]) >= 0 and (row[2] == "" or float(row[2]) > 0)  # numbers stay numbers
     errors = [row[-1] for row in body if row[-1]]
     assert any(e.startswith("'=HYPERLINK") for e in errors), errors

@@ -39,8 +39,14 @@ class InertText(RenderHook):
         return [_Inert(renderable) for renderable in renderables]
 
 
+class _InertConsole(Console):
+    def status(self, status, **options):
+        # A status line is drawn by a live display, which render hooks never see.
+        return super().status(_Inert(status), **options)
+
+
 def _console(**options) -> Console:
-    console = Console(markup=False, highlight=False, **options)
+    console = _InertConsole(markup=False, highlight=False, **options)
     console.push_render_hook(InertText())
     return console
 

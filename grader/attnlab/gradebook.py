@@ -81,13 +81,13 @@ class ResultStore:
         return stored is not None and stored.fingerprint == fingerprint and stored.grader == grader
 
     def save(self, student: str, *, source: str, fingerprint: str, grader: str, report: dict | None, error: str | None) -> dict:
-        data = {
+        data = {  # the source and an error may name a student's folder: stored inert, as reports are
             "student": student,
-            "source": source,
+            "source": inert.terminal_text(source),
             "fingerprint": fingerprint,
             "grader": grader,
             "graded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "error": error,
+            "error": None if error is None else inert.terminal_text(error),
             "report": report,
         }
         self.folder.mkdir(parents=True, exist_ok=True)
