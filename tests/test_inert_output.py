@@ -259,3 +259,13 @@ def test_quiz_grading_shows_and_writes_a_students_id_inert(tmp_path):
     rows = list(csv.reader((tmp_path / "scores.csv").open(newline="")))
     assert rows[1][0] == "'=HYPERLINK(\"evil.example\")"
     assert float(rows[1][1]) >= 0
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_alone_and_in_a_class_gradescope_shows_the_same(one, graded_class, name):
+    root, _ = graded_class
+    alone = json.loads(one[name]["results"].read_text())["tests"]
+    stored = json.loads((root / "results" / f"{name}.json").read_text())["report"]
+    tests = tuple(TestResult(**{**t, "outcome": Outcome(t["outcome"])}) for t in stored["tests"])
+    in_class = GradeReport(stored["submission"], tests, stored["sandbox"], stored["duration"]).to_gradescope()["tests"]
+    assert [(t["name"], t["score"], t["output"]) for t in alone] == [(t["name"], t["score"], t["output"]) for t in in_class]
