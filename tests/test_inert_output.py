@@ -269,3 +269,12 @@ def test_alone_and_in_a_class_gradescope_shows_the_same(one, graded_class, name)
     tests = tuple(TestResult(**{**t, "outcome": Outcome(t["outcome"])}) for t in stored["tests"])
     in_class = GradeReport(stored["submission"], tests, stored["sandbox"], stored["duration"]).to_gradescope()["tests"]
     assert [(t["name"], t["score"], t["output"]) for t in alone] == [(t["name"], t["score"], t["output"]) for t in in_class]
+
+
+def test_marking_one_students_answers_file_shows_their_id_inert(tmp_path):
+    answers = tmp_path / "eve.yaml"
+    answers.write_text('quiz: masks\nstudent: "\\e]52;c;cHduZWQ=\\a\\e[2J\\u202eeve"\nanswers:\n  visible-keys: "7"\n')
+    result = attnlab("quiz", "take", "masks", "--answers", answers)
+    assert result.returncode == 0, result.stderr
+    assert "masks · eve" in result.stdout  # the id the file gives is shown, its escape sequences not obeyed
+    assert not CONTROL.search(result.stdout + result.stderr), repr(result.stdout[:300])
