@@ -18,10 +18,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnlab import __version__
+from attnlab import __version__, inert
 from attnlab.atomic import write_json_atomically, write_text_atomically
 from attnlab.course import Course
-from attnlab import inert
 
 GRADEBOOK_NAME = "gradebook.sqlite"
 _SCHEMA = """

@@ -41,7 +41,7 @@ def _gradescope_markdown(test: "TestResult") -> str:
         parts.append("Passed.")
     if test.output:
         parts += ["Your code printed:", markdown_literal(test.output)]
-    return "\n\n".join(parts)
+    return "\n\n".join(part for part in parts if part)
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class TestResult:
     score: float
     max_score: float
     feedback: str
-    """Why it did not pass (empty when it passed); plain text that reads as Markdown too."""
+    """Why it did not pass (empty when it passed); plain text, with the student's words in it."""
     misconception: str | None
     """The catalogued mistake that explains the failure, if one does (its id)."""
     picture: dict | None
