@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
 
 from attnlab.course import Course
 from attnlab.grading import grade
@@ -123,6 +124,39 @@ def process_group(pgid: int) -> list[int]:
         except (ProcessLookupError, PermissionError):
             pass
     return found
+
+
+MARKUP_TOKENS = {"heading_open", "link_open", "image", "html_block", "html_inline"}
+"""What student text must never become in Gradescope's Markdown."""
+
+
+def markdown_tokens(markdown: str) -> list:
+    """Every token a CommonMark parser (raw HTML allowed, as a renderer may) makes of ``markdown``, nested ones too."""
+    found = []
+    for token in MarkdownIt("commonmark").parse(markdown):
+        found.append(token)
+        found.extend(token.children or [])
+    return found
+
+
+def assert_inert_markdown(output: str) -> None:
+    made = markdown_tokens(output)
+    assert not {t.type for t in made} & MARKUP_TOKENS, [(t.type, t.content) for t in made if t.type in MARKUP_TOKENS]
+    assert "All hidden tests passed" not in " ".join(t.content for t in made if t.type == "inline")  # only in code
+
+
+def gradescope_markdown_is_inert(results: dict, fixture: str) -> None:
+    failing = [t for t in results["tests"] if t["status"] == "failed"]
+    assert failing
+    for test in failing:
+        assert test["output_format"] == "md"
+        assert_inert_markdown(test["output"])
+        fences = [t for t in markdown_tokens(test["output"]) if t.type == "fence"]
+        if fixture == "writes_markdown_into_feedback":
+            assert any("# All hidden tests passed" in f.content and "<script>" in f.content for f in fences)
+            # The student's unclosed fence swallows nothing: what the code printed is still its own paragraph.
+            paragraphs = [t.content for t in markdown_tokens(test["output"]) if t.type == "inline"]
+            assert "Your code printed:" in paragraphs, paragraphs
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import sys
 import zipfile
 
 import pytest
-from conftest import COURSE, SUBMISSIONS, build_submission, read_fixture
+from conftest import COURSE, SUBMISSIONS, build_submission, gradescope_markdown_is_inert, read_fixture
 
 from attnlab.gradescope import build_autograder_zip
 from attnlab.grading import grade
@@ -117,3 +117,10 @@ def test_the_results_format_check_can_fail():
         check_results_format({"score": 1, "max_score": 2, "tests": []})
     with pytest.raises(AssertionError):
         check_results_format({"tests": [{"name": "x", "score": 3, "max_score": 2, "status": "passed"}]})
+
+
+def test_student_markdown_in_the_autograders_results_is_inert(autograder, tmp_path):
+    folder = build_submission(tmp_path / "sub", read_fixture(SUBMISSIONS / "hostile" / "writes_markdown_into_feedback.py"))
+    results = run_autograder(autograder, {p.name: p.read_text() for p in folder.glob("*.py")})
+    check_results_format(results)
+    gradescope_markdown_is_inert(results, "writes_markdown_into_feedback")

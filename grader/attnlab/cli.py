@@ -25,7 +25,9 @@ class UserError(click.ClickException):
     exit_code = EXIT_USAGE
 
     def show(self, file=None) -> None:
-        click.echo(f"attnlab: error: {self.format_message()}", err=True)
+        from attnlab.inert import terminal_text  # a message may name a student's file or id
+
+        click.echo(terminal_text(f"attnlab: error: {self.format_message()}"), err=True)
 
 
 def _course(course_dir: Path | None):

@@ -9,7 +9,6 @@ gradebook and the CSV export are rebuilt from those files, never edited in place
 
 from __future__ import annotations
 
-import csv
 import datetime
 import hashlib
 import io
@@ -19,7 +18,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnlab import __version__
+from attnlab import __version__, inert
 from attnlab.atomic import write_json_atomically, write_text_atomically
 from attnlab.course import Course
 
@@ -81,13 +80,13 @@ class ResultStore:
         return stored is not None and stored.fingerprint == fingerprint and stored.grader == grader
 
     def save(self, student: str, *, source: str, fingerprint: str, grader: str, report: dict | None, error: str | None) -> dict:
-        data = {
+        data = {  # the source and an error may name a student's folder: stored inert, as reports are
             "student": student,
-            "source": source,
+            "source": inert.terminal_text(source),
             "fingerprint": fingerprint,
             "grader": grader,
             "graded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "error": error,
+            "error": None if error is None else inert.terminal_text(error),
             "report": report,
         }
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -130,15 +129,15 @@ def gradebook_csv(results: list[StoredResult], modules: list[str]) -> str:
 
     The shape an LMS grade import takes (Canvas, Moodle: a student column and number columns).
     """
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["student", "total", "max_total", *modules, "error"])
+    rows = [["student", "total", "max_total", *modules, "error"]]
     for result in results:
         per_module = dict.fromkeys(modules, 0.0)
         report = result.report or {}
         for test in report.get("tests", []):
             per_module[test["module"]] = per_module.get(test["module"], 0.0) + test["score"]
-        writer.writerow([result.student, round(report.get("score", 0.0), 4), report.get("max_score", ""), *(round(per_module[m], 4) for m in modules), result.error or ""])
+        rows.append([result.student, round(report.get("score", 0.0), 4), report.get("max_score", ""), *(round(per_module[m], 4) for m in modules), result.error or ""])
+    out = io.StringIO()
+    inert.write_csv(out, rows)  # ids and errors are the students' words: no cell may be a formula
     return out.getvalue()
 
 

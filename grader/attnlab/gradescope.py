@@ -22,6 +22,7 @@ from pathlib import Path
 
 from attnlab.atomic import write_json_atomically
 from attnlab.course import Course
+from attnlab.inert import terminal_text
 from attnlab.release import ENGINE_DIR, NOT_COPIED, ReleaseError, require_instructor_course
 
 ROOT_VARIABLE = "ATTNLAB_AUTOGRADER_ROOT"
@@ -115,7 +116,8 @@ def run(root: Path) -> dict:
 
 
 def _nothing_to_grade(message: str) -> dict:
-    return {"score": 0.0, "output": message, "visibility": "visible", "tests": []}
+    # The message may name the student's files; Gradescope shows it as text (no output_format: not Markdown).
+    return {"score": 0.0, "output": terminal_text(message), "visibility": "visible", "tests": []}
 
 
 def main() -> None:

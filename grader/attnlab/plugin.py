@@ -21,7 +21,7 @@ from attnlab.misconceptions import Misconception, identify
 from attnlab.outcomes import Outcome, StudentError, SubmissionProblem
 from attnlab.proxy import Submission
 from attnlab.reference import Reference
-from attnlab.results import TestResult
+from attnlab.results import TestResult, named_feedback
 
 MAX_FEEDBACK_CHARS = 4000
 
@@ -48,7 +48,7 @@ def _feedback(error: BaseException, last_call: str | None) -> tuple[Outcome, str
 
 
 def _named_feedback(mistake: Misconception, feedback: str) -> str:
-    return f"Known mistake: {mistake.name}.\n{mistake.explanation}\nHint: {mistake.hint}\n\n{feedback}"
+    return named_feedback(mistake.name, mistake.explanation, mistake.hint, feedback)
 
 
 class GradingProfile:

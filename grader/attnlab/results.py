@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from attnlab.inert import markdown_literal, terminal_text
 from attnlab.outcomes import Outcome
+
+_MISTAKE = "Known mistake: "
+_HINT = "\nHint: "
 
 
 def writable_text(text: str) -> str:
@@ -13,6 +17,31 @@ def writable_text(text: str) -> str:
     if text.isascii():
         return text
     return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def named_feedback(name: str, explanation: str, hint: str, feedback: str) -> str:
+    """A failure's feedback with the catalogued mistake that explains it put first."""
+    return f"{_MISTAKE}{name}.\n{explanation}{_HINT}{hint}\n\n{feedback}"
+
+
+def _gradescope_markdown(test: "TestResult") -> str:
+    """A test's feedback as Markdown: the grader's words render, and everything that may carry
+    the student's words (their messages, what they printed) is a code block it cannot leave."""
+    parts = []
+    feedback = test.feedback
+    if test.misconception and feedback.startswith(_MISTAKE) and _HINT in feedback:
+        # Only the catalogue's words come before the first blank line after the hint (named_feedback).
+        named, _, hint_and_rest = feedback[len(_MISTAKE) :].partition(_HINT)
+        hint, _, feedback = hint_and_rest.partition("\n\n")
+        name, _, explanation = named.partition("\n")
+        parts += [f"**Known mistake:** {name}", explanation, f"**Hint:** {hint}"]
+    if feedback:
+        parts.append(markdown_literal(feedback))
+    elif not parts:
+        parts.append("Passed.")
+    if test.output:
+        parts += ["Your code printed:", markdown_literal(test.output)]
+    return "\n\n".join(part for part in parts if part)
 
 
 @dataclass(frozen=True)
@@ -31,7 +60,7 @@ class TestResult:
     score: float
     max_score: float
     feedback: str
-    """Why it did not pass (empty when it passed); plain text that reads as Markdown too."""
+    """Why it did not pass (empty when it passed); plain text, with the student's words in it."""
     misconception: str | None
     """The catalogued mistake that explains the failure, if one does (its id)."""
     picture: dict | None
@@ -43,9 +72,9 @@ class TestResult:
 
     def __post_init__(self):
         # What the student's code said (its exceptions' messages, what it printed) is told to
-        # terminals, JSON, SQLite and HTML from here on: made writable once, here.
-        object.__setattr__(self, "feedback", writable_text(self.feedback))
-        object.__setattr__(self, "output", writable_text(self.output))
+        # terminals, JSON, SQLite and HTML from here on: made writable and inert once, here.
+        object.__setattr__(self, "feedback", terminal_text(writable_text(self.feedback)))
+        object.__setattr__(self, "output", terminal_text(writable_text(self.output)))
 
 
 @dataclass(frozen=True)
@@ -59,7 +88,7 @@ class GradeReport:
     duration: float
 
     def __post_init__(self):
-        object.__setattr__(self, "submission", writable_text(self.submission))  # a folder's name need not be UTF-8
+        object.__setattr__(self, "submission", terminal_text(writable_text(self.submission)))  # a folder's name need not be UTF-8
 
     @property
     def score(self) -> float:
@@ -73,9 +102,6 @@ class GradeReport:
         """Gradescope's results.json: ``score``, ``tests`` with name, score, max_score, output."""
         tests = []
         for number, test in enumerate(self.tests, start=1):
-            output = test.feedback or "Passed."
-            if test.output:
-                output += "\n\nYour code printed:\n\n" + "\n".join("    " + line for line in test.output.splitlines())
             tests.append(
                 {
                     "name": test.name,
@@ -83,7 +109,7 @@ class GradeReport:
                     "score": test.score,
                     "max_score": test.max_score,
                     "status": "passed" if test.outcome is Outcome.PASSED else "failed",
-                    "output": output,
+                    "output": _gradescope_markdown(test),
                     "output_format": "md",
                     "tags": [test.module, test.function, test.outcome.value, *([test.misconception] if test.misconception else [])],
                     "visibility": "visible",

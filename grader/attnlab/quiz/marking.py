@@ -8,13 +8,13 @@ Answers files are read with a bounded loader (size, no YAML aliases).
 
 from __future__ import annotations
 
-import csv
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from attnlab import inert
 from attnlab.quiz.items import Item
 from attnlab.quiz.kinds import AnswerFormatError
 from attnlab.quiz.errors import QuizError
@@ -181,28 +181,29 @@ def grade_files(quiz_id: str, items_for: Callable[[str], list[Item]], paths: lis
     return graded
 
 
-def _cell(text: str) -> str:
-    """Student text made inert in a spreadsheet: a leading = + - @ would start a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
 def write_csv(path: Path, graded: list[GradedFile], question_ids: list[str]) -> None:
     """One row per answers file: student, total, possible, the file, its problems, the mistakes it
     matched (``question: mistake; ...``), then points per question."""
     from attnlab.atomic import write_text_atomically
     import io
 
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["student", "score", "max_score", "file", "problem", "mistakes", *question_ids])
+    rows = [["student", "score", "max_score", "file", "problem", "mistakes", *question_ids]]
     for row in graded:
         result = row.result
         points = {m.id: m.points for m in result.marks} if result else {}
-        totals = [f"{result.score:g}", f"{result.max_score:g}"] if result else ["", ""]
-        cells = [f"{points.get(q, 0):g}" if result else "" for q in question_ids]
+        totals = [_number(result.score), _number(result.max_score)] if result else ["", ""]
+        cells = [_number(points.get(q, 0)) if result else "" for q in question_ids]
         mistakes = "; ".join(f"{m.id}: {m.mistake}" for m in result.marks if m.mistake) if result else ""
-        writer.writerow([_cell(row.student or ""), *totals, _cell(str(row.path)), _cell("; ".join(row.problems)), mistakes, *cells])
+        rows.append([row.student or "", *totals, str(row.path), "; ".join(row.problems), mistakes, *cells])
+    out = io.StringIO()
+    inert.write_csv(out, rows)  # a student id comes from the student's answers file: never a formula
     write_text_atomically(Path(path), out.getvalue())
+
+
+def _number(points: float) -> int | float:
+    """Points as a CSV number: ``3``, not ``3.0``; rounded as ``:g`` shows them."""
+    value = float(f"{points:g}")
+    return int(value) if value.is_integer() else value
 
 
 def class_mistakes(graded: list[GradedFile]) -> list[tuple[str, str, int]]:
