@@ -128,6 +128,8 @@ class Worker:
         self.submission_dir = submission_dir
         self.module_name = module
         self.function = function
+        self.serves = {function}
+        """The functions this worker may be asked."""
         self.standins = {
             (mod, name): self._standin(mod, name) for mod, names in standins.items() for name in names
         }
@@ -173,6 +175,8 @@ class Worker:
         """Point the function's declared same-file dependencies at the reference, for its own
         direct calls only: a call from anywhere else (a helper, or the dependency calling back)
         runs the student's code, so a cycle of functions answers nothing for free."""
+        if not callable(target) or isinstance(target, type):
+            return
         namespace = vars(self.module)
         code = getattr(target, "__code__", None)
         for (module, name), standin in self.standins.items():
@@ -193,15 +197,13 @@ class Worker:
             self._send({"op": "import_failed", **_describe_exception(error, self.submission_dir)})
             return False
         end_if_threads_left()
-        target = getattr(self.module, self.function, None)
-        if callable(target) and not isinstance(target, type):
-            self._install_dependencies(target)
+        self._install_dependencies(getattr(self.module, self.function, None))
         self._send({"op": "ready"})
         return True
 
     def call(self, function: str, args, kwargs, return_inputs: bool = False) -> bool:
         """Run one call and send its result; False when it raised or returned something unsendable."""
-        target = getattr(self.module, function, None) if function == self.function else None
+        target = getattr(self.module, function, None) if function in self.serves else None
         if not callable(target):
             self._send({"op": "raised", "type": "AttributeError", "message": f"{self.module_name}.py has no function {function}()", "frames": [], "not_implemented": False, "memory": False})
             return False
