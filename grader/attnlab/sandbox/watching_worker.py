@@ -23,7 +23,7 @@ import sys
 import types
 
 from attnlab import wire
-from attnlab.sandbox.worker import Worker
+from attnlab.sandbox.worker import Worker, own_code
 
 
 class _NotMirrored(Exception):
@@ -44,8 +44,8 @@ class _Watch:
         self.calls: list[tuple[str, tuple, dict, object, str]] = []
         """(function, args, kwargs, result, how): how is "returned", "raised" or "missing"."""
         self.marker, self.places = marker, places
-        self.caller = None
-        """The code of the function being asked now, and the dependencies it declared."""
+        self.caller: frozenset = frozenset()
+        """The code of the function being asked now (``own_code``), and the dependencies it declared."""
         self.caller_depends: frozenset = frozenset()
 
     def reset(self) -> None:
@@ -59,7 +59,7 @@ class _Watch:
         ``same_file``) only when called directly by the function being asked, which declared it."""
 
         def watcher(*args, **kwargs):
-            if self.depth or (same_file and (name not in self.caller_depends or sys._getframe(1).f_code is not self.caller)):
+            if self.depth or (same_file and (name not in self.caller_depends or sys._getframe(1).f_code not in self.caller)):
                 if own is None:
                     raise NameError(f"name {name!r} is not defined")
                 return own(*args, **kwargs)
@@ -92,6 +92,7 @@ class WatchingWorker(Worker):
     def __init__(self, channel, submission_dir: str, module: str, functions: list[str], standins: dict[str, list[str]], depends: dict[str, list[str]], marker_fd: int, poisoned: list[str]):
         super().__init__(channel, submission_dir, module, functions[0], {})
         self.serves = set(functions)
+        self._codes: dict[str, frozenset] = {}
         self.depends = {name: frozenset(depends.get(name, ())) for name in functions}
         self.watched_names = standins
         self.poisoned = set(poisoned)
@@ -139,8 +140,9 @@ class WatchingWorker(Worker):
             namespace[name] = self.watch.watched(name, None if name in self.poisoned else namespace.get(name), same_file=True)
 
     def call(self, function: str, args, kwargs, return_inputs: bool = False) -> bool:
-        target = getattr(self.module, function, None)
-        self.watch.caller = getattr(target, "__code__", None)
+        if function not in self._codes:
+            self._codes[function] = own_code(getattr(self.module, function, None))
+        self.watch.caller = self._codes[function]
         self.watch.caller_depends = self.depends.get(function, frozenset())
         return super().call(function, args, kwargs, return_inputs)
 

@@ -101,12 +101,24 @@ def _describe_exception(error: BaseException, submission_dir: str) -> dict:
     }
 
 
-def _for_direct_calls(name: str, standin, own, caller_code):
-    """``name`` as the function under test (``caller_code``) sees it: the reference ``standin``
-    for its direct calls, the student's ``own`` for every other caller."""
+def own_code(function) -> frozenset:
+    """The code objects written inside ``function``: its own and those of the functions and
+    lambdas defined in its body (a closure that calls a dependency is the function calling it)."""
+    found, stack = set(), [getattr(function, "__code__", None)]
+    while stack:
+        code = stack.pop()
+        if isinstance(code, types.CodeType) and code not in found:
+            found.add(code)
+            stack.extend(const for const in code.co_consts if isinstance(const, types.CodeType))
+    return frozenset(found)
+
+
+def _for_direct_calls(name: str, standin, own, caller_code: frozenset):
+    """``name`` as the function under test (whose code is ``caller_code``) sees it: the reference
+    ``standin`` for its direct calls, the student's ``own`` for every other caller."""
 
     def dependency(*args, **kwargs):
-        if caller_code is not None and sys._getframe(1).f_code is caller_code:
+        if sys._getframe(1).f_code in caller_code:
             return standin(*args, **kwargs)
         if own is None:
             raise NameError(f"name {name!r} is not defined")
@@ -178,7 +190,7 @@ class Worker:
         if not callable(target) or isinstance(target, type):
             return
         namespace = vars(self.module)
-        code = getattr(target, "__code__", None)
+        code = own_code(target)
         for (module, name), standin in self.standins.items():
             if module != self.module_name:
                 continue
