@@ -176,7 +176,7 @@ def class_session():
 
     reference = Reference(COURSE)
     modules = COURSE.tracks["numpy"]
-    session = ClassSession(COURSE, reference, record_script(COURSE, reference, modules), Limits(call_seconds=1.0), modules)
+    session = ClassSession(COURSE, reference, record_script(COURSE, reference, modules), Limits(call_seconds=2.0), modules)
     session.start()
     yield session
     session.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SUBMISSIONS, processes_of_users, read_fixture
+from conftest import COURSE, SUBMISSIONS, processes_of_users, read_fixture
 
 from attnlab import wire
 from attnlab.outcomes import Outcome
@@ -153,11 +153,26 @@ def test_killing_the_fork_server_costs_nothing(grade_fixture):
 
 
 def test_a_stolen_standin_cannot_answer_its_own_test(grade_fixture):
+    # scaled_dot_product_attention declares no dependency on self_attention, and its worker is
+    # never asked self_attention: there is no stand-in to steal, in any process.
     report = grade_fixture(hostile("steals_a_reference_standin"))
     tests = by_function(report)["self_attention"]
-    assert all(t.outcome is Outcome.ERROR for t in tests)
-    assert "not available to this function" in tests[0].feedback
+    assert all(t.outcome is Outcome.ERROR and t.score == 0 for t in tests)
+    assert "KeyError" in tests[0].feedback
     assert all(t.outcome is Outcome.PASSED for t in by_function(report)["scaled_dot_product_attention"])
+
+
+def test_a_forged_request_for_the_function_under_test_is_refused(grade_fixture, tmp_path):
+    """A worker may ask the grader for any reference function by name: the grader answers only the
+    ones the function under test may use."""
+    from attnlab.reference import Reference
+
+    reference = Reference(COURSE)
+    assert ("attention", "scaled_dot_product_attention") in reference.allowed_for("self_attention")
+    assert ("attention", "self_attention") not in reference.allowed_for("self_attention")
+    assert ("masks", "padding_mask") not in reference.allowed_for("causal_mask")
+    with pytest.raises(PermissionError, match="not available to this function"):
+        reference.answer("attention", "self_attention", (), {}, reference.allowed_for("self_attention"))
 
 
 def test_a_file_that_hangs_at_import_costs_one_deadline(grade_fixture):

@@ -37,7 +37,7 @@ def test_a_damaged_or_missing_recording_is_recorded_again(script, tmp_path):
 
 def test_recording_in_parallel_gives_the_same_script():
     # The files shared out among processes, the tests put back in the suite's order: the same
-    # calls, results and examples as one process recording them all.
+    # calls and results as one process recording them all.
     from attnlab.replay.recording import record_script_in_parallel
     from attnlab.wire import fingerprint
 
@@ -45,7 +45,7 @@ def test_recording_in_parallel_gives_the_same_script():
     serial, parallel = record_script(COURSE, only=only), record_script_in_parallel(COURSE, None, only, 2)
 
     def everything(script):
-        return [(t.nodeid, t.replayable, t.examples, [(c.function, c.args, c.kwargs, c.value) for c in t.calls]) for t in script.tests]
+        return [(t.nodeid, t.replayable, [(c.function, c.args, c.kwargs, c.value) for c in t.calls]) for t in script.tests]
 
     assert [t.nodeid for t in parallel.tests] == [t.nodeid for t in serial.tests]
     assert fingerprint(everything(parallel)) == fingerprint(everything(serial))

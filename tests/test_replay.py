@@ -84,14 +84,14 @@ def test_the_students_process_is_sent_no_reference_answer_in_the_fast_path(tmp_p
     report = grade_in_class(class_session, submission, NUMPY)
     assert report.score == report.max_score
     assert sent and all(watching for watching, _, _ in sent)
-    assert all(functions == {function} for _, function, functions in sent), "a worker is asked one function only"
+    assert all(len(functions) == 1 for _, _, functions in sent), "a message asks one function"
     assert True not in answered, "a watching worker was answered a stand-in call"
 
 
 def test_no_message_holds_an_input_that_carries_an_answer_of_the_same_message(class_session):
     """A KV cache fed back from one step to the next carries the answer of the step before: such
     calls go in messages of their own, sent after that answer came back."""
-    from attnlab.replay import _leaf_digests
+    from attnlab.replay.grouping import leaf_digests as _leaf_digests
 
     split = 0
     for test in class_session.script.tests:
@@ -105,6 +105,42 @@ def test_no_message_holds_an_input_that_carries_an_answer_of_the_same_message(cl
                 answered |= _leaf_digests(call.value) - inputs
         split += sum(1 for m in messages if m.calls[0].function == "kv_cache_step") > 1
     assert split, "the KV cache tests feed answers forward, and are split"
+
+
+def test_no_graded_call_is_given_an_answer_it_could_copy(class_session):
+    """Workers of one submission share its private user, so its processes could pass data between
+    themselves (a file one writes and another reads); what that could carry is what they were
+    given, the inputs of their calls. So no input of a graded call may carry the reference's answer
+    to another function's graded call (merge_heads is given reference.split_heads(x) for x that
+    split_heads is never asked), nor to a call of the same function in another test (a live rerun
+    after the fast path would find it). Within a test, a chain (a KV cache fed forward) is sent
+    an answer only after it gave it."""
+    from attnlab.replay.grouping import TINY, _digest, _leaves, given_answers, secret_answers
+
+    assert not any(given_answers(class_session.script).values())
+    answered: dict[bytes, set[tuple[str, str]]] = {}
+    for test in class_session.script.tests:
+        for call in test.calls:
+            for digest in secret_answers(call):
+                answered.setdefault(digest, set()).add((call.function, test.nodeid))
+    for test in class_session.script.tests:
+        for call in test.calls:
+            for leaf in _leaves((call.args, call.kwargs)):
+                if isinstance(leaf, np.ndarray) and leaf.size > TINY:
+                    others = {n for f, n in answered.get(_digest(leaf), ()) if f == call.function and n != test.nodeid}
+                    assert not others, f"{test.nodeid}: {call.function} is given its own answer of {sorted(others)}"
+
+
+def test_functions_of_a_file_share_a_watching_worker_unless_one_was_given_the_others_answer():
+    from attnlab.replay.grouping import worker_groups
+    from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
+
+    x = np.arange(24.0).reshape(2, 3, 4)
+    heads = x.reshape(2, 3, 2, 2).swapaxes(1, 2) + 1  # not x's entries moved: an answer of its own
+    calls = [ScriptedCall("split_heads", (x, 2), {}, False, heads, None), ScriptedCall("merge_heads", (heads,), {}, False, x, None), ScriptedCall("multi_head_attention", (x,), {}, False, x * 3, None)]
+    groups = worker_groups(Script([ScriptedTest("t", calls)]), COURSE)
+    assert groups["split_heads"] == ("split_heads", "multi_head_attention")
+    assert groups["merge_heads"] == ("merge_heads",)
 
 
 def test_the_memory_test_is_replayed_and_still_catches_the_full_matrix(grade_both_paths, watched_decide):

@@ -24,7 +24,7 @@ from attnlab import wire
 from attnlab.course import Course
 from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
 from attnlab.reference import Reference
-from attnlab.sandbox.host import AnswerCache, ForkServer, Limits, WorkerProcess
+from attnlab.sandbox.host import AnswerCache, ForkServer, Limits, Watching, WorkerProcess
 from attnlab.sandbox.module_harness import as_called
 
 
@@ -174,7 +174,7 @@ class SandboxBackend(Backend):
             peak = worker.peak_memory() - baseline if measure_memory else None
         return _call_result(value, return_inputs, peak)
 
-    def watch_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None) -> list[CallResult]:
+    def watch_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None, group: tuple[str, ...] = ()) -> list[CallResult]:
         """Several calls ``(function, args, kwargs, return_inputs)`` of one function, in one round
         trip, in a watching worker (``sandbox.watching_worker``): the student's own code runs
         throughout, and each result carries its notes on the calls a live run would have stood
@@ -184,13 +184,14 @@ class SandboxBackend(Backend):
         Raises ``NotReplayed`` when a call did not give a result; what that says is kept for the
         live run: a function whose own code timed out (before any watched call) times out live on
         the same arguments without another deadline, and one that timed out or crashed while
-        watched is not run on the student's side again (its callers' tests run live)."""
+        watched is not run on the student's side again (its callers' tests run live). ``group``:
+        the functions of its file one watching worker may serve with it (default: it alone)."""
         function = calls[0][0]
         if any(f != function for f, *_ in calls):
             raise ValueError(f"a batch must call one function, not {sorted({f for f, *_ in calls})}")
         if not self.replayable(function):
             raise NotReplayed(function)
-        worker = self._watching_worker(function)
+        worker = self._watching_worker(function, group or (function,))
         started = time.monotonic()
         worker.notes = []
         try:
@@ -216,9 +217,11 @@ class SandboxBackend(Backend):
         return [_call_result(value, return_inputs, None, note) for (_, _, _, return_inputs), value, note in zip(calls, values, notes)]
 
     def evidence(self, function: str, want: list[tuple[int, int]]) -> list:
-        """The arguments and results of the watched calls ``want`` names, from ``function``'s
-        watching worker (its last message): [(args, kwargs), result] each."""
-        worker = self._watching_worker(function)
+        """The arguments and results of the watched calls ``want`` names, from the watching worker
+        that answered ``function``'s last message: [(args, kwargs), result] each."""
+        worker = self._watchers.get(function)
+        if worker is None or not worker.alive:
+            raise NotReplayed(function)
         started = time.monotonic()
         try:
             return worker.evidence(want)
@@ -233,18 +236,23 @@ class SandboxBackend(Backend):
         module = self.course.function(function).module
         return function not in self._not_replayable and module not in self._import_failures and self._spent <= self.limits.submission_seconds
 
-    def _watching_worker(self, function: str) -> WorkerProcess:
+    def _watching_worker(self, function: str, group: tuple[str, ...]) -> WorkerProcess:
         worker = self._watchers.get(function)
         if worker is None or not worker.alive:
             if self._staged is None:
                 self._staged = self.server.stage(self.submission)
             module = self.course.function(function).module
+            serves = tuple(f for f in group if f == function or f not in self._not_replayable)
+            standins = {m: self.course.functions_in(m) for m in self.course.modules_before(module)}
+            standins[module] = sorted({d for f in serves for d in self.course.depends_on(f)})
+            watching = Watching(serves, {f: list(self.course.depends_on(f)) for f in serves}, frozenset(self._not_watched))
             try:
-                worker = WorkerProcess(self.server, self._staged, module, function, self.course.standins_for(function), self.limits, None, self.course.needs_of(module), sorted(self._not_watched))
+                worker = WorkerProcess(self.server, self._staged, module, serves[0], standins, self.limits, None, self.course.needs_of(module), watching)
             except SubmissionProblem:
-                self._not_replayable.add(function)
+                self._not_replayable.update(serves)
                 raise NotReplayed(function) from None
-            self._watchers[function] = worker
+            for served in serves:
+                self._watchers[served] = worker
         return worker
 
     def take_output(self) -> str:
@@ -252,7 +260,7 @@ class SandboxBackend(Backend):
         return text
 
     def close(self) -> None:
-        for worker in (*self._workers.values(), *self._watchers.values()):
+        for worker in {id(w): w for w in (*self._workers.values(), *self._watchers.values())}.values():
             worker.close()
         self._workers.clear()
         self._watchers.clear()

@@ -371,14 +371,6 @@ def digest(tree, buffers: list) -> bytes:
     return _digest(dumps(tree), buffers)
 
 
-def digest_value(value) -> str:
-    """``digest`` of a value as it would travel, in hex: both sides of the class's fast path name a
-    nested call's arguments and result this way (``WireError`` for what cannot travel)."""
-    buffers: list = []
-    tree = encode(value, buffers)
-    return _digest(dumps(tree), [as_bytes(b) for b in buffers]).hex()
-
-
 def digest_text(text: str, buffers: list) -> bytes:
     """``digest`` of a value whose tree came as JSON text (``dumps_text``)."""
     return _digest(text.encode("utf-8", "surrogatepass"), buffers)

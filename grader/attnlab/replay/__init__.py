@@ -13,23 +13,24 @@ behaviour", ``compare``: far tighter than any test's tolerance) passes without
 running pytest. Every other test runs live, so feedback and misconception
 naming are unchanged.
 
-What the untrusted side receives is what a live run would send it: the inputs of
-the calls it is asked now. A call whose input holds an answer given earlier in
-the same message is sent in a message of its own, after that answer came back.
+What the untrusted side receives is the inputs of the calls it is asked now, and
+nothing of the reference: a call whose input holds an answer given earlier in
+the same message is sent after that answer came back, and functions of one
+file share a worker only when neither was given an answer of the other
+(``grouping``).
 
-Modules: ``script`` (the recording as plain data), ``compare`` (the same
-behaviour), ``recording`` (making a script), ``kept`` (keeping it beside the
-results), and here the replay and the ``ClassSession`` a class run shares.
+Modules: ``script`` (the recording as plain data), ``recording`` (making it),
+``kept`` (keeping it beside the results), ``compare`` (the same behaviour),
+``grouping`` (what may travel together), ``nested`` (checking the watched calls
+against the reference), and here the replay and the ``ClassSession`` a class
+run shares.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
 
 from attnlab.backends import Backend, NotReplayed
 from attnlab.course import Course
@@ -37,6 +38,7 @@ from attnlab.grading import grade
 from attnlab.outcomes import SubmissionProblem
 from attnlab.reference import Reference
 from attnlab.replay.compare import same_behaviour
+from attnlab.replay.grouping import split_messages, worker_groups
 from attnlab.replay.nested import NestedChecks
 from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
 from attnlab.results import GradeReport, TestResult
@@ -55,21 +57,8 @@ class _Message:
 
 
 def messages_of(test: ScriptedTest) -> list[_Message]:
-    """A test's calls, grouped in the messages they are sent in: consecutive calls of one
-    function, but a memory-measured call alone, and a new message wherever a call's inputs hold
-    a value an earlier call of the message answered (a KV cache fed back, say): the worker must
-    not hold a later input that carries the answer to the call it is computing."""
-    messages: list[list[ScriptedCall]] = []
-    answered: set[bytes] = set()
-    for call in test.calls:
-        inputs = _leaf_digests((call.args, call.kwargs))
-        alone = call.memory_budget is not None
-        if not messages or alone or messages[-1][0].memory_budget is not None or messages[-1][0].function != call.function or inputs & answered:
-            messages.append([])
-            answered = set()
-        messages[-1].append(call)
-        answered |= _leaf_digests(call.value) - inputs
-    return [_message(batch) for batch in messages]
+    """A test's calls in the messages they are sent in (``grouping.split_messages``)."""
+    return [_message(calls) for calls in split_messages(test.calls)]
 
 
 def _message(calls: list[ScriptedCall]) -> _Message:
@@ -79,23 +68,6 @@ def _message(calls: list[ScriptedCall]) -> _Message:
     return _Message(calls, framed, [Expected((c.value, *c.inputs_after) if c.return_inputs else c.value) for c in calls])
 
 
-def _leaf_digests(value) -> set[bytes]:
-    """A digest of every array and scalar in a plain value."""
-    found: set[bytes] = set()
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (tuple, list)):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, np.ndarray):
-            found.add(hashlib.blake2b(f"{item.dtype.str}{item.shape}".encode() + np.ascontiguousarray(item).tobytes(), digest_size=16).digest())
-        elif item is not None:
-            found.add(hashlib.blake2b(repr(item).encode(), digest_size=16).digest())
-    return found
-
-
 class Replayer:
     """Replays a script on submissions, one after another; keeps each test's messages, framed
     once for the class."""
@@ -103,6 +75,7 @@ class Replayer:
     def __init__(self, script: Script, reference: Reference):
         self.script = script
         self.nested = NestedChecks(reference)
+        self.groups = worker_groups(script, reference.course)
         self._messages: dict[str, list[_Message]] = {}
 
     def decide(self, backend: Backend, test_files: list[Path]) -> tuple[list[str], dict[str, TestResult]]:
@@ -135,7 +108,7 @@ class Replayer:
                     results = [result]
                 else:
                     calls = [(c.function, c.args, c.kwargs, c.return_inputs) for c in message.calls]
-                    results = backend.watch_batch(calls, message.framed, message.expected)
+                    results = backend.watch_batch(calls, message.framed, message.expected, self.groups.get(calls[0][0], ()))
             except (NotReplayed, SubmissionProblem):
                 return False
             for call, result in zip(message.calls, results):

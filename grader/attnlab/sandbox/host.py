@@ -262,14 +262,16 @@ class ForkServer:
             path.chmod(0o755 if path.is_dir() else 0o644)
         return staged / "files"
 
-    def spawn(self, workdir: Path, submission: Path, module: str, function: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), watching: list[str] | None = None) -> int:
+    def spawn(self, workdir: Path, submission: Path, module: str, function: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), watching: "Watching | None" = None) -> int:
         """Fork a worker that serves ``function`` of ``module`` in the staged ``submission``, with
-        ``standins`` answered by the reference; or, with ``watching`` (the functions not to run),
-        a ``WatchingWorker`` that runs the student's own code for them and watches it."""
+        ``standins`` answered by the reference; or, with ``watching``, a ``WatchingWorker`` that
+        runs the student's own code for them, and watches it."""
         request = {
             "op": "spawn",
             "watching": watching is not None,
-            "poisoned": watching or [],
+            "serves": list(watching.serves) if watching else [function],
+            "depends": watching.depends if watching else {},
+            "poisoned": sorted(watching.poisoned) if watching else [],
             "submission": str(submission),
             "needs": list(needs),
             "workdir": str(workdir),
@@ -335,6 +337,18 @@ def batch_message(calls: list[tuple[str, tuple, dict, bool]]) -> list:
 def _problem_message(header: dict) -> str:
     where = "".join(f"\n    {frame}" for frame in header.get("frames", []))
     return f"{header.get('type', 'Error')}: {header.get('message', '')}{where}"
+
+
+@dataclass(frozen=True)
+class Watching:
+    """What a watching worker (``sandbox.watching_worker``) is for."""
+
+    serves: tuple[str, ...]
+    """The functions of one file it may be asked (none given another's answer as an input)."""
+    depends: dict
+    """Each one's declared same-file dependencies, whose direct calls it watches."""
+    poisoned: frozenset = frozenset()
+    """Functions whose own code timed out or crashed while watched: treated as missing."""
 
 
 class AnswerCache:
@@ -447,9 +461,9 @@ def _leaves(value):
 class WorkerProcess:
     """One live worker serving one function of a submission file."""
 
-    def __init__(self, server: ForkServer, staged: Path, module: str, function: str, standins: dict, limits: Limits, answer_cache: AnswerCache | None = None, needs: tuple[str, ...] = (), watching: list[str] | None = None):
+    def __init__(self, server: ForkServer, staged: Path, module: str, function: str, standins: dict, limits: Limits, answer_cache: AnswerCache | None = None, needs: tuple[str, ...] = (), watching: Watching | None = None):
         """``staged``: the submission as ``ForkServer.stage`` copied it. ``watching``: a watching
-        worker (``sandbox.watching_worker``) that must not run these functions' own code."""
+        worker for these functions (``function`` is the first of them)."""
         self.watching = watching is not None
         self.watched_names = [n for names in standins.values() for n in names]
         self.notes: list = []

@@ -1,10 +1,10 @@
 """The untrusted side of a class's fast path: a worker that runs the student's own code throughout.
 
-A ``WatchingWorker`` serves one function, like ``Worker``, but holds no
-stand-ins and is sent nothing from the reference: the files before the
-function's own are the student's (imported as modules of their contract
-functions only, as a live run's stand-in modules are), and so are its declared
-dependencies. Every call a live run would have answered with the reference (a
+A ``WatchingWorker`` serves the functions of one file the grader groups
+together (none given another's answer as an input), holds no stand-ins and is
+sent nothing from the reference: the files before its own are the student's
+(imported as modules of their contract functions only, as a live run's
+stand-in modules are), and so are the declared dependencies. Every call a live run would have answered with the reference (a
 function of an earlier file, from anywhere; a declared dependency, called
 directly by the function under test) is watched: its arguments and result are
 written down, and the reply to the graded call names each by a digest of both.
@@ -23,7 +23,7 @@ import sys
 import types
 
 from attnlab import wire
-from attnlab.sandbox.worker import Worker
+from attnlab.sandbox.worker import Worker, own_code
 
 
 class _NotMirrored(Exception):
@@ -44,19 +44,22 @@ class _Watch:
         self.calls: list[tuple[str, tuple, dict, object, str]] = []
         """(function, args, kwargs, result, how): how is "returned", "raised" or "missing"."""
         self.marker, self.places = marker, places
+        self.caller: frozenset = frozenset()
+        """The code of the function being asked now (``own_code``), and the dependencies it declared."""
+        self.caller_depends: frozenset = frozenset()
 
     def reset(self) -> None:
         self.calls = []
         if self.marker is not None:
             MARKER.pack_into(self.marker, 0, 0, 0)
 
-    def watched(self, name: str, own, direct_from=None):
+    def watched(self, name: str, own, same_file: bool = False):
         """``name`` as a live run's stand-in would stand: ``own`` (the student's function) run and
-        written down when called outside any other watched call, and (with ``direct_from``) only
-        when the caller is that code object."""
+        written down when called outside any other watched call, and (a function of the same file,
+        ``same_file``) only when called directly by the function being asked, which declared it."""
 
         def watcher(*args, **kwargs):
-            if self.depth or (direct_from is not None and sys._getframe(1).f_code is not direct_from):
+            if self.depth or (same_file and (name not in self.caller_depends or sys._getframe(1).f_code not in self.caller)):
                 if own is None:
                     raise NameError(f"name {name!r} is not defined")
                 return own(*args, **kwargs)
@@ -86,8 +89,11 @@ class WatchingWorker(Worker):
     """Serves one function with the student's own code for everything, watching what a live run
     would have stood in for."""
 
-    def __init__(self, channel, submission_dir: str, module: str, function: str, standins: dict[str, list[str]], marker_fd: int, poisoned: list[str]):
-        super().__init__(channel, submission_dir, module, function, {})
+    def __init__(self, channel, submission_dir: str, module: str, functions: list[str], standins: dict[str, list[str]], depends: dict[str, list[str]], marker_fd: int, poisoned: list[str]):
+        super().__init__(channel, submission_dir, module, functions[0], {})
+        self.serves = set(functions)
+        self._codes: dict[str, frozenset] = {}
+        self.depends = {name: frozenset(depends.get(name, ())) for name in functions}
         self.watched_names = standins
         self.poisoned = set(poisoned)
         """Functions whose own code timed out or crashed earlier: treated as missing."""
@@ -130,9 +136,15 @@ class WatchingWorker(Worker):
 
     def _install_dependencies(self, target) -> None:
         namespace = vars(self.module)
-        code = getattr(target, "__code__", None)
         for name in self.watched_names.get(self.module_name, ()):
-            namespace[name] = self.watch.watched(name, None if name in self.poisoned else namespace.get(name), code)
+            namespace[name] = self.watch.watched(name, None if name in self.poisoned else namespace.get(name), same_file=True)
+
+    def call(self, function: str, args, kwargs, return_inputs: bool = False) -> bool:
+        if function not in self._codes:
+            self._codes[function] = own_code(getattr(self.module, function, None))
+        self.watch.caller = self._codes[function]
+        self.watch.caller_depends = self.depends.get(function, frozenset())
+        return super().call(function, args, kwargs, return_inputs)
 
     def start_call(self, index: int) -> None:
         if index == 0:
@@ -150,7 +162,7 @@ class WatchingWorker(Worker):
                 notes.append([name, None, how])
                 continue
             try:
-                notes.append([name, wire.digest_value((args, kwargs)), wire.digest_value(result)])
+                notes.append([name, wire.fingerprint((args, kwargs)), wire.fingerprint(result)])
             except wire.WireError:
                 notes.append([name, None, "unsendable"])
         return {"nested": notes}

@@ -101,12 +101,24 @@ def _describe_exception(error: BaseException, submission_dir: str) -> dict:
     }
 
 
-def _for_direct_calls(name: str, standin, own, caller_code):
-    """``name`` as the function under test (``caller_code``) sees it: the reference ``standin``
-    for its direct calls, the student's ``own`` for every other caller."""
+def own_code(function) -> frozenset:
+    """The code objects written inside ``function``: its own and those of the functions and
+    lambdas defined in its body (a closure that calls a dependency is the function calling it)."""
+    found, stack = set(), [getattr(function, "__code__", None)]
+    while stack:
+        code = stack.pop()
+        if isinstance(code, types.CodeType) and code not in found:
+            found.add(code)
+            stack.extend(const for const in code.co_consts if isinstance(const, types.CodeType))
+    return frozenset(found)
+
+
+def _for_direct_calls(name: str, standin, own, caller_code: frozenset):
+    """``name`` as the function under test (whose code is ``caller_code``) sees it: the reference
+    ``standin`` for its direct calls, the student's ``own`` for every other caller."""
 
     def dependency(*args, **kwargs):
-        if caller_code is not None and sys._getframe(1).f_code is caller_code:
+        if sys._getframe(1).f_code in caller_code:
             return standin(*args, **kwargs)
         if own is None:
             raise NameError(f"name {name!r} is not defined")
@@ -128,6 +140,8 @@ class Worker:
         self.submission_dir = submission_dir
         self.module_name = module
         self.function = function
+        self.serves = {function}
+        """The functions this worker may be asked."""
         self.standins = {
             (mod, name): self._standin(mod, name) for mod, names in standins.items() for name in names
         }
@@ -173,8 +187,10 @@ class Worker:
         """Point the function's declared same-file dependencies at the reference, for its own
         direct calls only: a call from anywhere else (a helper, or the dependency calling back)
         runs the student's code, so a cycle of functions answers nothing for free."""
+        if not callable(target) or isinstance(target, type):
+            return
         namespace = vars(self.module)
-        code = getattr(target, "__code__", None)
+        code = own_code(target)
         for (module, name), standin in self.standins.items():
             if module != self.module_name:
                 continue
@@ -193,15 +209,13 @@ class Worker:
             self._send({"op": "import_failed", **_describe_exception(error, self.submission_dir)})
             return False
         end_if_threads_left()
-        target = getattr(self.module, self.function, None)
-        if callable(target) and not isinstance(target, type):
-            self._install_dependencies(target)
+        self._install_dependencies(getattr(self.module, self.function, None))
         self._send({"op": "ready"})
         return True
 
     def call(self, function: str, args, kwargs, return_inputs: bool = False) -> bool:
         """Run one call and send its result; False when it raised or returned something unsendable."""
-        target = getattr(self.module, function, None) if function == self.function else None
+        target = getattr(self.module, function, None) if function in self.serves else None
         if not callable(target):
             self._send({"op": "raised", "type": "AttributeError", "message": f"{self.module_name}.py has no function {function}()", "frames": [], "not_implemented": False, "memory": False})
             return False
