@@ -11,9 +11,9 @@ atomically the moment it is graded. A rerun grades what is missing or changed.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import multiprocessing
+import multiprocessing.util
 import os
 import signal
 import tempfile
@@ -28,6 +28,8 @@ from attnlab.course import Course
 from attnlab.gradebook import GRADEBOOK_NAME, ResultStore, build_gradebook, grader_fingerprint
 from attnlab.grading import SubmissionError, grade, load_hidden_tests, record_script_in_parallel
 from attnlab.jobs import choose_jobs
+from attnlab.lifecycle import die_with, remove_stale_scratch, scratch_prefix
+from attnlab.outcomes import GraderFailure
 from attnlab.reference import Reference
 from attnlab.replay import Script
 from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, safe_id, shown, stage
@@ -90,26 +92,14 @@ _CLASS: dict = {}
 _SLOT: dict = {}
 
 
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
-
-
-def _die_with(parent: int) -> None:
-    """Be killed when the class's process goes, however it goes (``kill -9``, the OOM killer):
-    a grading process left behind held its sandbox and waited for work forever. Linux only."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:  # it went before the line above took effect
-        os._exit(1)
-
-
 def _start_slot(parent: int) -> None:
-    _die_with(parent)
+    die_with(parent)
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, signal.SIG_IGN)  # the parent handles Ctrl-C, kill and hang-up, and stops us
     warnings.simplefilter("ignore")  # the reference on a student's odd inputs may warn: not for the terminal
     _SLOT["server"] = ForkServer()
+    # A pool process ends without the interpreter's own clean-up: its server's folder goes here.
+    multiprocessing.util.Finalize(_SLOT["server"], _SLOT["server"].close, exitpriority=10)
     _SLOT["callbacks"] = {}
     # No automatic collections: a submission's cycles (pytest's, hypothesis's) are collected once
     # when it is graded (_grade_entry). Automatic ones walked the class's caches again and again:
@@ -122,12 +112,14 @@ def _grade_entry(entry: Entry) -> tuple[str, dict | None, str | None]:
     course, store, plan, limits = _CLASS["course"], _CLASS["store"], _CLASS["plan"], _CLASS["limits"]
     report, error = None, None
     try:
-        with tempfile.TemporaryDirectory(prefix="attnlab-stage-") as staging:
+        with tempfile.TemporaryDirectory(prefix=scratch_prefix("attnlab-stage")) as staging:
             submission = stage(entry, course, Path(staging))
             result = grade(course, submission, only=plan.only, limits=limits, fork_server=_SLOT["server"], reference=_CLASS["reference"], script=_CLASS["script"], callback_cache=_SLOT["callbacks"])
             report = {**result.to_dict(), "submission": shown(entry.source)}
     except (RosterError, SubmissionError) as problem:
         error = str(problem)  # the submission's own fault: saved, with no points
+    except GraderFailure:
+        raise  # the sandbox or the reference failed: nothing is saved, and the class stops
     except Exception as failure:  # noqa: BLE001 - the grader's fault: reported, not saved, retried next run
         return entry.student, None, f"{entry.student}: {type(failure).__name__}: {failure}"
     finally:
@@ -159,11 +151,13 @@ def grade_class(
     what finished is kept."""
     started = time.perf_counter()
     outcome = ClassOutcome(plan)
+    remove_stale_scratch()  # what a killed run left: copies of students' code
     try:
         if plan.to_grade:
             slots, _ = choose_jobs(jobs, len(plan.to_grade), limits)
             _grade_in_parallel(course, plan, store, limits, slots, outcome, on_ready, on_graded)
     finally:
+        remove_stale_scratch()  # the folders of grading processes stopped before they could
         students = [e.student for e in plan.entries]
         outcome.gradebook = build_gradebook(store.all(students), store.folder / GRADEBOOK_NAME)
         outcome.wall_seconds = time.perf_counter() - started
@@ -213,6 +207,10 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
                 for result in results:
                     outcome.graded.append(result)
                     on_graded(result)
+    except GraderFailure:
+        # Grade no more, but let the submissions being graded finish: each is saved, or leaves nothing.
+        executor.shutdown(wait=True, cancel_futures=True)
+        raise
     except BaseException:
         # Ctrl-C or worse: stop the grading processes now (their sandboxes die with them).
         for process in list(getattr(executor, "_processes", {}).values()):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -11,13 +12,14 @@ import pytest
 
 from attnlab.backends import Backend, InProcessBackend, SandboxBackend
 from attnlab.course import Course, CourseError
+from attnlab.lifecycle import die_with
 from attnlab.misconceptions import load_catalogue
 from attnlab.plugin import GradingPlugin, GradingProfile
 from attnlab.points import load_points
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.proxy import Submission
 from attnlab.reference import Reference
-from attnlab.outcomes import Outcome
+from attnlab.outcomes import GraderFailure, Outcome
 from attnlab.replay import RecordingBackend, RecordingPlugin, Script, replay
 from attnlab.results import GradeReport, TestResult
 from attnlab.sandbox.host import ForkServer, Limits
@@ -97,6 +99,9 @@ def record_script(course: Course, reference: Reference | None = None, only: list
     finally:
         backend.close()
     results = dict(zip(plugin.nodeids, plugin.results))
+    failed = [r for r in plugin.results if r.outcome is not Outcome.PASSED]
+    if failed:  # every student would lose those points for the reference's mistake
+        raise GraderFailure(f"the reference fails its own hidden test {failed[0].name!r} ({failed[0].outcome.value}: {failed[0].feedback.splitlines()[0] if failed[0].feedback else 'no feedback'}); nothing was graded")
     for test in backend.tests:
         result = results.get(test.nodeid)
         if result is None or result.outcome is not Outcome.PASSED:
@@ -122,7 +127,7 @@ def record_script_in_parallel(course: Course, reference: Reference, only: list[s
     groups = [modules[i::jobs] for i in range(min(jobs, len(modules)))]
     _RECORDING.update(course=course, reference=reference)
     try:
-        with ProcessPoolExecutor(len(groups), mp_context=multiprocessing.get_context("fork")) as pool:
+        with ProcessPoolExecutor(len(groups), mp_context=multiprocessing.get_context("fork"), initializer=die_with, initargs=(os.getpid(),)) as pool:
             parts = list(pool.map(_record_modules, groups))
     finally:
         _RECORDING.clear()
@@ -173,6 +178,9 @@ def grade(
             live = dict(zip(plugin.nodeids, plugin.results))
     finally:
         backend.close()
+    failure = backend.server.take_failure() if isinstance(backend, SandboxBackend) else None
+    if failure is not None:  # what the sandbox's failure decided is not the student's grade
+        raise failure
     merged = {**decided, **live}
     ordered = [merged.pop(n) for n in order if n in merged] + list(merged.values())
     return GradeReport(submission=str(submission), tests=tuple(ordered), sandbox=backend.mode, duration=time.perf_counter() - started)
