@@ -275,3 +275,35 @@ def test_only_the_folders_of_gone_graders_of_ours_are_cleared(tmp_path):
     assert remove_stale_scratch(tmp_path) == [str(stale)]
     assert not stale.exists() and live.exists() and parent_alive.exists() and link.is_symlink() and unlike.exists() and others.exists()
     assert (target / "precious").exists()
+
+
+# -- a full results disk ----------------------------------------------------------------------
+
+
+def test_a_full_results_disk_stops_the_class_in_one_line_and_loses_nothing(tmp_path):
+    classroom = make_class(tmp_path / "class", 6)
+    results = tmp_path / "results"
+    results.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", str(results)], check=True)
+    try:
+        # Room for three results (a page each, and more than enough), not for the recording.
+        free = os.statvfs(results).f_bavail * os.statvfs(results).f_frsize
+        (results / "filler").write_bytes(b"\0" * (free - 3 * 4096 - 2048))
+        run = attnlab("grade", classroom, "--results", results, "--only", "softmax", "--jobs", "2")
+        assert run.returncode == 1, run.stderr[-3000:]
+        line = one_error_line(run.stderr)
+        assert f"cannot save the results in {results}" in line and "No space left on device" in line
+        assert sorted(p.name for p in results.iterdir() if p.name.endswith(".tmp") or ".tmp" in p.name) == []
+        saved = scores(results)
+        assert 1 <= len(saved) < 6, saved
+        assert all(a == b > 0 for a, b in saved.values()), "the results saved before are whole"
+        before = {p.name: p.read_bytes() for p in results.glob("*.json")}
+
+        subprocess.run(["mount", "-o", "remount,size=4m", str(results)], check=True)
+        again = attnlab("grade", classroom, "--results", results, "--only", "softmax", "--jobs", "2")
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert f"{6 - len(saved)} to grade, {len(saved)} unchanged" in " ".join(again.stderr.split())
+        assert len(scores(results)) == 6 and all(a == b > 0 for a, b in scores(results).values())
+        assert {name: (results / name).read_bytes() for name in before} == before
+    finally:
+        subprocess.run(["umount", "-l", str(results)], check=False)

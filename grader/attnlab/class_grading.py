@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from attnlab.course import Course
-from attnlab.gradebook import GRADEBOOK_NAME, ResultStore, build_gradebook, grader_fingerprint
+from attnlab.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, grader_fingerprint
 from attnlab.grading import SubmissionError, grade, load_hidden_tests, record_script_in_parallel
 from attnlab.jobs import choose_jobs
 from attnlab.lifecycle import die_with, remove_stale_scratch, scratch_prefix
@@ -151,15 +151,23 @@ def grade_class(
     what finished is kept."""
     started = time.perf_counter()
     outcome = ClassOutcome(plan)
+    problem = None
     remove_stale_scratch()  # what a killed run left: copies of students' code
     try:
         if plan.to_grade:
             slots, _ = choose_jobs(jobs, len(plan.to_grade), limits)
             _grade_in_parallel(course, plan, store, limits, slots, outcome, on_ready, on_graded)
+    except BaseException as error:
+        problem = error
+        raise
     finally:
         remove_stale_scratch()  # the folders of grading processes stopped before they could
         students = [e.student for e in plan.entries]
-        outcome.gradebook = build_gradebook(store.all(students), store.folder / GRADEBOOK_NAME)
+        try:
+            outcome.gradebook = build_gradebook(store.all(students), store.folder / GRADEBOOK_NAME)
+        except ResultsNotSaved:
+            if problem is None:
+                raise  # else the first problem is the one to tell
         outcome.wall_seconds = time.perf_counter() - started
     return outcome
 
@@ -207,7 +215,7 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
                 for result in results:
                     outcome.graded.append(result)
                     on_graded(result)
-    except GraderFailure:
+    except (GraderFailure, ResultsNotSaved):
         # Grade no more, but let the submissions being graded finish: each is saved, or leaves nothing.
         executor.shutdown(wait=True, cancel_futures=True)
         raise

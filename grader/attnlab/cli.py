@@ -29,7 +29,7 @@ class UserError(click.ClickException):
 
 
 class GraderError(UserError):
-    """The grader could not grade (its sandbox, its reference): one line,
+    """The grader could not grade (its sandbox, its reference, its results disk): one line,
     exit status 1, and nothing of it saved as a grade."""
 
     exit_code = 1
@@ -102,7 +102,7 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
     command again grades only what is missing or changed since.
 
     The exit status is 0 whenever grading completed, whatever the scores; 1 when the grader
-    itself failed (its sandbox, its reference), with nothing of it saved.
+    itself failed (its sandbox, its reference, a full results disk), with nothing of it saved.
     """
     from attnlab.sandbox.host import Limits
 
@@ -202,7 +202,7 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     from attnlab.class_grading import grade_class, plan_class
     from attnlab.class_report import ClassProgress, render_class_summary
     from attnlab.course import CourseError
-    from attnlab.gradebook import ResultStore, write_csv
+    from attnlab.gradebook import ResultsNotSaved, ResultStore, write_csv
     from attnlab.jobs import available_memory, choose_jobs
     from attnlab.misconceptions import load_catalogue
     from attnlab.outcomes import GraderFailure
@@ -240,6 +240,9 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     except GraderFailure as failure:
         progress.stop()
         raise GraderError(f"grading stopped: {failure}; nothing was saved for the submissions it touched, and the same command grades them once it is fixed") from None
+    except ResultsNotSaved as error:
+        progress.stop()
+        raise GraderError(str(error)) from None
     progress.stop()
     stored = store.all([e.student for e in plan.entries])
     render_class_summary(console.out, [r.data for r in stored], load_catalogue(course, only), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
