@@ -327,3 +327,15 @@ def test_gradescope_gets_no_score_when_the_sandbox_cannot_start(tmp_path):
     assert run.returncode == 1, run.stderr[-3000:]
     assert "could not start a worker" in one_error_line(run.stderr)
     assert not (root / "results" / "results.json").exists(), "no results: Gradescope shows the autograder failed, not a 0"
+
+
+def test_a_worker_folder_that_cannot_be_made_is_the_graders_failure(tmp_path):
+    # A full or vanished temporary folder once failed the hidden test that needed a worker: a 0.
+    submission = build_submission(tmp_path / "ada", correct())
+    server = ForkServer()
+    try:
+        shutil.rmtree(server.workroot)
+        with pytest.raises(GraderFailure, match="could not prepare a worker's folder for softmax.py"):
+            grade(COURSE, submission, only=["softmax"], fork_server=server)
+    finally:
+        server.close()

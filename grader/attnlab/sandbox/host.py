@@ -415,12 +415,15 @@ class WorkerProcess:
         self.server, self.module, self.limits = server, module, limits
         self.callback_cache = callback_cache
         """Reference answers to stand-in calls, shared by the workers of a class (None: no caching)."""
-        self.workdir = server.workdir()
-        self._output = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]  # stdout, stderr
+        try:
+            self.workdir = server.workdir()
+            self._output = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]  # stdout, stderr
+            _copy_submission(submission, self.workdir / "submission")
+            self._prepare_workdir()
+        except OSError as error:  # a full or missing temporary folder: the grader's, not the student's
+            raise server.fail(f"the sandbox could not prepare a worker's folder for {module}.py: {error.strerror or error}") from None
         self._output_read = [0, 0]
         self.alive = True
-        _copy_submission(submission, self.workdir / "submission")
-        self._prepare_workdir()
         self.channel, theirs = socket.socketpair()
         self.channel.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self.server_pid = server.spawn(self.workdir, module, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output)], needs, self.kind, self.plan, self.known)
