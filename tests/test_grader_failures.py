@@ -123,7 +123,7 @@ def test_a_reference_that_fails_its_own_test_stops_the_class(tmp_path):
     softmax.write_text(softmax.read_text() + "\n\n_right = softmax\n\ndef softmax(x, axis=-1):\n    return _right(x, axis) * 0.5\n")
     classroom = make_class(tmp_path / "class", 2)
     results = tmp_path / "results"
-    run = subprocess.run([sys.executable, "-m", "attnlab.cli", "grade", str(classroom), "--results", str(results), "--only", "softmax", "--jobs", "2", "--course", str(course)], capture_output=True, text=True, timeout=600)
+    run = subprocess.run([sys.executable, "-m", "attnlab.cli", "grade", str(classroom), "--results", str(results), "--only", "softmax", "--only", "masks", "--jobs", "2", "--course", str(course)], capture_output=True, text=True, timeout=600)
     assert run.returncode == 1, run.stderr[-3000:]
     assert "the reference fails its own hidden test 'softmax:" in one_error_line(run.stderr)
     assert list(results.glob("*.json")) == []

@@ -101,7 +101,7 @@ def record_script(course: Course, reference: Reference | None = None, only: list
     results = dict(zip(plugin.nodeids, plugin.results))
     failed = [r for r in plugin.results if r.outcome is not Outcome.PASSED]
     if failed:  # every student would lose those points for the reference's mistake
-        raise GraderFailure(f"the reference fails its own hidden test {failed[0].name!r} ({failed[0].outcome.value}: {failed[0].feedback.splitlines()[0] if failed[0].feedback else 'no feedback'}); nothing was graded")
+        raise GraderFailure(f"the reference fails its own hidden test {failed[0].name!r} ({failed[0].outcome.value}: {failed[0].feedback.splitlines()[0] if failed[0].feedback else 'no feedback'})")
     for test in backend.tests:
         result = results.get(test.nodeid)
         if result is None or result.outcome is not Outcome.PASSED:
