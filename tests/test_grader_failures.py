@@ -234,11 +234,12 @@ def test_a_class_run_killed_with_sigkill_leaves_no_process_and_the_next_run_no_f
         os.kill(grader.pid, signal.SIGKILL)  # the grader alone: what it started must go with it
         grader.wait()
     assert seen, "recording or grading processes"
+    users = {private_uid_of(pid) for pid in seen | {grader.pid}}
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and any(running(pid) for pid in seen):
+    while time.monotonic() < deadline and (any(running(pid) for pid in seen) or processes_of(users)):
         time.sleep(0.05)
     assert [pid for pid in seen if running(pid)] == []
-    assert processes_of({private_uid_of(pid) for pid in seen | {grader.pid}}) == []
+    assert processes_of(users) == []
 
     again = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
     assert again.returncode == 0, again.stderr[-3000:]
