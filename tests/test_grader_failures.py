@@ -340,3 +340,22 @@ def test_a_worker_folder_that_cannot_be_made_is_the_graders_failure(tmp_path):
             grade(COURSE, submission, only=["softmax"], fork_server=server)
     finally:
         server.close()
+
+
+# -- what only looks like a sandbox failure ---------------------------------------------------
+
+
+def test_a_worker_that_the_students_code_ends_is_the_students_alone_and_in_a_class(grade_fixture, tmp_path):
+    hostile = read_fixture(SUBMISSIONS / "hostile" / "os_exit_at_import.py")
+    report = grade_fixture(hostile)  # no GraderFailure: the student's code ran
+    assert report.tests and all(t.score == 0 and "softmax.py could not be imported: the worker exited with status 0" in t.feedback for t in report.tests)
+
+    classroom = tmp_path / "class"
+    build_submission(classroom / "exits", hostile)
+    build_submission(classroom / "honest", correct())
+    results = tmp_path / "results"
+    run = attnlab("grade", classroom, "--results", results, "--only", "softmax", "--jobs", "2")
+    assert run.returncode == 0, run.stderr[-3000:]
+    stored = {p.stem: json.loads(p.read_text())["report"] for p in results.glob("*.json")}
+    assert stored["exits"]["score"] == 0 < stored["honest"]["score"] == stored["honest"]["max_score"]
+    assert all("could not be imported: the worker exited with status 0" in t["feedback"] for t in stored["exits"]["tests"])
