@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import multiprocessing.util
 import os
 import signal
 import tempfile
@@ -25,10 +26,11 @@ from pathlib import Path
 from typing import Callable
 
 from attnlab.course import Course
-from attnlab.gradebook import GRADEBOOK_NAME, ResultStore, build_gradebook, grader_fingerprint
+from attnlab.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, grader_fingerprint
 from attnlab.grading import SubmissionError, load_hidden_tests
 from attnlab.jobs import choose_jobs
-from attnlab.processes import die_with
+from attnlab.lifecycle import die_with, remove_stale_scratch, scratch_prefix
+from attnlab.outcomes import GraderFailure
 from attnlab.reference import Reference
 from attnlab.replay import ClassSession
 from attnlab.replay.kept import load_script, save_script, script_key
@@ -98,6 +100,8 @@ def _start_slot(parent: int, session: ClassSession, store: ResultStore, plan: "C
         signal.signal(number, signal.SIG_IGN)  # the parent handles Ctrl-C, kill and hang-up, and stops us
     warnings.simplefilter("ignore")  # the reference on a student's odd inputs may warn: not for the terminal
     session.start()
+    # A pool process ends without the interpreter's own clean-up: its server's folder goes here.
+    multiprocessing.util.Finalize(session, session.close, exitpriority=10)
     _FORKED_WITH.update(session=session, store=store, plan=plan)
     # No automatic collections: a submission's cycles (pytest's, hypothesis's) are collected once
     # when it is graded (_grade_entry). Automatic ones walked the class's caches again and again.
@@ -109,12 +113,14 @@ def _grade_entry(entry: Entry) -> tuple[str, dict | None, str | None]:
     session, store, plan = _FORKED_WITH["session"], _FORKED_WITH["store"], _FORKED_WITH["plan"]
     report, error = None, None
     try:
-        with tempfile.TemporaryDirectory(prefix="attnlab-stage-") as staging:
+        with tempfile.TemporaryDirectory(prefix=scratch_prefix("attnlab-stage")) as staging:
             submission = stage(entry, session.course, Path(staging))
             result = session.grade(submission)
             report = {**result.to_dict(), "submission": shown(entry.source)}
     except (RosterError, SubmissionError) as problem:
         error = str(problem)  # the submission's own fault: saved, with no points
+    except GraderFailure:
+        raise  # the sandbox or the reference failed: nothing is saved, and the class stops
     except Exception as failure:  # noqa: BLE001 - the grader's fault: reported, not saved, retried next run
         return entry.student, None, f"{entry.student}: {type(failure).__name__}: {failure}"
     finally:
@@ -146,13 +152,23 @@ def grade_class(
     what finished is kept."""
     started = time.perf_counter()
     outcome = ClassOutcome(plan)
+    problem = None
+    remove_stale_scratch()  # what a killed run left: copies of students' code
     try:
         if plan.to_grade:
             slots, _ = choose_jobs(jobs, len(plan.to_grade), limits)
             _grade_in_parallel(course, plan, store, limits, slots, outcome, on_ready, on_graded)
+    except BaseException as error:
+        problem = error
+        raise
     finally:
+        remove_stale_scratch()  # the folders of grading processes stopped before they could
         students = [e.student for e in plan.entries]
-        outcome.gradebook = build_gradebook(store.all(students), store.folder / GRADEBOOK_NAME)
+        try:
+            outcome.gradebook = build_gradebook(store.all(students), store.folder / GRADEBOOK_NAME)
+        except ResultsNotSaved:
+            if problem is None:
+                raise  # else the first problem is the one to tell
         outcome.wall_seconds = time.perf_counter() - started
     return outcome
 
@@ -200,6 +216,10 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
                 for result in results:
                     outcome.graded.append(result)
                     on_graded(result)
+    except (GraderFailure, ResultsNotSaved):
+        # Grade no more, but let the submissions being graded finish: each is saved, or leaves nothing.
+        executor.shutdown(wait=True, cancel_futures=True)
+        raise
     except BaseException:
         # Ctrl-C or worse: stop the grading processes now (their sandboxes die with them).
         for process in list(getattr(executor, "_processes", {}).values()):

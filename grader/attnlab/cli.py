@@ -30,6 +30,13 @@ class UserError(click.ClickException):
         click.echo(terminal_text(f"attnlab: error: {self.format_message()}"), err=True)
 
 
+class GraderError(UserError):
+    """The grader could not grade (its sandbox, its reference, its results disk): one line,
+    exit status 1, and nothing of it saved as a grade."""
+
+    exit_code = 1
+
+
 def _course(course_dir: Path | None):
     from attnlab.course import CourseError, find_course
 
@@ -96,7 +103,8 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
     finishes, and results/gradebook.sqlite is rebuilt from them. Running the same
     command again grades only what is missing or changed since.
 
-    The exit status is 0 whenever grading completed, whatever the scores.
+    The exit status is 0 whenever grading completed, whatever the scores; 1 when the grader
+    itself failed (its sandbox, its reference, a full results disk), with nothing of it saved.
     """
     from attnlab.sandbox.host import Limits
 
@@ -141,15 +149,20 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
     from attnlab.atomic import write_json_atomically, write_text_atomically
     from attnlab.course import CourseError
     from attnlab.grading import SubmissionError, grade as grade_submission
+    from attnlab.lifecycle import remove_stale_scratch, scratch_prefix
+    from attnlab.outcomes import GraderFailure
     from attnlab.report import render
     from attnlab.roster import RosterError, shown
 
+    remove_stale_scratch()  # what a killed run left: copies of students' code
     try:
-        with console.err.status(f"Grading {submission} …"), tempfile.TemporaryDirectory(prefix="attnlab-staged-") as scratch:
+        with console.err.status(f"Grading {submission} …"), tempfile.TemporaryDirectory(prefix=scratch_prefix("attnlab-staged")) as scratch:
             folder = _staged(course, submission, Path(scratch))
             report = grade_submission(course, folder, only=only or None, in_process=in_process, limits=limits)
     except (CourseError, SubmissionError, RosterError) as error:
         raise UserError(str(error)) from None
+    except GraderFailure as failure:
+        raise GraderError(f"not graded: {failure}") from None
     if folder != submission:
         report = dataclasses.replace(report, submission=shown(submission))
     render(report, console.out, explain=explain)
@@ -190,9 +203,10 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     from attnlab.class_grading import grade_class, plan_class
     from attnlab.class_report import ClassProgress, render_class_summary
     from attnlab.course import CourseError
-    from attnlab.gradebook import ResultStore, write_csv
+    from attnlab.gradebook import ResultsNotSaved, ResultStore, write_csv
     from attnlab.jobs import available_memory, choose_jobs
     from attnlab.misconceptions import load_catalogue
+    from attnlab.outcomes import GraderFailure
     from attnlab.roster import RosterError
     from attnlab.sandbox.host import describe_mode
 
@@ -224,6 +238,12 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     except (RosterError, CourseError) as error:
         progress.stop()
         raise UserError(str(error)) from None
+    except GraderFailure as failure:
+        progress.stop()
+        raise GraderError(f"grading stopped: {failure}; nothing was saved for the submissions it touched, and the same command grades them once it is fixed") from None
+    except ResultsNotSaved as error:
+        progress.stop()
+        raise GraderError(str(error)) from None
     progress.stop()
     stored = store.all([e.student for e in plan.entries])
     render_class_summary(console.out, [r.data for r in stored], load_catalogue(course, only), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
@@ -234,6 +254,8 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         except OSError as error:
             raise UserError(f"cannot write {csv_path}: {error.strerror}") from None
         console.err.print(f"Wrote {csv_path}")
+    if outcome.failures:
+        raise GraderError(f"the grader failed on {len(outcome.failures)} submission(s), listed above: nothing was saved for them, and the same command grades them again")
 
 
 @main.command()

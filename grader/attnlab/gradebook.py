@@ -46,6 +46,16 @@ def grader_fingerprint(course: Course, limits, only: list[str] | None = None) ->
     return digest.hexdigest()
 
 
+class ResultsNotSaved(Exception):
+    """The results folder cannot take a result (a full disk, a folder gone): the run must stop,
+    and what was saved before stays as it was. The message is one line."""
+
+
+def _not_saved(folder: Path, error: Exception) -> ResultsNotSaved:
+    reason = getattr(error, "strerror", None) or str(error)
+    return ResultsNotSaved(f"cannot save the results in {folder}: {reason}; the results saved before are kept, and the same command goes on once there is room")
+
+
 @dataclass
 class StoredResult:
     student: str
@@ -89,8 +99,11 @@ class ResultStore:
             "error": None if error is None else inert.terminal_text(error),
             "report": report,
         }
-        self.folder.mkdir(parents=True, exist_ok=True)
-        write_json_atomically(self.path(student), data)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_json_atomically(self.path(student), data)
+        except OSError as error:  # the file as it was, or none: never half of one
+            raise _not_saved(self.folder, error) from None
         return data
 
     def all(self, students: list[str] | None = None) -> list[StoredResult]:
@@ -102,6 +115,17 @@ class ResultStore:
 def build_gradebook(results: list[StoredResult], path: Path) -> Path:
     """Write the SQLite gradebook (one row per student and test) from stored results, atomically."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        _write_gradebook(results, temporary)
+        os.replace(temporary, path)
+    except (OSError, sqlite3.Error) as error:  # the gradebook as it was, and no half-written copy
+        for leftover in (temporary, temporary.with_name(temporary.name + "-journal")):
+            leftover.unlink(missing_ok=True)
+        raise _not_saved(path.parent, error) from None
+    return path
+
+
+def _write_gradebook(results: list[StoredResult], temporary: Path) -> None:
     temporary.unlink(missing_ok=True)
     connection = sqlite3.connect(temporary)
     try:
@@ -120,8 +144,6 @@ def build_gradebook(results: list[StoredResult], path: Path) -> Path:
         connection.commit()
     finally:
         connection.close()
-    os.replace(temporary, path)
-    return path
 
 
 def gradebook_csv(results: list[StoredResult], modules: list[str]) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from attnlab.atomic import write_json_atomically
 from attnlab.course import Course
 from attnlab.inert import terminal_text
+from attnlab.outcomes import GraderFailure
 from attnlab.release import ENGINE_DIR, NOT_COPIED, ReleaseError, require_instructor_course
 
 ROOT_VARIABLE = "ATTNLAB_AUTOGRADER_ROOT"
@@ -91,7 +92,10 @@ def build_autograder_zip(course: Course, out: Path, torch_version: str = "2.13.0
 
 
 def run(root: Path) -> dict:
-    """Grade ``root/submission`` with the course in ``root/source``; write and return results.json."""
+    """Grade ``root/submission`` with the course in ``root/source``; write and return results.json.
+
+    Raises ``GraderFailure``, writing nothing, when the sandbox failed: Gradescope then shows the
+    submission as not graded (the autograder failed), never a score of 0 the student did not earn."""
     from attnlab.grading import grade
     from attnlab.roster import Entry, NoExerciseFile, RosterError, stage
 
@@ -109,6 +113,8 @@ def run(root: Path) -> dict:
                 results = _nothing_to_grade(f"Your upload could not be read: {problem}.")
             else:
                 results = grade(course, folder).to_gradescope()
+    except GraderFailure:
+        raise
     except Exception as error:  # noqa: BLE001 - Gradescope shows this file; a crash would show nothing
         results = _nothing_to_grade(f"The autograder failed: {type(error).__name__}: {error}. Please tell your instructor.")
     write_json_atomically(results_path, results)
@@ -122,7 +128,11 @@ def _nothing_to_grade(message: str) -> dict:
 
 def main() -> None:
     root = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get(ROOT_VARIABLE, "/autograder"))
-    results = run(root)
+    try:
+        results = run(root)
+    except GraderFailure as failure:
+        print(f"attnlab: error: not graded: {failure}", file=sys.stderr)
+        sys.exit(1)
     print(json.dumps({"score": results.get("score"), "output": results.get("output")}))
 
 

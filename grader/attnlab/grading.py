@@ -16,7 +16,7 @@ from attnlab.points import load_points
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.proxy import Submission
 from attnlab.reference import Reference
-from attnlab.outcomes import Outcome
+from attnlab.outcomes import GraderFailure, Outcome
 from attnlab.results import GradeReport, TestResult
 from attnlab.sandbox.host import AnswerCache, ForkServer, Limits
 
@@ -126,6 +126,9 @@ def grade(
             live = dict(zip(plugin.nodeids, plugin.results))
     finally:
         backend.close()
+    failure = backend.server.take_failure() if isinstance(backend, SandboxBackend) else None
+    if failure is not None:  # what the sandbox's failure decided is not the student's grade
+        raise failure
     merged = {**decided, **live}
     ordered = [merged.pop(n) for n in order if n in merged] + list(merged.values())
     return GradeReport(submission=str(submission), tests=tuple(ordered), sandbox=backend.mode, duration=time.perf_counter() - started)

@@ -80,3 +80,9 @@ class StudentError(Exception):
         """The contract function whose call ended this way, when it is known."""
         self.error_type = error_type
         """The name of the exception the student's code raised (``RuntimeError``), when known."""
+
+
+class GraderFailure(Exception):
+    """The grader or its sandbox failed, not the submission (a worker that could not start, a
+    reference that fails its own tests): no grade may be recorded for what it touched. The
+    message is one line that says why."""

@@ -15,8 +15,8 @@ from concurrent.futures import ProcessPoolExecutor
 from attnlab.backends import Backend, CallResult, InProcessBackend
 from attnlab.course import Course
 from attnlab.grading import hidden_test_files, run_suite
-from attnlab.outcomes import Outcome, SubmissionProblem
-from attnlab.processes import die_with
+from attnlab.outcomes import GraderFailure, Outcome, SubmissionProblem
+from attnlab.lifecycle import die_with
 from attnlab.reference import Reference
 from attnlab.replay.compare import has_float32
 from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
@@ -71,7 +71,8 @@ class RecordingPlugin:
 
 def record_script(course: Course, reference: Reference | None = None, only: list[str] | None = None) -> Script:
     """Run the hidden suite (of the ``only`` files, default all) against the reference and write
-    down every call. A test the reference itself fails is not replayable: it runs live."""
+    down every call. A reference that fails its own test is the grader's failure, not every
+    student's: ``GraderFailure``. A test it skips is not replayable: it runs live."""
     reference = reference or Reference(course)
     backend = RecordingBackend(InProcessBackend(course, course.solutions_dir, reference))
     try:
@@ -79,6 +80,9 @@ def record_script(course: Course, reference: Reference | None = None, only: list
     finally:
         backend.close()
     results = dict(zip(plugin.nodeids, plugin.results))
+    failed = [r for r in plugin.results if r.outcome is not Outcome.PASSED]
+    if failed:  # every student would lose those points for the reference's mistake
+        raise GraderFailure(f"the reference fails its own hidden test {failed[0].name!r} ({failed[0].outcome.value}: {failed[0].feedback.splitlines()[0] if failed[0].feedback else 'no feedback'})")
     for test in backend.tests:
         result = results.get(test.nodeid)
         if result is None or result.outcome is not Outcome.PASSED:

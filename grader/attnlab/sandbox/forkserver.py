@@ -114,9 +114,6 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
 
     channel_fd, stdout_fd, stderr_fd, *marker_fd = fds
     control.close()
-    # First words on the channel, before any student code runs: the kernel attaches this
-    # process's pid as the grader sees it (the grader may live in another pid namespace).
-    socket.socket(fileno=os.dup(channel_fd)).send(b"hello")
     os.setsid()  # its own process group, so the grader can kill it with everything it started
     os.dup2(stdout_fd, 1)
     os.dup2(stderr_fd, 2)
@@ -127,6 +124,10 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
         _drop_privileges(workdir, request["uid"])
     os.chdir(workdir)
     _set_limits(request["limits"], baseline_vm)
+    # First words on the channel, once the worker is set up and before any student code runs (a
+    # worker that dies before them is the sandbox's failure, not the student's): the kernel
+    # attaches this process's pid as the grader sees it (the grader may live in another pid namespace).
+    socket.socket(fileno=os.dup(channel_fd)).send(b"hello")
     # A worker's calls (a program's above all) make and drop many small containers: collections
     # of the youngest objects ten times less often (cycles are still collected; a worker lives
     # one submission).

@@ -30,9 +30,11 @@ from pathlib import Path
 from typing import Callable
 
 from attnlab import wire
+from attnlab.lifecycle import scratch_prefix
 from attnlab.outcomes import (
     BadReturn,
     CallTimedOut,
+    GraderFailure,
     ImportFailed,
     NotImplementedYet,
     OutOfMemory,
@@ -66,6 +68,7 @@ def _boot(*path: str) -> str:
 # the largest answer worth keeping.
 ANSWER_CACHE_BYTES = 64 << 20
 ANSWER_CACHE_ENTRY_BYTES = 1 << 20
+HELLO_SECONDS = 10.0
 _UCRED = struct.Struct("iII")  # struct ucred: pid, uid, gid
 
 _SIGNAL_WORDS = {
@@ -140,6 +143,28 @@ def python_readable_by_others() -> bool:
     return all(os.stat(parent).st_mode & 0o001 for parent in folder.parents)
 
 
+def workroot_base(private_user: bool) -> str:
+    """Where a fork server's work folder goes: the temporary folder, when the workers can reach it.
+
+    A private user must traverse every folder on the way (pam_tmpdir's 0700 ``/tmp/user/0`` it
+    cannot), and bubblewrap makes the missing folders of a mount point below its own ``/tmp``
+    0700 too: then ``/tmp`` itself, which is open to all and seen in the sandbox."""
+    base = tempfile.gettempdir()
+    if not private_user:
+        return base
+    for candidate in (base, "/tmp", "/var/tmp"):
+        path = Path(candidate).absolute()
+        if str(path) != "/tmp" and str(path).startswith("/tmp/"):
+            continue
+        try:
+            real = path.resolve(strict=True)
+            if real.is_dir() and all(os.stat(folder).st_mode & 0o001 for folder in (real, *real.parents)):
+                return str(path)
+        except OSError:
+            continue
+    return base
+
+
 class ForkServer:
     """The clean, pre-imported process that forks workers.
 
@@ -155,8 +180,10 @@ class ForkServer:
         self.control: socket.socket | None = None
         self.uid = private_uid()
         self.bwrap = bwrap_path()
-        self.workroot = Path(tempfile.mkdtemp(prefix="attnlab-sandbox-"))
+        self.workroot = Path(tempfile.mkdtemp(prefix=scratch_prefix("attnlab-sandbox"), dir=workroot_base(self.uid is not None)))
         self.workroot.chmod(0o711)  # workers pass through to their own folder, and cannot list the others
+        self.failure: GraderFailure | None = None
+        """Why the sandbox failed since ``take_failure`` was last asked: then no worker is started."""
         self._start()
 
     @property
@@ -245,9 +272,20 @@ class ForkServer:
                     if end is not None:
                         end.close()
             if attempt == 1:  # a student may have killed the fork server: start a fresh one
-                self.close()
-                self._start()
-        raise RuntimeError("the sandbox's fork server stopped answering")
+                self.restart()
+        raise self.fail("the sandbox's fork server stopped answering")
+
+    def fail(self, message: str) -> GraderFailure:
+        """Note that the sandbox failed (``message`` says how): the grade being made is not the
+        student's, and no worker is started until ``take_failure``."""
+        if self.failure is None:
+            self.failure = GraderFailure(message)
+        return self.failure
+
+    def take_failure(self) -> GraderFailure | None:
+        """How the sandbox failed since the last call (None: it did not); it may start workers again."""
+        failure, self.failure = self.failure, None
+        return failure
 
     def workdir(self) -> Path:
         """A fresh folder for one worker, inside what the sandbox can see."""
@@ -256,10 +294,13 @@ class ForkServer:
     def stage(self, submission: Path) -> Path:
         """A copy of the submission's files that the sandbox can read and its workers cannot change:
         one per submission, shared by the workers of its functions."""
-        staged = Path(tempfile.mkdtemp(prefix="submission-", dir=self.workroot))
-        _copy_submission(submission, staged / "files")
-        for path in (staged, staged / "files", *(staged / "files").iterdir()):
-            path.chmod(0o755 if path.is_dir() else 0o644)
+        try:
+            staged = Path(tempfile.mkdtemp(prefix="submission-", dir=self.workroot))
+            _copy_submission(submission, staged / "files")
+            for path in (staged, staged / "files", *(staged / "files").iterdir()):
+                path.chmod(0o755 if path.is_dir() else 0o644)
+        except OSError as error:  # a full or missing temporary folder: the grader's, not the student's
+            raise self.fail(f"the sandbox could not copy the submission: {error.strerror or error}") from None
         return staged / "files"
 
     def spawn(self, workdir: Path, submission: Path, module: str, function: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), watching: "Watching | None" = None) -> int:
@@ -281,22 +322,34 @@ class ForkServer:
             "limits": limits.as_request(),
             "uid": self.uid,
         }
+        if self.failure is not None:
+            raise self.failure
         return self._request(request, fds)["pid"]
 
     def reap(self, pid: int) -> dict:
         try:
             return self._request({"op": "reap", "pid": pid})
-        except RuntimeError:
+        except GraderFailure:
             return {}
 
     def clean(self) -> None:
         """Kill every process the workers left behind (as root: everything of the private user)."""
         try:
             self._request({"op": "clean", "uid": self.uid})
-        except RuntimeError:
+        except GraderFailure:
             pass
 
+    def restart(self) -> None:
+        """Stop the server and everything it started, and start a fresh one."""
+        self._stop()
+        self._start()
+
     def close(self) -> None:
+        """Stop the server and everything it started, and remove its work folder."""
+        self._stop()
+        shutil.rmtree(self.workroot, ignore_errors=True)
+
+    def _stop(self) -> None:
         if self.control is not None:
             self.control.close()
         if self.process is not None:
@@ -308,7 +361,8 @@ class ForkServer:
             subprocess.run([sys.executable, "-I", "-c", _KILL_USER, str(self.uid)], check=False)
 
     def __del__(self):
-        if getattr(self, "workroot", None) is not None and shutil is not None:
+        # Only in the process that made it: a forked copy going away must not take its folder.
+        if getattr(self, "workroot", None) is not None and shutil is not None and self.workroot.name.startswith(scratch_prefix("attnlab-sandbox")):
             shutil.rmtree(self.workroot, ignore_errors=True)
 
 
@@ -478,8 +532,11 @@ class WorkerProcess:
         self.server, self.module, self.function, self.limits = server, module, function, limits
         self.answer_cache = answer_cache
         """Reference answers to stand-in calls, shared by the workers of a class (None: no caching)."""
-        self.workdir = server.workdir()
-        self._output = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]  # stdout, stderr
+        try:
+            self.workdir = server.workdir()
+            self._output = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]  # stdout, stderr
+        except OSError as error:  # a full or missing temporary folder: the grader's, not the student's
+            raise server.fail(f"the sandbox could not prepare a worker's folder for {module}.py: {error.strerror or error}") from None
         self._output_read = [0, 0]
         self.alive = True
         self.channel, theirs = socket.socketpair()
@@ -499,14 +556,24 @@ class WorkerProcess:
     def _await_hello(self) -> None:
         """Read the worker's first message, sent before any student code ran, and the pid the
         kernel attached to it: the worker's pid in this process's namespace."""
-        if select.select([self.channel], [], [], max(self.limits.call_seconds, 2.0))[0]:
+        # Not the student's time (none of its code runs before): generous, so a loaded machine is not a failure.
+        if select.select([self.channel], [], [], max(self.limits.call_seconds, HELLO_SECONDS))[0]:
             data, ancillary, _flags, _address = self.channel.recvmsg(5, socket.CMSG_SPACE(_UCRED.size))
             for level, kind, payload in ancillary:
                 if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and data == b"hello":
                     self.pid = _UCRED.unpack(payload[: _UCRED.size])[0]
                     return
-        self.stop()
-        raise WorkerCrashed(f"the worker for {self.module}.py did not start")
+        if self.server.bwrap:
+            # Its pid as seen here is unknown (the server's is another namespace's, maybe a host
+            # process's): the worker goes with the sandbox, started afresh.
+            self.alive = False
+            self.channel.close()
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.server.restart()
+        else:
+            self.stop()
+        # No code of the submission ran before that message: the sandbox failed, not the student.
+        raise self.server.fail(f"the sandbox could not start a worker for {self.module}.py (it ended before any of the submission's code ran)")
 
     def _await_import(self) -> None:
         deadline = time.monotonic() + max(self.limits.call_seconds, 2.0)
