@@ -31,7 +31,7 @@ from attnlab.jobs import choose_jobs
 from attnlab.reference import Reference
 from attnlab.replay import Script
 from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, safe_id, shown, stage
-from attnlab.sandbox.host import ForkServer, Limits
+from attnlab.sandbox.host import ForkServer, Limits, bwrap_path, close_to_workers
 from attnlab.script_cache import load_script, save_script, script_key
 
 
@@ -185,6 +185,9 @@ def _script(course: Course, reference: Reference, plan: ClassPlan, folder: Path,
 def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_graded) -> None:
     reference = Reference(course)
     store.folder.mkdir(parents=True, exist_ok=True)
+    # Without bubblewrap, workers must not read the solutions, the results or the other students'
+    # work: closed to other users before any grading process starts.
+    close_to_workers((course.solutions_dir, course.hidden_tests_dir, store.folder, *{entry.source.parent for entry in plan.entries}), bwrap_path())
     load_hidden_tests(course, plan.only)  # once here, not in every process forked below
     _CLASS.update(course=course, store=store, plan=plan, limits=limits, reference=reference, script=_script(course, reference, plan, store.folder, jobs))
     # What is loaded now lives as long as the class: out of the collector's sight, a full collection

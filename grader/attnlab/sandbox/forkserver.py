@@ -13,11 +13,13 @@ adds to the nested results the grader has accepted, which programs inherit too.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import importlib
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
 import sys
@@ -57,6 +59,34 @@ def _drop_privileges(workdir: str, uid: int) -> None:
     _become(uid)
 
 
+# Folders every user may write to: what a submission leaves there is removed after it.
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+_SHARED_ENTRIES_WALKED = 100_000
+_IPC_RMID = 0
+_CLONE_NEWIPC = 0x08000000
+
+
+def _as(uid: int, work) -> None:
+    """Run ``work()`` in a child that becomes ``uid``, and wait for it: what the user may do to
+    its own processes and files needs no capability the fork server lacks (under bubblewrap)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _become(uid)
+            work()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def _kill_all() -> None:
+    for _ in range(3):  # a process forking at the moment of the kill gets a second try
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            break
+
+
 def _kill_everything_of(uid: int) -> None:
     """Kill every process running as ``uid``: what a submission left behind, however it hid.
 
@@ -64,18 +94,7 @@ def _kill_everything_of(uid: int) -> None:
     (the user is this fork server's own, so nothing else runs as it)."""
     if not _processes_of(uid):
         return  # the usual case, the worker reaped and nothing left: no killer to fork
-    pid = os.fork()
-    if pid == 0:
-        try:
-            _become(uid)
-            for _ in range(3):  # a process forking at the moment of the kill gets a second try
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except ProcessLookupError:
-                    break
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
+    _as(uid, _kill_all)
     deadline = time.monotonic() + 2.0
     while time.monotonic() < deadline:  # reap ours, and wait until the others are gone too
         try:
@@ -86,6 +105,73 @@ def _kill_everything_of(uid: int) -> None:
         if not _processes_of(uid):
             return
         time.sleep(0.005)
+
+
+def _clean_up_after(uid: int) -> None:
+    """Remove what the processes of ``uid`` (all dead now) left: System V IPC objects in this
+    IPC namespace, and files and folders in the folders all users may write to."""
+    _as(uid, lambda: (_remove_ipc_of(uid), _remove_files_of(uid)))
+
+
+def _remove_ipc_of(uid: int) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    removers = {"shm": lambda i: libc.shmctl(i, _IPC_RMID, None), "sem": lambda i: libc.semctl(i, 0, _IPC_RMID), "msg": lambda i: libc.msgctl(i, _IPC_RMID, None)}
+    for kind, remove in removers.items():
+        try:
+            with open(f"/proc/sysvipc/{kind}") as table:
+                header, *rows = [line.split() for line in table]
+        except OSError:
+            continue
+        ident, owner = header.index(f"{kind}id" if kind != "msg" else "msqid"), header.index("uid")
+        for row in rows:
+            if int(row[owner]) == uid:
+                remove(int(row[ident]))
+
+
+def _remove_files_of(uid: int) -> None:
+    walked = 0
+    for top in SHARED_FOLDERS:
+        for folder, dirs, files in os.walk(top):
+            walked += 1 + len(files)
+            if walked > _SHARED_ENTRIES_WALKED:
+                return
+            for name in list(dirs) + files:
+                path = os.path.join(folder, name)
+                try:
+                    if os.lstat(path).st_uid != uid:
+                        continue
+                    if name in dirs:
+                        dirs.remove(name)
+                        shutil.rmtree(path, ignore_errors=True)
+                    else:
+                        os.unlink(path)
+                except OSError:
+                    pass
+
+
+def _forbid_new_processes(uid: int) -> None:
+    """Set RLIMIT_NPROC to 0 in every process of ``uid``, until none is left unset: from now on
+    none of them can start a process (or a thread). Only lowering: needs no capability."""
+    def seal() -> None:
+        me, sealed = str(os.getpid()), set()
+        while True:
+            pids = set(_processes_of(uid)) - {me}
+            if pids <= sealed:
+                return
+            for pid in pids - sealed:
+                try:
+                    resource.prlimit(int(pid), resource.RLIMIT_NPROC, (0, 0))
+                except (ProcessLookupError, PermissionError, OSError):
+                    pass
+            sealed |= pids
+
+    _as(uid, seal)
+
+
+def _private_ipc() -> None:
+    """A System V IPC namespace of this worker's own, where the fork server may make one (root
+    with CAP_SYS_ADMIN, plain mode): nothing of another's visible, its segments die with it."""
+    ctypes.CDLL(None, use_errno=True).unshare(_CLONE_NEWIPC)
 
 
 def _processes_of(uid: int) -> list[str]:
@@ -125,6 +211,7 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     os.close(stderr_fd)
     workdir = request["workdir"]
     if os.geteuid() == 0 and request.get("uid") is not None:
+        _private_ipc()
         _drop_privileges(workdir, request["uid"])
     os.chdir(workdir)
     _set_limits(request["limits"], baseline_vm)
@@ -254,6 +341,11 @@ def main(control_fd: int) -> None:
         elif request["op"] == "clean":
             if os.geteuid() == 0 and request.get("uid") is not None:
                 _kill_everything_of(request["uid"])
+                _clean_up_after(request["uid"])
+            control.send(b"{}")
+        elif request["op"] == "seal":
+            if os.geteuid() == 0 and request.get("uid") is not None:
+                _forbid_new_processes(request["uid"])
             control.send(b"{}")
         elif request["op"] == "reap":
             try:
