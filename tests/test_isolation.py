@@ -147,6 +147,18 @@ def test_building_the_scores_in_another_process_does_not_pass_the_memory_test(se
     assert processes_of({server.uid}) == []
 
 
+# Item 9: a submission that fills its folders fails its own call, with the reason named, and nothing stays.
+
+
+def test_filling_the_disk_is_the_students_named_failure_and_leaves_nothing(server, tmp_path):
+    report = grade_alone(tmp_path, hostile("fills_the_disk"), server, limits=Limits(call_seconds=5.0))
+    tests = [t for t in report.tests if t.function == "softmax"]
+    assert tests and all(t.outcome is Outcome.ERROR for t in tests), tests[0].feedback
+    assert f"your code wrote more than {Limits.folder_bytes >> 20} MiB of files" in tests[0].feedback
+    assert left_in_shared_folders({server.uid}) == []
+    assert not list(Path(server.workroot).iterdir()), "each worker's folder goes with it"
+
+
 # The same attacks in a class (the fast path), both modes.
 
 CLASS = {
@@ -156,6 +168,7 @@ CLASS = {
     "d-leaves-files": "leaves_files_in_shared_folders",
     "e-forks": "forks_to_hold_the_scores",
     "f-helper": "keeps_a_helper_process_for_the_scores",
+    "g-fills-disk": "fills_the_disk",
 }
 
 
@@ -185,6 +198,8 @@ def test_a_class_holds_every_attack(mode, open_course, tmp_path):
     for student in ("e-forks", "f-helper"):
         [memory] = [t for t in tests_of(student, {"online_softmax_attention"}) if "never holds an (L_q, L_k) array" in t["name"]]
         assert memory["outcome"] != "passed", (student, memory)
+    filler = tests_of("g-fills-disk", {"softmax"})
+    assert {t["outcome"] for t in filler} == {"error"} and "MiB of files" in filler[0]["feedback"]
     uids = private_uids_in(results)
     assert uids
     assert processes_of(uids) == []

@@ -50,13 +50,60 @@ def _become(uid: int) -> None:
     os.setuid(uid)
 
 
-def _drop_privileges(workdir: str, uid: int) -> None:
+def _drop_privileges(workdir: str, scratch: str, uid: int) -> None:
     """As root, hand the work folder to the grader's private ``uid`` and become it: the student
-    then cannot signal the grader, write outside its folder or read files closed to others."""
+    then cannot signal the grader, write outside its folder or read files closed to others.
+
+    Its folders stay root's (readable by the user's group): the files the grader put there are
+    the student's to read and rewrite, but no new file is made anywhere but the scratch folder."""
     for folder, dirs, files in os.walk(workdir):
-        for name in [folder, *(os.path.join(folder, f) for f in dirs + files)]:
-            os.lchown(name, uid, uid)
+        if folder == scratch:
+            dirs.clear()  # the student's own, and bounded where it is a memory folder
+            os.chown(folder, uid, uid)
+            continue
+        os.chown(folder, 0, uid)
+        os.chmod(folder, 0o750)
+        for name in files:
+            os.lchown(os.path.join(folder, name), uid, uid)
     _become(uid)
+
+
+def _private_folders(workdir: str, scratch: str, folder_bytes: int) -> bool:
+    """Give this worker a mount namespace of its own where ``scratch`` is a memory folder of
+    ``folder_bytes`` and every folder all users may write to (/tmp...) shows that folder's
+    ``tmp``: whatever the student writes is bounded, private, and gone with the worker.
+    False where the kernel refuses (no CAP_SYS_ADMIN, as in a container): then ``scratch`` is a
+    plain folder of the work folder."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    os.mkdir(scratch, 0o700)
+    if libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC) != 0:
+        _private_ipc()
+        return False
+    if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+        return False  # its mounts would reach the grader's namespace: none are made
+    options = f"size={folder_bytes},nr_inodes=4096,mode=0700".encode()
+    if libc.mount(b"tmpfs", scratch.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) != 0:
+        return False
+    tmp = os.path.join(scratch, "tmp")
+    os.mkdir(tmp)
+    os.chmod(tmp, 0o1777)
+    # Held open: once /tmp is covered, paths under it (the work folder, often) lead elsewhere.
+    held_work, held_tmp = os.open(workdir, os.O_PATH), os.open(tmp, os.O_PATH)
+    for place in SHARED_FOLDERS:
+        if os.path.isdir(place) and not os.path.islink(place):
+            _mount(libc, f"/proc/self/fd/{held_tmp}", place, _MS_BIND)
+    if not os.path.isdir(workdir):  # it lived in a folder now covered (TMPDIR=/tmp): shown again where it was
+        os.makedirs(workdir, 0o711)
+        _mount(libc, f"/proc/self/fd/{held_work}", workdir, _MS_BIND | _MS_REC)
+    os.close(held_work)
+    os.close(held_tmp)
+    return True
+
+
+def _mount(libc, source: str, target: str, flags: int) -> None:
+    if libc.mount(source.encode(), target.encode(), None, flags, None) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"the sandbox could not mount {source} on {target}: {os.strerror(error)}")
 
 
 # Folders every user may write to: what a submission leaves there is removed after it.
@@ -64,6 +111,8 @@ SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 _SHARED_ENTRIES_WALKED = 100_000
 _IPC_RMID = 0
 _CLONE_NEWIPC = 0x08000000
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x1000, 0x4000, 0x40000
 
 
 def _as(uid: int, work) -> None:
@@ -168,6 +217,14 @@ def _forbid_new_processes(uid: int) -> None:
     _as(uid, seal)
 
 
+def _can_unshare() -> bool:
+    """Can a worker have mounts and an IPC namespace of its own here (CAP_SYS_ADMIN)?"""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if ctypes.CDLL(None, use_errno=True).unshare(_CLONE_NEWNS | _CLONE_NEWIPC) == 0 else 1)
+    return os.waitpid(pid, 0)[1] == 0
+
+
 def _private_ipc() -> None:
     """A System V IPC namespace of this worker's own, where the fork server may make one (root
     with CAP_SYS_ADMIN, plain mode): nothing of another's visible, its segments die with it."""
@@ -210,10 +267,13 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     os.close(stdout_fd)
     os.close(stderr_fd)
     workdir = request["workdir"]
+    scratch = os.path.join(workdir, "scratch")
     if os.geteuid() == 0 and request.get("uid") is not None:
-        _private_ipc()
-        _drop_privileges(workdir, request["uid"])
-    os.chdir(workdir)
+        _private_folders(workdir, scratch, request["limits"]["folder_bytes"])
+        _drop_privileges(workdir, scratch, request["uid"])
+    else:
+        os.mkdir(scratch, 0o700)
+    os.chdir(scratch)  # where relative paths write: the one folder the student may fill
     _set_limits(request["limits"], baseline_vm)
     # A worker's calls (a program's above all) make and drop many small containers: collections
     # of the youngest objects ten times less often (cycles are still collected; a worker lives
@@ -300,6 +360,9 @@ def main(control_fd: int) -> None:
 
     baseline_vm = _virtual_memory_bytes()
     imported: set[str] = set()
+    # Workers with mounts and IPC of their own leave nothing in the shared folders or this IPC
+    # namespace: cleaning those after each submission is needed only where the kernel refuses.
+    private = os.geteuid() == 0 and _can_unshare()
     while True:
         try:
             data, fds, _flags, _address = socket.recv_fds(control, CONTROL_MESSAGE_BYTES, 4)
@@ -341,7 +404,8 @@ def main(control_fd: int) -> None:
         elif request["op"] == "clean":
             if os.geteuid() == 0 and request.get("uid") is not None:
                 _kill_everything_of(request["uid"])
-                _clean_up_after(request["uid"])
+                if not private:
+                    _clean_up_after(request["uid"])
             control.send(b"{}")
         elif request["op"] == "seal":
             if os.geteuid() == 0 and request.get("uid") is not None:

@@ -50,7 +50,7 @@ _SITE_ENTRIES = (
 )
 _SANDBOX_ENGINE = "/attnlab/engine"
 TMP_BYTES = 256 << 20
-"""Size of the memory folder a bubblewrap sandbox has as /tmp."""
+"""Size of the memory folder a bubblewrap sandbox has as /tmp (workers have their own over it)."""
 _SANDBOX_SITE = "/attnlab/site"
 PRIVATE_UID_BASE = 1_900_000_000
 _KILL_USER = "import os, signal, sys; u = int(sys.argv[1]); os.setgroups([]); os.setgid(u); os.setuid(u); os.kill(-1, signal.SIGKILL)"
@@ -89,6 +89,9 @@ class Limits:
     """CPU time of one worker over all its calls: a backstop behind the deadline."""
     submission_seconds: float = 60.0
     """Wall-clock time all of one submission's calls may take together; later calls are not run."""
+    folder_bytes: int = 64 << 20
+    """Bytes of files a worker may write in all (its scratch folder and /tmp), where the kernel
+    lets the sandbox mount a memory folder of that size (root with CAP_SYS_ADMIN)."""
 
     def as_request(self) -> dict:
         return {
@@ -97,6 +100,7 @@ class Limits:
             "file_bytes": self.file_bytes,
             "processes": self.processes,
             "cpu_seconds": self.cpu_seconds,
+            "folder_bytes": self.folder_bytes,
         }
 
 
@@ -144,6 +148,16 @@ def close_to_workers(paths, bwrap: str | None) -> list[Path]:
     return closed
 
 
+def private_mounts_possible() -> bool:
+    """Can workers have mounts and an IPC namespace of their own (root with CAP_SYS_ADMIN)?"""
+    if os.geteuid() != 0:
+        return False
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("CapEff:"):
+            return bool(int(line.split()[1], 16) >> 21 & 1)
+    return False
+
+
 def python_readable_by_others() -> bool:
     """Can an unprivileged user read this interpreter's standard library (every folder on the way)?"""
     folder = Path(os.__file__).resolve().parent
@@ -182,15 +196,19 @@ class ForkServer:
             return (f"forked workers as the grader's own user (uid {os.geteuid()}), with rlimits and a deadline per call; "
                     "NOT isolated: student code can read and write whatever the grader can (run as root to isolate it)")
         user = f"a private user (uid {self.uid})"
-        after = (f"after each submission its processes, System V IPC objects and files in {', '.join(SHARED_FOLDERS)} are removed; "
-                 "a memory-measured call counts every process of that user and may start none")
+        measure = "a memory-measured call counts every process of that user and may start none"
+        if private_mounts_possible():
+            folders = (f"each worker writes only into a memory folder of its own ({Limits.folder_bytes >> 20} MiB in all: "
+                       f"its scratch folder and {', '.join(SHARED_FOLDERS)}) and has an IPC namespace of its own, both gone with it")
+        else:
+            folders = (f"no CAP_SYS_ADMIN (a container?): files are capped at {Limits.file_bytes >> 20} MiB each, not in number, "
+                       f"and after each submission its System V IPC objects and files in {', '.join(SHARED_FOLDERS)} are removed")
         if self.bwrap:
-            return (f"bubblewrap sandbox (no network, only the Python runtime and the submission visible, a private IPC namespace, "
-                    f"/tmp a {TMP_BYTES >> 20} MiB memory folder), workers as {user}, with rlimits and a deadline per call; {after}")
-        mode = (f"forked workers as {user} (no bubblewrap: the network is reachable, and files readable by all users are readable; "
-                f"the course's solutions and the results are closed to other users before grading), with rlimits and a deadline per call, "
-                f"a System V IPC namespace of its own per worker where the kernel allows it; {after}; "
-                f"files are capped at {Limits().file_bytes >> 20} MiB each, not in number")
+            return (f"bubblewrap sandbox (no network, only the Python runtime and the submission visible), workers as {user}, "
+                    f"with rlimits and a deadline per call; {folders}; {measure}")
+        mode = (f"forked workers as {user}, with rlimits and a deadline per call (no bubblewrap: the network is reachable, and files "
+                f"readable by all users are readable; the course's solutions and the results are closed to other users before grading); "
+                f"{folders}; {measure}")
         if not python_readable_by_others():
             mode += " (this Python is in a folder other users cannot read: workers can import numpy and the common standard modules only)"
         return mode
@@ -232,8 +250,9 @@ class ForkServer:
         bind(str(self.workroot), str(self.workroot), "--bind")
         command += ["--chdir", "/"]
         # Root inside keeps only what the fork server needs: to hand a work folder to the private
-        # user and to become it. Workers drop even those.
-        for capability in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN"):
+        # user, to give each worker its own mounts and IPC namespace, and to become the user.
+        # Workers drop even those (setuid to a user other than root clears every capability).
+        for capability in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_SYS_ADMIN"):
             command += ["--cap-add", capability]
         return [*command, python, "-I", "-c", _boot(_SANDBOX_ENGINE, _SANDBOX_SITE), str(fd)]
 
@@ -388,7 +407,10 @@ def batch_message(calls: list[tuple[str, tuple, dict, bool]]) -> list:
 
 def _problem_message(header: dict) -> str:
     where = "".join(f"\n    {frame}" for frame in header.get("frames", []))
-    return f"{header.get('type', 'Error')}: {header.get('message', '')}{where}"
+    message = str(header.get("message", ""))
+    if "[Errno 28]" in message:  # ENOSPC: the worker's memory folder is full, not the grader's disk
+        message += f" (your code wrote more than {Limits.folder_bytes >> 20} MiB of files, all it may write in its folder and /tmp together)"
+    return f"{header.get('type', 'Error')}: {message}{where}"
 
 
 class WorkerProcess:
