@@ -53,8 +53,8 @@ def server(request):
     server.close()
 
 
-@pytest.fixture(scope="module")
-def open_course():
+@contextlib.contextmanager
+def course_open_to_all():
     """A copy of the course in a folder every user may read (as /autograder/source or a course
     under /tmp is), its hidden tests marked as the one being graded."""
     root = Path(tempfile.mkdtemp(prefix="attnlab-open-course-"))
@@ -64,13 +64,23 @@ def open_course():
     (root / "solutions" / "hidden_tests" / "THIS-COURSE").write_text("")
     for path in [root / "solutions", root / "solutions" / "hidden_tests"]:
         path.chmod(0o755)
-    yield Course.load(root)
-    shutil.rmtree(root)
+    try:
+        yield Course.load(root)
+    finally:
+        shutil.rmtree(root)
 
 
-def grade_alone(folder: Path, fixture, server, course: Course | None = None, limits: Limits | None = None):
+@pytest.fixture
+def fresh_course():
+    """Graded by a command of its own: this process imports one course's hidden tests (and
+    their misconceptions package), the repository's, and cannot switch to another's."""
+    with course_open_to_all() as course:
+        yield course
+
+
+def grade_alone(folder: Path, fixture, server, course: Course, limits: Limits | None = None):
     submission = build_submission(folder / fixture.path.stem, fixture)
-    return grade(course or COURSE, submission, only=[fixture.file.removesuffix(".py")], limits=limits or Limits(call_seconds=2.0), fork_server=server)
+    return grade(course, submission, only=[fixture.file.removesuffix(".py")], limits=limits or Limits(call_seconds=2.0), fork_server=server)
 
 
 def outcomes(report, functions) -> set:
@@ -106,17 +116,8 @@ def segments_of(uids, server=None) -> list[str]:
 # Item 4: the solutions and hidden tests are out of reach in every mode.
 
 
-def test_a_search_of_the_whole_disk_finds_no_solutions(server, open_course, tmp_path):
-    report = grade_alone(tmp_path, hostile("searches_the_disk_for_the_answers"), server, open_course)
-    tests = [t for t in report.tests if t.function in ATTENTION]
-    assert tests and all(t.outcome is not Outcome.PASSED for t in tests), [t.function for t in tests if t.outcome is Outcome.PASSED]
-    assert report.score == 0
-    if not server.bwrap:
-        assert not open_course.solutions_dir.stat().st_mode & 0o007, "plain mode closes the solutions to other users"
-
-
 def test_nothing_is_left_in_the_folders_all_users_share(server, tmp_path):
-    report = grade_alone(tmp_path, hostile("leaves_files_in_shared_folders"), server)
+    report = grade_alone(tmp_path, hostile("leaves_files_in_shared_folders"), server, COURSE)
     assert outcomes(report, {"softmax"}) == {Outcome.PASSED}  # the answer is right; only the litter goes
     assert left_in_shared_folders({server.uid}) == []
 
@@ -125,10 +126,10 @@ def test_nothing_is_left_in_the_folders_all_users_share(server, tmp_path):
 
 
 def test_a_shared_memory_segment_is_not_seen_by_the_next_submission_nor_kept(server, tmp_path):
-    first = grade_alone(tmp_path, hostile("leaves_a_shared_memory_segment"), server)
+    first = grade_alone(tmp_path, hostile("leaves_a_shared_memory_segment"), server, COURSE)
     assert outcomes(first, {"softmax"}) == {Outcome.PASSED}
     assert segments_of({server.uid}, server) == [], "nothing stays pinned after the submission"
-    second = grade_alone(tmp_path, hostile("reads_a_shared_memory_segment"), server)
+    second = grade_alone(tmp_path, hostile("reads_a_shared_memory_segment"), server, COURSE)
     tests = [t for t in second.tests if t.function == "softmax"]
     assert all(t.outcome is Outcome.ERROR for t in tests)
     assert "nothing left in shared memory by another submission" in tests[0].feedback
@@ -140,7 +141,7 @@ def test_a_shared_memory_segment_is_not_seen_by_the_next_submission_nor_kept(ser
 
 @pytest.mark.parametrize("name", ["forks_to_hold_the_scores", "keeps_a_helper_process_for_the_scores"])
 def test_building_the_scores_in_another_process_does_not_pass_the_memory_test(server, tmp_path, name):
-    report = grade_alone(tmp_path, hostile(name), server)
+    report = grade_alone(tmp_path, hostile(name), server, COURSE)
     memory = [t for t in report.tests if "never holds an (L_q, L_k) array" in t.name]
     assert len(memory) == 1 and memory[0].outcome is not Outcome.PASSED, memory
     assert any(word in memory[0].feedback for word in ("MiB at L_q", "ended during a call whose memory is measured", "Resource temporarily unavailable")), memory[0].feedback
@@ -151,7 +152,7 @@ def test_building_the_scores_in_another_process_does_not_pass_the_memory_test(se
 
 
 def test_filling_the_disk_is_the_students_named_failure_and_leaves_nothing(server, tmp_path):
-    report = grade_alone(tmp_path, hostile("fills_the_disk"), server, limits=Limits(call_seconds=5.0))
+    report = grade_alone(tmp_path, hostile("fills_the_disk"), server, COURSE, limits=Limits(call_seconds=5.0))
     tests = [t for t in report.tests if t.function == "softmax"]
     assert tests and all(t.outcome is Outcome.ERROR for t in tests), tests[0].feedback
     assert f"your code wrote more than {Limits.folder_bytes >> 20} MiB of files" in tests[0].feedback
@@ -172,39 +173,74 @@ CLASS = {
 }
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_class_holds_every_attack(mode, open_course, tmp_path):
+def attnlab(mode: str, *args) -> subprocess.CompletedProcess:
+    """The command line in ``mode``: "bwrap", "plain", or "container" (plain, and without
+    CAP_SYS_ADMIN, as in a Docker container: no bubblewrap, no private mounts or IPC)."""
+    if mode == "bwrap" and bwrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    env = {k: v for k, v in os.environ.items() if k != "ATTNLAB_SANDBOX"}
+    command = [sys.executable, "-m", "attnlab.cli", *map(str, args)]
+    if mode != "bwrap":
+        env["ATTNLAB_SANDBOX"] = "plain"
+    if mode == "container":
+        if shutil.which("capsh") is None:
+            pytest.skip("capsh is not installed")
+        command = ["capsh", "--drop=cap_sys_admin", "--", "-c", 'exec "$@"', "attnlab", *command]
+    return subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
+
+
+@pytest.mark.parametrize("mode", [*MODES, "container"])
+def test_a_search_of_the_whole_disk_finds_no_solutions(mode, fresh_course, tmp_path):
+    import json
+
+    submission = build_submission(tmp_path / "student", hostile("searches_the_disk_for_the_answers"))
+    assert fresh_course.solutions_dir.stat().st_mode & 0o005 == 0o005
+    result = attnlab(mode, "grade", submission, "--only", "attention", "--json", tmp_path / "results.json", "--course", fresh_course.root)
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = json.loads((tmp_path / "results.json").read_text())
+    attention = [t for t in results["tests"] if t["name"].split(":")[0] in ATTENTION]
+    assert attention and all(t["status"] == "failed" for t in attention), [t["name"] for t in attention if t["status"] == "passed"]
+    assert results["score"] == 0
+    if mode != "bwrap":
+        assert not fresh_course.solutions_dir.stat().st_mode & 0o007, "without bubblewrap the solutions are closed to other users"
+
+
+@pytest.mark.parametrize("mode", [*MODES, "container"])
+def test_a_class_holds_every_attack(mode, fresh_course, tmp_path):
     import json
 
     classroom = tmp_path / "class"
-    for student, name in CLASS.items():
+    # Without CAP_SYS_ADMIN a worker's files are capped per file only: filling the disk is not tried there.
+    students = {k: v for k, v in CLASS.items() if mode != "container" or v != "fills_the_disk"}
+    for student, name in students.items():
         build_submission(classroom / student, hostile(name))
-    env = {**os.environ, "ATTNLAB_SANDBOX": "plain"} if mode == "plain" else {k: v for k, v in os.environ.items() if k != "ATTNLAB_SANDBOX"}
-    if mode == "bwrap" and bwrap_path() is None:
-        pytest.skip("bubblewrap is not installed")
     only = [arg for module in ("softmax", "attention", "efficient") for arg in ("--only", module)]
-    result = subprocess.run([sys.executable, "-m", "attnlab.cli", "grade", str(classroom), *only, "--jobs", "1", "--timeout", "5", "--course", str(open_course.root)], capture_output=True, text=True, timeout=900, env=env)
+    result = attnlab(mode, "grade", classroom, *only, "--jobs", "1", "--timeout", "5", "--course", fresh_course.root)
     assert result.returncode == 0, result.stderr[-3000:]
     results = classroom.parent / "results"
 
     def tests_of(student, functions):
         return [t for t in json.loads((results / f"{student}.json").read_text())["report"]["tests"] if t["function"] in functions]
 
-    assert ("bubblewrap sandbox" in json.loads((results / "a-leaves-segment.json").read_text())["report"]["sandbox"]) == (mode == "bwrap")
+    sandbox = json.loads((results / "a-leaves-segment.json").read_text())["report"]["sandbox"]
+    assert ("bubblewrap sandbox" in sandbox) == (mode == "bwrap")
+    assert ("no CAP_SYS_ADMIN" in sandbox) == (mode == "container"), sandbox
     assert {t["outcome"] for t in tests_of("a-leaves-segment", {"softmax"})} == {"passed"}
     reader = tests_of("b-reads-segment", {"softmax"})
     assert {t["outcome"] for t in reader} == {"error"} and "nothing left in shared memory" in reader[0]["feedback"]
     assert all(t["outcome"] != "passed" for t in tests_of("c-searches-disk", ATTENTION))
+    assert {t["outcome"] for t in tests_of("d-leaves-files", {"softmax"})} == {"passed"}
     for student in ("e-forks", "f-helper"):
         [memory] = [t for t in tests_of(student, {"online_softmax_attention"}) if "never holds an (L_q, L_k) array" in t["name"]]
         assert memory["outcome"] != "passed", (student, memory)
-    filler = tests_of("g-fills-disk", {"softmax"})
-    assert {t["outcome"] for t in filler} == {"error"} and "MiB of files" in filler[0]["feedback"]
+    if "g-fills-disk" in students:
+        filler = tests_of("g-fills-disk", {"softmax"})
+        assert {t["outcome"] for t in filler} == {"error"} and "MiB of files" in filler[0]["feedback"]
     uids = private_uids_in(results)
     assert uids
     assert processes_of(uids) == []
     assert left_in_shared_folders(uids) == []
     assert segments_of(uids) == []
-    if mode == "plain":
-        for path in (open_course.solutions_dir, classroom, results):
+    if mode != "bwrap":
+        for path in (fresh_course.solutions_dir, classroom, results):
             assert not path.stat().st_mode & 0o007, path

@@ -349,6 +349,7 @@ def main(control_fd: int) -> None:
 
     import attnlab.sandbox.program  # likewise; it holds the plans (recorded calls) programs inherit
     import attnlab.sandbox.worker  # noqa: F401 - likewise
+    import attnlab.sandbox.module_harness  # noqa: F401 - likewise, and its folder may be closed to workers (Gradescope's source)
 
     # Modules student code plausibly imports, loaded while we can still read them: once a worker
     # runs as nobody, a Python installed in a private folder (pyenv under /root) is unreadable.
