@@ -408,7 +408,7 @@ def batch_message(calls: list[tuple[str, tuple, dict, bool]]) -> list:
 def _problem_message(header: dict) -> str:
     where = "".join(f"\n    {frame}" for frame in header.get("frames", []))
     message = str(header.get("message", ""))
-    if "[Errno 28]" in message:  # ENOSPC: the worker's memory folder is full, not the grader's disk
+    if "[Errno 28]" in message and private_mounts_possible():  # ENOSPC: the worker's memory folder is full, not a disk
         message += f" (your code wrote more than {Limits.folder_bytes >> 20} MiB of files, all it may write in its folder and /tmp together)"
     return f"{header.get('type', 'Error')}: {message}{where}"
 
