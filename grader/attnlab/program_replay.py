@@ -39,7 +39,7 @@ import numpy as np
 
 from attnlab import wire
 from attnlab.body_replay import body_passes
-from attnlab.outcomes import CallTimedOut, SubmissionProblem
+from attnlab.outcomes import CallTimedOut, StudentError, SubmissionProblem
 from attnlab.replay import RecordedCall, Script, ScriptedTest, has_float32, same_behaviour
 from attnlab.results import TestResult
 from attnlab.sandbox.program import known_key
@@ -390,6 +390,15 @@ def replay_program(script: Script, backend, tests: list[ScriptedTest]) -> dict[s
         program.close()
 
 
+def _over_budget(program: _Program, baseline: int, budget: int) -> bool:
+    """Did the segment's memory exceed ``budget``? Yes too when it could not be measured (a
+    process of the submission ended meanwhile): the live run names why."""
+    try:
+        return program.process.peak_memory() - baseline > budget
+    except StudentError:
+        return True
+
+
 def _replay_segment(program: _Program, plan: ProgramPlan, segment: Segment, calls: list[_Call], progress: list[_Progress], judge) -> bool:
     """Run a segment's ``calls``, restarting the program after a crash or a timeout to run what
     is left of it; False when the program cannot go on."""
@@ -401,7 +410,7 @@ def _replay_segment(program: _Program, plan: ProgramPlan, segment: Segment, call
         try:
             baseline = program.process.reset_peak_memory() if segment.memory_budget is not None else 0
             _run(program, framed, sent, progress, judge, judged)
-            if segment.memory_budget is not None and program.process.peak_memory() - baseline > segment.memory_budget:
+            if segment.memory_budget is not None and _over_budget(program, baseline, segment.memory_budget):
                 for call in sent:
                     progress[call.test].goes_live()
             return True
