@@ -136,6 +136,12 @@ def test_a_shared_memory_segment_is_not_seen_by_the_next_submission_nor_kept(ser
     assert not Path("/dev/shm/attnlab-secret").exists()
 
 
+def test_workers_hold_no_capability_of_the_fork_server(server, tmp_path):
+    report = grade_alone(tmp_path, hostile("uses_the_fork_servers_capabilities"), server, COURSE)
+    tests = [t for t in report.tests if t.function == "softmax"]
+    assert tests and all(t.outcome is Outcome.ERROR for t in tests) and "no capability" in tests[0].feedback, tests[0].feedback
+
+
 # Item 3: the memory test counts every process of the submission, and a measured call may start none.
 
 
