@@ -73,17 +73,19 @@ def _private_folders(workdir: str, scratch: str, folder_bytes: int) -> bool:
     ``folder_bytes`` and every folder all users may write to (/tmp...) shows that folder's
     ``tmp``: whatever the student writes is bounded, private, and gone with the worker.
     False where the kernel refuses (no CAP_SYS_ADMIN, as in a container): then ``scratch`` is a
-    plain folder of the work folder."""
+    plain folder of the work folder. A failure past that point raises: the fork server no longer
+    cleans the shared folders, so the worker must not run unbounded."""
     libc = ctypes.CDLL(None, use_errno=True)
     os.mkdir(scratch, 0o700)
     if libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC) != 0:
+        if PRIVATE_WORKERS:  # the others had their own: this one would leave what nobody cleans
+            raise OSError(ctypes.get_errno(), "the sandbox could not give the worker its own mounts")
         _private_ipc()
         return False
-    if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
-        return False  # its mounts would reach the grader's namespace: none are made
+    _mount(libc, "none", "/", _MS_REC | _MS_PRIVATE)  # else its mounts would reach the grader's namespace
     options = f"size={folder_bytes},nr_inodes=4096,mode=0700".encode()
     if libc.mount(b"tmpfs", scratch.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) != 0:
-        return False
+        raise OSError(ctypes.get_errno(), "the sandbox could not mount the worker's memory folder")
     tmp = os.path.join(scratch, "tmp")
     os.mkdir(tmp)
     os.chmod(tmp, 0o1777)
@@ -106,6 +108,8 @@ def _mount(libc, source: str, target: str, flags: int) -> None:
         raise OSError(error, f"the sandbox could not mount {source} on {target}: {os.strerror(error)}")
 
 
+PRIVATE_WORKERS = False
+"""Whether workers get mounts and IPC of their own here (found once, at the fork server's start)."""
 # Folders every user may write to: what a submission leaves there is removed after it.
 SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 _SHARED_ENTRIES_WALKED = 100_000
@@ -363,7 +367,8 @@ def main(control_fd: int) -> None:
     imported: set[str] = set()
     # Workers with mounts and IPC of their own leave nothing in the shared folders or this IPC
     # namespace: cleaning those after each submission is needed only where the kernel refuses.
-    private = os.geteuid() == 0 and _can_unshare()
+    global PRIVATE_WORKERS
+    PRIVATE_WORKERS = private = os.geteuid() == 0 and _can_unshare()
     while True:
         try:
             data, fds, _flags, _address = socket.recv_fds(control, CONTROL_MESSAGE_BYTES, 4)
