@@ -24,7 +24,7 @@ from attnlab import wire
 from attnlab.course import Course
 from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
 from attnlab.reference import Reference
-from attnlab.sandbox.host import AnswerCache, ForkServer, Limits, Watching, WorkerProcess
+from attnlab.sandbox.host import AnswerCache, ForkServer, Limits, Watching, WorkerProcess, close_to_workers
 from attnlab.sandbox.module_harness import as_called
 
 
@@ -86,6 +86,7 @@ class SandboxBackend(Backend):
         self.limits = limits or Limits()
         self._owns_server = fork_server is None
         self.server = fork_server or ForkServer()
+        close_to_workers((course.solutions_dir, course.hidden_tests_dir), self.server.bwrap)  # before any worker starts
         self.mode = self.server.mode
         self._workers: dict[str, WorkerProcess] = {}
         self._import_failures: dict[str, SubmissionProblem] = {}

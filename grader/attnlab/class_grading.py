@@ -37,7 +37,7 @@ from attnlab.replay.kept import load_script, save_script, script_key
 from attnlab.replay.recording import record_script_in_parallel
 from attnlab.replay.script import Script
 from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, safe_id, shown, stage
-from attnlab.sandbox.host import Limits
+from attnlab.sandbox.host import Limits, bwrap_path, close_to_workers
 
 
 @dataclass
@@ -188,6 +188,9 @@ def _script(course: Course, reference: Reference, plan: ClassPlan, folder: Path,
 def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_graded) -> None:
     reference = Reference(course)
     store.folder.mkdir(parents=True, exist_ok=True)
+    # Without bubblewrap, workers must not read the solutions, the results or the other students'
+    # work: closed to other users before any grading process starts.
+    close_to_workers((course.solutions_dir, course.hidden_tests_dir, store.folder, *{entry.source.parent for entry in plan.entries}), bwrap_path())
     load_hidden_tests(course, plan.only)  # once here, not in every process forked below
     session = ClassSession(course, reference, _script(course, reference, plan, store.folder, jobs), limits, plan.only)
     # What is loaded now lives as long as the class: out of the collector's sight, a full collection

@@ -38,6 +38,8 @@ python3 -m venv /autograder/venv
 # PyTorch's CPU wheel index here to keep the image small.
 /autograder/venv/bin/pip install -q torch=={torch_version}
 /autograder/venv/bin/pip install -q /autograder/source
+# The solutions and hidden tests are root's alone: a worker without bubblewrap runs as another user.
+chmod 700 /autograder/source
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -50,6 +52,9 @@ PYTHON="${ATTNLAB_PYTHON:-$ROOT/venv/bin/python}"
 if ! bwrap --ro-bind / / --unshare-pid --unshare-net true 2>/dev/null; then
     export ATTNLAB_SANDBOX=plain
 fi
+# Root's alone, whatever the image did: student code must not read the solutions or the results.
+chmod 700 "$ROOT/source"
+mkdir -p "$ROOT/results" && chmod 700 "$ROOT/results"
 cd "$ROOT/source"
 PYTHONPATH="$ROOT/source/grader" exec "$PYTHON" -m attnlab.gradescope "$ROOT"
 """

@@ -35,7 +35,7 @@ from pathlib import Path
 from attnlab.backends import Backend, NotReplayed
 from attnlab.course import Course
 from attnlab.grading import grade
-from attnlab.outcomes import SubmissionProblem
+from attnlab.outcomes import StudentError, SubmissionProblem
 from attnlab.reference import Reference
 from attnlab.replay.compare import same_behaviour
 from attnlab.replay.grouping import split_messages, worker_groups
@@ -109,7 +109,7 @@ class Replayer:
                 else:
                     calls = [(c.function, c.args, c.kwargs, c.return_inputs) for c in message.calls]
                     results = backend.watch_batch(calls, message.framed, message.expected, self.groups.get(calls[0][0], ()))
-            except (NotReplayed, SubmissionProblem):
+            except (NotReplayed, SubmissionProblem, StudentError):
                 return False
             for call, result in zip(message.calls, results):
                 if result.value is call.value:

@@ -12,11 +12,13 @@ inputs of the calls it is asked, when it is asked them.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import importlib
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
 import sys
@@ -47,13 +49,94 @@ def _become(uid: int) -> None:
     os.setuid(uid)
 
 
-def _drop_privileges(workdir: str, uid: int) -> None:
+def _drop_privileges(workdir: str, scratch: str, uid: int) -> None:
     """As root, hand the work folder to the grader's private ``uid`` and become it: the student
-    then cannot signal the grader, write outside its folder or read files closed to others."""
+    then cannot signal the grader, write outside its folder or read files closed to others.
+
+    Its folders stay root's (readable by the user's group): the files the grader put there are
+    the student's to read and rewrite, but no new file is made anywhere but the scratch folder."""
     for folder, dirs, files in os.walk(workdir):
-        for name in [folder, *(os.path.join(folder, f) for f in dirs + files)]:
-            os.lchown(name, uid, uid)
+        if folder == scratch:
+            dirs.clear()  # the student's own, and bounded where it is a memory folder
+            os.chown(folder, uid, uid)
+            continue
+        os.chown(folder, 0, uid)
+        os.chmod(folder, 0o750)
+        for name in files:
+            os.lchown(os.path.join(folder, name), uid, uid)
     _become(uid)
+
+
+def _private_folders(workdir: str, scratch: str, folder_bytes: int) -> bool:
+    """Give this worker a mount namespace of its own where ``scratch`` is a memory folder of
+    ``folder_bytes`` and every folder all users may write to (/tmp...) shows that folder's
+    ``tmp``: whatever the student writes is bounded, private, and gone with the worker.
+    False where the kernel refuses (no CAP_SYS_ADMIN, as in a container): then ``scratch`` is a
+    plain folder of the work folder. A failure past that point raises: the fork server no longer
+    cleans the shared folders, so the worker must not run unbounded."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    os.mkdir(scratch, 0o700)
+    if libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC) != 0:
+        if PRIVATE_WORKERS:  # the others had their own: this one would leave what nobody cleans
+            raise OSError(ctypes.get_errno(), "the sandbox could not give the worker its own mounts")
+        _private_ipc()
+        return False
+    _mount(libc, "none", "/", _MS_REC | _MS_PRIVATE)  # else its mounts would reach the grader's namespace
+    options = f"size={folder_bytes},nr_inodes=4096,mode=0700".encode()
+    if libc.mount(b"tmpfs", scratch.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) != 0:
+        raise OSError(ctypes.get_errno(), "the sandbox could not mount the worker's memory folder")
+    tmp = os.path.join(scratch, "tmp")
+    os.mkdir(tmp)
+    os.chmod(tmp, 0o1777)
+    # Held open: once /tmp is covered, paths under it (the work folder, often) lead elsewhere.
+    held_work, held_tmp = os.open(workdir, os.O_PATH), os.open(tmp, os.O_PATH)
+    for place in SHARED_FOLDERS:
+        if os.path.isdir(place) and not os.path.islink(place):
+            _mount(libc, f"/proc/self/fd/{held_tmp}", place, _MS_BIND)
+    if not os.path.isdir(workdir):  # it lived in a folder now covered (TMPDIR=/tmp): shown again where it was
+        os.makedirs(workdir, 0o711)
+        _mount(libc, f"/proc/self/fd/{held_work}", workdir, _MS_BIND | _MS_REC)
+    os.close(held_work)
+    os.close(held_tmp)
+    return True
+
+
+def _mount(libc, source: str, target: str, flags: int) -> None:
+    if libc.mount(source.encode(), target.encode(), None, flags, None) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"the sandbox could not mount {source} on {target}: {os.strerror(error)}")
+
+
+PRIVATE_WORKERS = False
+"""Whether workers get mounts and IPC of their own here (found once, at the fork server's start)."""
+# Folders every user may write to: what a submission leaves there is removed after it.
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+_SHARED_ENTRIES_WALKED = 100_000
+_IPC_RMID = 0
+_CLONE_NEWIPC = 0x08000000
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x1000, 0x4000, 0x40000
+
+
+def _as(uid: int, work) -> None:
+    """Run ``work()`` in a child that becomes ``uid``, and wait for it: what the user may do to
+    its own processes and files needs no capability the fork server lacks (under bubblewrap)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _become(uid)
+            work()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def _kill_all() -> None:
+    for _ in range(3):  # a process forking at the moment of the kill gets a second try
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            break
 
 
 def _kill_everything_of(uid: int) -> None:
@@ -63,18 +146,7 @@ def _kill_everything_of(uid: int) -> None:
     (the user is this fork server's own, so nothing else runs as it)."""
     if not _processes_of(uid):
         return  # the usual case, the worker reaped and nothing left: no killer to fork
-    pid = os.fork()
-    if pid == 0:
-        try:
-            _become(uid)
-            for _ in range(3):  # a process forking at the moment of the kill gets a second try
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except ProcessLookupError:
-                    break
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
+    _as(uid, _kill_all)
     deadline = time.monotonic() + 2.0
     while time.monotonic() < deadline:  # reap ours, and wait until the others are gone too
         try:
@@ -85,6 +157,81 @@ def _kill_everything_of(uid: int) -> None:
         if not _processes_of(uid):
             return
         time.sleep(0.005)
+
+
+def _clean_up_after(uid: int) -> None:
+    """Remove what the processes of ``uid`` (all dead now) left: System V IPC objects in this
+    IPC namespace, and files and folders in the folders all users may write to."""
+    _as(uid, lambda: (_remove_ipc_of(uid), _remove_files_of(uid)))
+
+
+def _remove_ipc_of(uid: int) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    removers = {"shm": lambda i: libc.shmctl(i, _IPC_RMID, None), "sem": lambda i: libc.semctl(i, 0, _IPC_RMID), "msg": lambda i: libc.msgctl(i, _IPC_RMID, None)}
+    for kind, remove in removers.items():
+        try:
+            with open(f"/proc/sysvipc/{kind}") as table:
+                header, *rows = [line.split() for line in table]
+        except OSError:
+            continue
+        ident, owner = header.index(f"{kind}id" if kind != "msg" else "msqid"), header.index("uid")
+        for row in rows:
+            if int(row[owner]) == uid:
+                remove(int(row[ident]))
+
+
+def _remove_files_of(uid: int) -> None:
+    walked = 0
+    for top in SHARED_FOLDERS:
+        for folder, dirs, files in os.walk(top):
+            walked += 1 + len(files)
+            if walked > _SHARED_ENTRIES_WALKED:
+                return
+            for name in list(dirs) + files:
+                path = os.path.join(folder, name)
+                try:
+                    if os.lstat(path).st_uid != uid:
+                        continue
+                    if name in dirs:
+                        dirs.remove(name)
+                        shutil.rmtree(path, ignore_errors=True)
+                    else:
+                        os.unlink(path)
+                except OSError:
+                    pass
+
+
+def _forbid_new_processes(uid: int) -> None:
+    """Set RLIMIT_NPROC to 0 in every process of ``uid``, until none is left unset: from now on
+    none of them can start a process (or a thread). Only lowering: needs no capability."""
+    def seal() -> None:
+        me, sealed = str(os.getpid()), set()
+        while True:
+            pids = set(_processes_of(uid)) - {me}
+            if pids <= sealed:
+                return
+            for pid in pids - sealed:
+                try:
+                    resource.prlimit(int(pid), resource.RLIMIT_NPROC, (0, 0))
+                except (ProcessLookupError, PermissionError, OSError):
+                    pass
+            sealed |= pids
+
+    _as(uid, seal)
+
+
+def _can_unshare() -> bool:
+    """Can a worker have mounts and an IPC namespace of its own here (CAP_SYS_ADMIN)?"""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if ctypes.CDLL(None, use_errno=True).unshare(_CLONE_NEWNS | _CLONE_NEWIPC) == 0 else 1)
+    return os.waitpid(pid, 0)[1] == 0
+
+
+def _private_ipc() -> None:
+    """A System V IPC namespace of this worker's own, where the fork server may make one (root
+    with CAP_SYS_ADMIN, plain mode): nothing of another's visible, its segments die with it."""
+    ctypes.CDLL(None, use_errno=True).unshare(_CLONE_NEWIPC)
 
 
 def _processes_of(uid: int) -> list[str]:
@@ -120,9 +267,13 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     os.close(stdout_fd)
     os.close(stderr_fd)
     workdir = request["workdir"]
+    scratch = os.path.join(workdir, "scratch")
     if os.geteuid() == 0 and request.get("uid") is not None:
-        _drop_privileges(workdir, request["uid"])
-    os.chdir(workdir)
+        _private_folders(workdir, scratch, request["limits"]["folder_bytes"])
+        _drop_privileges(workdir, scratch, request["uid"])
+    else:
+        os.mkdir(scratch, 0o700)
+    os.chdir(scratch)  # where relative paths write: the one folder the student may fill
     _set_limits(request["limits"], baseline_vm)
     # First words on the channel, once the worker is set up and before any student code runs (a
     # worker that dies before them is the sandbox's failure, not the student's): the kernel
@@ -171,6 +322,7 @@ def main(control_fd: int) -> None:
 
     import attnlab.sandbox.watching_worker  # noqa: F401 - likewise
     import attnlab.sandbox.worker  # noqa: F401 - likewise
+    import attnlab.sandbox.module_harness  # noqa: F401 - likewise, and its folder may be closed to workers (Gradescope's source)
 
     # Modules student code plausibly imports, loaded while we can still read them: once a worker
     # runs as nobody, a Python installed in a private folder (pyenv under /root) is unreadable.
@@ -182,6 +334,10 @@ def main(control_fd: int) -> None:
 
     baseline_vm = _virtual_memory_bytes()
     imported: set[str] = set()
+    # Workers with mounts and IPC of their own leave nothing in the shared folders or this IPC
+    # namespace: cleaning those after each submission is needed only where the kernel refuses.
+    global PRIVATE_WORKERS
+    PRIVATE_WORKERS = private = os.geteuid() == 0 and _can_unshare()
     while True:
         try:
             data, fds, _flags, _address = socket.recv_fds(control, CONTROL_MESSAGE_BYTES, 4)
@@ -213,6 +369,12 @@ def main(control_fd: int) -> None:
         elif request["op"] == "clean":
             if os.geteuid() == 0 and request.get("uid") is not None:
                 _kill_everything_of(request["uid"])
+                if not private:
+                    _clean_up_after(request["uid"])
+            control.send(b"{}")
+        elif request["op"] == "seal":
+            if os.geteuid() == 0 and request.get("uid") is not None:
+                _forbid_new_processes(request["uid"])
             control.send(b"{}")
         elif request["op"] == "reap":
             try:

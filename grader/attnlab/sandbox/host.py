@@ -41,6 +41,7 @@ from attnlab.outcomes import (
     StudentError,
     WorkerCrashed,
 )
+from attnlab.sandbox.forkserver import SHARED_FOLDERS
 from attnlab.sandbox.watching_worker import MARKER
 from attnlab.sandbox.worker import LEFT_A_THREAD
 
@@ -56,6 +57,8 @@ _SITE_ENTRIES = (
     "sympy", "mpmath", "networkx", "jinja2", "markupsafe", "filelock", "fsspec", "orjson",
 )
 _SANDBOX_ENGINE = "/attnlab/engine"
+TMP_BYTES = 256 << 20
+"""Size of the memory folder a bubblewrap sandbox has as /tmp (workers have their own over it)."""
 _SANDBOX_SITE = "/attnlab/site"
 PRIVATE_UID_BASE = 1_900_000_000
 _KILL_USER = "import os, signal, sys; u = int(sys.argv[1]); os.setgroups([]); os.setgid(u); os.setuid(u); os.kill(-1, signal.SIGKILL)"
@@ -98,6 +101,9 @@ class Limits:
     """CPU time of one worker over all its calls: a backstop behind the deadline."""
     submission_seconds: float = 60.0
     """Wall-clock time all of one submission's calls may take together; later calls are not run."""
+    folder_bytes: int = 64 << 20
+    """Bytes of files a worker may write in all (its scratch folder and /tmp), where the kernel
+    lets the sandbox mount a memory folder of that size (root with CAP_SYS_ADMIN)."""
 
     def as_request(self) -> dict:
         return {
@@ -106,6 +112,7 @@ class Limits:
             "file_bytes": self.file_bytes,
             "processes": self.processes,
             "cpu_seconds": self.cpu_seconds,
+            "folder_bytes": self.folder_bytes,
         }
 
 
@@ -133,6 +140,34 @@ def bwrap_path() -> str | None:
     if os.geteuid() != 0 or os.environ.get("ATTNLAB_SANDBOX") == "plain":
         return None
     return shutil.which("bwrap")
+
+
+def close_to_workers(paths, bwrap: str | None) -> list[Path]:
+    """Without bubblewrap (``bwrap`` None), workers (another user) see what other users may read:
+    as root, close each of ``paths`` to other users (chmod o-rwx) before any worker starts.
+    Returns those changed."""
+    if os.geteuid() != 0 or bwrap is not None:
+        return []
+    closed = []
+    for path in paths:
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            continue
+        if mode & 0o007:
+            os.chmod(path, mode & 0o7770)
+            closed.append(Path(path))
+    return closed
+
+
+def private_mounts_possible() -> bool:
+    """Can workers have mounts and an IPC namespace of their own (root with CAP_SYS_ADMIN)?"""
+    if os.geteuid() != 0:
+        return False
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("CapEff:"):
+            return bool(int(line.split()[1], 16) >> 21 & 1)
+    return False
 
 
 def python_readable_by_others() -> bool:
@@ -188,11 +223,25 @@ class ForkServer:
 
     @property
     def mode(self) -> str:
-        user = f"a private user (uid {self.uid})" if self.uid is not None else f"the grader's own user (uid {os.geteuid()})"
+        """What this mode guarantees, in one line for the report (docs/security.md says more)."""
+        if self.uid is None:
+            return (f"forked workers as the grader's own user (uid {os.geteuid()}), with rlimits and a deadline per call; "
+                    "NOT isolated: student code can read and write whatever the grader can (run as root to isolate it)")
+        user = f"a private user (uid {self.uid})"
+        measure = "a memory-measured call counts every process of that user and may start none"
+        if private_mounts_possible():
+            folders = (f"each worker writes only into a memory folder of its own ({Limits.folder_bytes >> 20} MiB in all: "
+                       f"its scratch folder and {', '.join(SHARED_FOLDERS)}) and has an IPC namespace of its own, both gone with it")
+        else:
+            folders = (f"no CAP_SYS_ADMIN (a container?): files are capped at {Limits.file_bytes >> 20} MiB each, not in number, "
+                       f"and after each submission its System V IPC objects and files in {', '.join(SHARED_FOLDERS)} are removed")
         if self.bwrap:
-            return f"bubblewrap sandbox (no network, only the Python runtime and the submission visible), workers as {user}, with rlimits and a deadline per call"
-        mode = f"forked workers as {user}, with rlimits (memory, CPU, files, processes) and a deadline per call; no bubblewrap, so files readable by all are readable"
-        if self.uid is not None and not python_readable_by_others():
+            return (f"bubblewrap sandbox (no network, only the Python runtime and the submission visible), workers as {user}, "
+                    f"with rlimits and a deadline per call; {folders}; {measure}")
+        mode = (f"forked workers as {user}, with rlimits and a deadline per call (no bubblewrap: the network is reachable, and files "
+                f"readable by all users are readable; the course's solutions and the results are closed to other users before grading); "
+                f"{folders}; {measure}")
+        if not python_readable_by_others():
             mode += " (this Python is in a folder other users cannot read: workers can import numpy and the common standard modules only)"
         return mode
 
@@ -206,7 +255,8 @@ class ForkServer:
         # Every namespace but the user namespace: as root, a user namespace would map only root,
         # and the fork server must be able to become the private user.
         command = [self.bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-        command += ["--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        # /tmp is memory of a fixed size: a submission that fills it fails its own writes, not the disk.
+        command += ["--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
         made: set[str] = set()
 
         def bind(source: str, target: str, how: str = "--ro-bind") -> None:
@@ -232,8 +282,9 @@ class ForkServer:
         bind(str(self.workroot), str(self.workroot), "--bind")
         command += ["--chdir", "/"]
         # Root inside keeps only what the fork server needs: to hand a work folder to the private
-        # user and to become it. Workers drop even those.
-        for capability in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN"):
+        # user, to give each worker its own mounts and IPC namespace, and to become the user.
+        # Workers drop even those (setuid to a user other than root clears every capability).
+        for capability in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_SYS_ADMIN"):
             command += ["--cap-add", capability]
         return [*command, python, "-I", "-c", _boot(_SANDBOX_ENGINE, _SANDBOX_SITE), str(fd)]
 
@@ -332,6 +383,12 @@ class ForkServer:
         except GraderFailure:
             return {}
 
+    def forbid_new_processes(self) -> None:
+        """As root: no process of the workers' user may start a process or a thread from now on
+        (RLIMIT_NPROC 0 in each, which only a capability this grader lacks could raise again)."""
+        if self.uid is not None:
+            self._request({"op": "seal", "uid": self.uid})
+
     def clean(self) -> None:
         """Kill every process the workers left behind (as root: everything of the private user)."""
         try:
@@ -390,7 +447,10 @@ def batch_message(calls: list[tuple[str, tuple, dict, bool]]) -> list:
 
 def _problem_message(header: dict) -> str:
     where = "".join(f"\n    {frame}" for frame in header.get("frames", []))
-    return f"{header.get('type', 'Error')}: {header.get('message', '')}{where}"
+    message = str(header.get("message", ""))
+    if "[Errno 28]" in message and private_mounts_possible():  # ENOSPC: the worker's memory folder is full, not a disk
+        message += f" (your code wrote more than {Limits.folder_bytes >> 20} MiB of files, all it may write in its folder and /tmp together)"
+    return f"{header.get('type', 'Error')}: {message}{where}"
 
 
 @dataclass(frozen=True)
@@ -729,12 +789,37 @@ class WorkerProcess:
         return bool(entered), name
 
     def reset_peak_memory(self) -> int:
-        """Reset the worker's peak resident memory to its current size; return that size in bytes."""
+        """Reset the worker's peak resident memory to its current size; return that size in bytes.
+
+        As root, the measure covers every process of the workers' user, which may start no new
+        one from here on: a child building the answer in its own memory is counted, or cannot be.
+        """
+        self._measured = {}
+        if self.server.uid is not None:
+            self.server.forbid_new_processes()
+            for pid in _pids_of(self.server.uid):
+                if pid != self.pid:
+                    try:
+                        Path(f"/proc/{pid}/clear_refs").write_text("5")
+                        self._measured[pid] = _proc_status_bytes(pid, "VmRSS")
+                    except (OSError, RuntimeError):
+                        pass  # gone already: it cannot take part in the call
         Path(f"/proc/{self.pid}/clear_refs").write_text("5")
         return _proc_status_bytes(self.pid, "VmRSS")
 
     def peak_memory(self) -> int:
-        return _proc_status_bytes(self.pid, "VmHWM")
+        """The worker's peak resident memory since ``reset_peak_memory``, plus what each other
+        process of its user added to its own (bytes)."""
+        peak = _proc_status_bytes(self.pid, "VmHWM")
+        measured = getattr(self, "_measured", {})
+        if self.server.uid is not None and set(_pids_of(self.server.uid)) - {self.pid} != set(measured):
+            raise ProcessesDuringMeasure("a process your code started ended during a call whose memory is measured, so its memory could not be counted: do the work in the call itself")
+        for pid, baseline in measured.items():
+            try:
+                peak += max(0, _proc_status_bytes(pid, "VmHWM") - baseline)
+            except (OSError, RuntimeError):
+                raise ProcessesDuringMeasure("a process your code started ended during a call whose memory is measured, so its memory could not be counted: do the work in the call itself") from None
+        return peak
 
     def take_output(self, upto: list[int] | None = None) -> str:
         """What the worker printed since the last call of this method (up to the ``upto``
@@ -787,6 +872,22 @@ class WorkerProcess:
 
 class _Refused(Exception):
     """A stand-in call the reference will not run: its message goes to the student as a ValueError."""
+
+
+class ProcessesDuringMeasure(StudentError):
+    """Processes of the submission came or went during a memory-measured call."""
+
+
+def _pids_of(uid: int) -> list[int]:
+    """The processes of ``uid`` (ids as this process sees them)."""
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid:
+                found.append(int(name))
+        except OSError:
+            pass
+    return found
 
 
 def _proc_status_bytes(pid: int, field: str) -> int:

@@ -1,0 +1,257 @@
+"""Workers cannot reach the solutions, each other, the shared folders or the grader's disk, in both
+sandbox modes (bubblewrap, and plain: a private user with rlimits), graded alone and in a class."""
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import COURSE, REPO, SUBMISSIONS, build_submission, private_uids_in, processes_of, read_fixture
+
+from attnlab.course import Course
+from attnlab.grading import grade
+from attnlab.outcomes import Outcome
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+from attnlab.sandbox.host import ForkServer, Limits, bwrap_path
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="workers change user only when the grader runs as root")
+MODES = ["bwrap", "plain"]
+SEGMENT_KEY = 0x5A77E5  # the hostile fixtures' System V key
+ATTENTION = {"scaled_dot_product_attention", "self_attention", "cross_attention"}
+
+
+def hostile(name):
+    return read_fixture(SUBMISSIONS / "hostile" / f"{name}.py")
+
+
+@contextlib.contextmanager
+def sandbox_mode(mode: str):
+    if mode == "bwrap" and bwrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    before = os.environ.get("ATTNLAB_SANDBOX")
+    if mode == "plain":
+        os.environ["ATTNLAB_SANDBOX"] = "plain"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("ATTNLAB_SANDBOX", None)
+        else:
+            os.environ["ATTNLAB_SANDBOX"] = before
+
+
+@pytest.fixture(scope="module", params=MODES)
+def server(request):
+    with sandbox_mode(request.param):
+        server = ForkServer()
+    assert ("bubblewrap sandbox" in server.mode) == (request.param == "bwrap")
+    yield server
+    server.close()
+
+
+@contextlib.contextmanager
+def course_open_to_all():
+    """A copy of the course in a folder every user may read (as /autograder/source or a course
+    under /tmp is), its hidden tests marked as the one being graded."""
+    root = Path(tempfile.mkdtemp(prefix="attnlab-open-course-"))
+    root.chmod(0o755)
+    for part in ("exercises", "solutions"):
+        shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "solutions" / "hidden_tests" / "THIS-COURSE").write_text("")
+    for path in [root / "solutions", root / "solutions" / "hidden_tests"]:
+        path.chmod(0o755)
+    try:
+        yield Course.load(root)
+    finally:
+        shutil.rmtree(root)
+
+
+@pytest.fixture
+def fresh_course():
+    """Graded by a command of its own: this process imports one course's hidden tests (and
+    their misconceptions package), the repository's, and cannot switch to another's."""
+    with course_open_to_all() as course:
+        yield course
+
+
+def grade_alone(folder: Path, fixture, server, course: Course, limits: Limits | None = None):
+    submission = build_submission(folder / fixture.path.stem, fixture)
+    return grade(course, submission, only=[fixture.file.removesuffix(".py")], limits=limits or Limits(call_seconds=2.0), fork_server=server)
+
+
+def outcomes(report, functions) -> set:
+    return {t.outcome for t in report.tests if t.function in functions}
+
+
+def left_in_shared_folders(uids) -> list[str]:
+    left = []
+    for top in SHARED_FOLDERS:
+        for folder, dirs, files in os.walk(top):
+            for name in dirs + files:
+                path = os.path.join(folder, name)
+                with contextlib.suppress(OSError):
+                    if os.lstat(path).st_uid in uids:
+                        left.append(path)
+    return left
+
+
+def segments_of(uids, server=None) -> list[str]:
+    """System V segments of these users (or with the fixtures' key), in this IPC namespace or in
+    the one of ``server``'s bubblewrap sandbox."""
+    if server is not None and server.bwrap:
+        inside = [p for p in Path("/proc").iterdir() if p.name.isdigit() and f"PPid:\t{server.process.pid}\n" in (p / "status").read_text()]
+        text = subprocess.run(["nsenter", f"--ipc=/proc/{inside[0].name}/ns/ipc", "cat", "/proc/sysvipc/shm"], capture_output=True, text=True, check=True).stdout
+    else:
+        text = Path("/proc/sysvipc/shm").read_text()
+    rows = text.splitlines()
+    header = rows[0].split()
+    key, owner = header.index("key"), header.index("uid")
+    return [row for row in rows[1:] if int(row.split()[owner]) in uids or int(row.split()[key]) == SEGMENT_KEY]
+
+
+# Item 4: the solutions and hidden tests are out of reach in every mode.
+
+
+def test_nothing_is_left_in_the_folders_all_users_share(server, tmp_path):
+    report = grade_alone(tmp_path, hostile("leaves_files_in_shared_folders"), server, COURSE)
+    assert outcomes(report, {"softmax"}) == {Outcome.PASSED}  # the answer is right; only the litter goes
+    assert left_in_shared_folders({server.uid}) == []
+
+
+# Item 8: System V and POSIX shared memory does not outlive a submission.
+
+
+def test_a_shared_memory_segment_is_not_seen_by_the_next_submission_nor_kept(server, tmp_path):
+    first = grade_alone(tmp_path, hostile("leaves_a_shared_memory_segment"), server, COURSE)
+    assert outcomes(first, {"softmax"}) == {Outcome.PASSED}
+    assert segments_of({server.uid}, server) == [], "nothing stays pinned after the submission"
+    second = grade_alone(tmp_path, hostile("reads_a_shared_memory_segment"), server, COURSE)
+    tests = [t for t in second.tests if t.function == "softmax"]
+    assert all(t.outcome is Outcome.ERROR for t in tests)
+    assert "nothing left in shared memory by another submission" in tests[0].feedback
+    assert not Path("/dev/shm/attnlab-secret").exists()
+
+
+def test_workers_hold_no_capability_of_the_fork_server(server, tmp_path):
+    report = grade_alone(tmp_path, hostile("uses_the_fork_servers_capabilities"), server, COURSE)
+    tests = [t for t in report.tests if t.function == "softmax"]
+    assert tests and all(t.outcome is Outcome.ERROR for t in tests) and "no capability" in tests[0].feedback, tests[0].feedback
+
+
+# Item 3: the memory test counts every process of the submission, and a measured call may start none.
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("forks_to_hold_the_scores", "Resource temporarily unavailable"),  # its fork is refused
+    ("keeps_a_helper_process_for_the_scores", "MiB at L_q = 256"),  # its helper's memory counts (27-28 MiB)
+    ("uses_helpers_that_exit", "ended during a call whose memory is measured"),  # it cannot slip away uncounted
+])
+def test_building_the_scores_in_another_process_does_not_pass_the_memory_test(server, tmp_path, name, reason):
+    report = grade_alone(tmp_path, hostile(name), server, COURSE)
+    memory = [t for t in report.tests if "never holds an (L_q, L_k) array" in t.name]
+    assert len(memory) == 1 and memory[0].outcome is not Outcome.PASSED, memory
+    assert reason in memory[0].feedback, memory[0].feedback
+    assert processes_of({server.uid}) == []
+
+
+# Item 9: a submission that fills its folders fails its own call, with the reason named, and nothing stays.
+
+
+def test_filling_the_disk_is_the_students_named_failure_and_leaves_nothing(server, tmp_path):
+    report = grade_alone(tmp_path, hostile("fills_the_disk"), server, COURSE, limits=Limits(call_seconds=5.0))
+    tests = [t for t in report.tests if t.function == "softmax"]
+    assert tests and all(t.outcome is Outcome.ERROR for t in tests), tests[0].feedback
+    assert f"your code wrote more than {Limits.folder_bytes >> 20} MiB of files" in tests[0].feedback
+    assert left_in_shared_folders({server.uid}) == []
+    assert not list(Path(server.workroot).iterdir()), "each worker's folder goes with it"
+
+
+# The same attacks in a class (the fast path), both modes.
+
+CLASS = {
+    "a-leaves-segment": "leaves_a_shared_memory_segment",
+    "b-reads-segment": "reads_a_shared_memory_segment",
+    "c-searches-disk": "searches_the_disk_for_the_answers",
+    "d-leaves-files": "leaves_files_in_shared_folders",
+    "e-forks": "forks_to_hold_the_scores",
+    "f-helper": "keeps_a_helper_process_for_the_scores",
+    "f-helpers-that-exit": "uses_helpers_that_exit",
+    "g-fills-disk": "fills_the_disk",
+}
+
+
+def attnlab(mode: str, *args) -> subprocess.CompletedProcess:
+    """The command line in ``mode``: "bwrap", "plain", or "container" (plain, and without
+    CAP_SYS_ADMIN, as in a Docker container: no bubblewrap, no private mounts or IPC)."""
+    if mode == "bwrap" and bwrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    env = {k: v for k, v in os.environ.items() if k != "ATTNLAB_SANDBOX"}
+    command = [sys.executable, "-m", "attnlab.cli", *map(str, args)]
+    if mode != "bwrap":
+        env["ATTNLAB_SANDBOX"] = "plain"
+    if mode == "container":
+        if shutil.which("capsh") is None:
+            pytest.skip("capsh is not installed")
+        command = ["capsh", "--drop=cap_sys_admin", "--", "-c", 'exec "$@"', "attnlab", *command]
+    return subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
+
+
+@pytest.mark.parametrize("mode", [*MODES, "container"])
+def test_a_search_of_the_whole_disk_finds_no_solutions(mode, fresh_course, tmp_path):
+    import json
+
+    submission = build_submission(tmp_path / "student", hostile("searches_the_disk_for_the_answers"))
+    assert fresh_course.solutions_dir.stat().st_mode & 0o005 == 0o005
+    result = attnlab(mode, "grade", submission, "--only", "attention", "--json", tmp_path / "results.json", "--course", fresh_course.root)
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = json.loads((tmp_path / "results.json").read_text())
+    attention = [t for t in results["tests"] if t["name"].split(":")[0] in ATTENTION]
+    assert attention and all(t["status"] == "failed" for t in attention), [t["name"] for t in attention if t["status"] == "passed"]
+    assert results["score"] == 0
+    if mode != "bwrap":
+        assert not fresh_course.solutions_dir.stat().st_mode & 0o007, "without bubblewrap the solutions are closed to other users"
+
+
+@pytest.mark.parametrize("mode", [*MODES, "container"])
+def test_a_class_holds_every_attack(mode, fresh_course, tmp_path):
+    import json
+
+    classroom = tmp_path / "class"
+    # Without CAP_SYS_ADMIN a worker's files are capped per file only: filling the disk is not tried there.
+    students = {k: v for k, v in CLASS.items() if mode != "container" or v != "fills_the_disk"}
+    for student, name in students.items():
+        build_submission(classroom / student, hostile(name))
+    only = [arg for module in ("softmax", "attention", "efficient") for arg in ("--only", module)]
+    result = attnlab(mode, "grade", classroom, *only, "--jobs", "1", "--timeout", "5", "--course", fresh_course.root)
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = classroom.parent / "results"
+
+    def tests_of(student, functions):
+        return [t for t in json.loads((results / f"{student}.json").read_text())["report"]["tests"] if t["function"] in functions]
+
+    sandbox = json.loads((results / "a-leaves-segment.json").read_text())["report"]["sandbox"]
+    assert ("bubblewrap sandbox" in sandbox) == (mode == "bwrap")
+    assert ("no CAP_SYS_ADMIN" in sandbox) == (mode == "container"), sandbox
+    assert {t["outcome"] for t in tests_of("a-leaves-segment", {"softmax"})} == {"passed"}
+    reader = tests_of("b-reads-segment", {"softmax"})
+    assert {t["outcome"] for t in reader} == {"error"} and "nothing left in shared memory" in reader[0]["feedback"]
+    assert all(t["outcome"] != "passed" for t in tests_of("c-searches-disk", ATTENTION))
+    assert {t["outcome"] for t in tests_of("d-leaves-files", {"softmax"})} == {"passed"}
+    for student in ("e-forks", "f-helper", "f-helpers-that-exit"):
+        [memory] = [t for t in tests_of(student, {"online_softmax_attention"}) if "never holds an (L_q, L_k) array" in t["name"]]
+        assert memory["outcome"] != "passed", (student, memory)
+    if "g-fills-disk" in students:
+        filler = tests_of("g-fills-disk", {"softmax"})
+        assert {t["outcome"] for t in filler} == {"error"} and "MiB of files" in filler[0]["feedback"]
+    uids = private_uids_in(results)
+    assert uids
+    assert processes_of(uids) == []
+    assert left_in_shared_folders(uids) == []
+    assert segments_of(uids) == []
+    if mode != "bwrap":
+        for path in (fresh_course.solutions_dir, classroom, results):
+            assert not path.stat().st_mode & 0o007, path
