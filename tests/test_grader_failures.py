@@ -29,7 +29,7 @@ from attnlab.sandbox.host import ForkServer, private_uid_of, workroot_base
 # The sandbox broken two ways, as host._boot replacements (the fork server's start-up code).
 BROKEN_BOOTS = {
     # Every worker forked dies before its first message, before any student code ran.
-    "workers die before saying hello": "lambda *path: f'import os, sys; sys.path[:0] = {list(path)!r}; import attnlab.sandbox.forkserver as f; f._become_worker = lambda *a: os._exit(0); f.main(int(sys.argv[1]))'",
+    "workers die before saying hello": "lambda *path: f'import os, sys; sys.path[:0] = {list(path)!r}; import attnlab.sandbox.inside.forkserver as f; f._become_worker = lambda *a: os._exit(0); f.main(int(sys.argv[1]))'",
     # The fork server itself ends at once.
     "the fork server exits": "lambda *path: 'import sys; sys.exit(0)'",
 }

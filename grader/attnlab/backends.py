@@ -25,7 +25,7 @@ from attnlab.course import Course
 from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
 from attnlab.reference import Reference
 from attnlab.sandbox.host import AnswerCache, ForkServer, Limits, Watching, WorkerProcess, close_to_workers
-from attnlab.sandbox.module_harness import as_called
+from attnlab.sandbox.inside.module_harness import as_called
 
 
 class NotReplayed(Exception):
@@ -177,7 +177,7 @@ class SandboxBackend(Backend):
 
     def watch_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None, group: tuple[str, ...] = ()) -> list[CallResult]:
         """Several calls ``(function, args, kwargs, return_inputs)`` of one function, in one round
-        trip, in a watching worker (``sandbox.watching_worker``): the student's own code runs
+        trip, in a watching worker (``sandbox.inside.watching_worker``): the student's own code runs
         throughout, and each result carries its notes on the calls a live run would have stood
         in for (``CallResult.nested``). ``framed`` is the calls' message from ``batch_message``;
         ``expected``, per call, the ``Expected`` answer returned as it is when identical to it.

@@ -20,7 +20,7 @@ from typing import Callable
 import numpy as np
 
 from attnlab.course import Course
-from attnlab.sandbox.module_harness import as_called
+from attnlab.sandbox.inside.module_harness import as_called
 
 _REGISTRY: dict[str, "Misconception"] = {}
 

@@ -1,7 +1,7 @@
 """Hidden tests for torch_attention.py (the PyTorch track).
 
 The student's module never leaves its worker: each call sends a request (see
-``attnlab.sandbox.module_harness``) with weights chosen here, and gets back
+``attnlab.sandbox.inside.module_harness``) with weights chosen here, and gets back
 arrays. Expected values come from PyTorch's own building blocks in this
 process (``F.scaled_dot_product_attention``, ``nn.MultiheadAttention``), the
 reference's ``rope``, and the reference module.
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from attnlab.expect import Mismatch, expect_array, expect_close, expect_shape
 from attnlab.outcomes import StudentError
-from attnlab.sandbox.module_harness import drive
+from attnlab.sandbox.inside.module_harness import drive
 
 # Tensors here are tiny: one thread is faster than a pool, and parallel grading processes do not
 # fight over the cores (workers run one thread too).

@@ -41,14 +41,14 @@ from attnlab.outcomes import (
     StudentError,
     WorkerCrashed,
 )
-from attnlab.sandbox.forkserver import SHARED_FOLDERS
-from attnlab.sandbox.watching_worker import MARKER
-from attnlab.sandbox.worker import LEFT_A_THREAD
+from attnlab.sandbox.inside.forkserver import SHARED_FOLDERS
+from attnlab.sandbox.inside.watching_worker import MARKER
+from attnlab.sandbox.inside.worker import LEFT_A_THREAD
 
 # The fork server's only way into the engine: the folder that holds the attnlab package, of
 # which the sandbox sees these files only.
 _ENGINE_DIR = str(Path(__file__).resolve().parents[2])
-_ENGINE_FILES = ("attnlab/__init__.py", "attnlab/wire.py", "attnlab/sandbox/__init__.py", "attnlab/sandbox/forkserver.py", "attnlab/sandbox/worker.py", "attnlab/sandbox/module_harness.py", "attnlab/sandbox/watching_worker.py")
+_ENGINE_FILES = ("attnlab/__init__.py", "attnlab/wire.py", "attnlab/sandbox/__init__.py", *(f"attnlab/sandbox/inside/{path.name}" for path in sorted((Path(__file__).parent / "inside").glob("*.py"))))
 # What workers may import from site-packages: numpy, torch with what its import and its
 # functional API load (bound only when installed; imported only when a file needs it), and
 # orjson, which the wire writes its headers with.
@@ -65,7 +65,7 @@ _KILL_USER = "import os, signal, sys; u = int(sys.argv[1]); os.setgroups([]); os
 
 
 def _boot(*path: str) -> str:
-    return f"import sys; sys.path[:0] = {list(path)!r}; from attnlab.sandbox.forkserver import main; main(int(sys.argv[1]))"
+    return f"import sys; sys.path[:0] = {list(path)!r}; from attnlab.sandbox.inside.forkserver import main; main(int(sys.argv[1]))"
 
 # The reference's answers to stand-in calls a grading process keeps for the class, in bytes, and
 # the largest answer worth keeping.
@@ -455,7 +455,7 @@ def _problem_message(header: dict) -> str:
 
 @dataclass(frozen=True)
 class Watching:
-    """What a watching worker (``sandbox.watching_worker``) is for."""
+    """What a watching worker (``sandbox.inside.watching_worker``) is for."""
 
     serves: tuple[str, ...]
     """The functions of one file it may be asked (none given another's answer as an input)."""

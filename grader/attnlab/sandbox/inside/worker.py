@@ -220,7 +220,7 @@ class Worker:
             self._send({"op": "raised", "type": "AttributeError", "message": f"{self.module_name}.py has no function {function}()", "frames": [], "not_implemented": False, "memory": False})
             return False
         if isinstance(target, type):  # a module class: built and called as the request says
-            from attnlab.sandbox.module_harness import as_called
+            from attnlab.sandbox.inside.module_harness import as_called
 
             target = as_called(target)
         error = None

@@ -67,7 +67,7 @@ def _drop_privileges(workdir: str, scratch: str, uid: int) -> None:
     _become(uid)
 
 
-def _private_folders(workdir: str, scratch: str, folder_bytes: int) -> bool:
+def _private_folders(workdir: str, scratch: str, folder_bytes: int, submission: str) -> bool:
     """Give this worker a mount namespace of its own where ``scratch`` is a memory folder of
     ``folder_bytes`` and every folder all users may write to (/tmp...) shows that folder's
     ``tmp``: whatever the student writes is bounded, private, and gone with the worker.
@@ -88,15 +88,18 @@ def _private_folders(workdir: str, scratch: str, folder_bytes: int) -> bool:
     tmp = os.path.join(scratch, "tmp")
     os.mkdir(tmp)
     os.chmod(tmp, 0o1777)
-    # Held open: once /tmp is covered, paths under it (the work folder, often) lead elsewhere.
-    held_work, held_tmp = os.open(workdir, os.O_PATH), os.open(tmp, os.O_PATH)
+    # Held open: once /tmp is covered, paths under it (the work folder and the submission's
+    # staged copy, often) lead elsewhere.
+    held = {folder: os.open(folder, os.O_PATH) for folder in (workdir, submission)}
+    held_tmp = os.open(tmp, os.O_PATH)
     for place in SHARED_FOLDERS:
         if os.path.isdir(place) and not os.path.islink(place):
             _mount(libc, f"/proc/self/fd/{held_tmp}", place, _MS_BIND)
-    if not os.path.isdir(workdir):  # it lived in a folder now covered (TMPDIR=/tmp): shown again where it was
-        os.makedirs(workdir, 0o711)
-        _mount(libc, f"/proc/self/fd/{held_work}", workdir, _MS_BIND | _MS_REC)
-    os.close(held_work)
+    for folder, fd in held.items():
+        if not os.path.isdir(folder):  # it lived in a folder now covered (TMPDIR=/tmp): shown again where it was
+            os.makedirs(folder, 0o711)
+            _mount(libc, f"/proc/self/fd/{fd}", folder, _MS_BIND | _MS_REC)
+        os.close(fd)
     os.close(held_tmp)
     return True
 
@@ -257,7 +260,7 @@ def _set_limits(limits: dict, baseline_vm: int) -> None:
 
 
 def _become_worker(control: socket.socket, request: dict, fds: list[int], baseline_vm: int) -> None:
-    from attnlab.sandbox.worker import BoundedText, Worker
+    from attnlab.sandbox.inside.worker import BoundedText, Worker
 
     channel_fd, stdout_fd, stderr_fd, *marker_fd = fds
     control.close()
@@ -269,7 +272,7 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     workdir = request["workdir"]
     scratch = os.path.join(workdir, "scratch")
     if os.geteuid() == 0 and request.get("uid") is not None:
-        _private_folders(workdir, scratch, request["limits"]["folder_bytes"])
+        _private_folders(workdir, scratch, request["limits"]["folder_bytes"], request["submission"])
         _drop_privileges(workdir, scratch, request["uid"])
     else:
         os.mkdir(scratch, 0o700)
@@ -288,7 +291,7 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     sys.dont_write_bytecode = True
     channel = socket.socket(fileno=channel_fd)
     if request.get("watching") and marker_fd:
-        from attnlab.sandbox.watching_worker import WatchingWorker
+        from attnlab.sandbox.inside.watching_worker import WatchingWorker
 
         WatchingWorker(channel, request["submission"], request["module"], request["serves"], request["standins"], request["depends"], marker_fd[0], request.get("poisoned", [])).serve()
         return
@@ -320,9 +323,9 @@ def main(control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
     import numpy  # noqa: F401 - paid once here, inherited by every fork
 
-    import attnlab.sandbox.watching_worker  # noqa: F401 - likewise
-    import attnlab.sandbox.worker  # noqa: F401 - likewise
-    import attnlab.sandbox.module_harness  # noqa: F401 - likewise, and its folder may be closed to workers (Gradescope's source)
+    import attnlab.sandbox.inside.watching_worker  # noqa: F401 - likewise
+    import attnlab.sandbox.inside.worker  # noqa: F401 - likewise
+    import attnlab.sandbox.inside.module_harness  # noqa: F401 - likewise, and its folder may be closed to workers (Gradescope's source)
 
     # Modules student code plausibly imports, loaded while we can still read them: once a worker
     # runs as nobody, a Python installed in a private folder (pyenv under /root) is unreadable.

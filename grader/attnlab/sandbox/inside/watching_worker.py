@@ -23,7 +23,7 @@ import sys
 import types
 
 from attnlab import wire
-from attnlab.sandbox.worker import Worker, own_code
+from attnlab.sandbox.inside.worker import Worker, own_code
 
 
 class _NotMirrored(Exception):
