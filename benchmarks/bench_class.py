@@ -102,16 +102,18 @@ def main() -> None:
     parser.add_argument("--buggy", type=float, default=0.15, help="share of buggy submissions (default 0.15)")
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--baseline-sample", type=int, default=10, help="submissions graded in-process for the ratio")
-    parser.add_argument("--track", default="numpy", choices=sorted(COURSE.tracks), help="the track graded (default numpy, as the targets are set for)")
+    parser.add_argument("--track", default="numpy", choices=[*sorted(COURSE.tracks), "all"], help="the track graded (default numpy, as the targets are set for; all: every track)")
     args = parser.parse_args()
-    modules = COURSE.tracks[args.track]
+    modules = list(COURSE.modules) if args.track == "all" else COURSE.tracks[args.track]
 
     work = Path(tempfile.mkdtemp(prefix="attnlab-bench-class-"))
     try:
         classroom = work / "class"
         mix = generate_class(classroom, args.students, args.hostile, args.buggy, modules)
         print(f"class of {args.students}, {args.track} track: {mix['correct']} correct, {mix['buggy']} buggy, {mix['hostile']} hostile")
-        command = [sys.executable, "-m", "attnlab.cli", "grade", str(classroom), "--results", str(work / "results"), "--track", args.track, "--course", str(REPO)]
+        command = [sys.executable, "-m", "attnlab.cli", "grade", str(classroom), "--results", str(work / "results"), "--course", str(REPO)]
+        if args.track != "all":
+            command += ["--track", args.track]
         if args.jobs:
             command += ["--jobs", str(args.jobs)]
         probe = host_speed_probe()

@@ -73,6 +73,9 @@ class Backend:
         """What the submission printed since the last call of this method."""
         return ""
 
+    def end_fast_path(self) -> None:
+        """The class's fast path is over and tests will run live: nothing it started may go on."""
+
     def close(self) -> None:
         pass
 
@@ -216,6 +219,15 @@ class SandboxBackend(Backend):
                 worker.close()
         notes, worker.notes = worker.notes, []
         return [_call_result(value, return_inputs, None, note) for (_, _, _, return_inputs), value, note in zip(calls, values, notes)]
+
+    def end_fast_path(self) -> None:
+        """Stop every worker and whatever the submission left running: the live run starts afresh,
+        as one submission alone does, with what the fast path learnt of timeouts and imports."""
+        for worker in {id(w): w for w in (*self._workers.values(), *self._watchers.values())}.values():
+            worker.close()
+        self._workers.clear()
+        self._watchers.clear()
+        self.server.clean()
 
     def evidence(self, function: str, want: list[tuple[int, int]]) -> list:
         """The arguments and results of the watched calls ``want`` names, from the watching worker

@@ -6,7 +6,7 @@ whose input carries an answer given earlier in the same message goes in a later 
 (``split_messages``); across functions, two functions of one file share a worker only when
 neither was ever given an answer of the other as an input in the recorded run
 (``worker_groups``). An answer that only moves its own input's entries around (``merge_heads``
-of one head) is no secret, and a tiny array (a count, a 1x1 mask) says nothing.
+of one head) is no secret, and a tiny or constant array (a count, an all-True mask) says nothing.
 """
 
 from __future__ import annotations
@@ -48,7 +48,13 @@ def secret_answers(call: ScriptedCall) -> set[bytes]:
     """Digests of the arrays of ``call``'s answer that are neither tiny nor its input's entries
     moved around."""
     moved = {_sorted(leaf) for leaf in _leaves((call.args, call.kwargs)) if isinstance(leaf, np.ndarray)}
-    return {_digest(leaf) for leaf in _leaves(call.value) if isinstance(leaf, np.ndarray) and leaf.size > TINY and _sorted(leaf) not in moved}
+    return {_digest(leaf) for leaf in _leaves(call.value) if isinstance(leaf, np.ndarray) and leaf.size > TINY and not _constant(leaf) and _sorted(leaf) not in moved}
+
+
+def _constant(array: np.ndarray) -> bool:
+    """Every entry the same (an all-True mask): it says nothing its shape does not."""
+    flat = array.reshape(-1)
+    return bool((flat == flat[0]).all())
 
 
 def given_answers(script: Script) -> dict[str, set[str]]:
