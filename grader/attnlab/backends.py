@@ -30,7 +30,12 @@ from attnlab.sandbox.inside.module_harness import as_called
 
 class NotReplayed(Exception):
     """A watching worker's call gave no result (it raised, timed out, crashed, or the function
-    may not be watched any more): the test runs live."""
+    may not be watched any more). ``own``: the function's own code timed out or crashed, outside
+    anything it called, so a live worker would do the same."""
+
+    def __init__(self, function: str, own: bool = False):
+        super().__init__(function)
+        self.own = own
 
 
 @dataclass(frozen=True)
@@ -178,6 +183,20 @@ class SandboxBackend(Backend):
             peak = worker.peak_memory() - baseline if measure_memory else None
         return _call_result(value, return_inputs, peak)
 
+    def run_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None) -> list[CallResult]:
+        """Several calls ``(function, args, kwargs, return_inputs)`` of one function in one round
+        trip, in the live worker (its stand-ins answered by the reference). The first call that
+        fails raises its outcome, as ``run`` would; ``framed`` and ``expected`` as for
+        ``watch_batch``."""
+        function = calls[0][0]
+        if any(f != function for f, *_ in calls):
+            raise ValueError(f"a batch must call one function, not {sorted({f for f, *_ in calls})}")
+        self._may_run(function)
+        worker = self._worker(function)
+        with self._calling(worker):
+            values = worker.call_batch(calls, self._answer_for, framed, expected)
+        return [_call_result(value, return_inputs) for (_, _, _, return_inputs), value in zip(calls, values)]
+
     def watch_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None, group: tuple[str, ...] = ()) -> list[CallResult]:
         """Several calls ``(function, args, kwargs, return_inputs)`` of one function, in one round
         trip, in a watching worker (``sandbox.inside.watching_worker``): the student's own code runs
@@ -204,14 +223,16 @@ class SandboxBackend(Backend):
             raise NotReplayed(function) from None  # what it raised, the live run shows
         except SubmissionProblem as problem:
             self._not_replayable.add(function)
+            own = False
             if isinstance(problem, (CallTimedOut, WorkerCrashed)):
                 entered, running = worker.where_it_stopped()
                 self._not_watched.add(running or function)
+                own = running is None and not entered
                 stopped = len(worker.notes)
-                if isinstance(problem, CallTimedOut) and running is None and not entered and stopped < len(calls):
+                if isinstance(problem, CallTimedOut) and own and stopped < len(calls):
                     _, args, kwargs, _ = calls[stopped]
                     self.seed_timeout(function, args, kwargs, problem.message)
-            raise NotReplayed(function) from None
+            raise NotReplayed(function, own) from None
         finally:
             self._spent += time.monotonic() - started
             self._output.append(worker.take_output())

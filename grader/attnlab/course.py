@@ -10,6 +10,7 @@ know their names.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import tomllib
 from dataclasses import dataclass
@@ -70,10 +71,11 @@ class Course:
         return self.exercises_dir / "tests"
 
     def function(self, name: str) -> ContractFunction:
-        for function in self.functions:
-            if function.name == name:
-                return function
-        raise KeyError(name)
+        return self._by_name[name]
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, ContractFunction]:
+        return {function.name: function for function in self.functions}
 
     def functions_in(self, module: str) -> list[str]:
         return [f.name for f in self.functions if f.module == module]

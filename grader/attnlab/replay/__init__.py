@@ -84,43 +84,68 @@ class Replayer:
         chosen = [t for t in self.script.tests if t.nodeid.startswith(prefixes)]
         passed: dict[str, TestResult] = {}
         for test in chosen:
-            if not test.replayable or test.result is None or not all(backend.replayable(c.function) for c in test.calls):
+            if not test.replayable or test.result is None or not all(backend.replayable(f) for f in {c.function for c in test.calls}):
                 continue
             started = time.perf_counter()
-            if self._replay_test(test, backend):
+            verdict = self._replay_test(test, backend, watching=True)
+            if verdict is _DEPENDENCIES:
+                backend.take_output()
+                verdict = self._replay_test(test, backend, watching=False)
+            if verdict is _PASSED:
                 duration = round(time.perf_counter() - started, 4)
                 passed[test.nodeid] = TestResult(**{**vars(test.result), "output": backend.take_output(), "duration": duration})
             else:
                 backend.take_output()  # the live run prints again
         return [t.nodeid for t in chosen], passed
 
-    def _replay_test(self, test: ScriptedTest, backend: Backend) -> bool:
+    def _replay_test(self, test: ScriptedTest, backend: Backend, watching: bool) -> object:
+        """Ask ``test``'s recorded calls: in watching workers (the student's own code throughout),
+        or (not ``watching``) in the live run's workers, whose stand-ins the reference answers.
+        ``_PASSED``; ``_OWN`` when the function under test itself answered otherwise; or, from a
+        watching worker, ``_DEPENDENCIES`` when what it called may be to blame, which the live
+        run's workers (the reference's answers for those calls) then decide."""
         messages = self._messages.get(test.nodeid)
         if messages is None:
             messages = self._messages[test.nodeid] = messages_of(test)
         for message in messages:
+            calls = [(c.function, c.args, c.kwargs, c.return_inputs) for c in message.calls]
             try:
                 if message.framed is None:
                     call = message.calls[0]
                     result = backend.run(call.function, call.args, call.kwargs, measure_memory=True, return_inputs=call.return_inputs)
-                    if result.peak_bytes > call.memory_budget:
-                        return False
-                    results = [result]
-                else:
-                    calls = [(c.function, c.args, c.kwargs, c.return_inputs) for c in message.calls]
+                    if result.peak_bytes > call.memory_budget or not self._same(call, result):
+                        return _OWN
+                    continue
+                if watching:
                     results = backend.watch_batch(calls, message.framed, message.expected, self.groups.get(calls[0][0], ()))
-            except (NotReplayed, SubmissionProblem, StudentError):
-                return False
-            for call, result in zip(message.calls, results):
-                if result.value is call.value:
-                    continue  # identical on the wire to the recorded answer
-                if not same_behaviour(result.value, call.value, call.float32_inputs):
-                    return False
-                if call.return_inputs and not same_behaviour(result.inputs_after, call.inputs_after, call.float32_inputs):
-                    return False
-            if message.framed is not None and not self.nested.hold(message.calls[0].function, calls, results, backend):
-                return False
-        return True
+                else:
+                    results = backend.run_batch(calls, message.framed, message.expected)
+            except NotReplayed as problem:
+                return _OWN if problem.own else _DEPENDENCIES
+            except (SubmissionProblem, StudentError):
+                return _DEPENDENCIES if watching else _OWN
+            answered = all(self._same(call, result) for call, result in zip(message.calls, results))
+            if not watching:
+                if not answered:
+                    return _OWN
+                continue
+            if not self.nested.hold(message.calls[0].function, calls, results, backend):
+                return _DEPENDENCIES
+            if not answered:
+                return _OWN  # everything it called answered as the reference does: its own answer differs
+        return _PASSED
+
+    @staticmethod
+    def _same(call: ScriptedCall, result) -> bool:
+        if result.value is call.value:
+            return True  # identical on the wire to the recorded answer
+        if not same_behaviour(result.value, call.value, call.float32_inputs):
+            return False
+        return not call.return_inputs or same_behaviour(result.inputs_after, call.inputs_after, call.float32_inputs)
+
+
+# What replaying a test found.
+_PASSED, _OWN, _DEPENDENCIES = object(), object(), object()
 
 
 @dataclass

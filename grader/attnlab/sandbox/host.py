@@ -541,22 +541,12 @@ class Expected:
     def __init__(self, value):
         self.value = value
         buffers: list = []
-        self.tree = wire.encode(value, buffers)
+        # As JSON text: ``True`` is not ``1``, nor ``1`` ``1.0``, as ``==`` on trees would say.
+        self.text = wire.dumps(wire.encode(value, buffers))
         self.payloads = [bytes(wire.as_bytes(b)) for b in buffers]
 
     def matches(self, tree, buffers: list) -> bool:
-        return _same_tree(tree, self.tree) and len(buffers) == len(self.payloads) and all(got == want for got, want in zip(buffers, self.payloads))
-
-
-def _same_tree(got, want) -> bool:
-    """Equal wire trees, types included: ``True`` is not ``1``, nor ``1`` ``1.0``, as ``==`` says."""
-    if type(got) is not type(want):
-        return False
-    if isinstance(want, dict):
-        return got.keys() == want.keys() and all(_same_tree(got[k], want[k]) for k in want)
-    if isinstance(want, list):
-        return len(got) == len(want) and all(_same_tree(g, w) for g, w in zip(got, want))
-    return got == want
+        return len(buffers) == len(self.payloads) and wire.dumps(tree) == self.text and all(got == want for got, want in zip(buffers, self.payloads))
 
 
 def _leaves(value):
