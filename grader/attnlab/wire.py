@@ -175,6 +175,19 @@ def _copy(value, depth):
     return decode(encode(value, buffers := []), [as_bytes(array) for array in buffers])
 
 
+def leaves(value):
+    """Every value in a plain value that is not a tuple, list or dict (those are opened)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (tuple, list)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        else:
+            yield item
+
+
 def fingerprint(value) -> str:
     """A digest of a plain value that is the same for any two values ``copy_plain`` makes
     equal, computed on either side of the wire (``WireError`` for what cannot cross it)."""

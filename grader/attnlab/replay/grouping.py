@@ -15,6 +15,7 @@ import hashlib
 
 import numpy as np
 
+from attnlab import wire
 from attnlab.course import Course
 from attnlab.replay.script import Script, ScriptedCall
 
@@ -96,15 +97,7 @@ def worker_groups(script: Script, course: Course) -> dict[str, tuple[str, ...]]:
 
 
 def _leaves(value):
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (tuple, list)):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif item is not None:
-            yield item
+    return (leaf for leaf in wire.leaves(value) if leaf is not None)
 
 
 def _digest(leaf) -> bytes:

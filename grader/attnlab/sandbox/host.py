@@ -501,7 +501,7 @@ class StandinBounds:
 
     def _work_out(self) -> None:
         elements, extent, ndim = 0, 1, 0
-        for leaf in _leaves(self._inputs):
+        for leaf in wire.leaves(self._inputs):
             if isinstance(leaf, np.ndarray):
                 elements, ndim = max(elements, leaf.size), max(ndim, leaf.ndim)
                 extent = max(extent, *leaf.shape, 1)
@@ -547,19 +547,6 @@ class Expected:
 
     def matches(self, tree, buffers: list) -> bool:
         return len(buffers) == len(self.payloads) and wire.dumps(tree) == self.text and all(got == want for got, want in zip(buffers, self.payloads))
-
-
-def _leaves(value):
-    """Every non-container value in a plain value (tuples, lists and dicts opened)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (tuple, list)):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        else:
-            yield item
 
 
 class WorkerProcess:
