@@ -119,29 +119,26 @@ def test_no_message_holds_an_input_that_carries_an_answer_of_the_same_message(cl
     assert split, "the KV cache tests feed answers forward, and are split"
 
 
-def test_no_graded_call_is_given_an_answer_it_could_copy(class_session):
+def test_no_graded_call_is_given_an_answer_it_is_asked_later(class_session):
     """Workers of one submission share its private user, so its processes could pass data between
-    themselves (a file one writes and another reads); what that could carry is what they were
-    given, the inputs of their calls. So no input of a graded call may carry the reference's answer
-    to another function's graded call (merge_heads is given reference.split_heads(x) for x that
-    split_heads is never asked), nor to a call of the same function in another test (a live rerun
-    after the fast path would find it). Within a test, a chain (a KV cache fed forward) is sent
-    an answer only after it gave it."""
-    from attnlab.replay.grouping import TINY, _digest, _leaves, given_answers, secret_answers
+    themselves while they live; what that could carry is what they were given, the inputs of their
+    calls. Calls are asked in the suite's order (the fast path, then, from fresh processes, the
+    live run), so no input of a graded call may carry the reference's answer to a call asked
+    after it, of another function or of the same one in another test (merge_heads is given
+    reference.split_heads(x) for x that split_heads is never asked). Within a test, a chain (a
+    KV cache fed forward) is sent an answer only after it gave it."""
+    from attnlab.replay.grouping import TINY, _constant, _digest, _leaves, secret_answers
 
-    given = {function: others for function, others in given_answers(class_session.script).items() if others}
-    assert not given, f"given another function's answer: {given}"
-    answered: dict[bytes, set[tuple[str, str]]] = {}
-    for test in class_session.script.tests:
-        for call in test.calls:
-            for digest in secret_answers(call):
-                answered.setdefault(digest, set()).add((call.function, test.nodeid))
-    for test in class_session.script.tests:
-        for call in test.calls:
-            for leaf in _leaves((call.args, call.kwargs)):
-                if isinstance(leaf, np.ndarray) and leaf.size > TINY:
-                    others = {n for f, n in answered.get(_digest(leaf), ()) if f == call.function and n != test.nodeid}
-                    assert not others, f"{test.nodeid}: {call.function} is given its own answer of {sorted(others)}"
+    calls = [(test.nodeid, call) for test in class_session.script.tests for call in test.calls]
+    asked_at: dict[bytes, list[tuple[int, str, str]]] = {}
+    for place, (nodeid, call) in enumerate(calls):
+        for digest in secret_answers(call):
+            asked_at.setdefault(digest, []).append((place, call.function, nodeid))
+    for place, (nodeid, call) in enumerate(calls):
+        for leaf in _leaves((call.args, call.kwargs)):
+            if isinstance(leaf, np.ndarray) and leaf.size > TINY and not _constant(leaf):
+                later = [(f, n) for at, f, n in asked_at.get(_digest(leaf), ()) if at > place and (f, n) != (call.function, nodeid)]
+                assert not later, f"{nodeid}: {call.function} is given the answer to {later[0]}, asked later"
 
 
 def test_functions_of_a_file_share_a_watching_worker_unless_one_was_given_the_others_answer():
