@@ -8,6 +8,7 @@ misconception and feedback on both paths.
 """
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -141,16 +142,35 @@ def test_no_graded_call_is_given_an_answer_it_is_asked_later(class_session):
                 assert not later, f"{nodeid}: {call.function} is given the answer to {later[0]}, asked later"
 
 
-def test_functions_of_a_file_share_a_watching_worker_unless_one_was_given_the_others_answer():
-    from attnlab.replay.grouping import worker_groups
-    from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
+def test_the_replay_starts_afresh_before_asking_an_answer_its_processes_were_given():
+    from attnlab.replay.grouping import fresh_starts
+    from attnlab.replay.script import ScriptedCall
 
     x = np.arange(24.0).reshape(2, 3, 4)
     heads = x.reshape(2, 3, 2, 2).swapaxes(1, 2) + 1  # not x's entries moved: an answer of its own
-    calls = [ScriptedCall("split_heads", (x, 2), {}, False, heads, None), ScriptedCall("merge_heads", (heads,), {}, False, x, None), ScriptedCall("multi_head_attention", (x,), {}, False, x * 3, None)]
-    groups = worker_groups(Script([ScriptedTest("t", calls)]), COURSE)
-    assert groups["split_heads"] == ("split_heads", "multi_head_attention")
-    assert groups["merge_heads"] == ("merge_heads",)
+    given = ("test_merge", [ScriptedCall("merge_heads", (heads,), {}, False, x, None)])
+    asked = ("test_split", [ScriptedCall("split_heads", (x, 2), {}, False, heads, None)])
+    other = ("test_other", [ScriptedCall("softmax", (heads,), {}, False, x * 7, None)])
+    assert fresh_starts([given, other, asked]) == {2}
+    assert fresh_starts([asked, other]) == set()  # asked before it was given: nothing to carry back
+    chain = [ScriptedCall("kv_cache_step", (x,), {}, False, heads, None), ScriptedCall("kv_cache_step", (heads,), {}, False, x * 3, None)]
+    assert fresh_starts([("test_chain", chain[1:]), ("test_chain", chain[:1])]) == set()  # one test's own chain
+
+
+def test_the_bundled_course_is_replayed_by_one_watching_worker_per_submission(tmp_path, class_session, monkeypatch):
+    """The speed of the class path rests on this: no message needs fresh processes, so a
+    correct submission is replayed by one watching worker (and one live worker for the memory test)."""
+    from attnlab.sandbox.host import ForkServer
+
+    assert not class_session.replayer._fresh
+    spawned = []
+    original = ForkServer.spawn
+    monkeypatch.setattr(ForkServer, "spawn", lambda self, *a, **k: spawned.append(k.get("watching") or (a[8] if len(a) > 8 else None)) or original(self, *a, **k))
+    folder = tmp_path / "reference"
+    shutil.copytree(COURSE.solutions_dir, folder)
+    report = grade_in_class(class_session, folder, NUMPY)
+    assert report.score == report.max_score
+    assert sum(w is not None for w in spawned) == 1 and len(spawned) == 2
 
 
 def test_the_memory_test_is_replayed_and_still_catches_the_full_matrix(grade_both_paths, watched_decide):

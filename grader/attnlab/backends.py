@@ -81,6 +81,9 @@ class Backend:
     def end_fast_path(self) -> None:
         """The class's fast path is over and tests will run live: nothing it started may go on."""
 
+    def fresh_processes(self) -> None:
+        """Nothing the submission's code ran so far may go on: the next call starts afresh."""
+
     def close(self) -> None:
         pass
 
@@ -103,9 +106,10 @@ class SandboxBackend(Backend):
         self._spent = 0.0  # seconds of calls so far, against limits.submission_seconds
         self._output: list[str] = []
         self._staged: Path | None = None
-        self._watchers: dict[str, WorkerProcess] = {}
+        self._watcher: WorkerProcess | None = None
         self._not_replayable: set[str] = set()  # functions whose watching worker failed
         self._not_watched: set[str] = set()  # functions whose own code timed out or crashed while watched
+        self._not_imported: set[str] = set()  # files whose import timed out or crashed a watching worker
 
     def _worker(self, function: str) -> WorkerProcess:
         module = self.course.function(function).module
@@ -197,7 +201,7 @@ class SandboxBackend(Backend):
             values = worker.call_batch(calls, self._answer_for, framed, expected)
         return [_call_result(value, return_inputs) for (_, _, _, return_inputs), value in zip(calls, values)]
 
-    def watch_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None, group: tuple[str, ...] = ()) -> list[CallResult]:
+    def watch_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None, files: tuple[str, ...] = ()) -> list[CallResult]:
         """Several calls ``(function, args, kwargs, return_inputs)`` of one function, in one round
         trip, in a watching worker (``sandbox.inside.watching_worker``): the student's own code runs
         throughout, and each result carries its notes on the calls a live run would have stood
@@ -207,14 +211,16 @@ class SandboxBackend(Backend):
         Raises ``NotReplayed`` when a call did not give a result; what that says is kept for the
         live run: a function whose own code timed out (before any watched call) times out live on
         the same arguments without another deadline, and one that timed out or crashed while
-        watched is not run on the student's side again (its callers' tests run live). ``group``:
-        the functions of its file one watching worker may serve with it (default: it alone)."""
+        watched is not run on the student's side again (its callers' tests run live). ``files``:
+        the files the watching worker imports, in course order (default: up to the function's);
+        one worker serves the submission's replay."""
         function = calls[0][0]
         if any(f != function for f, *_ in calls):
             raise ValueError(f"a batch must call one function, not {sorted({f for f, *_ in calls})}")
         if not self.replayable(function):
             raise NotReplayed(function)
-        worker = self._watching_worker(function, group or (function,))
+        module = self.course.function(function).module
+        worker = self._watching_worker(function, files or (*self.course.modules_before(module), module))
         started = time.monotonic()
         worker.notes = []
         try:
@@ -244,16 +250,20 @@ class SandboxBackend(Backend):
     def end_fast_path(self) -> None:
         """Stop every worker and whatever the submission left running: the live run starts afresh,
         as one submission alone does, with what the fast path learnt of timeouts and imports."""
-        for worker in {id(w): w for w in (*self._workers.values(), *self._watchers.values())}.values():
+        self.fresh_processes()
+
+    def fresh_processes(self) -> None:
+        """Stop every worker and whatever the submission left running; the next call starts afresh."""
+        for worker in [*self._workers.values(), *([self._watcher] if self._watcher else [])]:
             worker.close()
         self._workers.clear()
-        self._watchers.clear()
+        self._watcher = None
         self.server.clean()
 
     def evidence(self, function: str, want: list[tuple[int, int]]) -> list:
         """The arguments and results of the watched calls ``want`` names, from the watching worker
         that answered ``function``'s last message: [(args, kwargs), result] each."""
-        worker = self._watchers.get(function)
+        worker = self._watcher
         if worker is None or not worker.alive:
             raise NotReplayed(function)
         started = time.monotonic()
@@ -270,34 +280,38 @@ class SandboxBackend(Backend):
         module = self.course.function(function).module
         return function not in self._not_replayable and module not in self._import_failures and self._spent <= self.limits.submission_seconds
 
-    def _watching_worker(self, function: str, group: tuple[str, ...]) -> WorkerProcess:
-        worker = self._watchers.get(function)
-        if worker is None or not worker.alive:
+    def _watching_worker(self, function: str, files: tuple[str, ...]) -> WorkerProcess:
+        """The submission's one watching worker, for every file of ``files`` (in course order). A
+        file whose import timed out or crashed it is left out of the next one, and its functions
+        are not replayed."""
+        while self._watcher is None or not self._watcher.alive:
             if self._staged is None:
                 self._staged = self.server.stage(self.submission)
-            module = self.course.function(function).module
-            serves = tuple(f for f in group if f == function or f not in self._not_replayable)
-            standins = {m: self.course.functions_in(m) for m in self.course.modules_before(module)}
-            standins[module] = sorted({d for f in serves for d in self.course.depends_on(f)})
-            watching = Watching(serves, {f: list(self.course.depends_on(f)) for f in serves}, frozenset(self._not_watched))
+            served = [f for module in files for f in self.course.functions_in(module)]
+            serves = tuple(f for f in served if f not in self._not_replayable)
+            if function not in serves:
+                raise NotReplayed(function)
+            watching = Watching(serves, {f: list(self.course.depends_on(f)) for f in serves}, frozenset(self._not_watched), frozenset(self._not_imported))
+            needs = tuple(dict.fromkeys(n for module in files if module not in self._not_imported for n in self.course.needs_of(module)))
             try:
-                worker = WorkerProcess(self.server, self._staged, module, serves[0], standins, self.limits, None, self.course.needs_of(module), watching)
-            except SubmissionProblem:
-                self._not_replayable.update(serves)
-                raise NotReplayed(function) from None
-            for served in serves:
-                self._watchers[served] = worker
-        return worker
+                self._watcher = WorkerProcess(self.server, self._staged, files[-1], function, {m: self.course.functions_in(m) for m in files}, self.limits, None, needs, watching)
+            except SubmissionProblem as problem:
+                if problem.importing is None or problem.importing in self._not_imported:
+                    self._not_replayable.update(served)
+                    raise NotReplayed(function) from None
+                self._not_imported.add(problem.importing)
+                self._not_replayable.update(self.course.functions_in(problem.importing))
+        return self._watcher
 
     def take_output(self) -> str:
         text, self._output = "".join(self._output), []
         return text
 
     def close(self) -> None:
-        for worker in {id(w): w for w in (*self._workers.values(), *self._watchers.values())}.values():
+        for worker in [*self._workers.values(), *([self._watcher] if self._watcher else [])]:
             worker.close()
         self._workers.clear()
-        self._watchers.clear()
+        self._watcher = None
         if self._staged is not None:
             shutil.rmtree(self._staged.parent, ignore_errors=True)
         self.server.clean()  # what the submission's code started and left running dies with it

@@ -37,8 +37,9 @@ class SubmissionProblem(BaseException):
         self.function = function
         """The contract function whose call ended this way, when it is known."""
 
-    index: int | None = None
-    """For a call of a program worker's message (a timeout, a crash): its index there."""
+    importing: str | None = None
+    """For a watching worker that timed out or crashed before it was ready: the file it said it
+    was importing."""
 
 
 class NotImplementedYet(SubmissionProblem):
@@ -47,9 +48,6 @@ class NotImplementedYet(SubmissionProblem):
 
 class CallTimedOut(SubmissionProblem):
     outcome = Outcome.TIMED_OUT
-
-    module: str | None = None
-    """For a timed-out import: the file."""
 
 
 class OutOfMemory(SubmissionProblem):

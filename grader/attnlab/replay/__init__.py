@@ -15,9 +15,9 @@ naming are unchanged.
 
 What the untrusted side receives is the inputs of the calls it is asked now, and
 nothing of the reference: a call whose input holds an answer given earlier in
-the same message is sent after that answer came back, and functions of one
-file share a worker only when neither was given an answer of the other
-(``grouping``).
+the same message is sent after that answer came back, and the submission's
+processes start afresh before any message that asks for an answer they were
+given (``grouping``).
 
 Modules: ``script`` (the recording as plain data), ``recording`` (making it),
 ``kept`` (keeping it beside the results), ``compare`` (the same behaviour),
@@ -38,7 +38,7 @@ from attnlab.grading import grade
 from attnlab.outcomes import StudentError, SubmissionProblem
 from attnlab.reference import Reference
 from attnlab.replay.compare import same_behaviour
-from attnlab.replay.grouping import split_messages, worker_groups
+from attnlab.replay.grouping import fresh_starts, split_messages
 from attnlab.replay.nested import NestedChecks
 from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
 from attnlab.results import GradeReport, TestResult
@@ -75,14 +75,25 @@ class Replayer:
     def __init__(self, script: Script, reference: Reference):
         self.script = script
         self.nested = NestedChecks(reference)
-        self.groups = worker_groups(script, reference.course)
-        self._messages: dict[str, list[_Message]] = {}
+        self._messages = {test.nodeid: messages_of(test) for test in script.tests}
+        in_order = [(test.nodeid, message.calls) for test in script.tests for message in self._messages[test.nodeid]]
+        starts = fresh_starts(in_order)
+        places = iter(range(len(in_order)))
+        self._fresh = {id(message) for test in script.tests for message in self._messages[test.nodeid] if next(places) in starts}
+        """The messages before which the submission's processes start afresh (``fresh_starts``)."""
+        course = reference.course
+        self._modules = course.modules
+        self._files_for = {test.nodeid: max((course.modules.index(course.function(c.function).module) + 1 for c in test.calls), default=0) for test in script.tests}
+        """For each test, how many files (in course order) a worker needs to answer its calls."""
 
     def decide(self, backend: Backend, test_files: list[Path]) -> tuple[list[str], dict[str, TestResult]]:
         """The tests of ``test_files`` in suite order, and those the replay passed (the rest run live)."""
         prefixes = tuple(f"{f.name}::" for f in test_files)
         chosen = [t for t in self.script.tests if t.nodeid.startswith(prefixes)]
         passed: dict[str, TestResult] = {}
+        self._sent = False
+        # One watching worker replays the submission: it imports every file up to the last asked.
+        self._files = tuple(self._modules[: max((self._files_for[t.nodeid] for t in chosen), default=0)])
         for test in chosen:
             if not test.replayable or test.result is None or not all(backend.replayable(f) for f in {c.function for c in test.calls}):
                 continue
@@ -104,10 +115,10 @@ class Replayer:
         ``_PASSED``; ``_OWN`` when the function under test itself answered otherwise; or, from a
         watching worker, ``_DEPENDENCIES`` when what it called may be to blame, which the live
         run's workers (the reference's answers for those calls) then decide."""
-        messages = self._messages.get(test.nodeid)
-        if messages is None:
-            messages = self._messages[test.nodeid] = messages_of(test)
-        for message in messages:
+        for message in self._messages[test.nodeid]:
+            if id(message) in self._fresh and self._sent:
+                backend.fresh_processes()
+            self._sent = True
             calls = [(c.function, c.args, c.kwargs, c.return_inputs) for c in message.calls]
             try:
                 if message.framed is None:
@@ -117,7 +128,7 @@ class Replayer:
                         return _OWN
                     continue
                 if watching:
-                    results = backend.watch_batch(calls, message.framed, message.expected, self.groups.get(calls[0][0], ()))
+                    results = backend.watch_batch(calls, message.framed, message.expected, self._files)
                 else:
                     results = backend.run_batch(calls, message.framed, message.expected)
             except NotReplayed as problem:

@@ -1,12 +1,14 @@
-"""What may travel together to a watching worker: calls in one message, functions in one worker.
+"""What may travel together to a submission's processes: calls in one message, messages in one life.
 
-A worker may hold only what it is given, the inputs of the calls it is asked; so no call may
-be sent while the worker holds an input that carries the answer to it. Within a test, a call
-whose input carries an answer given earlier in the same message goes in a later message
-(``split_messages``); across functions, two functions of one file share a worker only when
-neither was ever given an answer of the other as an input in the recorded run
-(``worker_groups``). An answer that only moves its own input's entries around (``merge_heads``
-of one head) is no secret, and a tiny or constant array (a count, an all-True mask) says nothing.
+A process may hold only what it is given, the inputs of the calls it is asked, and the
+processes of one submission could pass that between them while they live; so no call may be
+sent while they hold an input that carries the answer to it. Within a test, a call whose input
+carries an answer given earlier in the same message goes in a later message
+(``split_messages``); across tests and functions, the replay starts the processes afresh before
+a message that asks for an answer given earlier (``fresh_starts``; the bundled course needs
+none, and a test proves it). An answer that only moves its own input's entries around
+(``merge_heads`` of one head) is no secret, and a tiny or constant array (a count, an all-True
+mask) says nothing.
 """
 
 from __future__ import annotations
@@ -16,8 +18,7 @@ import hashlib
 import numpy as np
 
 from attnlab import wire
-from attnlab.course import Course
-from attnlab.replay.script import Script, ScriptedCall
+from attnlab.replay.script import ScriptedCall
 
 # Arrays of at most this many items are too small to carry a secret answer.
 TINY = 4
@@ -58,42 +59,22 @@ def _constant(array: np.ndarray) -> bool:
     return bool((flat == flat[0]).all())
 
 
-def given_answers(script: Script) -> dict[str, set[str]]:
-    """For each function, the functions one of whose answers it was given as an input."""
-    answered_by: dict[bytes, set[str]] = {}
-    for test in script.tests:
-        for call in test.calls:
-            for digest in secret_answers(call):
-                answered_by.setdefault(digest, set()).add(call.function)
-    given: dict[str, set[str]] = {}
-    for test in script.tests:
-        for call in test.calls:
+def fresh_starts(messages: list[tuple[str, list[ScriptedCall]]]) -> set[int]:
+    """The places, among the ``(node id, calls)`` messages in the order the replay sends them,
+    before which it must start the submission's processes afresh: where a call asks for an
+    answer that a message since the last fresh start gave as an input to another function, or in
+    another test (a chain within one test is sent the answer only after it gave it)."""
+    starts: set[int] = set()
+    given: dict[bytes, set[tuple[str, str]]] = {}
+    for place, (nodeid, calls) in enumerate(messages):
+        if any(given.get(digest, set()) - {(call.function, nodeid)} for call in calls for digest in secret_answers(call)):
+            starts.add(place)
+            given = {}
+        for call in calls:
             for leaf in _leaves((call.args, call.kwargs)):
-                if isinstance(leaf, np.ndarray) and leaf.size > TINY:
-                    given.setdefault(call.function, set()).update(answered_by.get(_digest(leaf), set()) - {call.function})
-    return given
-
-
-def worker_groups(script: Script, course: Course) -> dict[str, tuple[str, ...]]:
-    """Each function of the script, with the functions of its file one watching worker serves
-    with it: in course order, each joins the first group none of whose members it was given an
-    answer of, or that was given one of its answers."""
-    given = given_answers(script)
-    used = {call.function for test in script.tests for call in test.calls}
-    groups: dict[str, tuple[str, ...]] = {}
-    for module in course.modules:
-        formed: list[list[str]] = []
-        for function in (f for f in course.functions_in(module) if f in used):
-            for group in formed:
-                if not any(other in given.get(function, ()) or function in given.get(other, ()) for other in group):
-                    group.append(function)
-                    break
-            else:
-                formed.append([function])
-        for group in formed:
-            for function in group:
-                groups[function] = tuple(group)
-    return groups
+                if isinstance(leaf, np.ndarray) and leaf.size > TINY and not _constant(leaf):
+                    given.setdefault(_digest(leaf), set()).add((call.function, nodeid))
+    return starts
 
 
 def _leaves(value):

@@ -39,10 +39,11 @@ from attnlab.outcomes import (
     NotImplementedYet,
     OutOfMemory,
     StudentError,
+    SubmissionProblem,
     WorkerCrashed,
 )
 from attnlab.sandbox.inside.forkserver import SHARED_FOLDERS
-from attnlab.sandbox.inside.watching_worker import MARKER
+from attnlab.sandbox.inside.watching_worker import IMPORTING, MARKER, WATCHED
 from attnlab.sandbox.inside.worker import LEFT_A_THREAD
 
 # The fork server's only way into the engine: the folder that holds the attnlab package, of
@@ -364,6 +365,7 @@ class ForkServer:
             "serves": list(watching.serves) if watching else [function],
             "depends": watching.depends if watching else {},
             "poisoned": sorted(watching.poisoned) if watching else [],
+            "skipped": sorted(watching.skipped) if watching else [],
             "submission": str(submission),
             "needs": list(needs),
             "workdir": str(workdir),
@@ -455,14 +457,17 @@ def _problem_message(header: dict) -> str:
 
 @dataclass(frozen=True)
 class Watching:
-    """What a watching worker (``sandbox.inside.watching_worker``) is for."""
+    """What a watching worker (``sandbox.inside.watching_worker``) is for: the replay of one
+    submission (``spawn``'s ``standins`` are then its files' contract functions, in course order)."""
 
     serves: tuple[str, ...]
-    """The functions of one file it may be asked (none given another's answer as an input)."""
+    """The functions it may be asked."""
     depends: dict
     """Each one's declared same-file dependencies, whose direct calls it watches."""
     poisoned: frozenset = frozenset()
     """Functions whose own code timed out or crashed while watched: treated as missing."""
+    skipped: frozenset = frozenset()
+    """Files whose import timed out or crashed a watching worker: not imported again."""
 
 
 class AnswerCache:
@@ -557,6 +562,7 @@ class WorkerProcess:
         worker for these functions (``function`` is the first of them)."""
         self.watching = watching is not None
         self.watched_names = [n for names in standins.values() for n in names]
+        self.watched_files = list(standins)
         self.notes: list = []
         """A watching worker's notes on the watched calls, one list per result, in order."""
         self._marker: mmap.mmap | None = None
@@ -588,7 +594,11 @@ class WorkerProcess:
         self.pid = self.server_pid
         """The worker's pid as this process sees it, for signals and /proc."""
         self._await_hello()
-        self._await_import()
+        try:
+            self._await_import()
+        except SubmissionProblem as problem:
+            problem.importing = self.file_being_imported()
+            raise
 
     def _await_hello(self) -> None:
         """Read the worker's first message, sent before any student code ran, and the pid the
@@ -759,11 +769,16 @@ class WorkerProcess:
     def where_it_stopped(self) -> tuple[bool, str | None]:
         """For a watching worker whose call timed out or crashed: whether it entered any watched
         call during that call, and which watched function was running (None: its own code)."""
-        if self._marker is None:
+        what, place = MARKER.unpack_from(self._marker, 0) if self._marker is not None else (0, 0)
+        if what != WATCHED:
             return False, None
-        entered, place = MARKER.unpack_from(self._marker, 0)
-        name = self.watched_names[place - 1] if 0 < place <= len(self.watched_names) else None
-        return bool(entered), name
+        return True, self.watched_names[place - 1] if 0 < place <= len(self.watched_names) else None
+
+    def file_being_imported(self) -> str | None:
+        """For a watching worker that timed out or crashed before it was ready: the file it was
+        importing, as it last said (None: it said nothing)."""
+        what, place = MARKER.unpack_from(self._marker, 0) if self._marker is not None else (0, 0)
+        return self.watched_files[place - 1] if what == IMPORTING and 0 < place <= len(self.watched_files) else None
 
     def reset_peak_memory(self) -> int:
         """Reset the worker's peak resident memory to its current size; return that size in bytes.

@@ -293,7 +293,7 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     if request.get("watching") and marker_fd:
         from attnlab.sandbox.inside.watching_worker import WatchingWorker
 
-        WatchingWorker(channel, request["submission"], request["module"], request["serves"], request["standins"], request["depends"], marker_fd[0], request.get("poisoned", [])).serve()
+        WatchingWorker(channel, request["submission"], request["standins"], request["serves"], request["depends"], marker_fd[0], request.get("poisoned", []), request.get("skipped", [])).serve()
         return
     Worker(channel, request["submission"], request["module"], request["function"], request["standins"]).serve()
 

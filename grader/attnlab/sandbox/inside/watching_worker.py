@@ -1,15 +1,21 @@
 """The untrusted side of a class's fast path: a worker that runs the student's own code throughout.
 
-A ``WatchingWorker`` serves the functions of one file the grader groups
-together (none given another's answer as an input), holds no stand-ins and is
-sent nothing from the reference: the files before its own are the student's
-(imported as modules of their contract functions only, as a live run's
-stand-in modules are), and so are the declared dependencies. Every call a live run would have answered with the reference (a
-function of an earlier file, from anywhere; a declared dependency, called
-directly by the function under test) is watched: its arguments and result are
-written down, and the reply to the graded call names each by a digest of both.
-The grader checks those against the reference, and asks (``evidence``) for the
-values behind the digests it does not know. Nothing here is trusted.
+One ``WatchingWorker`` serves the replay of a whole submission. It imports the
+student's files in course order, each as a module of its own, and in
+``sys.modules`` puts, for every file, a module of *watchers* of its contract
+functions: so a file that imports the ones before it gets the student's own
+functions, watched. It holds no stand-ins and is sent nothing from the
+reference.
+
+While a function of file k is asked, a call is watched exactly where a live run
+would have answered it with the reference: a function of a file before k,
+called from anywhere outside another watched call; or a declared same-file
+dependency, called directly by the function under test (``own_code``). Its
+arguments and result are written down, and the reply to the graded call names
+each by a digest of both. The grader checks those against the reference, and
+asks (``evidence``) for the values behind the digests it does not know. Every
+other call (a later file, a helper, a function called inside a watched call)
+runs the student's code unwatched, as it would live. Nothing here is trusted.
 """
 
 from __future__ import annotations
@@ -31,9 +37,11 @@ class _NotMirrored(Exception):
     (the function is missing, or its file would not import): the grader runs this test live."""
 
 
-# The marker the grader reads when a call timed out or crashed: whether any watched call was
-# entered during the call, and which (its place among the watched names, plus one) is running.
+# The marker the grader reads when a call or an import timed out or crashed: what was running
+# (WATCHED: a watched call, its place among the watched names plus one; IMPORTING: the import of
+# a file, its place among the files plus one; 0 in the second field: the function's own code).
 MARKER = struct.Struct("<BI")
+WATCHED, IMPORTING = 1, 2
 
 
 class _Watch:
@@ -44,22 +52,30 @@ class _Watch:
         self.calls: list[tuple[str, tuple, dict, object, str]] = []
         """(function, args, kwargs, result, how): how is "returned", "raised" or "missing"."""
         self.marker, self.places = marker, places
+        self.file = 0
+        """The place in course order of the file of the function being asked now."""
         self.caller: frozenset = frozenset()
         """The code of the function being asked now (``own_code``), and the dependencies it declared."""
         self.caller_depends: frozenset = frozenset()
+        self.importing = False
+        """While a file is imported, the marker names the file and nothing else."""
 
     def reset(self) -> None:
         self.calls = []
-        if self.marker is not None:
-            MARKER.pack_into(self.marker, 0, 0, 0)
+        self.mark(0, 0)
 
-    def watched(self, name: str, own, same_file: bool = False):
-        """``name`` as a live run's stand-in would stand: ``own`` (the student's function) run and
-        written down when called outside any other watched call, and (a function of the same file,
-        ``same_file``) only when called directly by the function being asked, which declared it."""
+    def mark(self, what: int, place: int) -> None:
+        if self.marker is not None and not self.importing:
+            MARKER.pack_into(self.marker, 0, what, place)
+
+    def watched(self, name: str, own, file: int):
+        """``name`` of the file at place ``file`` as a live run would see it from the function
+        being asked: a stand-in (``own`` run and written down) when that file comes before the
+        asked function's, or when it is the same file and the asked function, which declared
+        ``name``, calls it directly; the student's ``own`` otherwise."""
 
         def watcher(*args, **kwargs):
-            if self.depth or (same_file and (name not in self.caller_depends or sys._getframe(1).f_code not in self.caller)):
+            if self.depth or file > self.file or (file == self.file and (name not in self.caller_depends or sys._getframe(1).f_code not in self.caller)):
                 if own is None:
                     raise NameError(f"name {name!r} is not defined")
                 return own(*args, **kwargs)
@@ -67,8 +83,7 @@ class _Watch:
                 self.calls.append((name, args, kwargs, None, "missing"))
                 raise _NotMirrored(name)
             self.depth += 1
-            if self.marker is not None:
-                MARKER.pack_into(self.marker, 0, 1, self.places[name])
+            self.mark(WATCHED, self.places[name])
             try:
                 result = own(*args, **kwargs)
             except BaseException:
@@ -76,8 +91,7 @@ class _Watch:
                 raise
             finally:
                 self.depth -= 1
-                if self.marker is not None:
-                    MARKER.pack_into(self.marker, 0, 1, 0)
+                self.mark(WATCHED, 0)
             self.calls.append((name, args, kwargs, result, "returned"))
             return result
 
@@ -86,62 +100,110 @@ class _Watch:
 
 
 class WatchingWorker(Worker):
-    """Serves one function with the student's own code for everything, watching what a live run
-    would have stood in for."""
+    """Serves a submission's functions, every file's, with the student's own code for
+    everything, watching what a live run would have stood in for."""
 
-    def __init__(self, channel, submission_dir: str, module: str, functions: list[str], standins: dict[str, list[str]], depends: dict[str, list[str]], marker_fd: int, poisoned: list[str]):
-        super().__init__(channel, submission_dir, module, functions[0], {})
-        self.serves = set(functions)
-        self._codes: dict[str, frozenset] = {}
-        self.depends = {name: frozenset(depends.get(name, ())) for name in functions}
-        self.watched_names = standins
-        self.poisoned = set(poisoned)
-        """Functions whose own code timed out or crashed earlier: treated as missing."""
-        places = {name: place + 1 for place, name in enumerate(n for names in standins.values() for n in names)}
+    def __init__(self, channel, submission_dir: str, files: dict[str, list[str]], serves: list[str], depends: dict[str, list[str]], marker_fd: int, poisoned: list[str], skipped: list[str]):
+        """``files``: the contract functions of each file to import, in course order; ``serves``:
+        the functions it may be asked; ``poisoned``: functions whose own code timed out or crashed
+        earlier (treated as missing); ``skipped``: files whose import did (left unimported)."""
+        super().__init__(channel, submission_dir, next(iter(files)), serves[0] if serves else "", {})
+        self.files = files
+        self.serves = set(serves)
+        self.depends = {name: frozenset(names) for name, names in depends.items()}
+        self.poisoned, self.skipped = set(poisoned), set(skipped)
+        self.file_of = {name: module for module, names in files.items() for name in names}
+        self.place_of = {module: place for place, module in enumerate(files, start=1)}
+        places = {name: place for place, name in enumerate((n for names in files.values() for n in names), start=1)}
         self.watch = _Watch(mmap.mmap(marker_fd, MARKER.size), places)
         os.close(marker_fd)
+        self.loaded: dict[str, types.ModuleType | None] = {}
+        """Each file as the student wrote it (None: missing, skipped, or it did not import)."""
+        self.originals: dict[str, object] = {}
+        """The student's functions as their files defined them, before watchers replaced the
+        declared dependencies in their namespaces."""
+        self._codes: dict[str, frozenset] = {}
         self.by_call: dict[int, list] = {}
         """The watched calls of each call of the current message, by its place, for ``evidence``."""
         self._index = 0
 
     def install_standins(self) -> None:
-        """The earlier files, the student's own, as modules of watched contract functions."""
-        for module, names in self.watched_names.items():
-            if module == self.module_name:
-                continue
-            own = self._load_own(module)
+        """Every file a module of watchers, before any of the student's files is imported."""
+        for module, names in self.files.items():
             stand = types.ModuleType(module, f"The student's {module}, watched")
             for name in names:
-                function = getattr(own, name, None) if own is not None and name not in self.poisoned else None
-                setattr(stand, name, self.watch.watched(name, function))
+                setattr(stand, name, self.watch.watched(name, self._own(name), self.place_of[module]))
             sys.modules[module] = stand
 
+    def _own(self, name: str):
+        """The student's ``name``, looked up when called (its file may import after a later one's
+        import took the watcher), or None when missing or not to be run."""
+
+        def own(*args, **kwargs):
+            function = self.originals.get(name) if name not in self.poisoned else None
+            if function is None:
+                raise _NotMirrored(name)
+            return function(*args, **kwargs)
+
+        return own
+
+    def import_submission(self) -> bool:
+        """Import the files in course order, each as a module of its own whose output is dropped
+        (a live run shows it); a file that does not import leaves its functions missing."""
+        sys.path.insert(0, self.submission_dir)
+        for module in self.files:
+            self.loaded[module] = None if module in self.skipped else self._load_own(module)
+            if self.loaded[module] is not None:
+                self._keep_originals(module)
+        self.watch.mark(0, 0)
+        self._send({"op": "ready"})
+        return True
+
     def _load_own(self, module: str) -> types.ModuleType | None:
-        """The student's ``module``.py, imported under a name of its own with its output dropped (a
-        live run never imports it here); None when it is missing or does not import."""
         path = os.path.join(self.submission_dir, f"{module}.py")
         if not os.path.isfile(path):
             return None
+        self.watch.file = self.place_of[module]
+        self.watch.mark(IMPORTING, self.place_of[module])
+        self.watch.importing = True
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = io.StringIO()
         try:
-            spec = importlib.util.spec_from_file_location(f"_attnlab_own_{module}", path)
+            spec = importlib.util.spec_from_file_location(module, path)
             loaded = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(loaded)
             return loaded
-        except BaseException:  # noqa: BLE001 - a live run would not import it: its callers' tests go live
+        except BaseException:  # noqa: BLE001 - a live run shows why: its tests go live
             return None
         finally:
             sys.stdout, sys.stderr = saved
+            self.watch.calls = []
+            self.watch.importing = False
 
-    def _install_dependencies(self, target) -> None:
-        namespace = vars(self.module)
-        for name in self.watched_names.get(self.module_name, ()):
-            namespace[name] = self.watch.watched(name, None if name in self.poisoned else namespace.get(name), same_file=True)
+    def _keep_originals(self, module: str) -> None:
+        """Keep the file's functions, then point its declared same-file dependencies at watchers
+        (the function under test's direct calls to them are what a live run answers)."""
+        namespace = vars(self.loaded[module])
+        for name in self.files[module]:
+            if name in namespace:
+                self.originals[name] = namespace[name]
+        declared = {d for name in self.files[module] for d in self.depends.get(name, ())}
+        for name in declared & set(self.files[module]):
+            namespace[name] = self.watch.watched(name, self._own(name), self.place_of[module])
+
+    def target(self, function: str):
+        """The student's function as its file defined it; None when this worker may not be asked
+        it, or its file did not import (the grader then asks a live worker, which says why)."""
+        if function not in self.serves or function in self.poisoned:
+            return None
+        return self.originals.get(function)
 
     def call(self, function: str, args, kwargs, return_inputs: bool = False) -> bool:
+        module = self.file_of.get(function)
+        self.module_name = module or self.module_name
+        self.watch.file = self.place_of.get(module, 0)
         if function not in self._codes:
-            self._codes[function] = own_code(getattr(self.module, function, None))
+            self._codes[function] = own_code(self.originals.get(function))
         self.watch.caller = self._codes[function]
         self.watch.caller_depends = self.depends.get(function, frozenset())
         return super().call(function, args, kwargs, return_inputs)
@@ -178,4 +240,3 @@ class WatchingWorker(Worker):
             values.append([(args, kwargs), result])
         self._send({"op": "evidence"}, value=values)
         return True
-

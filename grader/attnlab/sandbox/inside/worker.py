@@ -215,7 +215,7 @@ class Worker:
 
     def call(self, function: str, args, kwargs, return_inputs: bool = False) -> bool:
         """Run one call and send its result; False when it raised or returned something unsendable."""
-        target = getattr(self.module, function, None) if function in self.serves else None
+        target = self.target(function)
         if not callable(target):
             self._send({"op": "raised", "type": "AttributeError", "message": f"{self.module_name}.py has no function {function}()", "frames": [], "not_implemented": False, "memory": False})
             return False
@@ -239,6 +239,11 @@ class Worker:
             self._send({"op": "bad_return", "message": f"{function} returned {error}"})
             return False
         return True
+
+    def target(self, function: str):
+        """What a call of ``function`` runs: the student's function (None: there is none, or this
+        worker may not be asked it)."""
+        return getattr(self.module, function, None) if function in self.serves else None
 
     def result_notes(self) -> dict:
         """What a result message carries besides the value (``WatchingWorker``: the nested calls)."""
