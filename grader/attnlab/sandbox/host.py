@@ -654,7 +654,9 @@ class WorkerProcess:
         """
         self._send(framed or batch_message(calls), calls[0][0])
         expected = expected or [None] * len(calls)
-        values = [self._await_result(function, return_inputs, answer_for(function), StandinBounds(args, kwargs), answer) for (function, args, kwargs, return_inputs), answer in zip(calls, expected)]
+        # A watching worker is answered no stand-in call: it needs no callback, nor bounds for one.
+        answer = None if self.watching else answer_for(calls[0][0])
+        values = [self._await_result(function, return_inputs, answer, None if self.watching else StandinBounds(args, kwargs), want) for (function, args, kwargs, return_inputs), want in zip(calls, expected)]
         if self.watching:
             # Sent one at a time, the calls would have met a worker that stopped listening to the
             # grader on the way: the batch counts only if it still listens after its last call.
