@@ -231,10 +231,12 @@ class SandboxBackend(Backend):
             self._not_replayable.add(function)
             own = False
             if isinstance(problem, (CallTimedOut, WorkerCrashed)):
-                entered, running = worker.where_it_stopped()
+                index, entered, running = worker.where_it_stopped()
                 self._not_watched.add(running or function)
                 own = running is None and not entered
-                stopped = len(worker.notes)
+                # The results before it may not have come back (they go back together): the
+                # worker names the call, which cannot be one that answered.
+                stopped = max(len(worker.notes), min(index, len(calls) - 1))
                 if isinstance(problem, CallTimedOut) and own and stopped < len(calls):
                     _, args, kwargs, _ = calls[stopped]
                     self.seed_timeout(function, args, kwargs, problem.message)

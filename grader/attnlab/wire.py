@@ -279,29 +279,34 @@ def _array_tag(array: np.ndarray) -> bytes:
 
 
 def _decode(tree, buffers, depth, copy=True):
+    # Runs for every argument and result that crosses, thousands per submission: the exact JSON
+    # types by identity first (a header holds nothing else), the rare kinds after.
     if depth > MAX_DEPTH:
         raise WireError("nesting deeper than 32 levels")
-    if tree is None or isinstance(tree, (bool, int, str)):
-        return tree
-    if isinstance(tree, float):
-        return tree
-    if isinstance(tree, list):
-        return [_decode(v, buffers, depth + 1, copy) for v in tree]
-    if not isinstance(tree, dict) or len(tree) != 1:
+    kind = type(tree)
+    if kind is dict:
+        if len(tree) != 1:
+            raise WireError("an unknown kind of value")
+        described = tree.get("__nd__")
+        if described is not None:
+            return _decode_array(described, buffers, copy)
+        items = tree.get("__tuple__")
+        if items is not None:
+            return tuple([_decode(v, buffers, depth + 1, copy) for v in _as_list(items)])
+        if "__dict__" in tree:
+            pairs = _as_list(tree["__dict__"])
+            if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in pairs):
+                raise WireError("a malformed dict")
+            return {k: _decode(v, buffers, depth + 1, copy) for k, v in pairs}
+        if "__float__" in tree:
+            if tree["__float__"] not in _NON_FINITE:
+                raise WireError("a malformed float")
+            return float(tree["__float__"])
         raise WireError("an unknown kind of value")
-    if "__tuple__" in tree:
-        return tuple(_decode(v, buffers, depth + 1, copy) for v in _as_list(tree["__tuple__"]))
-    if "__dict__" in tree:
-        pairs = _as_list(tree["__dict__"])
-        if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in pairs):
-            raise WireError("a malformed dict")
-        return {k: _decode(v, buffers, depth + 1, copy) for k, v in pairs}
-    if "__nd__" in tree:
-        return _decode_array(tree, buffers, copy)
-    if "__float__" in tree:
-        if tree["__float__"] not in _NON_FINITE:
-            raise WireError("a malformed float")
-        return float(tree["__float__"])
+    if kind is list:
+        return [_decode(v, buffers, depth + 1, copy) for v in tree]
+    if tree is None or kind is int or kind is float or kind is str or kind is bool:
+        return tree
     raise WireError("an unknown kind of value")
 
 
@@ -314,22 +319,39 @@ def _as_list(value) -> list:
     return value
 
 
-def _decode_array(tree, buffers, copy=True) -> np.ndarray:
-    described = tree["__nd__"]
-    if not (isinstance(described, list) and len(described) == 3):
-        raise WireError("a malformed array")
-    index, dtype_text, shape = described
-    if not (isinstance(index, int) and 0 <= index < len(buffers)):
-        raise WireError("an array without its data")
-    if not isinstance(dtype_text, str) or len(dtype_text) > 8:
+_DTYPES: dict[str, np.dtype] = {}  # dtype text -> the accepted dtype it names
+
+
+def _accepted_dtype(text) -> np.dtype:
+    dtype = _DTYPES.get(text) if type(text) is str else None
+    if dtype is not None:
+        return dtype
+    if not isinstance(text, str) or len(text) > 8:
         raise WireError("an array with a malformed dtype")
-    dtype = np.dtype(dtype_text)
+    dtype = np.dtype(text)
     if dtype.kind not in ARRAY_KINDS or dtype.fields is not None or dtype.subdtype is not None:
         raise _refused_dtype(dtype)
-    if not isinstance(shape, list) or len(shape) > 32 or not all(isinstance(n, int) and n >= 0 for n in shape):
+    if len(_DTYPES) < 64:
+        _DTYPES[text] = dtype
+    return dtype
+
+
+def _decode_array(described, buffers, copy=True) -> np.ndarray:
+    if not (type(described) is list and len(described) == 3):
+        raise WireError("a malformed array")
+    index, dtype_text, shape = described
+    if not (type(index) is int and 0 <= index < len(buffers)):
+        raise WireError("an array without its data")
+    dtype = _accepted_dtype(dtype_text)
+    if type(shape) is not list or len(shape) > 32:
         raise WireError("an array with a malformed shape")
+    size = dtype.itemsize
+    for n in shape:
+        if type(n) is not int or n < 0:
+            raise WireError("an array with a malformed shape")
+        size *= n
     payload = buffers[index]
-    if math.prod(shape) * dtype.itemsize != memoryview(payload).nbytes:
+    if size != memoryview(payload).nbytes:
         raise WireError("an array whose data does not match its shape")
     array = np.frombuffer(payload, dtype=dtype).reshape(shape)
     # A fresh, writable, base-class array that owns its memory (or a view, when asked for).

@@ -768,18 +768,19 @@ class WorkerProcess:
             raise BadReturn(f"{self.function}'s worker broke the protocol: not the evidence asked for")
         return values
 
-    def where_it_stopped(self) -> tuple[bool, str | None]:
-        """For a watching worker whose call timed out or crashed: whether it entered any watched
-        call during that call, and which watched function was running (None: its own code)."""
-        what, place = MARKER.unpack_from(self._marker, 0) if self._marker is not None else (0, 0)
+    def where_it_stopped(self) -> tuple[int, bool, str | None]:
+        """For a watching worker whose call timed out or crashed: the place in its message of that
+        call, as the worker last said; whether it entered any watched call during it; and which
+        watched function was running (None: its own code)."""
+        what, place, index = MARKER.unpack_from(self._marker, 0) if self._marker is not None else (0, 0, 0)
         if what != WATCHED:
-            return False, None
-        return True, self.watched_names[place - 1] if 0 < place <= len(self.watched_names) else None
+            return index, False, None
+        return index, True, self.watched_names[place - 1] if 0 < place <= len(self.watched_names) else None
 
     def file_being_imported(self) -> str | None:
         """For a watching worker that timed out or crashed before it was ready: the file it was
         importing, as it last said (None: it said nothing)."""
-        what, place = MARKER.unpack_from(self._marker, 0) if self._marker is not None else (0, 0)
+        what, place, _ = MARKER.unpack_from(self._marker, 0) if self._marker is not None else (0, 0, 0)
         return self.watched_files[place - 1] if what == IMPORTING and 0 < place <= len(self.watched_files) else None
 
     def reset_peak_memory(self) -> int:

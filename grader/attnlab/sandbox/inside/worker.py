@@ -252,6 +252,12 @@ class Worker:
     def start_call(self, index: int) -> None:
         """Called before each call, with its place in its message."""
 
+    def start_batch(self) -> None:
+        """Called before the calls of a batch (``WatchingWorker``: its replies wait to go together)."""
+
+    def end_batch(self) -> None:
+        """Called after the calls of a batch, the last of them answered or failed."""
+
     def other_request(self, header: dict) -> bool:
         """Answer a request that is not a call; False ends the worker."""
         return False
@@ -272,10 +278,12 @@ class Worker:
                 self.call(header["function"], args, kwargs, bool(header.get("return_inputs")))
             elif op == "batch":
                 # Several calls in one message, one reply each; the first that fails ends the batch.
+                self.start_batch()
                 for index, request in enumerate(header["calls"]):
                     args, kwargs = wire.decode(request["args"], buffers)
                     self.start_call(index)
                     if not self.call(request["function"], args, kwargs, bool(request.get("return_inputs"))):
                         break
+                self.end_batch()
             elif not self.other_request(header):
                 return
