@@ -5,12 +5,15 @@ the student's code returns. A submission that returns what the reference
 returned, call for call, walks through exactly the run the reference walked
 through, and passes. So a class run first runs the hidden suite once against
 the reference and records every call it made of a student function
-(``recording``). Each submission is then asked those calls through the same
-sandboxed workers a live run uses (a worker per function, stand-ins answered by
-the reference along the declared dependencies only), a test's calls of one
-function in one message; a test whose every value matches ("the same
-behaviour", ``compare``: far tighter than any test's tolerance) passes without
-running pytest. Every other test runs live, so feedback and misconception
+(``recording``). Each submission is then asked those calls, in the suite's
+order, a test's calls of one function in one message, by one watching worker
+(``sandbox.inside.watching_worker``) that runs the student's own code
+throughout and names, by digests, each nested call a live run would have
+answered with the reference; those must be the reference's (``nested``). A
+test whose every value matches ("the same behaviour", ``compare``: far tighter
+than any test's tolerance) passes without running pytest; one whose nested
+calls do not hold is asked again of live workers (the reference answering
+their stand-ins). Every other test runs live, so feedback and misconception
 naming are unchanged.
 
 What the untrusted side receives is the inputs of the calls it is asked now, and
