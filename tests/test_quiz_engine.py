@@ -126,7 +126,7 @@ def test_practice_copy_holds_no_answer(tmp_path):
         assert not re.search(r'"(answer|call|select)"', text), "no answer field (parameter specs may hold expr: derived parameters are shown in the prompt)"
         authored = path.read_text()  # numbers the author wrote in prompts and parameters may appear
         for question, entry in zip(quiz.questions, copy["questions"]):
-            assert set(entry) == {"id", "type", "prompt", "options", "points", "hint", "concepts", "params", "variants"}
+            assert set(entry) == {"id", "type", "prompt", "options", "points", "hint", "concepts", "params", "where", "variants"}
             assert len(entry["variants"]) == (drawing.PRACTICE_VARIANTS if question.params else 1)
             entry_text = json.dumps(entry, ensure_ascii=False)
             # A bare parameter name (answer: L_src) is in the prompt by design: the question is which number it is.

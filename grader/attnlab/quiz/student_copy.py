@@ -87,6 +87,7 @@ def _question_text(question) -> dict:
         "points": question.points,
         "concepts": question.concepts,
         "params": {k: v.model_dump(exclude_none=True) for k, v in question.params.items()},
+        "where": question.where,
     }
 
 
@@ -121,7 +122,7 @@ def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
         indices = range(drawing.PRACTICE_VARIANTS) if question.params else [0]
         variants = []
         for index in indices:
-            keyed = keyed_for_values(quiz, question, values_for_seed(question, drawing.practice_seed(quiz.id, question.id, index)), f"practice variant {index}", reference_factory)
+            keyed = keyed_for_values(quiz, question, values_for_seed(quiz, question, drawing.practice_seed(quiz.id, question.id, index), f"practice variant {index}"), f"practice variant {index}", reference_factory)
             kind = KINDS[question.type]
             salt = secrets.token_bytes(16)
             check, key = derive(question.id, kind.answer_form(keyed.key, keyed.tolerance), salt, cost)
@@ -200,7 +201,7 @@ def questions_for(copy: dict, student: str):
         variants = entry["variants"]
         index = drawing.practice_index(copy["id"], entry["id"], student, len(variants)) if entry["params"] else 0
         variant = variants[index]
-        values = drawing.draw(entry["params"], drawing.practice_seed(copy["id"], entry["id"], index))
+        values = drawing.draw(entry["params"], drawing.practice_seed(copy["id"], entry["id"], index), entry.get("where", []))
         asked = AskedQuestion(
             id=entry["id"],
             type=entry["type"],

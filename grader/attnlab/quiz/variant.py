@@ -117,11 +117,25 @@ def compute_key(question: Question, values: dict, reference_factory: Callable, a
 
 
 def drawn_values(quiz: Quiz, question: Question, student: str, sitting: str = "exam") -> dict:
-    return values_for_seed(question, drawing.seed_for(quiz.id, question.id, student, sitting))
+    return values_for_seed(quiz, question, drawing.seed_for(quiz.id, question.id, student, sitting), f"student {student!r}")
 
 
-def values_for_seed(question: Question, seed: int) -> dict:
-    return drawing.draw({k: v.model_dump(exclude_none=True) for k, v in question.params.items()}, seed)
+def values_for_seed(quiz: Quiz, question: Question, seed: int, who: str) -> dict:
+    return draw_counted(quiz, question, seed, who)[0]
+
+
+def draw_counted(quiz: Quiz, question: Question, seed: int, who: str) -> tuple[dict, int]:
+    """(the values of the variant drawn from ``seed``, how many draws its ``where:`` took); ``who``
+    names the variant in errors."""
+    specs = {k: v.model_dump(exclude_none=True) for k, v in question.params.items()}
+    try:
+        return drawing.draw_counted(specs, seed, question.where)
+    except (ValueError, TypeError) as error:  # an empty range, a condition never met, an expr that fails
+        field = getattr(error, "field", "params")
+        line = quiz.line_of(question.id, field)
+        failure = QuizError(f"{quiz.id}: question {question.id}: the parameters cannot be drawn for {who}" + (f" (line {line})" if line else "") + f": {error}")
+        failure.field = field  # lint counts a condition that never held apart from a broken parameter
+        raise failure from None
 
 
 def _asked(question: Question, values: dict) -> AskedQuestion:
