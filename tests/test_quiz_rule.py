@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from attnlab.quiz import student_copy
-from attnlab.quiz.items import open_quiz, reference_factory_for
+from attnlab.quiz.items import NOT_CHECKED_IN_PRACTICE, open_quiz, reference_factory_for
 from attnlab.quiz.kinds import KINDS, LETTERS
 from attnlab.quiz.schema import load_quiz
 from attnlab.quiz.variant import keyed_question
@@ -91,6 +91,10 @@ def test_practice_and_instructor_give_the_same_verdict(copies, question, student
     copy_item = practice_copy.items_for(student, "practice")[index]
     instructor_item = instructor.items_for(student, "practice")[index]
     assert copy_item.asked.prompt == keyed.asked.prompt
+    if not quiz.question(question_id).checked_in_practice:  # the exam's own question: neither source checks it
+        answer = keyed.asked.kind.parse(keyed.asked.kind.to_text(keyed.key), len(keyed.asked.options))
+        assert copy_item.check(answer) == instructor_item.check(answer) == (None, NOT_CHECKED_IN_PRACTICE, None)
+        return
     # Around the key, or around one of the variant's common mistakes.
     centre = data.draw(st.sampled_from([keyed.key, keyed.key, *[m.key for m in keyed.mistakes]]))
     answer = data.draw(answers_around(keyed.asked.type, centre, keyed.tolerance, len(keyed.asked.options)))
@@ -110,7 +114,7 @@ def test_the_issue_example_is_wrong_in_both_places(tmp_path):
     path = tmp_path / "pair.yaml"
     path.write_text(
         "id: pair\ntitle: t\nquestions:\n  - id: weights\n    type: vector\n    prompt: The two weights, to two decimals?\n"
-        "    answer: [0.4195, 0.2416]\n    tolerance: 0.005\n    hint: h\n    explanation: e\n    concepts: [c]\n"
+        "    answer: [0.4195, 0.2416]\n    tolerance: 0.005\n    practice: check\n    hint: h\n    explanation: e\n    concepts: [c]\n"
     )
     copy = tmp_path / "pair.json"
     copy.write_text(json.dumps(student_copy.build(load_quiz(path), "practice", FACTORY, cost=CHEAP)))

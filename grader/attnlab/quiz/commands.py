@@ -72,7 +72,7 @@ def quiz() -> None:
     """
 
 
-def _print_summary(result, console) -> None:
+def _print_summary(result, console, practice: bool = False) -> None:
     from rich.table import Table
 
     table = Table(title=f"{result.quiz} · {result.student}", title_justify="left")
@@ -84,8 +84,10 @@ def _print_summary(result, console) -> None:
     table.add_section()
     table.add_row("total", str(len(result.marks)), f"{result.score:g}/{result.max_score:g}")
     console.print(table)
-    unchecked = sum(m.status == "unchecked" for m in result.marks)
-    if unchecked:
+    unchecked = sum(m.max_points == 0 for m in result.marks)  # a question nothing checks is worth nothing here
+    if unchecked and practice:
+        console.print(f"{unchecked} of these questions are asked as they stand in the exam: practice records your answers to them without checking, and they are not in the total.")
+    elif unchecked:
         console.print(f"{unchecked} answers are recorded for your instructor to check.")
 
 
@@ -155,7 +157,7 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
         return
     from attnlab import console
 
-    _print_summary(marking.mark(opened.id, student, items, progress.answers), console.out)
+    _print_summary(marking.mark(opened.id, student, items, progress.answers), console.out, practice=True)
 
 
 def _items(opened, student: str, sitting: str):

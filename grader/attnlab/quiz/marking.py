@@ -70,7 +70,8 @@ def mark_answer(item: Item, text: str | None) -> QuestionMark:
             status, mistake = {True: "right", False: "wrong", None: "unchecked"}[verdict.right], verdict.mistake
         except AnswerFormatError:
             status = "unreadable"
-    return QuestionMark(asked.id, status, asked.points if status == "right" else 0.0, asked.points, None if text is None else str(text), asked.concepts, mistake)
+    possible = asked.points if item.checked else 0.0  # a question nothing checks counts in no total
+    return QuestionMark(asked.id, status, asked.points if status == "right" else 0.0, possible, None if text is None else str(text), asked.concepts, mistake)
 
 
 def mark(quiz_id: str, student: str, items: list[Item], answers: dict[str, str | None]) -> QuizMark:

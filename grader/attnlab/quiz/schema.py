@@ -154,9 +154,17 @@ class Question(Strict):
     relative: float | None = Field(None, gt=0, lt=1)
     """Relative tolerance: an answer within ``relative * |key|`` is right too (for large magnitudes)."""
     points: float = Field(1.0, gt=0)
+    practice: Literal["check", "record"] | None = None
+    """Whether practice checks the question (see ``checked_in_practice``)."""
     hint: str = Field(min_length=1)
     explanation: str = Field(min_length=1)
     concepts: list[str] = Field(min_length=1)
+
+    @property
+    def checked_in_practice(self) -> bool:
+        """A question without parameters is the exam's own question: practice only records its answer,
+        unless the author accepts with ``practice: check`` that practising it gives the exam's answer."""
+        return self.practice == "check" if self.practice else bool(self.params)
 
     @field_validator("where", mode="before")
     @classmethod

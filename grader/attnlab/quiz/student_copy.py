@@ -18,7 +18,9 @@ derived key, readable once the answer is right; each common mistake is kept
 the same way (its hash under the same salt, its name and note encrypted), so
 one scrypt per guess says right, which mistake, or wrong. A practice copy can be
 brute-forced (one scrypt per guess); what it gives away is practice answers,
-which everyone may see once they get them right anyway.
+which everyone may see once they get them right anyway. A question practice
+does not check (by default one without parameters, whose only variant is the
+exam's) has no variants in the copy: nothing to test a guess against.
 """
 
 from __future__ import annotations
@@ -120,6 +122,8 @@ def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
     questions = []
     for question in quiz.questions:
         indices = range(drawing.PRACTICE_VARIANTS) if question.params else [0]
+        if not question.checked_in_practice:
+            indices = []  # the exam asks it as practice would: keep nothing that could check its answer
         variants = []
         for index in indices:
             keyed = keyed_for_values(quiz, question, values_for_seed(quiz, question, drawing.practice_seed(quiz.id, question.id, index), f"practice variant {index}"), f"practice variant {index}", reference_factory)
@@ -148,14 +152,15 @@ class HashedCheck:
     kind_name: str
     variant: dict | None
     cost: dict
+    sitting: str = "exam"
 
     def check(self, value):
         """The ``Verdict`` of one answer, from one scrypt: right (with the explanation), a known
         mistake (with its note), or wrong; right is None when this copy has nothing to check against."""
-        from attnlab.quiz.items import Verdict
+        from attnlab.quiz.items import NOT_CHECKED_IN_PRACTICE, Verdict
 
         if self.variant is None:
-            return Verdict(None, None)
+            return Verdict(None, NOT_CHECKED_IN_PRACTICE if self.sitting == "practice" else None)
         kind = KINDS[self.kind_name]
         if kind.shape(value) != self.variant["layout"]:
             return Verdict(False, kind.layout_reason(value, self.variant["layout"]))
@@ -198,9 +203,10 @@ def questions_for(copy: dict, student: str):
         ]
     items = []
     for entry in copy["questions"]:
-        variants = entry["variants"]
-        index = drawing.practice_index(copy["id"], entry["id"], student, len(variants)) if entry["params"] else 0
-        variant = variants[index]
+        variants = entry["variants"]  # none: practice does not check this question
+        pool = len(variants) or (drawing.PRACTICE_VARIANTS if entry["params"] else 1)
+        index = drawing.practice_index(copy["id"], entry["id"], student, pool) if entry["params"] else 0
+        variant = variants[index] if variants else None
         values = drawing.draw(entry["params"], drawing.practice_seed(copy["id"], entry["id"], index), entry.get("where", []))
         asked = AskedQuestion(
             id=entry["id"],
@@ -210,7 +216,7 @@ def questions_for(copy: dict, student: str):
             points=entry["points"],
             hint=drawing.render(entry["hint"], values),
             concepts=tuple(entry["concepts"]),
-            tolerance=variant["tolerance"],
+            tolerance=variant["tolerance"] if variant else 0.0,
         )
-        items.append((asked, HashedCheck(entry["id"], entry["type"], variant, copy.get("scrypt", SCRYPT))))
+        items.append((asked, HashedCheck(entry["id"], entry["type"], variant, copy.get("scrypt", SCRYPT), "practice")))
     return items
