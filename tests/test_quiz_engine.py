@@ -133,8 +133,8 @@ def test_practice_copy_holds_no_answer(tmp_path):
             if hasattr(question.answer, "expr") and not question.answer.expr.isidentifier():
                 assert question.answer.expr not in text, f"{question.id}: the expression is in the copy"
             for variant in entry["variants"]:
-                assert set(variant) == {"tolerance", "layout", "salt", "check", "explanation", "mistakes"}
-                secret = json.dumps([variant["salt"], variant["check"], variant["explanation"], variant["mistakes"]])
+                assert set(variant) == {"tolerance", "layout", "salt", "check", "explanation", "mistakes"} | ({"close"} if question.type == "number" else set())
+                secret = json.dumps([variant["salt"], variant["check"], variant["explanation"], variant["mistakes"], variant.get("close")])
                 assert not re.search(r"\d", secret), f"{question.id}: hashes and ciphertexts hold no digits, so no number can hide in them"
             for student in ("alice", "bob", "carol"):
                 key = keyed_question(quiz, question, student, FACTORY, "practice")
@@ -158,7 +158,7 @@ def test_practice_copy_checks_practice_answers():
             if quiz.question(asked.id).checked_in_practice:
                 assert verdict.right is True and verdict.text == key.explanation and verdict.mistake is None
             else:  # the exam's own question: recorded, never checked
-                assert verdict == (None, NOT_CHECKED_IN_PRACTICE, None)
+                assert verdict == (None, NOT_CHECKED_IN_PRACTICE, None, False)
 
 
 def test_practice_loop_over_an_iterator():

@@ -93,7 +93,7 @@ def test_practising_finds_no_exam_answer(quiz_id, tmp_path):
             key = keys[from_copy.asked.id]
             assert from_copy.asked.prompt == from_yaml.asked.prompt == key.asked.prompt, "the very question of the exam"
             typed = from_copy.asked.kind.parse(from_copy.asked.kind.to_text(key.key), len(from_copy.asked.options))
-            assert from_copy.check(typed) == from_yaml.check(typed) == (None, NOT_CHECKED_IN_PRACTICE, None)
+            assert from_copy.check(typed) == from_yaml.check(typed) == (None, NOT_CHECKED_IN_PRACTICE, None, False)
             assert from_yaml.explanation is None, "a skip in practice shows no explanation of an exam question"
 
 
@@ -109,7 +109,7 @@ def test_an_author_may_let_practice_check_a_question_without_parameters(tmp_path
     for source in (path, copy):
         warm_up, kept = open_quiz(source, FACTORY).items_for("alice", "practice")
         assert warm_up.check(1.0).right is True, "practice: check accepts that practising gives the exam's answer"
-        assert kept.check(True) == (None, NOT_CHECKED_IN_PRACTICE, None)
+        assert kept.check(True) == (None, NOT_CHECKED_IN_PRACTICE, None, False)
 
 
 def quiz_cli(*args, cwd=REPO, env=None):

@@ -208,6 +208,9 @@ def key(quiz_name, student, output, mode, course_dir) -> None:
 def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
     """Grade students' ANSWER_FILES for QUIZ: a table, and a CSV with a row per file.
 
+    A wrong number, vector or matrix that is right to one decimal fewer than asked is counted
+    as close (the table's close column; the CSV's close column names the questions).
+
     A file that cannot be read, two files claiming one student, and a file for another quiz are
     reported on their rows; the others are graded, the CSV is written, and the exit status is 1.
     """
@@ -226,13 +229,15 @@ def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
     except OSError as error:
         _fail(f"cannot write {target}: {error.strerror}")
     table = Table(title=f"{opened.id} · {len(graded)} answers files", title_justify="left")
-    for column in ("student", "score", "right", "wrong", "unreadable", "skipped", "problem"):
-        table.add_column(column, justify="right" if column in ("score", "right", "wrong", "unreadable", "skipped") else "left")
+    counted = ("score", "right", "wrong", "close", "unreadable", "skipped")
+    for column in ("student", *counted, "problem"):
+        table.add_column(column, justify="right" if column in counted else "left")
     for row in graded:
         result = row.result
         counts = [str(sum(m.status == status for m in result.marks)) for status in ("right", "wrong", "unreadable", "skipped")] if result else [""] * 4
+        close = str(sum(m.close for m in result.marks)) if result else ""  # of the wrong ones: right to one decimal fewer
         score = f"{result.score:g}/{result.max_score:g}" if result else "-"
-        table.add_row(row.student or str(row.path), score, *counts, "; ".join(row.problems))
+        table.add_row(row.student or str(row.path), score, *counts[:2], close, *counts[2:], "; ".join(row.problems))
     console.out.print(table)
     mistakes = marking.class_mistakes(graded)
     if mistakes:

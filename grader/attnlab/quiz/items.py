@@ -31,6 +31,8 @@ class Verdict(NamedTuple):
     """The explanation when right; when wrong, the matched mistake's explanation or why it cannot be right."""
     mistake: str | None = None
     """The name of the common mistake a wrong answer matches."""
+    close: bool = False
+    """A wrong answer right to one decimal fewer than asked (``kinds.close_note`` is then the text)."""
 
 
 @dataclass(frozen=True)
