@@ -13,6 +13,7 @@ from conftest import COURSE, REPO
 from attnlab.quiz import params as drawing
 from attnlab.quiz import student_copy
 from attnlab.quiz.items import NOT_CHECKED_IN_PRACTICE, open_quiz, reference_factory_for
+from attnlab.quiz.errors import QuizError
 from attnlab.quiz.schema import load_quiz
 from attnlab.quiz.variant import asked_question, keyed_quiz
 
@@ -110,6 +111,10 @@ def test_an_author_may_let_practice_check_a_question_without_parameters(tmp_path
         warm_up, kept = open_quiz(source, FACTORY).items_for("alice", "practice")
         assert warm_up.check(1.0).right is True, "practice: check accepts that practising gives the exam's answer"
         assert kept.check(True) == (None, NOT_CHECKED_IN_PRACTICE, None, False)
+    drawn = path.read_text().replace("    practice: check\n", "    practice: record\n    params: {d: {range: [1, 2]}}\n")
+    path.write_text(drawn)
+    with pytest.raises(QuizError, match="practice: record is for a question without parameters"):
+        load_quiz(path)
 
 
 def quiz_cli(*args, cwd=REPO, env=None):

@@ -194,6 +194,8 @@ class Question(Strict):
             if later:
                 raise ValueError(f"parameter {name} uses {', '.join(later)}, which is not a parameter drawn before it")
             earlier.add(name)
+        if self.practice == "record" and self.params:
+            raise ValueError("practice: record is for a question without parameters (one with parameters is practised on variants no exam has)")
         choices = self.type in ("single", "multiple")
         if choices and (not self.options or len(self.options) < 2):
             raise ValueError(f"a {self.type} question needs at least two options")

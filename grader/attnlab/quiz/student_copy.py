@@ -229,9 +229,8 @@ def questions_for(copy: dict, student: str):
         ]
     items = []
     for entry in copy["questions"]:
-        variants = entry["variants"]  # none: practice does not check this question
-        pool = len(variants) or (drawing.PRACTICE_VARIANTS if entry["params"] else 1)
-        index = drawing.practice_index(copy["id"], entry["id"], student, pool) if entry["params"] else 0
+        variants = entry["variants"]  # none: practice does not check this question (the exam's own)
+        index = drawing.practice_index(copy["id"], entry["id"], student, max(len(variants), 1)) if entry["params"] else 0
         variant = variants[index] if variants else None
         values = drawing.draw(entry["params"], drawing.practice_seed(copy["id"], entry["id"], index), entry.get("where", []))
         asked = AskedQuestion(
