@@ -14,7 +14,7 @@ from conftest import COURSE, REPO
 from attnlab.quiz import params as drawing
 from attnlab.quiz.schema import load_quiz
 from attnlab.quiz.items import reference_factory_for
-from attnlab.quiz.variant import keyed_quiz
+from attnlab.quiz.variant import keyed_question, keyed_quiz
 
 QUIZZES = {path.stem: load_quiz(path) for path in sorted((REPO / "quizzes").glob("*.yaml"))}
 STUDENTS = ["alice", "bob", "s1234567"]
@@ -120,7 +120,7 @@ def test_answer_recomputed_independently(quiz_id, question_id):
     factory = reference_factory_for(lambda: COURSE)
     for student in STUDENTS:
         keyed = next(k for k in keyed_quiz(quiz, student, factory) if k.asked.id == question_id)
-        values = drawing.draw({k: v.model_dump(exclude_none=True) for k, v in question.params.items()}, drawing.variant_seed(quiz.id, question_id, student))
+        values = drawing.draw({k: v.model_dump(exclude_none=True) for k, v in question.params.items()}, drawing.variant_seed(quiz.id, question_id, student), question.where)
         expected = EXPECTED[(quiz_id, question_id)](values)
         if question.type in ("number", "vector", "matrix"):
             tolerance = 1e-3 if (quiz_id, question_id) == ("softmax", "the-cat-sat") else 1e-9
@@ -142,9 +142,9 @@ def test_students_get_different_variants():
     for quiz in QUIZZES.values():
         for question in (q for q in quiz.questions if q.params):
             specs = {k: v.model_dump(exclude_none=True) for k, v in question.params.items()}
-            drawn = [drawing.draw(specs, drawing.variant_seed(quiz.id, question.id, s)) for s in students]
+            drawn = [drawing.draw(specs, drawing.variant_seed(quiz.id, question.id, s), question.where) for s in students]
             assert len({repr(d) for d in drawn}) >= 2, f"{quiz.id}/{question.id}: every student gets the same variant"
-            pair = [drawing.draw(specs, drawing.variant_seed(quiz.id, question.id, s)) for s in ("alice", "bob")]
+            pair = [drawing.draw(specs, drawing.variant_seed(quiz.id, question.id, s), question.where) for s in ("alice", "bob")]
             if pair[0] == pair[1]:
                 same_for_alice_and_bob.append(question.id)
     # Small choice spaces collide now and then; most questions must still differ between two students.
@@ -155,7 +155,7 @@ def test_every_gqa_head_variant_asks_for_a_head_that_exists():
     quiz = QUIZZES["positions"]
     question = quiz.question("gqa-head")
     specs = {k: v.model_dump(exclude_none=True) for k, v in question.params.items()}
-    drawn = [drawing.draw(specs, drawing.variant_seed(quiz.id, question.id, f"s{i}")) for i in range(300)]
+    drawn = [drawing.draw(specs, drawing.variant_seed(quiz.id, question.id, f"s{i}"), question.where) for i in range(300)]
     assert all(0 <= p["h"] < p["h_q"] for p in drawn)
     assert {p["h"] for p in drawn} >= set(range(16)) - {p for p in range(16) if all(p >= q["h_q"] for q in drawn)}, "every head is asked for somewhere"
 
@@ -163,3 +163,16 @@ def test_every_gqa_head_variant_asks_for_a_head_that_exists():
 def test_at_least_half_the_bank_names_common_mistakes():
     questions = [q for quiz in QUIZZES.values() for q in quiz.questions]
     assert sum(bool(q.mistakes) for q in questions) * 2 >= len(questions)
+
+
+@pytest.mark.parametrize("question_id", ["weights-shape", "output-shape", "cross-scores-shape", "split-heads-shape", "kv-cache-shape"])
+def test_shape_questions_never_let_a_named_mistake_pass(question_id):
+    """Where two sizes coincide a transposed shape equals the key; the questions' where: rules that out."""
+    quiz = QUIZZES["shapes"]
+    question = quiz.question(question_id)
+    assert question.where
+    factory = reference_factory_for(lambda: COURSE)
+    for sitting, students in (("exam", [f"s{i}" for i in range(300)]), ("practice", [f"p{i}" for i in range(40)])):
+        for student in students:
+            keyed = keyed_question(quiz, question, student, factory, sitting)
+            assert [m.name for m in keyed.mistakes] == [m.name for m in question.mistakes], f"{sitting} {student}: {keyed.asked.prompt}"

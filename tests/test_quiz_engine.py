@@ -10,7 +10,7 @@ from conftest import COURSE, REPO
 from attnlab.quiz import marking, student_copy
 from attnlab.quiz.arith import ExpressionError, evaluate
 from attnlab.quiz.errors import QuizError
-from attnlab.quiz.items import open_quiz
+from attnlab.quiz.items import NOT_CHECKED_IN_PRACTICE, open_quiz
 from attnlab.quiz.kinds import KINDS, AnswerFormatError
 from attnlab.quiz.runner import Progress, run
 from attnlab.quiz.schema import load_quiz
@@ -126,15 +126,15 @@ def test_practice_copy_holds_no_answer(tmp_path):
         assert not re.search(r'"(answer|call|select)"', text), "no answer field (parameter specs may hold expr: derived parameters are shown in the prompt)"
         authored = path.read_text()  # numbers the author wrote in prompts and parameters may appear
         for question, entry in zip(quiz.questions, copy["questions"]):
-            assert set(entry) == {"id", "type", "prompt", "options", "points", "hint", "concepts", "params", "variants"}
-            assert len(entry["variants"]) == (drawing.PRACTICE_VARIANTS if question.params else 1)
+            assert set(entry) == {"id", "type", "prompt", "options", "points", "hint", "concepts", "params", "where", "variants"}
+            assert len(entry["variants"]) == (drawing.PRACTICE_VARIANTS if question.params else 1 if question.checked_in_practice else 0)
             entry_text = json.dumps(entry, ensure_ascii=False)
             # A bare parameter name (answer: L_src) is in the prompt by design: the question is which number it is.
             if hasattr(question.answer, "expr") and not question.answer.expr.isidentifier():
                 assert question.answer.expr not in text, f"{question.id}: the expression is in the copy"
             for variant in entry["variants"]:
-                assert set(variant) == {"tolerance", "layout", "salt", "check", "explanation", "mistakes"}
-                secret = json.dumps([variant["salt"], variant["check"], variant["explanation"], variant["mistakes"]])
+                assert set(variant) == {"tolerance", "layout", "salt", "check", "explanation", "mistakes"} | ({"close"} if question.type == "number" else set())
+                secret = json.dumps([variant["salt"], variant["check"], variant["explanation"], variant["mistakes"], variant.get("close")])
                 assert not re.search(r"\d", secret), f"{question.id}: hashes and ciphertexts hold no digits, so no number can hide in them"
             for student in ("alice", "bob", "carol"):
                 key = keyed_question(quiz, question, student, FACTORY, "practice")
@@ -154,14 +154,18 @@ def test_practice_copy_checks_practice_answers():
         for asked, check in student_copy.questions_for(copy, student):
             key = keyed[asked.id]
             assert asked.prompt == key.asked.prompt
-            right, explanation, mistake = check.check(asked.kind.parse(asked.kind.to_text(key.key), len(asked.options)))
-            assert right is True and explanation == key.explanation and mistake is None
+            verdict = check.check(asked.kind.parse(asked.kind.to_text(key.key), len(asked.options)))
+            if quiz.question(asked.id).checked_in_practice:
+                assert verdict.right is True and verdict.text == key.explanation and verdict.mistake is None
+            else:  # the exam's own question: recorded, never checked
+                assert verdict == (None, NOT_CHECKED_IN_PRACTICE, None, False)
 
 
 def test_practice_loop_over_an_iterator():
     opened = open_quiz(QUIZ_DIR / "softmax.yaml", FACTORY)
     items = opened.items_for("alice", "practice")[:3]  # the-cat-sat, softmax-row, row-sum
-    inputs = iter(["hint", "(1, 2", "0.08, 0.64, 0.28", "0.12, 0.61, 0.27", "skip", "back", "skip", "1"])
+    key = keyed_question(load_quiz(QUIZ_DIR / "softmax.yaml"), load_quiz(QUIZ_DIR / "softmax.yaml").question("softmax-row"), "alice", FACTORY, "practice")
+    inputs = iter(["hint", "(1, 2", "0.08, 0.64, 0.28", "9, 9, 9", "skip", "back", key.asked.kind.to_text(key.key), "1"])
     said, saves = [], []
     progress = Progress("softmax", "alice", "practice")
 
@@ -172,6 +176,7 @@ def test_practice_loop_over_an_iterator():
     text = "\n".join(said)
     assert "Hint: exp each score" in text
     assert "Could not read that" in text and "Answer like this: 0.43, 0.57" in text
+    assert text.count(NOT_CHECKED_IN_PRACTICE) == 2, "the-cat-sat and row-sum are the exam's own questions"
     assert "✗ Not right" in text and "✓ Right." in text
     assert "Skipped." in text
     assert progress.finished and progress.answers["row-sum"] == "1"
@@ -204,7 +209,7 @@ def test_relative_tolerance_for_large_answers(tmp_path):
     path = tmp_path / "big.yaml"
     path.write_text(
         "id: big\ntitle: t\nquestions:\n  - id: bytes\n    type: number\n    prompt: How many?\n    answer: 2048\n"
-        "    tolerance: 0.5\n    relative: 0.01\n    hint: h\n    explanation: e\n    concepts: [c]\n"
+        "    tolerance: 0.5\n    relative: 0.01\n    practice: check\n    hint: h\n    explanation: e\n    concepts: [c]\n"
     )
     keyed_items = open_quiz(path, FACTORY).items_for("alice", "practice")
     copy_path = tmp_path / "big.json"

@@ -24,10 +24,9 @@ def test_the_bank_passes_lint_for_every_variant(quiz_id):
     [("softmax", "single-query-weights", "0.42, 0.16, 0.42"), ("softmax", "single-query-output", "6.33, 3.67"), ("masks", "masked-row", "0.05, 0.95, 0")],
 )
 def test_two_decimals_are_right_where_the_prompt_asks_for_two(quiz_id, question_id, answer):
-    for sitting in ("exam", "practice"):
-        item = next(i for i in open_quiz(QUIZ_DIR / f"{quiz_id}.yaml", FACTORY).items_for("alice", sitting) if i.asked.id == question_id)
-        assert "two decimals" in item.asked.prompt
-        assert item.check(item.asked.kind.parse(answer))[0] is True
+    item = next(i for i in open_quiz(QUIZ_DIR / f"{quiz_id}.yaml", FACTORY).items_for("alice", "exam") if i.asked.id == question_id)
+    assert "two decimals" in item.asked.prompt
+    assert item.check(item.asked.kind.parse(answer))[0] is True
 
 
 def test_the_scale_divisor_to_two_decimals():
@@ -103,3 +102,69 @@ def test_the_authors_guide_examples_are_one_of_each_type_and_pass_lint(tmp_path)
     quiz = load_quiz(path)
     assert sorted(q.type for q in quiz.questions) == sorted(KINDS)
     assert check_quiz(quiz, FACTORY) == []
+
+
+def where_quiz(tmp_path, params, where, prompt="{a} and {b}?"):
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        f"id: w\ntitle: t\nquestions:\n  - id: pair\n    type: integer\n    prompt: \"{prompt}\"\n    params:\n{params}"
+        f"    where: {where}\n    answer: {{expr: \"a - b\"}}\n    hint: h\n    explanation: e\n    concepts: [c]\n"
+    )
+    return load_quiz(path)
+
+
+def test_a_where_condition_holds_for_every_variant_and_changes_only_the_draws_it_rejects(tmp_path):
+    from attnlab.quiz import params as drawing
+    from attnlab.quiz.variant import drawn_values
+
+    quiz = where_quiz(tmp_path, "      a: {range: [1, 4]}\n      b: {range: [1, 4]}\n", '"a != b"')
+    question = quiz.questions[0]
+    specs = {k: v.model_dump(exclude_none=True) for k, v in question.params.items()}
+    for i in range(200):
+        values = drawn_values(quiz, question, f"s{i}")
+        assert values["a"] != values["b"]
+        unconstrained = drawing.draw(specs, drawing.variant_seed(quiz.id, question.id, f"s{i}"))
+        if unconstrained["a"] != unconstrained["b"]:
+            assert values == unconstrained, "a variant the condition accepts is the one drawn without it"
+    assert check_quiz(quiz, FACTORY) == []
+
+
+def test_lint_names_a_where_that_rarely_or_never_holds_with_its_line(tmp_path):
+    rare = where_quiz(tmp_path, "      a: {range: [1, 20]}\n      b: {range: [1, 20]}\n", '"a == b"')
+    problem = check_quiz(rare, FACTORY)[0]
+    assert problem.startswith("w: question pair: where `a == b` (line 10) held in ") and "given up after 100 draws, so it must hold in at least 25%" in problem, problem
+    never = where_quiz(tmp_path, "      a: {range: [1, 3]}\n      b: {range: [5, 9]}\n", '["a > 0", "a > b"]')
+    problems = check_quiz(never, FACTORY)
+    assert "w: question pair: the parameters cannot be drawn for student 'lint-0' (line 10): where `a > 0` and `a > b` held in none of 100 draws (and 204 more of 205 variants)" in problems, problems
+
+
+def test_a_range_may_end_at_an_earlier_parameter(tmp_path):
+    quiz = where_quiz(tmp_path, "      a: {range: [2, 6]}\n      b: {range: [0, \"a - 1\"]}\n", '"b >= 0"')
+    from attnlab.quiz.variant import drawn_values
+
+    drawn = [drawn_values(quiz, quiz.questions[0], f"s{i}") for i in range(200)]
+    assert all(0 <= v["b"] < v["a"] for v in drawn) and {v["b"] for v in drawn} == set(range(6))
+    assert check_quiz(quiz, FACTORY) == []
+    empty = where_quiz(tmp_path, "      a: {range: [0, 2]}\n      b: {range: [1, \"a\"]}\n", '"b > 0"')
+    [problem] = check_quiz(empty, FACTORY)
+    assert "the parameters cannot be drawn for student" in problem and "(line 9): b: range [1, a] is empty here (1 > 0)" in problem, problem
+
+
+@pytest.mark.parametrize(
+    "params, where, message",
+    [
+        ("      a: {range: [1, 3]}\n      b: {range: [1, 3]}\n", '"a != c"', r"w.yaml:10: questions.0.where: `a != c` uses c, which is not a parameter"),
+        ("      a: {range: [1, 3]}\n      b: {range: [1, 3]}\n", '"a + b"', r"w.yaml:10: questions.0.where: `a \+ b` is not a condition: a condition compares values"),
+        ("      a: {range: [0, \"b\"]}\n      b: {range: [1, 3]}\n", '"a < b"', r"w.yaml:4: questions.0: parameter a uses b, which is not a parameter drawn before it"),
+    ],
+)
+def test_a_bad_where_or_dependent_range_is_a_schema_error_with_its_line(tmp_path, params, where, message):
+    with pytest.raises(QuizError, match=message):
+        where_quiz(tmp_path, params, where)
+
+
+def test_the_bank_uses_where_and_dependent_ranges_where_a_question_needs_them():
+    positions = load_quiz(QUIZ_DIR / "positions.yaml")
+    assert positions.question("gqa-head").params["h"].range == (0, "h_q - 1")
+    shapes = load_quiz(QUIZ_DIR / "shapes.yaml")
+    assert shapes.question("weights-shape").where == ["L_q != L_k", "L_k != d_k"]

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from attnlab.quiz import student_copy
-from attnlab.quiz.items import open_quiz, reference_factory_for
+from attnlab.quiz.items import NOT_CHECKED_IN_PRACTICE, open_quiz, reference_factory_for
 from attnlab.quiz.kinds import KINDS, LETTERS
 from attnlab.quiz.schema import load_quiz
 from attnlab.quiz.variant import keyed_question
@@ -56,8 +56,14 @@ def expected_verdict(kind, given, key, tolerance):
     return given == key
 
 
-# Offsets in tolerances: inside, at, and just past the tolerance and the grid's edges.
-OFFSETS = st.one_of(st.sampled_from([0.0, 0.5, -0.5, 0.99, -0.99, 1.0, -1.0, 1.01, -1.01, 1.5, -1.5, 2.0, -2.0, 2.01, -2.01, 3.0]), st.floats(-3.5, 3.5))
+# Offsets in tolerances: inside, at, and just past the tolerance and the grid's edges; and out to
+# the edges of the grid ten times wider, where an answer stops being close.
+OFFSETS = st.one_of(
+    st.sampled_from([0.0, 0.5, -0.5, 0.99, -0.99, 1.0, -1.0, 1.01, -1.01, 1.5, -1.5, 2.0, -2.0, 2.01, -2.01, 3.0]),
+    st.floats(-3.5, 3.5),
+    st.sampled_from([4.0, -6.0, 9.5, -10.0, 10.01, 12.0, -19.99, 20.0]),
+    st.floats(-25, 25),
+)
 
 
 @st.composite
@@ -91,14 +97,20 @@ def test_practice_and_instructor_give_the_same_verdict(copies, question, student
     copy_item = practice_copy.items_for(student, "practice")[index]
     instructor_item = instructor.items_for(student, "practice")[index]
     assert copy_item.asked.prompt == keyed.asked.prompt
+    if not quiz.question(question_id).checked_in_practice:  # the exam's own question: neither source checks it
+        answer = keyed.asked.kind.parse(keyed.asked.kind.to_text(keyed.key), len(keyed.asked.options))
+        assert copy_item.check(answer) == instructor_item.check(answer) == (None, NOT_CHECKED_IN_PRACTICE, None, False)
+        return
     # Around the key, or around one of the variant's common mistakes.
     centre = data.draw(st.sampled_from([keyed.key, keyed.key, *[m.key for m in keyed.mistakes]]))
     answer = data.draw(answers_around(keyed.asked.type, centre, keyed.tolerance, len(keyed.asked.options)))
     verdict = expected_verdict(keyed.asked.type, answer, keyed.key, keyed.tolerance)
     mistake = None if verdict else next((m.name for m in keyed.mistakes if expected_verdict(keyed.asked.type, answer, m.key, keyed.tolerance)), None)
+    # Close (practice says it of a single number only): right on the grid ten times wider.
+    close = keyed.asked.type == "number" and not verdict and mistake is None and grid(answer, 10 * keyed.tolerance) == grid(keyed.key, 10 * keyed.tolerance)
     from_copy, from_instructor = copy_item.check(answer), instructor_item.check(answer)
-    assert (from_copy.right, from_copy.mistake) == (verdict, mistake)
-    assert (from_instructor.right, from_instructor.mistake) == (verdict, mistake)
+    assert (from_copy.right, from_copy.mistake, from_copy.close) == (verdict, mistake, close)
+    assert (from_instructor.right, from_instructor.mistake, from_instructor.close) == (verdict, mistake, close)
     assert from_copy.text == from_instructor.text
     # Through the text a student types, too (the full-precision form the answers file holds).
     if keyed.asked.type in ("number", "vector", "matrix"):
@@ -110,7 +122,7 @@ def test_the_issue_example_is_wrong_in_both_places(tmp_path):
     path = tmp_path / "pair.yaml"
     path.write_text(
         "id: pair\ntitle: t\nquestions:\n  - id: weights\n    type: vector\n    prompt: The two weights, to two decimals?\n"
-        "    answer: [0.4195, 0.2416]\n    tolerance: 0.005\n    hint: h\n    explanation: e\n    concepts: [c]\n"
+        "    answer: [0.4195, 0.2416]\n    tolerance: 0.005\n    practice: check\n    hint: h\n    explanation: e\n    concepts: [c]\n"
     )
     copy = tmp_path / "pair.json"
     copy.write_text(json.dumps(student_copy.build(load_quiz(path), "practice", FACTORY, cost=CHEAP)))

@@ -12,7 +12,8 @@ from conftest import COURSE, REPO
 
 from attnlab.quiz import params as drawing
 from attnlab.quiz import student_copy
-from attnlab.quiz.items import open_quiz, reference_factory_for
+from attnlab.quiz.items import NOT_CHECKED_IN_PRACTICE, open_quiz, reference_factory_for
+from attnlab.quiz.errors import QuizError
 from attnlab.quiz.schema import load_quiz
 from attnlab.quiz.variant import asked_question, keyed_quiz
 
@@ -70,6 +71,52 @@ def test_guessing_against_an_exam_copy_finds_no_oracle(quiz_id, tmp_path):
         opened.items_for("alice", "practice")
 
 
+@pytest.mark.parametrize("quiz_id", QUIZ_IDS)
+def test_practising_finds_no_exam_answer(quiz_id, tmp_path):
+    """The same attack against the practice copy, for the questions it shares with the exam: a
+    question without parameters has one variant, the exam's, so the copy keeps nothing to test a
+    guess against, and the student's own exam key typed into it gets "recorded, not checked"."""
+    quiz = load_quiz(QUIZ_DIR / f"{quiz_id}.yaml")
+    copy = student_copy.build(quiz, "practice", FACTORY, cost=CHEAP)
+    shared = {q.id for q in quiz.questions if not q.params}
+    assert shared and all(not quiz.question(q).checked_in_practice for q in shared), "the bank opts no exam question into practice"
+    for entry in copy["questions"]:
+        if entry["id"] in shared:
+            assert entry["variants"] == [], f"{entry['id']}: the practice copy keeps a check of the exam's question"
+    path = tmp_path / f"{quiz_id}.json"
+    path.write_text(json.dumps(copy))
+    copy_items, yaml_items = (open_quiz(source, FACTORY).items_for for source in (path, QUIZ_DIR / f"{quiz_id}.yaml"))
+    for student in STUDENTS:
+        keys = {k.asked.id: k for k in keyed_quiz(quiz, student, FACTORY, "exam")}
+        for from_copy, from_yaml in zip(copy_items(student, "practice"), yaml_items(student, "practice")):
+            if from_copy.asked.id not in shared:
+                continue
+            key = keys[from_copy.asked.id]
+            assert from_copy.asked.prompt == from_yaml.asked.prompt == key.asked.prompt, "the very question of the exam"
+            typed = from_copy.asked.kind.parse(from_copy.asked.kind.to_text(key.key), len(from_copy.asked.options))
+            assert from_copy.check(typed) == from_yaml.check(typed) == (None, NOT_CHECKED_IN_PRACTICE, None, False)
+            assert from_yaml.explanation is None, "a skip in practice shows no explanation of an exam question"
+
+
+def test_an_author_may_let_practice_check_a_question_without_parameters(tmp_path):
+    path = tmp_path / "warm.yaml"
+    path.write_text(
+        "id: warm\ntitle: t\nquestions:\n  - id: sum\n    type: number\n    prompt: What does a row of weights sum to?\n    answer: 1\n"
+        "    practice: check\n    hint: h\n    explanation: e\n    concepts: [c]\n"
+        "  - id: kept\n    type: truefalse\n    prompt: Is this in the exam?\n    answer: true\n    hint: h\n    explanation: e\n    concepts: [c]\n"
+    )
+    copy = tmp_path / "warm.json"
+    copy.write_text(json.dumps(student_copy.build(load_quiz(path), "practice", FACTORY, cost=CHEAP)))
+    for source in (path, copy):
+        warm_up, kept = open_quiz(source, FACTORY).items_for("alice", "practice")
+        assert warm_up.check(1.0).right is True, "practice: check accepts that practising gives the exam's answer"
+        assert kept.check(True) == (None, NOT_CHECKED_IN_PRACTICE, None, False)
+    drawn = path.read_text().replace("    practice: check\n", "    practice: record\n    params: {d: {range: [1, 2]}}\n")
+    path.write_text(drawn)
+    with pytest.raises(QuizError, match="practice: record is for a question without parameters"):
+        load_quiz(path)
+
+
 def quiz_cli(*args, cwd=REPO, env=None):
     return subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "120", **(env or {})})
 
@@ -125,7 +172,7 @@ def test_a_practice_guess_costs_one_scrypt_per_whole_answer(monkeypatch):
     real = hashlib.scrypt
     monkeypatch.setattr(hashlib, "scrypt", lambda *a, **k: calls.append(k) or real(*a, **k))
     for asked, check in student_copy.questions_for(copy, "alice"):
-        if asked.type != "matrix":
+        if asked.type != "matrix" or check.variant is None:
             continue
         rows, columns = check.variant["layout"]
         calls.clear()

@@ -26,8 +26,14 @@ def spawn(args, state_dir):
     return pexpect.spawn(sys.executable, ["-m", "attnlab.cli", *args], cwd=str(REPO), env=env, encoding="utf-8", timeout=30, dimensions=(40, 100))
 
 
+def checked_in_practice(quiz_id: str) -> list[bool]:
+    return [q.checked_in_practice for q in load_quiz(REPO / "quizzes" / f"{quiz_id}.yaml").questions]
+
+
 def test_a_practice_session_in_a_real_terminal(tmp_path):
     answers = key_texts("softmax", "dana", "practice")
+    checked = checked_in_practice("softmax")
+    assert checked[:2] == [False, True], "the-cat-sat is the exam's own question; softmax-row is drawn"
     child = spawn(["quiz", "take", "softmax", "--student", "dana"], tmp_path)
     child.expect("Question 1 of 13")
     child.expect("answer .* > ")
@@ -36,11 +42,15 @@ def test_a_practice_session_in_a_real_terminal(tmp_path):
     child.expect("Answer like this: 0.43, 0.57")
     child.sendline("hint")
     child.expect("Hint: exp each score")
-    child.sendline("0.08, 0.64, 0.28")  # the lesson's wrong numbers
-    child.expect("Not right")
-    child.sendline("0.12, 0.61, 0.27")
-    child.expect("Right")
+    child.sendline("0.08, 0.64, 0.28")  # the lesson's wrong numbers: recorded, and nothing said of them
+    child.expect("Recorded, not checked: this question is asked as it stands in the exam")
     child.expect("Question 2 of 13")
+    child.expect("answer .* > ")
+    child.sendline("9, 9, 9")
+    child.expect("Not right")
+    child.sendline(answers[1])
+    child.expect("Right")
+    child.expect("Question 3 of 13")
     child.expect("answer .* > ")
     child.sendintr()  # Ctrl-C
     child.expect("Progress saved")
@@ -49,12 +59,13 @@ def test_a_practice_session_in_a_real_terminal(tmp_path):
     assert child.exitstatus == 130
 
     child = spawn(["quiz", "take", "softmax", "--student", "dana"], tmp_path)
-    child.expect("Resuming at question 2 of 13")
-    for answer in answers[1:]:
+    child.expect("Resuming at question 3 of 13")
+    for answer, is_checked in zip(answers[2:], checked[2:]):
         child.expect("answer .* > ")
         child.sendline(answer)
-        child.expect("Right")
-    child.expect(r"total\s+│\s+13\s+│\s+13/13")
+        child.expect("Right" if is_checked else "Recorded, not checked")
+    child.expect(rf"total\s+│\s+13\s+│\s+{sum(checked)}/{sum(checked)}")
+    child.expect(f"{13 - sum(checked)} of these questions are asked as they stand in the exam")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
@@ -99,7 +110,9 @@ def test_student_copy_can_be_practised_with(tmp_path):
     assert answers != key_texts("masks", "zed", "exam"), "practice variants are not the exam's"
     taken = quiz_cli("take", copy, "--student", "zed", input="\n".join(answers) + "\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")})
     assert taken.returncode == 0, taken.stderr
-    assert taken.stdout.count("✓ Right") == 13 and "13/13" in taken.stdout
+    checked = sum(checked_in_practice("masks"))
+    assert taken.stdout.count("✓ Right") == checked and taken.stdout.count("Recorded, not checked") == 13 - checked
+    assert f"{checked}/{checked}" in taken.stdout
     answers_file = tmp_path / "zed.yaml"
     answers_file.write_text(practice)
     refused = quiz_cli("take", copy, "--answers", answers_file)

@@ -45,7 +45,8 @@ Then, from this folder:
 ```
 
 Give your student id with `--student`, as it is on your instructor's roster (the default is
-your login name); the exam holds the questions of the roster's ids only. Practice questions are drawn from a practice pool, not from your exam. An exam shows no
+your login name); the exam holds the questions of the roster's ids only. Practice questions are drawn from a practice pool, not from your exam;
+a question the exam asks exactly as practice would is recorded in practice, not checked. An exam shows no
 score and no hints: at the end it writes `QUIZ-YOUR-ID.answers.yaml`; hand that file in, and
 your instructor marks it and tells you your score. The exam copy holds no answers in any form.
 

@@ -1,8 +1,9 @@
 """Quizzes: YAML questions with per-student variants, a terminal runner, and instructor grading.
 
-``arith`` evaluates arithmetic safely and within bounds, ``schema`` loads and
-validates quiz files, ``params`` draws a student's parameters (exam variants
-from the student's id, practice variants from a separate pool), ``kinds``
+``arith`` evaluates arithmetic (and authors' ``where:`` comparisons) safely
+and within bounds, ``schema`` loads and validates quiz files, ``params`` draws
+a student's parameters under the question's ``where:`` (exam variants from the
+student's id, practice variants from a separate pool), ``kinds``
 parses answers and holds the one rule of right and wrong, ``variant`` builds a
 student's questions with their keys, ``student_copy`` writes and reads the
 copies students get (an exam copy with nothing to check against, a practice

@@ -3,7 +3,9 @@
 Expressions are parsed with Python's ``ast`` and evaluated by walking a
 whitelist: numbers, names bound by the caller, + - * / ** (also ^), unary
 signs, parentheses and the functions sqrt, exp, log (natural), sin, cos, floor.
-Nothing is ever passed to ``eval``. Every value is bounded: a whole number
+Nothing is ever passed to ``eval``. An author's ``where:`` condition compares
+such expressions (``L_q != L_k``, ``0 <= h < h_q``); what a student types never
+does. Every value is bounded: a whole number
 beyond 2^1100 (further than any float reaches), a float that overflows and a
 power whose result would be that large before it is computed are "too large",
 so no expression costs more than microseconds. Students may write implicit products
@@ -85,6 +87,43 @@ def evaluate(text: str, names: dict[str, float] | None = None) -> float | tuple:
     except SyntaxError:
         raise ExpressionError("not a complete expression") from None
     return _eval(tree.body, names, 0)
+
+
+_COMPARISON = re.compile(r"(<=|>=|==|!=|<|>)")
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
+
+
+def condition_parts(text: str) -> tuple[list[str], list[str]]:
+    """(sides, operators) of a comparison such as ``0 <= h < h_q``; each side a complete expression."""
+    parts = _COMPARISON.split(text)
+    sides, operators = [p.strip() for p in parts[0::2]], parts[1::2]
+    if not operators:
+        raise ExpressionError("a condition compares values with <, <=, >, >=, == or !=")
+    for side in sides:
+        if not side:
+            raise ExpressionError("each side of a comparison needs a value")
+        try:
+            ast.parse(to_python(side), mode="eval")
+        except SyntaxError:
+            raise ExpressionError(f"`{side}` is not a complete expression") from None
+    return sides, operators
+
+
+def names_in(text: str) -> set[str]:
+    """The names an expression or condition uses besides constants and functions (its parameters)."""
+    return {value for side in _COMPARISON.split(text)[0::2] for kind, value in _tokens(side) if kind == "name" and value not in CONSTANTS and value not in FUNCTIONS}
+
+
+def holds(text: str, names: dict[str, float]) -> bool:
+    """Whether the condition ``text`` holds for ``names``; a chain (``a < b < c``) holds pairwise."""
+    sides, operators = condition_parts(text)
+    values = []
+    for side in sides:
+        value = evaluate(side, names)
+        if isinstance(value, tuple):
+            raise ExpressionError(f"`{side}` is a list; a condition compares numbers")
+        values.append(value)
+    return all(_COMPARE[op](left, right) for op, left, right in zip(operators, values, values[1:]))
 
 
 def unknown_name(name: str, known) -> str:

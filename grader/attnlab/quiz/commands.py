@@ -72,7 +72,7 @@ def quiz() -> None:
     """
 
 
-def _print_summary(result, console) -> None:
+def _print_summary(result, console, practice: bool = False) -> None:
     from rich.table import Table
 
     table = Table(title=f"{result.quiz} · {result.student}", title_justify="left")
@@ -84,8 +84,10 @@ def _print_summary(result, console) -> None:
     table.add_section()
     table.add_row("total", str(len(result.marks)), f"{result.score:g}/{result.max_score:g}")
     console.print(table)
-    unchecked = sum(m.status == "unchecked" for m in result.marks)
-    if unchecked:
+    unchecked = sum(m.max_points == 0 for m in result.marks)  # a question nothing checks is worth nothing here
+    if unchecked and practice:
+        console.print(f"{unchecked} of these questions are asked as they stand in the exam: practice records your answers to them without checking, and they are not in the total.")
+    elif unchecked:
         console.print(f"{unchecked} answers are recorded for your instructor to check.")
 
 
@@ -155,7 +157,7 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
         return
     from attnlab import console
 
-    _print_summary(marking.mark(opened.id, student, items, progress.answers), console.out)
+    _print_summary(marking.mark(opened.id, student, items, progress.answers), console.out, practice=True)
 
 
 def _items(opened, student: str, sitting: str):
@@ -206,6 +208,9 @@ def key(quiz_name, student, output, mode, course_dir) -> None:
 def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
     """Grade students' ANSWER_FILES for QUIZ: a table, and a CSV with a row per file.
 
+    A wrong number, vector or matrix that is right to one decimal fewer than asked is counted
+    as close (the table's close column; the CSV's close column names the questions).
+
     A file that cannot be read, two files claiming one student, and a file for another quiz are
     reported on their rows; the others are graded, the CSV is written, and the exit status is 1.
     """
@@ -224,13 +229,15 @@ def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
     except OSError as error:
         _fail(f"cannot write {target}: {error.strerror}")
     table = Table(title=f"{opened.id} · {len(graded)} answers files", title_justify="left")
-    for column in ("student", "score", "right", "wrong", "unreadable", "skipped", "problem"):
-        table.add_column(column, justify="right" if column in ("score", "right", "wrong", "unreadable", "skipped") else "left")
+    counted = ("score", "right", "wrong", "close", "unreadable", "skipped")
+    for column in ("student", *counted, "problem"):
+        table.add_column(column, justify="right" if column in counted else "left")
     for row in graded:
         result = row.result
         counts = [str(sum(m.status == status for m in result.marks)) for status in ("right", "wrong", "unreadable", "skipped")] if result else [""] * 4
+        close = str(sum(m.close for m in result.marks)) if result else ""  # of the wrong ones: right to one decimal fewer
         score = f"{result.score:g}/{result.max_score:g}" if result else "-"
-        table.add_row(row.student or str(row.path), score, *counts, "; ".join(row.problems))
+        table.add_row(row.student or str(row.path), score, *counts[:2], close, *counts[2:], "; ".join(row.problems))
     console.out.print(table)
     mistakes = marking.class_mistakes(graded)
     if mistakes:

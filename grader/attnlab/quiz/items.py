@@ -3,8 +3,10 @@
 The instructor's YAML gives keyed items for either sitting (exact checks,
 explanations always available); a practice copy gives hashed items (checks
 without the answer, explanations unlocked by a right answer); an exam copy
-gives items that check nothing (answers are recorded for the instructor). The
-runner and the marking see only ``Item``.
+gives items that check nothing (answers are recorded for the instructor). A
+question practice does not check (one without parameters is the exam's own
+question) checks nothing in practice from either source. The runner and the
+marking see only ``Item``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from attnlab.quiz.asked import AskedQuestion
 from attnlab.quiz.errors import QuizError
 
 
+NOT_CHECKED_IN_PRACTICE = "Recorded, not checked: this question is asked as it stands in the exam, so practice does not give its answer away."
+
+
 class Verdict(NamedTuple):
     """What a check says of one answer."""
 
@@ -26,6 +31,8 @@ class Verdict(NamedTuple):
     """The explanation when right; when wrong, the matched mistake's explanation or why it cannot be right."""
     mistake: str | None = None
     """The name of the common mistake a wrong answer matches."""
+    close: bool = False
+    """A wrong answer right to one decimal fewer than asked (``kinds.close_note`` is then the text)."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +41,8 @@ class Item:
     check: Callable[[object], Verdict]
     explanation: object | None
     """The instructor's quiz only: ``explanation.get().explanation`` may be shown without a right answer."""
+    checked: bool = True
+    """False when this source checks nothing of the question (an exam copy; practice of the exam's own question)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,10 @@ class _LazyKey:
         return self._keyed
 
 
+def _not_checked(value) -> Verdict:
+    return Verdict(None, NOT_CHECKED_IN_PRACTICE)
+
+
 def _keyed_item(asked: AskedQuestion, lazy: _LazyKey) -> Item:
     def check(value):
         return lazy.get().verdict(value)
@@ -81,7 +94,7 @@ def open_quiz(path: Path, reference_factory: Callable) -> OpenedQuiz:
                 pairs = student_copy.questions_for(copy, student)
             except (KeyError, TypeError, IndexError, ValueError, AttributeError):
                 raise QuizError(f"{path}: this quiz copy is damaged; ask your instructor for a new copy") from None
-            return [Item(asked, hashed.check, None) for asked, hashed in pairs]
+            return [Item(asked, hashed.check, None, checked=hashed.variant is not None) for asked, hashed in pairs]
 
         return OpenedQuiz(copy["id"], copy["title"], copy_items, copy["sitting"], copy)
     from attnlab.quiz.schema import load_quiz
@@ -92,6 +105,8 @@ def open_quiz(path: Path, reference_factory: Callable) -> OpenedQuiz:
     def items_for(student: str, sitting: str) -> list[Item]:
         return [
             _keyed_item(asked_question(quiz, q, student, sitting), _LazyKey(lambda q=q: keyed_question(quiz, q, student, reference_factory, sitting)))
+            if sitting == "exam" or q.checked_in_practice
+            else Item(asked_question(quiz, q, student, sitting), _not_checked, None, checked=False)
             for q in quiz.questions
         ]
 

@@ -8,6 +8,13 @@ hash of the key's form, never the key). Numbers are compared on a grid twice
 the question's tolerance wide: each element is rounded to the nearest grid
 point (in decimal, halves away from zero), so with the default tolerance 0.005
 an answer is right when it agrees with the key rounded to two decimals.
+
+A wrong number (vector, matrix) is *close* when it agrees with the key on a
+grid ``COARSER`` times wider: right to one decimal fewer than the question
+asks. Where that is said depends on the sitting (``TELLS_CLOSE``): the
+instructor's marking says it of every numeric answer; practice only of a single
+number, the one case a practice copy can check without making a brute force
+cheaper (see ``student_copy``).
 """
 
 from __future__ import annotations
@@ -70,6 +77,10 @@ class Kind:
             return None
         return f"a {' × '.join(map(str, layout))} matrix is expected" if self.name == "matrix" else f"{layout[0]} numbers are expected"
 
+    def close(self, given, key, tolerance: float) -> bool:
+        """Whether ``given`` agrees with ``key`` on the grid ``COARSER`` times wider (numbers only)."""
+        return False
+
     def format(self, value) -> str:
         return str(value)
 
@@ -96,6 +107,9 @@ class NumberKind(Kind):
 
     def canonical(self, value, tolerance):
         return [grid_point(x, tolerance) for x in _as_list(value)]
+
+    def close(self, given, key, tolerance):
+        return self.answer_form(given, coarser(tolerance)) == self.answer_form(key, coarser(tolerance))
 
     def format(self, value):
         return ", ".join(f"{x:.6g}" for x in _as_list(value))
@@ -226,6 +240,23 @@ def grid_point(x: float, tolerance: float) -> str:
     """
     cells = (Decimal(repr(float(x))) / Decimal(repr(2 * tolerance))).to_integral_value(ROUND_HALF_UP)
     return str(int(cells))
+
+
+COARSER = 10
+"""How much wider the grid of a close answer is than the question's: one decimal fewer."""
+TELLS_CLOSE = {"exam": ("number", "vector", "matrix"), "practice": ("number",)}
+"""Which question types a sitting says "close" for: practice, a single number only (``student_copy``)."""
+
+
+def coarser(tolerance: float) -> float:
+    """The tolerance of the grid ``COARSER`` times wider, computed in decimal (0.005 → 0.05)."""
+    return float(Decimal(repr(tolerance)) * COARSER)
+
+
+def close_note(tolerance: float) -> str:
+    """What a close answer is told: the precision it has and the one the question asks for."""
+    fine = Decimal(repr(2 * tolerance)).normalize()
+    return f"close: right to the nearest {(fine * COARSER).normalize():f}, but not to the nearest {fine:f} this question asks for"
 
 
 def effective_tolerance(kind_name: str, key, tolerance: float, relative: float | None) -> float:

@@ -1,8 +1,11 @@
-"""Checks of a quiz beyond its schema: every key computable, every number's precision stated and
-accepted, every choice's answer among its options.
+"""Checks of a quiz beyond its schema: every variant drawable, every key computable, every
+number's precision stated and accepted, every choice's answer among its options.
 
-Keys are computed for 200 exam students and for every variant of the
-practice pool (what ``student-copy`` will build). A number, vector or matrix
+Parameters are drawn and keys computed for 200 exam students and for every
+variant of the practice pool (what ``student-copy`` will build). A question's
+``where:`` must hold in at least a quarter of draws (``MIN_WHERE_RATE``): a
+draw is retried at most ``MAX_DRAWS`` times, so a rarer condition risks a
+student with no variant, and is better written as dependent parameters. A number, vector or matrix
 question is marked on a grid twice its tolerance wide (see ``kinds``), so the
 grid must be a power of ten (tolerance 0.005: two decimals; 0.0005: three),
 the prompt must say how many decimals it wants (unless every key is whole),
@@ -18,12 +21,14 @@ from typing import Callable
 
 from attnlab.quiz.errors import QuizError
 from attnlab.quiz.kinds import KINDS
-from attnlab.quiz.params import PRACTICE_VARIANTS, practice_seed
+from attnlab.quiz.params import MAX_DRAWS, PRACTICE_VARIANTS, practice_seed, variant_seed
 from attnlab.quiz.schema import Question, Quiz
-from attnlab.quiz.variant import drawn_values, keyed_for_values, values_for_seed
+from attnlab.quiz.variant import draw_counted, keyed_for_values
 
 LINT_STUDENTS = tuple(f"lint-{i}" for i in range(200))
 """Exam variants drawn per question: enough that a rare draw (a head that does not exist) shows."""
+MIN_WHERE_RATE = 0.25
+"""The least share of draws a ``where:`` may hold in (see ``params.MAX_DRAWS``)."""
 NUMERIC = ("number", "vector", "matrix")
 WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
@@ -69,16 +74,31 @@ def check_quiz(quiz: Quiz, reference_factory: Callable) -> list[str]:
     """Every problem of ``quiz`` beyond its schema, one line each (empty: none)."""
     problems = []
     for question in quiz.questions:
-        variants = [(f"student {s!r}", drawn_values(quiz, question, s)) for s in LINT_STUDENTS]
-        variants += [(f"practice variant {i}", values_for_seed(question, practice_seed(quiz.id, question.id, i))) for i in range(PRACTICE_VARIANTS if question.params else 1)]
-        keys, failures = [], []
-        for who, values in variants:
+        seeds = [(f"student {s!r}", variant_seed(quiz.id, question.id, s)) for s in LINT_STUDENTS]
+        seeds += [(f"practice variant {i}", practice_seed(quiz.id, question.id, i)) for i in range(PRACTICE_VARIANTS if question.params else 1)]
+        keys, failures, accepted, draws = [], [], 0, 0
+        for who, seed in seeds:
+            try:
+                values, tries = draw_counted(quiz, question, seed, who)
+            except QuizError as error:
+                failures.append(str(error))
+                draws += MAX_DRAWS if getattr(error, "field", None) == "where" else 0  # every draw broke a condition
+                continue
+            accepted, draws = accepted + 1, draws + tries
             try:
                 keys.append((who, keyed_for_values(quiz, question, values, who, reference_factory)))
             except QuizError as error:
                 failures.append(str(error))
+        if question.where and draws and accepted / draws < MIN_WHERE_RATE:
+            line = quiz.line_of(question.id, "where")
+            conditions = " and ".join(f"`{c}`" for c in question.where)
+            problems.append(
+                f"{quiz.id}: question {question.id}: where {conditions}" + (f" (line {line})" if line else "")
+                + f" held in {accepted} of {draws} draws ({accepted / draws:.0%}); a variant is given up after {MAX_DRAWS} draws,"
+                f" so it must hold in at least {MIN_WHERE_RATE:.0%}: draw the parameters so that it holds more often (a range whose ends use earlier parameters)"
+            )
         if failures:  # the first failing variant, with its parameters, and how many more
-            problems.append(failures[0] + (f" (and {len(failures) - 1} more of {len(variants)} variants)" if len(failures) > 1 else ""))
+            problems.append(failures[0] + (f" (and {len(failures) - 1} more of {len(seeds)} variants)" if len(failures) > 1 else ""))
         if question.type in NUMERIC and not question.relative and keys:
             problems += _precision_problems(quiz, question, keys)
         if question.type in ("single", "multiple"):

@@ -31,6 +31,8 @@ class QuestionMark:
     concepts: tuple[str, ...]
     mistake: str | None = None
     """The common mistake a wrong answer matches (the question's ``mistakes:``)."""
+    close: bool = False
+    """A wrong answer right to one decimal fewer than the question asks (``kinds.close_note``)."""
 
 
 @dataclass(frozen=True)
@@ -61,16 +63,17 @@ class QuizMark:
 
 def mark_answer(item: Item, text: str | None) -> QuestionMark:
     asked = item.asked
-    mistake = None
+    mistake, close = None, False
     if text is None or not str(text).strip() or str(text).strip().lower() == "skip":
         status = "skipped"
     else:
         try:
             verdict = item.check(asked.kind.parse(str(text), len(asked.options)))
-            status, mistake = {True: "right", False: "wrong", None: "unchecked"}[verdict.right], verdict.mistake
+            status, mistake, close = {True: "right", False: "wrong", None: "unchecked"}[verdict.right], verdict.mistake, verdict.close
         except AnswerFormatError:
             status = "unreadable"
-    return QuestionMark(asked.id, status, asked.points if status == "right" else 0.0, asked.points, None if text is None else str(text), asked.concepts, mistake)
+    possible = asked.points if item.checked else 0.0  # a question nothing checks counts in no total
+    return QuestionMark(asked.id, status, asked.points if status == "right" else 0.0, possible, None if text is None else str(text), asked.concepts, mistake, close)
 
 
 def mark(quiz_id: str, student: str, items: list[Item], answers: dict[str, str | None]) -> QuizMark:
@@ -183,18 +186,20 @@ def grade_files(quiz_id: str, items_for: Callable[[str], list[Item]], paths: lis
 
 def write_csv(path: Path, graded: list[GradedFile], question_ids: list[str]) -> None:
     """One row per answers file: student, total, possible, the file, its problems, the mistakes it
-    matched (``question: mistake; ...``), then points per question."""
+    matched (``question: mistake; ...``), the questions answered close (``question; ...``), then
+    points per question."""
     from attnlab.atomic import write_text_atomically
     import io
 
-    rows = [["student", "score", "max_score", "file", "problem", "mistakes", *question_ids]]
+    rows = [["student", "score", "max_score", "file", "problem", "mistakes", "close", *question_ids]]
     for row in graded:
         result = row.result
         points = {m.id: m.points for m in result.marks} if result else {}
         totals = [_number(result.score), _number(result.max_score)] if result else ["", ""]
         cells = [_number(points.get(q, 0)) if result else "" for q in question_ids]
         mistakes = "; ".join(f"{m.id}: {m.mistake}" for m in result.marks if m.mistake) if result else ""
-        rows.append([row.student or "", *totals, str(row.path), "; ".join(row.problems), mistakes, *cells])
+        close = "; ".join(m.id for m in result.marks if m.close) if result else ""
+        rows.append([row.student or "", *totals, str(row.path), "; ".join(row.problems), mistakes, close, *cells])
     out = io.StringIO()
     inert.write_csv(out, rows)  # a student id comes from the student's answers file: never a formula
     write_text_atomically(Path(path), out.getvalue())

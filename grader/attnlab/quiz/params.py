@@ -4,8 +4,12 @@ A student's exam variant of a question is drawn from a seed derived from
 (quiz id, question id, student id), so a student always meets the same variant
 and the instructor can rebuild the key. Practice variants come from a separate
 pool of ``PRACTICE_VARIANTS`` seeds that no student id can produce (another
-domain of the hash), so checking a practice answer says nothing about any exam. This module imports nothing heavy: the
-student's copy of a quiz draws its prompts with it at start-up.
+domain of the hash), so checking a practice answer says nothing about any exam.
+A range's ends may be expressions over earlier parameters, and a question's
+``where:`` conditions must hold: a draw that breaks one is drawn again from the
+same generator, up to ``MAX_DRAWS`` times (so adding a condition changes only
+the variants it rejects). This module imports nothing heavy: the student's copy
+of a quiz draws its prompts with it at start-up.
 """
 
 from __future__ import annotations
@@ -14,12 +18,24 @@ import hashlib
 import random
 import re
 
-from attnlab.quiz.arith import evaluate
+from attnlab.quiz.arith import evaluate, holds
 
 PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)\}(?!\})")
 
 
 PRACTICE_VARIANTS = 5
+MAX_DRAWS = 100
+"""Draws tried before a question's ``where:`` is given up on; lint asks that a condition hold in a
+quarter of draws at least, so a student's variant fails to draw with odds of 0.75^100 ≈ 3e-13."""
+
+
+class DrawError(ValueError):
+    """The parameters cannot be drawn (an empty range, a condition that does not hold)."""
+
+    def __init__(self, message: str, field: str = "params"):
+        super().__init__(message)
+        self.field = field
+        """Where in the question the fault is (``where``, or ``params.NAME``), for the line lint shows."""
 
 
 def variant_seed(quiz_id: str, question_id: str, student: str) -> int:
@@ -47,26 +63,73 @@ def seed_for(quiz_id: str, question_id: str, student: str, sitting: str) -> int:
     return variant_seed(quiz_id, question_id, student)
 
 
-def draw(specs: dict[str, dict], seed: int) -> dict:
-    """Draw every parameter in declaration order; later ones may use earlier ones."""
+def draw(specs: dict[str, dict], seed: int, where: list[str] | tuple = ()) -> dict:
+    """Draw every parameter in declaration order (later ones may use earlier ones) until ``where`` holds."""
+    return draw_counted(specs, seed, where)[0]
+
+
+def draw_counted(specs: dict[str, dict], seed: int, where: list[str] | tuple = ()) -> tuple[dict, int]:
+    """(the drawn values, how many draws it took): lint's measure of how often ``where`` holds."""
     rng = random.Random(seed)
+    for attempt in range(1, MAX_DRAWS + 1):
+        values = _draw_once(specs, rng)
+        if all(_holds(condition, values) for condition in where):
+            return values, attempt
+    conditions = " and ".join(f"`{c}`" for c in where)
+    raise DrawError(f"where {conditions} held in none of {MAX_DRAWS} draws", "where")
+
+
+def _holds(condition: str, values: dict) -> bool:
+    try:
+        return holds(condition, _scalars(values))
+    except ValueError as error:
+        raise DrawError(f"where `{condition}`: {error}", "where") from None
+
+
+def _scalars(values: dict) -> dict:
+    return {k: v for k, v in values.items() if isinstance(v, (int, float))}
+
+
+def _draw_once(specs: dict[str, dict], rng: random.Random) -> dict:
     values: dict = {}
     for name, spec in specs.items():
-        if spec.get("choice") is not None:
-            values[name] = rng.choice(spec["choice"])
-        elif spec.get("range") is not None:
-            values[name] = rng.randint(*spec["range"])
-        elif spec.get("random") is not None:
-            values[name] = _random_array(rng, spec["random"])
-        elif spec.get("permutation") is not None:
-            size = spec["permutation"]
-            values[name] = _permutation(rng, values[size] if isinstance(size, str) else size)
-        elif spec.get("expr") is not None:
-            scalars = {k: v for k, v in values.items() if isinstance(v, (int, float))}
-            values[name] = evaluate(spec["expr"], scalars)
-        else:
-            values[name] = spec.get("value")
+        try:
+            values[name] = _draw_one(spec, values, rng)
+        except (ValueError, TypeError) as error:  # an empty range, an expr that fails: named with its parameter
+            raise DrawError(f"{name}: {error}", f"params.{name}") from None
     return values
+
+
+def _draw_one(spec: dict, values: dict, rng: random.Random):
+    if spec.get("choice") is not None:
+        return rng.choice(spec["choice"])
+    if spec.get("range") is not None:
+        low, high = (_range_end(end, values) for end in spec["range"])
+        if low > high:
+            raise DrawError(f"range {_shown(spec['range'])} is empty here ({low} > {high})")
+        return rng.randint(low, high)
+    if spec.get("random") is not None:
+        return _random_array(rng, spec["random"])
+    if spec.get("permutation") is not None:
+        size = spec["permutation"]
+        return _permutation(rng, values[size] if isinstance(size, str) else size)
+    if spec.get("expr") is not None:
+        return evaluate(spec["expr"], _scalars(values))
+    return spec.get("value")
+
+
+def _range_end(end, values: dict) -> int:
+    """A range's end: a whole number, or an expression over earlier parameters that gives one."""
+    if not isinstance(end, str):
+        return end
+    value = evaluate(end, _scalars(values))
+    if isinstance(value, tuple) or float(value) != int(value):
+        raise DrawError(f"range end `{end}` is {format_value(value)}, not a whole number")
+    return int(value)
+
+
+def _shown(ends) -> str:
+    return "[" + ", ".join(str(end) for end in ends) + "]"
 
 
 def _random_array(rng: random.Random, spec: dict) -> list:

@@ -139,16 +139,16 @@ def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: C
             if not practice:
                 progress.position += 1
                 break
-            right, explanation, _mistake = item.check(value)
-            if right is None:
-                say("Recorded: this variant is checked by your instructor.")
+            verdict = item.check(value)
+            if verdict.right is None:
+                say(verdict.text or "Recorded: your instructor checks this answer.")
                 progress.position += 1
                 break
-            if right:
-                say(f"✓ Right. {explanation or ''}".rstrip())
+            if verdict.right:
+                say(f"✓ Right. {verdict.text or ''}".rstrip())
                 progress.position += 1
                 break
-            say(f"✗ Not right{f' ({explanation})' if explanation else ''}. Try again, or type hint or skip.")
+            say(f"✗ Not right{f' ({verdict.text})' if verdict.text else ''}. Try again, or type hint or skip.")
             save(progress)
         save(progress)
     progress.finished = True

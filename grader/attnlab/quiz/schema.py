@@ -10,6 +10,7 @@ A quiz is a YAML file::
         prompt: "With T = {T} tokens ... how many entries does Q Kᵀ have?"
         params:                  # drawn per student, in order
           T: {range: [3, 12]}
+        where: "T != 4"          # optional: conditions the drawn parameters must meet
         answer: {expr: "T**2"}   # a literal, {expr: ...} over the params, or {call: ...} a reference function
         mistakes:                # optional: common wrong answers, in the answer's form
           - {answer: {expr: "T"}, name: one row only, explanation: ...}
@@ -29,9 +30,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError, ValidationInfo, field_validator, model_validator
 
-from attnlab.quiz.arith import ExpressionError, to_python
+from attnlab.quiz.arith import ExpressionError, condition_parts, names_in, to_python
 from attnlab.quiz.errors import QuizError
 from attnlab.quiz.params import PLACEHOLDER
 
@@ -54,7 +55,8 @@ class Param(Strict):
     """Exactly one way of drawing a value."""
 
     choice: list[Any] | None = Field(None, min_length=1)
-    range: tuple[int, int] | None = None
+    range: tuple[Union[int, str], Union[int, str]] | None = None
+    """Whole numbers, both ends included; an end may be an expression over earlier parameters (``h_q - 1``)."""
     random: RandomArray | None = None
     permutation: Union[int, str, None] = None
     expr: str | None = None
@@ -65,9 +67,27 @@ class Param(Strict):
         given = [k for k in ("choice", "range", "random", "permutation", "expr", "value") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(f"give exactly one of choice, range, random, permutation, expr, value (got {', '.join(given) or 'none'})")
-        if self.range is not None and self.range[0] > self.range[1]:
-            raise ValueError("range must be [low, high] with low <= high")
+        if self.range is not None:
+            if all(isinstance(end, int) for end in self.range) and self.range[0] > self.range[1]:
+                raise ValueError("range must be [low, high] with low <= high")
+            for end in (e for e in self.range if isinstance(e, str)):
+                _parses(end, "a range end")
+        if self.expr is not None:
+            _parses(self.expr, "an expr")
         return self
+
+    def uses(self) -> set[str]:
+        """The parameters this one is drawn from."""
+        texts = [e for e in (self.range or ()) if isinstance(e, str)] + ([self.expr] if self.expr else [])
+        used = {name for text in texts for name in names_in(text)}
+        return used | ({self.permutation} if isinstance(self.permutation, str) else set())
+
+
+def _parses(text: str, what: str) -> None:
+    try:
+        to_python(text)
+    except ExpressionError as error:
+        raise ValueError(f"{what} `{text}` is not a safe arithmetic expression: {error}") from None
 
 
 class Call(Strict):
@@ -124,6 +144,8 @@ class Question(Strict):
     prompt: str = Field(min_length=1)
     options: list[str] | None = None
     params: dict[str, Param] = {}
+    where: list[str] = []
+    """Conditions over the parameters that every variant meets (``L_q != L_k``); a draw that breaks one is drawn again."""
     answer: Answer
     mistakes: list[Mistake] = []
     """Common wrong answers; matched by the same rule as the answer (a right answer is never a mistake)."""
@@ -132,12 +154,48 @@ class Question(Strict):
     relative: float | None = Field(None, gt=0, lt=1)
     """Relative tolerance: an answer within ``relative * |key|`` is right too (for large magnitudes)."""
     points: float = Field(1.0, gt=0)
+    practice: Literal["check", "record"] | None = None
+    """Whether practice checks the question (see ``checked_in_practice``)."""
     hint: str = Field(min_length=1)
     explanation: str = Field(min_length=1)
     concepts: list[str] = Field(min_length=1)
 
+    @property
+    def checked_in_practice(self) -> bool:
+        """A question without parameters is the exam's own question: practice only records its answer,
+        unless the author accepts with ``practice: check`` that practising it gives the exam's answer."""
+        return self.practice == "check" if self.practice else bool(self.params)
+
+    @field_validator("where", mode="before")
+    @classmethod
+    def _one_or_more(cls, value):
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("where")
+    @classmethod
+    def _conditions(cls, conditions, info: ValidationInfo):
+        for condition in conditions:
+            try:
+                condition_parts(condition)
+            except ExpressionError as error:
+                raise ValueError(f"`{condition}` is not a condition: {error}") from None
+            if "params" not in info.data:  # the parameters have errors of their own: report those
+                continue
+            unknown = sorted(names_in(condition) - set(info.data["params"]))
+            if unknown:
+                raise ValueError(f"`{condition}` uses {', '.join(unknown)}, which is not a parameter")
+        return conditions
+
     @model_validator(mode="after")
     def _consistent(self):
+        earlier: set[str] = set()
+        for name, param in self.params.items():  # drawn in order: a parameter can only use those before it
+            later = sorted(param.uses() - earlier)
+            if later:
+                raise ValueError(f"parameter {name} uses {', '.join(later)}, which is not a parameter drawn before it")
+            earlier.add(name)
+        if self.practice == "record" and self.params:
+            raise ValueError("practice: record is for a question without parameters (one with parameters is practised on variants no exam has)")
         choices = self.type in ("single", "multiple")
         if choices and (not self.options or len(self.options) < 2):
             raise ValueError(f"a {self.type} question needs at least two options")
@@ -160,6 +218,12 @@ class Quiz(Strict):
     title: str = Field(min_length=1)
     description: str = ""
     questions: list[Question] = Field(min_length=1)
+    _lines: dict = PrivateAttr(default_factory=dict)
+    """(question id, field) -> line in the file, for lint's messages; empty for a quiz not read from a file."""
+
+    def line_of(self, question_id: str, field: str | None = None) -> int | None:
+        """The line of a question's ``field`` (of the question itself when None) in its file, if known."""
+        return self._lines.get((question_id, field)) or self._lines.get((question_id, None))
 
     @model_validator(mode="after")
     def _unique_ids(self):
@@ -230,7 +294,7 @@ def load_quiz(path: Path) -> Quiz:
         raise QuizError(f"{path}:1: (top): a quiz is a mapping with id, title and questions")
     _refuse_duplicate_ids(path, node)
     try:
-        return Quiz.model_validate(data)
+        quiz = Quiz.model_validate(data)
     except ValidationError as error:
         lines = []
         for problem in error.errors():
@@ -239,3 +303,10 @@ def load_quiz(path: Path) -> Quiz:
             lines.append(f"{path}:{_line_of(node, location)}: {_field(location)}: {message}")
         # A union answer reports one error per branch; one line per place and message is enough.
         raise QuizError("\n".join(dict.fromkeys(lines))) from None
+    for index, question in enumerate(quiz.questions):
+        quiz._lines[(question.id, None)] = _line_of(node, ("questions", index))
+        if question.where:
+            quiz._lines[(question.id, "where")] = _line_of(node, ("questions", index, "where"))
+        for name in question.params:
+            quiz._lines[(question.id, f"params.{name}")] = _line_of(node, ("questions", index, "params", name))
+    return quiz

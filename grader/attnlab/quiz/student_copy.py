@@ -16,9 +16,18 @@ hash (memory-hard, one per whole answer) of the key's canonical form (see
 ``kinds``) and the explanation encrypted with another part of the same
 derived key, readable once the answer is right; each common mistake is kept
 the same way (its hash under the same salt, its name and note encrypted), so
-one scrypt per guess says right, which mistake, or wrong. A practice copy can be
-brute-forced (one scrypt per guess); what it gives away is practice answers,
-which everyone may see once they get them right anyway.
+one scrypt per guess says right, which mistake, or wrong. A single-number
+question also keeps a hash of the key on the grid ``kinds.COARSER`` (10) times
+wider, so a wrong answer can be told it is close; that hash costs ten times a
+guess (scrypt's p × 10), so finding the key through it (a tenth of the
+guesses, each ten times dearer, then ten on the fine grid) costs what guessing
+the key does. For a vector or matrix of k numbers the coarse route would be
+10^k times cheaper than guessing and no affordable cost makes up for it, so
+their copies keep no such hash and practice does not tell them "close". A
+practice copy can be brute-forced (one scrypt per guess); what it gives away
+is practice answers, which everyone may see once they get them right anyway. A question practice
+does not check (by default one without parameters, whose only variant is the
+exam's) has no variants in the copy: nothing to test a guess against.
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from pathlib import Path
 
 from attnlab.quiz import params as drawing
 from attnlab.quiz.errors import QuizError
-from attnlab.quiz.kinds import KINDS
+from attnlab.quiz.kinds import COARSER, KINDS, TELLS_CLOSE, close_note, coarser
 
 FORMAT = "attnlab-student-quiz/2"
 SITTINGS = ("practice", "exam")
@@ -56,6 +65,16 @@ def derive(question_id: str, answer_form: str, salt: bytes, cost: dict) -> tuple
     """(check, explanation key) of one whole answer: one scrypt, split in two independent parts."""
     derived = hashlib.scrypt(f"{question_id}\0{answer_form}".encode(), salt=salt, n=cost["n"], r=cost["r"], p=cost["p"], maxmem=2**26, dklen=_CHECK_BYTES + _KEY_BYTES)
     return derived[:_CHECK_BYTES], derived[_CHECK_BYTES:]
+
+
+def close_cost(cost: dict) -> dict:
+    """The cost of the close check: ``COARSER`` times a guess's, as its grid holds ``COARSER`` times fewer cells."""
+    return {**cost, "p": cost["p"] * COARSER}
+
+
+def _close_form(kind, value, tolerance: float) -> str:
+    """The answer on the wider grid, in a domain of its own (no answer's form starts with a letter)."""
+    return "close\0" + kind.answer_form(value, coarser(tolerance))
 
 
 def _keystream(key: bytes, length: int) -> bytes:
@@ -87,6 +106,7 @@ def _question_text(question) -> dict:
         "points": question.points,
         "concepts": question.concepts,
         "params": {k: v.model_dump(exclude_none=True) for k, v in question.params.items()},
+        "where": question.where,
     }
 
 
@@ -119,9 +139,12 @@ def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
     questions = []
     for question in quiz.questions:
         indices = range(drawing.PRACTICE_VARIANTS) if question.params else [0]
+        if not question.checked_in_practice:
+            indices = []  # the exam asks it as practice would: keep nothing that could check its answer
         variants = []
         for index in indices:
-            keyed = keyed_for_values(quiz, question, values_for_seed(question, drawing.practice_seed(quiz.id, question.id, index)), f"practice variant {index}", reference_factory)
+            who = f"practice variant {index}"
+            keyed = keyed_for_values(quiz, question, values_for_seed(quiz, question, drawing.practice_seed(quiz.id, question.id, index), who), who, reference_factory, "practice")
             kind = KINDS[question.type]
             salt = secrets.token_bytes(16)
             check, key = derive(question.id, kind.answer_form(keyed.key, keyed.tolerance), salt, cost)
@@ -129,7 +152,10 @@ def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
             for mistake in keyed.mistakes:  # as secret as the answer: the same hash, the note encrypted under it
                 mistake_check, mistake_key = derive(question.id, kind.answer_form(mistake.key, keyed.tolerance), salt, cost)
                 mistakes.append({"check": _letters(mistake_check), "note": _encrypt(f"{mistake.name}\n{mistake.explanation}", mistake_key)})
-            variants.append({"tolerance": keyed.tolerance, "layout": kind.shape(keyed.key), "salt": _letters(salt), "check": _letters(check), "explanation": _encrypt(keyed.explanation, key), "mistakes": mistakes})
+            variant = {"tolerance": keyed.tolerance, "layout": kind.shape(keyed.key), "salt": _letters(salt), "check": _letters(check), "explanation": _encrypt(keyed.explanation, key), "mistakes": mistakes}
+            if question.type in TELLS_CLOSE["practice"]:
+                variant["close"] = _letters(derive(question.id, _close_form(kind, keyed.key, keyed.tolerance), salt, close_cost(cost))[0])
+            variants.append(variant)
         questions.append({**_question_text(question), "hint": question.hint, "variants": variants})
     return {"format": FORMAT, "sitting": "practice", "id": quiz.id, "title": quiz.title, "description": quiz.description, "scrypt": dict(cost), "questions": questions}
 
@@ -147,14 +173,16 @@ class HashedCheck:
     kind_name: str
     variant: dict | None
     cost: dict
+    sitting: str = "exam"
 
     def check(self, value):
         """The ``Verdict`` of one answer, from one scrypt: right (with the explanation), a known
-        mistake (with its note), or wrong; right is None when this copy has nothing to check against."""
-        from attnlab.quiz.items import Verdict
+        mistake (with its note), or wrong (and, for a single number, a second, dearer scrypt says
+        whether it is close); right is None when this copy has nothing to check against."""
+        from attnlab.quiz.items import NOT_CHECKED_IN_PRACTICE, Verdict
 
         if self.variant is None:
-            return Verdict(None, None)
+            return Verdict(None, NOT_CHECKED_IN_PRACTICE if self.sitting == "practice" else None)
         kind = KINDS[self.kind_name]
         if kind.shape(value) != self.variant["layout"]:
             return Verdict(False, kind.layout_reason(value, self.variant["layout"]))
@@ -165,6 +193,10 @@ class HashedCheck:
             if hmac.compare_digest(check, _bytes(mistake["check"])):
                 name, _, explanation = _decrypt(mistake["note"], key).partition("\n")
                 return Verdict(False, f"{name}: {explanation}", name)
+        if "close" in self.variant:
+            close, _ = derive(self.question_id, _close_form(kind, value, self.variant["tolerance"]), _bytes(self.variant["salt"]), close_cost(self.cost))
+            if hmac.compare_digest(close, _bytes(self.variant["close"])):
+                return Verdict(False, close_note(self.variant["tolerance"]), None, True)
         return Verdict(False, None)
 
 
@@ -197,10 +229,10 @@ def questions_for(copy: dict, student: str):
         ]
     items = []
     for entry in copy["questions"]:
-        variants = entry["variants"]
-        index = drawing.practice_index(copy["id"], entry["id"], student, len(variants)) if entry["params"] else 0
-        variant = variants[index]
-        values = drawing.draw(entry["params"], drawing.practice_seed(copy["id"], entry["id"], index))
+        variants = entry["variants"]  # none: practice does not check this question (the exam's own)
+        index = drawing.practice_index(copy["id"], entry["id"], student, max(len(variants), 1)) if entry["params"] else 0
+        variant = variants[index] if variants else None
+        values = drawing.draw(entry["params"], drawing.practice_seed(copy["id"], entry["id"], index), entry.get("where", []))
         asked = AskedQuestion(
             id=entry["id"],
             type=entry["type"],
@@ -209,7 +241,7 @@ def questions_for(copy: dict, student: str):
             points=entry["points"],
             hint=drawing.render(entry["hint"], values),
             concepts=tuple(entry["concepts"]),
-            tolerance=variant["tolerance"],
+            tolerance=variant["tolerance"] if variant else 0.0,
         )
-        items.append((asked, HashedCheck(entry["id"], entry["type"], variant, copy.get("scrypt", SCRYPT))))
+        items.append((asked, HashedCheck(entry["id"], entry["type"], variant, copy.get("scrypt", SCRYPT), "practice")))
     return items

@@ -14,7 +14,7 @@ from typing import Callable
 from attnlab.quiz import params as drawing
 from attnlab.quiz.arith import ExpressionError, evaluate
 from attnlab.quiz.asked import AskedQuestion
-from attnlab.quiz.kinds import KINDS, effective_tolerance
+from attnlab.quiz.kinds import KINDS, TELLS_CLOSE, close_note, effective_tolerance
 from attnlab.quiz.errors import QuizError
 from attnlab.quiz.schema import Call, Expr, Question, Quiz
 
@@ -35,9 +35,11 @@ class KeyedQuestion:
     """The tolerance for this key (absolute, or relative to the key's size)."""
     mistakes: tuple[KeyedMistake, ...] = ()
     """This variant's common wrong answers (none equal to the key)."""
+    tells_close: bool = False
+    """Whether a wrong answer is told it is close (``kinds.TELLS_CLOSE`` of the sitting)."""
 
     def verdict(self, value):
-        """The one rule, with the mistake a wrong answer matches: (right, text, mistake name)."""
+        """The one rule, with the mistake a wrong answer matches, else whether it is close."""
         from attnlab.quiz.items import Verdict
 
         kind = self.asked.kind
@@ -46,6 +48,8 @@ class KeyedQuestion:
         mistake = next((m for m in self.mistakes if kind.matches(value, m.key, self.tolerance)), None)
         if mistake is not None:
             return Verdict(False, f"{mistake.name}: {mistake.explanation}", mistake.name)
+        if self.tells_close and kind.close(value, self.key, self.tolerance):
+            return Verdict(False, close_note(self.tolerance), None, True)
         return Verdict(False, kind.layout_reason(value, kind.shape(self.key)), None)
 
 
@@ -117,11 +121,25 @@ def compute_key(question: Question, values: dict, reference_factory: Callable, a
 
 
 def drawn_values(quiz: Quiz, question: Question, student: str, sitting: str = "exam") -> dict:
-    return values_for_seed(question, drawing.seed_for(quiz.id, question.id, student, sitting))
+    return values_for_seed(quiz, question, drawing.seed_for(quiz.id, question.id, student, sitting), f"student {student!r}")
 
 
-def values_for_seed(question: Question, seed: int) -> dict:
-    return drawing.draw({k: v.model_dump(exclude_none=True) for k, v in question.params.items()}, seed)
+def values_for_seed(quiz: Quiz, question: Question, seed: int, who: str) -> dict:
+    return draw_counted(quiz, question, seed, who)[0]
+
+
+def draw_counted(quiz: Quiz, question: Question, seed: int, who: str) -> tuple[dict, int]:
+    """(the values of the variant drawn from ``seed``, how many draws its ``where:`` took); ``who``
+    names the variant in errors."""
+    specs = {k: v.model_dump(exclude_none=True) for k, v in question.params.items()}
+    try:
+        return drawing.draw_counted(specs, seed, question.where)
+    except (ValueError, TypeError) as error:  # an empty range, a condition never met, an expr that fails
+        field = getattr(error, "field", "params")
+        line = quiz.line_of(question.id, field)
+        failure = QuizError(f"{quiz.id}: question {question.id}: the parameters cannot be drawn for {who}" + (f" (line {line})" if line else "") + f": {error}")
+        failure.field = field  # lint counts a condition that never held apart from a broken parameter
+        raise failure from None
 
 
 def _asked(question: Question, values: dict) -> AskedQuestion:
@@ -142,8 +160,8 @@ def asked_question(quiz: Quiz, question: Question, student: str, sitting: str = 
     return _asked(question, drawn_values(quiz, question, student, sitting))
 
 
-def keyed_for_values(quiz: Quiz, question: Question, values: dict, who: str, reference_factory: Callable) -> KeyedQuestion:
-    """The key of the variant drawn as ``values``; ``who`` names the variant in errors."""
+def keyed_for_values(quiz: Quiz, question: Question, values: dict, who: str, reference_factory: Callable, sitting: str = "exam") -> KeyedQuestion:
+    """The key of the variant drawn as ``values`` for ``sitting``; ``who`` names the variant in errors."""
     try:
         key = compute_key(question, values, reference_factory)
     except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
@@ -159,11 +177,11 @@ def keyed_for_values(quiz: Quiz, question: Question, values: dict, who: str, ref
             raise QuizError(f"{quiz.id}: question {question.id}: mistake {mistake.name!r} cannot be computed for {who}: {error}") from None
         if not KINDS[question.type].matches(value, key, tolerance):  # where a mistake gives the key, the answer is right
             mistakes.append(KeyedMistake(mistake.name, value, drawing.render(mistake.explanation, values)))
-    return KeyedQuestion(_asked(question, values), key, drawing.render(question.explanation, rendered), tolerance, tuple(mistakes))
+    return KeyedQuestion(_asked(question, values), key, drawing.render(question.explanation, rendered), tolerance, tuple(mistakes), question.type in TELLS_CLOSE[sitting])
 
 
 def keyed_question(quiz: Quiz, question: Question, student: str, reference_factory: Callable, sitting: str = "exam") -> KeyedQuestion:
-    return keyed_for_values(quiz, question, drawn_values(quiz, question, student, sitting), f"student {student!r}", reference_factory)
+    return keyed_for_values(quiz, question, drawn_values(quiz, question, student, sitting), f"student {student!r}", reference_factory, sitting)
 
 
 def keyed_quiz(quiz: Quiz, student: str, reference_factory: Callable, sitting: str = "exam") -> list[KeyedQuestion]:
