@@ -4,7 +4,8 @@
 and within bounds, ``schema`` loads and validates quiz files, ``params`` draws
 a student's parameters under the question's ``where:`` (exam variants from the
 student's id, practice variants from a separate pool), ``kinds``
-parses answers and holds the one rule of right and wrong, ``variant`` builds a
+parses answers and holds the one rule of right and wrong, ``verdict`` is what a
+check says of an answer, ``variant`` builds a
 student's questions with their keys, ``student_copy`` writes and reads the
 copies students get (an exam copy with nothing to check against, a practice
 copy checked by scrypt hashes), ``items`` opens either source as questions

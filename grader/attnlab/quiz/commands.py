@@ -14,7 +14,7 @@ from attnlab.quiz.errors import QuizError
 
 
 def _fail(message: str) -> None:
-    from attnlab.cli import UserError
+    from attnlab.errors import UserError
 
     raise UserError(message)
 

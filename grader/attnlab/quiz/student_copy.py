@@ -179,7 +179,7 @@ class HashedCheck:
         """The ``Verdict`` of one answer, from one scrypt: right (with the explanation), a known
         mistake (with its note), or wrong (and, for a single number, a second, dearer scrypt says
         whether it is close); right is None when this copy has nothing to check against."""
-        from attnlab.quiz.items import NOT_CHECKED_IN_PRACTICE, Verdict
+        from attnlab.quiz.verdict import NOT_CHECKED_IN_PRACTICE, Verdict
 
         if self.variant is None:
             return Verdict(None, NOT_CHECKED_IN_PRACTICE if self.sitting == "practice" else None)

@@ -40,7 +40,7 @@ class KeyedQuestion:
 
     def verdict(self, value):
         """The one rule, with the mistake a wrong answer matches, else whether it is close."""
-        from attnlab.quiz.items import Verdict
+        from attnlab.quiz.verdict import Verdict
 
         kind = self.asked.kind
         if kind.matches(value, self.key, self.tolerance):
