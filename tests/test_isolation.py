@@ -136,6 +136,14 @@ def test_a_shared_memory_segment_is_not_seen_by_the_next_submission_nor_kept(ser
     assert not Path("/dev/shm/attnlab-secret").exists()
 
 
+def test_the_kernels_keyrings_and_message_queues_are_refused_to_workers(server, tmp_path):
+    """What outlives a process could carry the reference's answers from a live worker to a later
+    one, or to a classmate graded by the same grading process (a keyring did: keys outlive the
+    kill that ends a submission's processes)."""
+    report = grade_alone(tmp_path, hostile("leaves_answers_in_the_kernel"), server, COURSE)
+    assert outcomes(report, {"softmax"}) == {Outcome.PASSED}, [t.feedback for t in report.tests if t.function == "softmax"][:1]
+
+
 def test_workers_hold_no_capability_of_the_fork_server(server, tmp_path):
     report = grade_alone(tmp_path, hostile("uses_the_fork_servers_capabilities"), server, COURSE)
     tests = [t for t in report.tests if t.function == "softmax"]

@@ -164,8 +164,8 @@ def _kill_everything_of(uid: int) -> None:
 
 def _clean_up_after(uid: int) -> None:
     """Remove what the processes of ``uid`` (all dead now) left: System V IPC objects in this
-    IPC namespace, and files and folders in the folders all users may write to."""
-    _as(uid, lambda: (_remove_ipc_of(uid), _remove_files_of(uid)))
+    IPC namespace, files and folders in the folders all users may write to, and its keyrings."""
+    _as(uid, lambda: (_remove_ipc_of(uid), _remove_files_of(uid), _clear_keyrings()))
 
 
 def _remove_ipc_of(uid: int) -> None:
@@ -223,6 +223,64 @@ def _forbid_new_processes(uid: int) -> None:
     _as(uid, seal)
 
 
+# Kernel stores that outlive the processes that filled them: a user's keyrings (add_key,
+# request_key, keyctl) and POSIX message queues (mq_*). Nothing a worker needs; a submission's
+# processes could leave answers there for a later process (a live run, a classmate) to read.
+_DENIED_CALLS = {
+    0xC000003E: (248, 249, 250, 240, 241, 242, 243, 244, 245),  # x86_64
+    0xC00000B7: (217, 218, 219, 180, 181, 182, 183, 184, 185),  # aarch64
+}
+_X32_BIT = 0x40000000
+
+
+def _deny_persistent_stores() -> bool:
+    """Forbid this process and its children the system calls of ``_DENIED_CALLS`` (a seccomp
+    filter; they fail with EPERM), and any gaining of privileges; False where that cannot be done."""
+    import platform
+
+    arch = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}.get(platform.machine())
+    if arch is None:
+        return False
+    denied = _DENIED_CALLS[arch]
+    errno_eperm, allow = 0x00050000 | 1, 0x7FFF0000
+    ld_w_abs, jeq_k, jge_k, ret_k = 0x20, 0x15, 0x35, 0x06
+    program = [(ld_w_abs, 0, 0, 4), (jeq_k, 1, 0, arch), (ret_k, 0, 0, errno_eperm), (ld_w_abs, 0, 0, 0)]
+    program.append((jge_k, len(denied) + 1, 0, _X32_BIT))  # another ABI's numbering: refused
+    program += [(jeq_k, len(denied) - i, 0, number) for i, number in enumerate(denied)]
+    program += [(ret_k, 0, 0, allow), (ret_k, 0, 0, errno_eperm)]
+
+    class Instruction(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint32)]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Instruction))]
+
+    instructions = (Instruction * len(program))(*[Instruction(*i) for i in program])
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
+    if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0:
+        return False
+    return libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(Program(len(program), instructions)), 0, 0) == 0
+
+
+def _clear_keyrings() -> None:
+    """As the private user: empty its user, user-session and persistent keyrings (where a worker
+    could not be denied them, what it left there goes with the submission)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    number = {"x86_64": 250, "aarch64": 219}.get(__import__("platform").machine())
+    if number is None:
+        return
+    keyctl_clear, keyctl_get_persistent = 7, 22
+    user, user_session, process = -4, -5, -2
+    keyrings = [user, user_session]
+    persistent = libc.syscall(number, ctypes.c_long(keyctl_get_persistent), ctypes.c_long(-1), ctypes.c_long(process))
+    if persistent > 0:
+        keyrings.append(persistent)
+    for keyring in keyrings:
+        libc.syscall(number, ctypes.c_long(keyctl_clear), ctypes.c_long(keyring))
+
+
 def _can_unshare() -> bool:
     """Can a worker have mounts and an IPC namespace of its own here (CAP_SYS_ADMIN)?"""
     pid = os.fork()
@@ -278,6 +336,7 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
         os.mkdir(scratch, 0o700)
     os.chdir(scratch)  # where relative paths write: the one folder the student may fill
     _set_limits(request["limits"], baseline_vm)
+    _deny_persistent_stores()
     # First words on the channel, once the worker is set up and before any student code runs (a
     # worker that dies before them is the sandbox's failure, not the student's): the kernel
     # attaches this process's pid as the grader sees it (the grader may live in another pid namespace).
