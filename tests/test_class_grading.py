@@ -26,7 +26,7 @@ BUGGY = ["softmax_ignores_axis", "sdpa_mask_inverted", "split_heads_reshape_only
 DEADLINE = 2
 HOSTILE = ["infinite_loop", "allocates_20_gb", "forks_50_sleepers", "reads_the_solutions", "opens_a_socket", "writes_outside_its_folder"]
 # Submissions that computed nothing and were given points by an earlier class fast path.
-FORGERS = {"harvests_answers_from_memory": "attention", "inverts_what_merge_heads_was_given": "multihead", "chains_its_masks": "masks", "chains_its_attention": "attention"}
+FORGERS = {"harvests_answers_from_memory": "attention", "inverts_what_merge_heads_was_given": "multihead", "chains_its_masks": "masks", "chains_its_attention": "attention", "steals_answers_through_the_keyring": "multihead", "reads_a_classmates_keyring": "multihead"}
 
 
 def fixture(kind: str, name: str):
@@ -160,8 +160,10 @@ def test_a_submission_that_computes_nothing_earns_nothing_in_a_class_as_alone(gr
     alone = grade(COURSE, root / "class" / student, only=[FORGERS[name]], limits=Limits(call_seconds=DEADLINE), fork_server=fork_server)
     in_class = [t for t in stored(root, student)["report"]["tests"] if t["module"] == FORGERS[name]]
     assert [(t.name, t.outcome.value, t.score) for t in alone.tests] == [(t["name"], t["outcome"], t["score"]) for t in in_class]
-    copied = {"harvests_answers_from_memory": {"scaled_dot_product_attention", "self_attention", "cross_attention"}, "inverts_what_merge_heads_was_given": {"split_heads"}, "chains_its_masks": {"causal_mask", "padding_mask"}, "chains_its_attention": {"scaled_dot_product_attention"}}[name]
+    copied = {"harvests_answers_from_memory": {"scaled_dot_product_attention", "self_attention", "cross_attention"}, "inverts_what_merge_heads_was_given": {"split_heads"}, "chains_its_masks": {"causal_mask", "padding_mask"}, "chains_its_attention": {"scaled_dot_product_attention"}, "steals_answers_through_the_keyring": set(), "reads_a_classmates_keyring": set()}[name]
     assert {t["function"] for t in in_class if t["score"] > 0} & copied == set()
+    # The keyring's readers return zeros of the right shape: the shape tests' points, no more.
+    assert sum(t["score"] for t in in_class) < sum(t["max_score"] for t in in_class)
 
 
 def test_a_rerun_grades_nothing_and_a_changed_or_named_submission_again(graded_class):

@@ -291,3 +291,58 @@ def test_hidden_tests_loaded_ahead_run_as_a_session_runs_them():
     loaded_ahead = _recorded_calls_per_test(load_first=True)
     assert loaded_ahead == _recorded_calls_per_test(load_first=False)
     assert set(loaded_ahead) == {20}
+
+
+# Attacks on the whole course (found by an attacker of the one-worker replay): each graded on
+# every numpy file, alone and in a class, must get the same verdicts.
+
+
+def test_a_later_files_import_cannot_write_an_earlier_files_function(tmp_path, class_session, fork_server):
+    """attention.py's import gives the stub softmax a body: the replay imports a file only when
+    its own tests come, as a live run does, so softmax's tests fail on both paths."""
+    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "patched_by_a_later_file_at_import.py"))
+    (submission / "softmax.py").write_text((COURSE.root / "exercises" / "softmax.py").read_text())
+    alone = grade(COURSE, submission, only=NUMPY, limits=Limits(call_seconds=1.0), fork_server=fork_server)
+    in_class = grade_in_class(class_session, submission, NUMPY, Limits(call_seconds=1.0))
+    assert verdicts(in_class) == verdicts(alone)
+    assert all(t.score == 0 for t in in_class.tests if t.function == "softmax")
+
+
+def test_the_replays_time_does_not_shorten_the_live_runs_budget(tmp_path, class_session, fork_server):
+    """An honest, slow softmax a hair off the reference: the replay tries every test, in vain, and
+    its time is its own; the live run has the whole budget, as alone."""
+    limits = Limits(call_seconds=2.0, submission_seconds=6.0)
+    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "adds_an_epsilon_and_loops.py"))
+    alone = grade(COURSE, submission, only=NUMPY, limits=limits, fork_server=fork_server)
+    in_class = grade_in_class(class_session, submission, NUMPY, limits)
+    assert alone.score == alone.max_score
+    assert in_class.score == alone.score
+
+
+def test_a_submission_cannot_make_the_class_tables_swell(tmp_path, class_session):
+    """Thousands of made-up (but right) nested calls per graded call: the test goes live, and the
+    class's tables take at most a bounded number of entries from one submission."""
+    from attnlab.replay.nested import MAX_ADDED_PER_SUBMISSION
+
+    checks = class_session.replayer.nested
+    before = len(checks.answers) + len(checks.accepted)
+    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "fills_the_classes_tables.py"))
+    started = time.monotonic()
+    report = grade_in_class(class_session, submission, NUMPY)
+    assert time.monotonic() - started < 30
+    assert report.score == report.max_score
+    assert len(checks.answers) + len(checks.accepted) - before <= MAX_ADDED_PER_SUBMISSION
+
+
+def test_a_marker_blaming_innocent_files_costs_a_bounded_time(tmp_path, class_session, fork_server):
+    """efficient.py's import says an earlier file was being imported, then hangs: the claim is
+    believed only of a file the replay may import then, and each costs one import deadline."""
+    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "blames_other_files_for_its_slow_import.py"))
+    limits = Limits(call_seconds=1.0)
+    started = time.monotonic()
+    alone = grade(COURSE, submission, only=NUMPY, limits=limits, fork_server=fork_server)
+    alone_seconds = time.monotonic() - started
+    started = time.monotonic()
+    in_class = grade_in_class(class_session, submission, NUMPY, limits)
+    assert verdicts(in_class) == verdicts(alone)
+    assert time.monotonic() - started < alone_seconds + 6 * 2.0

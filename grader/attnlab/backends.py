@@ -78,6 +78,11 @@ class Backend:
         """What the submission printed since the last call of this method."""
         return ""
 
+    @contextlib.contextmanager
+    def fast_path(self):
+        """While inside, calls are the class's fast path's: charged to a budget of their own."""
+        yield
+
     def end_fast_path(self) -> None:
         """The class's fast path is over and tests will run live: nothing it started may go on."""
 
@@ -103,7 +108,11 @@ class SandboxBackend(Backend):
         self._import_failures: dict[str, SubmissionProblem] = {}
         self._timed_out: dict[str, str] = {}  # function -> first timeout's message
         self._seeded_timeouts: dict[tuple[str, str], str] = {}  # (function, digest of arguments) -> message
-        self._spent = 0.0  # seconds of calls so far, against limits.submission_seconds
+        self._spent = 0.0  # seconds of the live run's calls so far, against limits.submission_seconds
+        # The class's fast path has a budget of its own: what it spends never shortens the live
+        # run, which gets the whole budget, as the submission alone does.
+        self._replay_spent = 0.0
+        self._replaying = False
         self._output: list[str] = []
         self._staged: Path | None = None
         self._watcher: WorkerProcess | None = None
@@ -120,7 +129,7 @@ class SandboxBackend(Backend):
             if self._staged is None:
                 self._staged = self.server.stage(self.submission)
             try:
-                worker = WorkerProcess(self.server, self._staged, module, function, self.course.standins_for(function), self.limits, self._answer_cache, self.course.needs_of(module))
+                worker = WorkerProcess(self.server, self._staged, module, function, self.course.standins_for(function), self.limits, self._answer_cache, self.course.needs_of(module), import_answers=self._answer_for(function))
             except SubmissionProblem as problem:
                 # Unimportable, or an import that hangs or crashes: deterministic, so not tried again.
                 self._import_failures[module] = problem
@@ -141,8 +150,22 @@ class SandboxBackend(Backend):
         if function in self._timed_out:
             # A second timeout of the same function would cost another deadline and say nothing new.
             raise CallTimedOut(f"{self._timed_out[function]} on an earlier test, so it was not run again")
-        if self._spent > self.limits.submission_seconds:
+        if (self._replay_spent if self._replaying else self._spent) > self.limits.submission_seconds:
             raise CallTimedOut(f"{function} was not run: the submission used up its {self.limits.submission_seconds:g} s of grading time")
+
+    @contextlib.contextmanager
+    def fast_path(self):
+        self._replaying = True
+        try:
+            yield
+        finally:
+            self._replaying = False
+
+    def _charge(self, seconds: float) -> None:
+        if self._replaying:
+            self._replay_spent += seconds
+        else:
+            self._spent += seconds
 
     @contextlib.contextmanager
     def charging(self):
@@ -151,7 +174,7 @@ class SandboxBackend(Backend):
         try:
             yield
         finally:
-            self._spent += time.monotonic() - started
+            self._charge(time.monotonic() - started)
 
     def seed_timeout(self, function: str, args: tuple, kwargs: dict, message: str) -> None:
         """``function`` timed out on these arguments already (in the fast path): the live call
@@ -168,7 +191,7 @@ class SandboxBackend(Backend):
                 self._timed_out[problem.function] = problem.message
             raise
         finally:
-            self._spent += time.monotonic() - started
+            self._charge(time.monotonic() - started)
             self._output.append(worker.take_output())
             if not worker.alive:
                 worker.close()
@@ -179,6 +202,7 @@ class SandboxBackend(Backend):
             message = self._seeded_timeouts.pop((function, _arguments_digest(args, kwargs)), None)
             if message is not None:
                 self._timed_out[function] = message
+                self._charge(self.limits.call_seconds)  # the deadline a live run alone waits out
                 raise CallTimedOut(message, function)
         worker = self._worker(function)
         with self._calling(worker):
@@ -220,16 +244,24 @@ class SandboxBackend(Backend):
         if not self.replayable(function):
             raise NotReplayed(function)
         module = self.course.function(function).module
-        worker = self._watching_worker(function, files or (*self.course.modules_before(module), module))
+        files = files or (*self.course.modules_before(module), module)
+        worker = self._watching_worker(function, files)
         started = time.monotonic()
         worker.notes = []
         try:
+            worker.load(files.index(module) + 1)
             values = worker.call_batch(calls, self._answer_for, framed, expected)
         except StudentError:
             raise NotReplayed(function) from None  # what it raised, the live run shows
         except SubmissionProblem as problem:
             self._not_replayable.add(function)
             own = False
+            importing = worker.file_being_imported()
+            if importing is not None and files.index(importing) <= files.index(module):
+                # Its word, and only ever about a file it may import now: that file is left out.
+                self._not_imported.add(importing)
+                self._not_replayable.update(self.course.functions_in(importing))
+                raise NotReplayed(function, importing == module) from None
             if isinstance(problem, (CallTimedOut, WorkerCrashed)):
                 index, entered, running = worker.where_it_stopped()
                 self._not_watched.add(running or function)
@@ -242,7 +274,7 @@ class SandboxBackend(Backend):
                     self.seed_timeout(function, args, kwargs, problem.message)
             raise NotReplayed(function, own) from None
         finally:
-            self._spent += time.monotonic() - started
+            self._charge(time.monotonic() - started)
             self._output.append(worker.take_output())
             if not worker.alive:
                 worker.close()
@@ -275,18 +307,17 @@ class SandboxBackend(Backend):
             self._not_replayable.add(function)
             raise NotReplayed(function) from None
         finally:
-            self._spent += time.monotonic() - started
+            self._charge(time.monotonic() - started)
 
     def replayable(self, function: str) -> bool:
         """May ``function`` still be asked in a watching worker (nothing went wrong there yet)?"""
         module = self.course.function(function).module
-        return function not in self._not_replayable and module not in self._import_failures and self._spent <= self.limits.submission_seconds
+        return function not in self._not_replayable and module not in self._import_failures and self._replay_spent <= self.limits.submission_seconds
 
     def _watching_worker(self, function: str, files: tuple[str, ...]) -> WorkerProcess:
-        """The submission's one watching worker, for every file of ``files`` (in course order). A
-        file whose import timed out or crashed it is left out of the next one, and its functions
-        are not replayed."""
-        while self._watcher is None or not self._watcher.alive:
+        """The submission's one watching worker, for every file of ``files`` (in course order),
+        started again after a timeout or crash, without the files whose import did that."""
+        if self._watcher is None or not self._watcher.alive:
             if self._staged is None:
                 self._staged = self.server.stage(self.submission)
             served = [f for module in files for f in self.course.functions_in(module)]
@@ -297,12 +328,9 @@ class SandboxBackend(Backend):
             needs = tuple(dict.fromkeys(n for module in files if module not in self._not_imported for n in self.course.needs_of(module)))
             try:
                 self._watcher = WorkerProcess(self.server, self._staged, files[-1], function, {m: self.course.functions_in(m) for m in files}, self.limits, None, needs, watching)
-            except SubmissionProblem as problem:
-                if problem.importing is None or problem.importing in self._not_imported:
-                    self._not_replayable.update(served)
-                    raise NotReplayed(function) from None
-                self._not_imported.add(problem.importing)
-                self._not_replayable.update(self.course.functions_in(problem.importing))
+            except SubmissionProblem:
+                self._not_replayable.update(served)
+                raise NotReplayed(function) from None
         return self._watcher
 
     def take_output(self) -> str:

@@ -37,9 +37,6 @@ class SubmissionProblem(BaseException):
         self.function = function
         """The contract function whose call ended this way, when it is known."""
 
-    importing: str | None = None
-    """For a watching worker that timed out or crashed before it was ready: the file it said it
-    was importing."""
 
 
 class NotImplementedYet(SubmissionProblem):

@@ -22,8 +22,14 @@ from attnlab.backends import NotReplayed
 from attnlab.replay.compare import has_float32, same_behaviour
 from attnlab.sandbox.host import StandinBounds
 
-# Entries the class's tables may hold (a digest pair each, about 200 bytes).
-MAX_ENTRIES = 500_000
+# Entries the class's tables may hold (a digest pair each, about 200 bytes), and how many one
+# submission may add: its made-up but right nested calls must not fill the grader's memory.
+MAX_ENTRIES = 200_000
+MAX_ADDED_PER_SUBMISSION = 2_000
+# Nested calls a graded call may claim, and values the grader works out per message: past them,
+# the test runs live (a correct submission makes tens).
+MAX_NOTES_PER_CALL = 256
+MAX_EVIDENCE_PER_MESSAGE = 512
 
 
 class NestedChecks:
@@ -35,12 +41,19 @@ class NestedChecks:
         """(function, digest of its arguments) -> digest of the reference's result."""
         self.accepted: set[tuple[str, str, str]] = set()
         """(function, arguments, result) digests of results judged the same behaviour as the reference's."""
+        self.added = 0
+        """Entries the submission being graded added to the tables (``new_submission`` resets it)."""
+
+    def new_submission(self) -> None:
+        self.added = 0
 
     def hold(self, function: str, calls: list[tuple[str, tuple, dict, bool]], results: list, backend) -> bool:
         """Are the nested results of ``function``'s ``calls`` (just answered by ``backend``'s
         watching worker, with ``results``) all the reference's? Asks the worker for what it must."""
         want: list[tuple[int, int]] = []
         for index, result in enumerate(results):
+            if len(result.nested or ()) > MAX_NOTES_PER_CALL:
+                return False
             for place, note in enumerate(result.nested or ()):
                 if not (isinstance(note, list) and len(note) == 3 and all(isinstance(n, str) for n in note)):
                     return False  # it raised, was missing, or could not be sent: live decides
@@ -50,6 +63,8 @@ class NestedChecks:
                 want.append((index, place))
         if not want:
             return True
+        if len(want) > MAX_EVIDENCE_PER_MESSAGE:
+            return False
         try:
             evidence = backend.evidence(function, want)
         except NotReplayed:
@@ -81,10 +96,13 @@ class NestedChecks:
             expected_digest = wire.fingerprint(expected)
         except Exception:  # noqa: BLE001 - the reference refuses these arguments: live decides
             return False
-        if len(self.answers) < MAX_ENTRIES:
+        room = len(self.answers) < MAX_ENTRIES and self.added < MAX_ADDED_PER_SUBMISSION
+        if room:
             self.answers[(name, arguments)] = expected_digest
+            self.added += 1
         if expected_digest == answer or same_behaviour(got, expected, has_float32((args, kwargs))):
-            if len(self.accepted) < MAX_ENTRIES:
+            if room and len(self.accepted) < MAX_ENTRIES:
                 self.accepted.add((name, arguments, answer))
+                self.added += 1
             return True
         return False

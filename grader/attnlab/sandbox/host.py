@@ -39,7 +39,6 @@ from attnlab.outcomes import (
     NotImplementedYet,
     OutOfMemory,
     StudentError,
-    SubmissionProblem,
     WorkerCrashed,
 )
 from attnlab.sandbox.inside.forkserver import SHARED_FOLDERS
@@ -504,6 +503,13 @@ class StandinBounds:
         self._inputs: tuple | None = (args, kwargs)
         self.max_elements = self.max_extent = self.max_ndim = 0
 
+    @classmethod
+    def for_import(cls) -> "StandinBounds":
+        """The bounds of stand-in calls a file makes while it is imported (a module-level constant
+        built with an earlier file's function): as if its input were a (4, 4, 16, 16) array and
+        the number 64."""
+        return cls((np.empty((4, 4, 16, 16)), 64), {})
+
     def _work_out(self) -> None:
         elements, extent, ndim = 0, 1, 0
         for leaf in wire.leaves(self._inputs):
@@ -557,12 +563,15 @@ class Expected:
 class WorkerProcess:
     """One live worker serving one function of a submission file."""
 
-    def __init__(self, server: ForkServer, staged: Path, module: str, function: str, standins: dict, limits: Limits, answer_cache: AnswerCache | None = None, needs: tuple[str, ...] = (), watching: Watching | None = None):
+    def __init__(self, server: ForkServer, staged: Path, module: str, function: str, standins: dict, limits: Limits, answer_cache: AnswerCache | None = None, needs: tuple[str, ...] = (), watching: Watching | None = None, import_answers: Callable | None = None):
         """``staged``: the submission as ``ForkServer.stage`` copied it. ``watching``: a watching
-        worker for these functions (``function`` is the first of them)."""
+        worker for these functions (``function`` is the first of them). ``import_answers``: the
+        callback that answers the stand-in calls the file makes while it is imported."""
         self.watching = watching is not None
         self.watched_names = [n for names in standins.values() for n in names]
         self.watched_files = list(standins)
+        self.loaded_through = 0
+        """A watching worker: the place (from 1) of the last file it imported."""
         self.notes: list = []
         """A watching worker's notes on the watched calls, one list per result, in order."""
         self._marker: mmap.mmap | None = None
@@ -594,11 +603,7 @@ class WorkerProcess:
         self.pid = self.server_pid
         """The worker's pid as this process sees it, for signals and /proc."""
         self._await_hello()
-        try:
-            self._await_import()
-        except SubmissionProblem as problem:
-            problem.importing = self.file_being_imported()
-            raise
+        self._await_import(import_answers)
 
     def _await_hello(self) -> None:
         """Read the worker's first message, sent before any student code ran, and the pid the
@@ -622,18 +627,30 @@ class WorkerProcess:
         # No code of the submission ran before that message: the sandbox failed, not the student.
         raise self.server.fail(f"the sandbox could not start a worker for {self.module}.py (it ended before any of the submission's code ran)")
 
-    def _await_import(self) -> None:
+    def _await_import(self, answer_callback: Callable | None) -> None:
+        """Wait for the import of the worker's file, answering the stand-in calls it makes at
+        module level (``StandinBounds.for_import``), all within an import's deadline."""
         deadline = time.monotonic() + max(self.limits.call_seconds, 2.0)
-        try:
-            header, _ = wire.receive(self.channel, deadline)
-        except TimeoutError:
-            self.stop()
-            raise CallTimedOut(f"importing {self.module}.py took longer than {max(self.limits.call_seconds, 2.0):g} s") from None
-        except (wire.PeerClosed, wire.WireError):
-            raise ImportFailed(f"{self.module}.py could not be imported: the worker {self.stop()} while importing it") from None
-        if header.get("op") == "import_failed":
-            self.stop()
-            raise ImportFailed(f"{self.module}.py could not be imported: {_problem_message(header)}")
+        bounds = StandinBounds.for_import()
+        while True:
+            try:
+                header, buffers = wire.receive(self.channel, deadline)
+            except TimeoutError:
+                self.stop()
+                raise CallTimedOut(f"importing {self.module}.py took longer than {max(self.limits.call_seconds, 2.0):g} s") from None
+            except (wire.PeerClosed, wire.WireError):
+                raise ImportFailed(f"{self.module}.py could not be imported: the worker {self.stop()} while importing it") from None
+            op = header.get("op")
+            if op == "callback" and answer_callback is not None and not self.watching:
+                self._answer_callback(header, buffers, answer_callback, self.function, bounds)
+                continue
+            if op == "import_failed":
+                self.stop()
+                raise ImportFailed(f"{self.module}.py could not be imported: {_problem_message(header)}")
+            if op != "ready":
+                self.stop()
+                raise ImportFailed(f"{self.module}.py could not be imported: the worker broke the protocol (sent {str(op)[:40]!r})")
+            return
 
     def call(self, function: str, args: tuple, kwargs: dict, answer_callback: Callable[[str, str, tuple, dict], object], return_inputs: bool = False):
         """Run ``function(*args, **kwargs)`` in the worker and return its plain-data result
@@ -746,6 +763,25 @@ class WorkerProcess:
             framed = [message]
         wire.send_framed(self.channel, framed)
 
+    def load(self, through: int) -> None:
+        """A watching worker: import the files up to place ``through`` (from 1, in course order),
+        under an import's deadline, as a live worker's import of its file has."""
+        if through <= self.loaded_through:
+            return
+        self._send(wire.frame({"op": "load", "through": through}), self.function)
+        seconds = max(self.limits.call_seconds, 2.0)
+        try:
+            header, _ = wire.receive(self.channel, time.monotonic() + seconds)
+        except TimeoutError:
+            self.stop()
+            raise CallTimedOut(f"importing the submission's files took longer than {seconds:g} s") from None
+        except (wire.PeerClosed, wire.WireError):
+            raise WorkerCrashed(f"the worker {self.stop()} while importing the submission's files") from None
+        if header.get("op") != "loaded":
+            self.stop()
+            raise BadReturn("the worker broke the protocol while importing the submission's files")
+        self.loaded_through = through
+
     def evidence(self, want: list[tuple[int, int]]) -> list:
         """From a watching worker: the arguments and result of each watched call ``want`` names
         (its call's place in the last message, its own place among that call's notes), as
@@ -778,8 +814,8 @@ class WorkerProcess:
         return index, True, self.watched_names[place - 1] if 0 < place <= len(self.watched_names) else None
 
     def file_being_imported(self) -> str | None:
-        """For a watching worker that timed out or crashed before it was ready: the file it was
-        importing, as it last said (None: it said nothing)."""
+        """For a watching worker that timed out or crashed: the file it was importing then, as it
+        last said (None: it was importing nothing)."""
         what, place, _ = MARKER.unpack_from(self._marker, 0) if self._marker is not None else (0, 0, 0)
         return self.watched_files[place - 1] if what == IMPORTING and 0 < place <= len(self.watched_files) else None
 

@@ -1,11 +1,12 @@
 """The untrusted side of a class's fast path: a worker that runs the student's own code throughout.
 
 One ``WatchingWorker`` serves the replay of a whole submission. It imports the
-student's files in course order, each as a module of its own, and in
-``sys.modules`` puts, for every file, a module of *watchers* of its contract
-functions: so a file that imports the ones before it gets the student's own
-functions, watched. It holds no stand-ins and is sent nothing from the
-reference.
+student's files in course order, each as a module of its own when the grader
+first asks for it (after the tests of the files before it, as a live run
+imports a file for its own tests), and in ``sys.modules`` puts, for every
+file, a module of *watchers* of its contract functions: so a file that imports
+the ones before it gets the student's own functions, watched. It holds no
+stand-ins and is sent nothing from the reference.
 
 While a function of file k is asked, a call is watched exactly where a live run
 would have answered it with the reference: a function of a file before k,
@@ -132,7 +133,9 @@ class WatchingWorker(Worker):
         self.originals: dict[str, object] = {}
         """The student's functions as their files defined them, before watchers replaced the
         declared dependencies in their namespaces."""
-        self._codes: dict[str, frozenset] = {}
+        self._codes: dict[int, tuple[object, frozenset]] = {}
+        self._watchers: set[int] = set()
+        """The watchers put in the student's namespaces (by id), told from the student's own rebinding."""
         self.by_call: dict[int, list] = {}
         """The watched calls of each call of the current message, by its place, for ``evidence``."""
         self._index = 0
@@ -149,28 +152,43 @@ class WatchingWorker(Worker):
             sys.modules[module] = stand
 
     def _own(self, name: str):
-        """The student's ``name``, looked up when called (its file may import after a later one's
-        import took the watcher), or None when missing or not to be run."""
+        """The student's ``name`` as a call through its module would find it now (``current``)."""
 
         def own(*args, **kwargs):
-            function = self.originals.get(name) if name not in self.poisoned else None
+            function = self.current(name)
             if function is None:
                 raise _NotMirrored(name)
             return function(*args, **kwargs)
 
         return own
 
+    def current(self, name: str):
+        """What ``name`` is bound to in the student's module now, as a live worker looks it up on
+        each call (the function as its file defined it where a watcher stands in its place);
+        None when it is missing, its file is not imported, or its own code is not to be run."""
+        module = self.loaded.get(self.file_of.get(name, ""))
+        if module is None or name in self.poisoned:
+            return None
+        bound = vars(module).get(name)
+        return self.originals.get(name) if id(bound) in self._watchers else bound
+
     def import_submission(self) -> bool:
-        """Import the files in course order, each as a module of its own whose output is dropped
-        (a live run shows it); a file that does not import leaves its functions missing."""
+        """Import nothing yet: a file is imported when the grader first asks for it (``load``),
+        after the tests of the files before it, as a live run imports a file for its own tests."""
         sys.path.insert(0, self.submission_dir)
-        for module in self.files:
-            self.loaded[module] = None if module in self.skipped else self._load_own(module)
-            if self.loaded[module] is not None:
-                self._keep_originals(module)
-        self.watch.mark(0, 0)
         self._send({"op": "ready"})
         return True
+
+    def load(self, through: int) -> None:
+        """Import, in course order, every file up to the one at place ``through`` not imported yet,
+        each as a module of its own whose output is dropped (a live run shows it); a file that
+        does not import leaves its functions missing."""
+        for module, place in self.place_of.items():
+            if place <= through and module not in self.loaded:
+                self.loaded[module] = None if module in self.skipped else self._load_own(module)
+                if self.loaded[module] is not None:
+                    self._keep_originals(module)
+        self.watch.mark(0, 0)
 
     def _load_own(self, module: str) -> types.ModuleType | None:
         path = os.path.join(self.submission_dir, f"{module}.py")
@@ -203,21 +221,21 @@ class WatchingWorker(Worker):
         declared = {d for name in self.files[module] for d in self.depends.get(name, ())}
         for name in declared & set(self.files[module]):
             namespace[name] = self.watch.watched(name, self._own(name), self.place_of[module])
+            self._watchers.add(id(namespace[name]))
 
     def target(self, function: str):
-        """The student's function as its file defined it; None when this worker may not be asked
-        it, or its file did not import (the grader then asks a live worker, which says why)."""
-        if function not in self.serves or function in self.poisoned:
-            return None
-        return self.originals.get(function)
+        """The student's function as its module binds it now; None when this worker may not be
+        asked it, or its file did not import (the grader then asks a live worker, which says why)."""
+        return self.current(function) if function in self.serves else None
 
     def call(self, function: str, args, kwargs, return_inputs: bool = False) -> bool:
         module = self.file_of.get(function)
         self.module_name = module or self.module_name
         self.watch.file = self.place_of.get(module, 0)
-        if function not in self._codes:
-            self._codes[function] = own_code(self.originals.get(function))
-        self.watch.caller = self._codes[function]
+        target = self.current(function)
+        if id(target) not in self._codes:
+            self._codes[id(target)] = (target, own_code(target))  # the function kept: its id stays its own
+        self.watch.caller = self._codes[id(target)][1]
         self.watch.caller_depends = self.depends.get(function, frozenset())
         return super().call(function, args, kwargs, return_inputs)
 
@@ -269,6 +287,10 @@ class WatchingWorker(Worker):
     def other_request(self, header: dict) -> bool:
         if header.get("op") == "listening":
             return True  # the grader checked the line is open: nothing to answer
+        if header.get("op") == "load":
+            self.load(int(header.get("through", 0)))
+            self._send({"op": "loaded"})
+            return True
         if header.get("op") != "evidence":
             return False
         values = []
