@@ -5,6 +5,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -120,3 +121,31 @@ def test_a_wrong_sized_answer_says_the_size_expected(tmp_path):
         inputs = iter(["; ".join(" ".join("1" if c <= r else "0" for c in range(other)) for r in range(other)), "skip"])
         run([item], Progress("masks", "alice", "practice"), lambda prompt: next(inputs), said.append, lambda p: None)
         assert f"✗ Not right (a {size} matrix is expected). Try again" in "\n".join(said), said
+
+
+UNCOMPUTABLE = """id: bad
+title: A quiz with a key that cannot be computed
+questions:
+  - id: div
+    type: number
+    prompt: "What is 1/(n-n) for n = {n}? Give two decimals."
+    params:
+      n: {range: [1, 3]}
+    answer: {expr: "1/(n-n)"}
+    tolerance: 0.01
+    hint: think
+    explanation: "It cannot be."
+    concepts: [masks]
+"""
+
+
+def test_a_key_that_cannot_be_computed_mid_quiz_is_one_line_and_keeps_the_progress(tmp_path):
+    """From the YAML a key is worked out when an answer is checked: a quiz whose key fails there
+    (lint would have said so) ends with the reason, not a traceback, and the answer is kept."""
+    shutil.copytree(REPO / "exercises", tmp_path / "exercises")
+    (tmp_path / "quizzes").mkdir()
+    (tmp_path / "quizzes" / "bad.yaml").write_text(UNCOMPUTABLE)
+    done = subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", "take", "bad", "--student", "s1", "--course", str(tmp_path)], input="5\n", capture_output=True, text=True, timeout=120, cwd=tmp_path, env={**os.environ, "HOME": str(tmp_path)})
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "the answer cannot be computed for student 's1'" in done.stderr and "progress is saved" in done.stderr

@@ -148,6 +148,9 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
             runner.save_progress(path, progress)
             click.echo("\nProgress saved: run the same command to carry on.")
             sys.exit(130 if sys.exc_info()[0] is KeyboardInterrupt else 0)
+        except QuizError as error:  # a key worked out only when checked (the YAML's): the quiz's fault
+            runner.save_progress(path, progress)
+            _fail(f"{error} (your progress is saved; tell your instructor)")
     if mode == "exam":
         target = answers_out or Path(f"{opened.id}-{student}.answers.yaml")
         marking.write_answers(target, opened.id, student, progress.answers)
