@@ -27,7 +27,7 @@ from attnlab.sandbox.host import Limits
 NUMPY = COURSE.tracks["numpy"]
 FIXTURES = [f for kind in ("correct", "buggy", "hostile", "printing", "compensating") for f in fixtures_in(kind) if f.file.removesuffix(".py") in NUMPY]
 # Fixtures whose time is their point: graded by the tests below with their own deadlines.
-SLOW = {"infinite_loop", "hangs_at_import", "threads_that_print_forever", "asks_the_reference_for_too_much"}
+SLOW = {"infinite_loop", "hangs_at_import", "threads_that_print_forever", "asks_the_reference_for_too_much", "is_slow_but_within_every_deadline"}
 # Fixtures whose outcome is a race with the deadline (a bounded search of the whole disk): graded
 # on both paths by tests/test_isolation.py, for their score.
 RACES = {"searches_the_disk_for_the_answers"}
@@ -311,7 +311,9 @@ def test_a_later_files_import_cannot_write_an_earlier_files_function(tmp_path, c
 def test_the_replays_time_does_not_shorten_the_live_runs_budget(tmp_path, class_session, fork_server):
     """An honest, slow softmax a hair off the reference: the replay tries every test, in vain, and
     its time is its own; the live run has the whole budget, as alone."""
-    limits = Limits(call_seconds=2.0, submission_seconds=6.0)
+    # Alone, only softmax's own tests run the slow softmax (about 2 s); the replay runs it inside
+    # every later file's calls too (about 15 s), past this budget.
+    limits = Limits(call_seconds=2.0, submission_seconds=12.0)
     submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "adds_an_epsilon_and_loops.py"))
     alone = grade(COURSE, submission, only=NUMPY, limits=limits, fork_server=fork_server)
     in_class = grade_in_class(class_session, submission, NUMPY, limits)
@@ -346,3 +348,23 @@ def test_a_marker_blaming_innocent_files_costs_a_bounded_time(tmp_path, class_se
     in_class = grade_in_class(class_session, submission, NUMPY, limits)
     assert verdicts(in_class) == verdicts(alone)
     assert time.monotonic() - started < alone_seconds + 6 * 2.0
+
+
+def test_a_slow_call_after_a_fast_one_keeps_its_own_deadline(grade_both_paths):
+    """Results of a message go back together; a call's deadline must not include its successor's time."""
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "is_slow_but_within_every_deadline.py"), limits=Limits(call_seconds=1.0))
+    assert all(t.outcome is Outcome.PASSED for t in alone.tests if t.function == "causal_mask")
+    assert verdicts(in_class) == verdicts(alone)
+
+
+def test_every_stand_in_is_tested_before_the_functions_that_lean_on_it(class_session):
+    """Alone or in a class, the reference answers a stand-in only once the tests of its function
+    are over: what a process learns from a stand-in can outlive it (the kernel's page cache can
+    carry bits), so the suite's order is the guarantee. Earlier files come first by construction;
+    a declared same-file dependency's tests must come before its dependents'."""
+    calls = [(place, call.function) for place, test in enumerate(class_session.script.tests) for call in test.calls]
+    first = {function: min(p for p, f in calls if f == function) for _, function in calls}
+    last = {function: max(p for p, f in calls if f == function) for _, function in calls}
+    for function, dependencies in COURSE.depends.items():
+        for dependency in dependencies:
+            assert last[dependency] < first[function], f"a test of {dependency} comes after one of {function}"

@@ -98,6 +98,8 @@ class Replayer:
         passed: dict[str, TestResult] = {}
         self._sent = False
         self._stood_in: set[str] = set()
+        self._pending: set[str] = set()
+        """Functions with a test the replay did not pass, so far: their tests run live, later."""
         self.nested.new_submission()
         # One watching worker replays the submission: it imports every file up to the last asked.
         self._files = tuple(self._modules[: max((self._files_for[t.nodeid] for t in chosen), default=0)])
@@ -108,18 +110,28 @@ class Replayer:
 
     def _decide_test(self, test: ScriptedTest, backend: Backend, passed: dict[str, TestResult]) -> None:
         """Replay ``test``; put its result in ``passed`` when the replay passed it."""
-        if not test.replayable or test.result is None or not all(backend.replayable(f) for f in {c.function for c in test.calls}):
+        functions = {c.function for c in test.calls}
+        if not test.replayable or test.result is None or not all(backend.replayable(f) for f in functions):
+            self._pending |= functions
             return
         started = time.perf_counter()
         verdict = self._replay_test(test, backend, watching=True)
-        if verdict is _DEPENDENCIES:
+        if verdict is _DEPENDENCIES and not self._awaits_live(functions):
             backend.take_output()
             verdict = self._replay_test(test, backend, watching=False)
         if verdict is _PASSED:
             duration = round(time.perf_counter() - started, 4)
             passed[test.nodeid] = TestResult(**{**vars(test.result), "output": backend.take_output(), "duration": duration})
         else:
+            self._pending |= functions
             backend.take_output()  # the live run prints again
+
+    def _awaits_live(self, functions: set[str]) -> bool:
+        """Would a live worker for one of ``functions`` (the reference answering its stand-ins)
+        come before the live run of an earlier test of what those stand-ins answer? Alone, a
+        stand-in is never answered before the tests of its function ran; what a process learns
+        can outlive it (the kernel's page cache can carry bits), so here neither."""
+        return any(self._standins[f] & self._pending for f in functions)
 
     def _replay_test(self, test: ScriptedTest, backend: Backend, watching: bool) -> object:
         """Ask ``test``'s recorded calls: in watching workers (the student's own code throughout),
@@ -141,6 +153,8 @@ class Replayer:
             calls = [(c.function, c.args, c.kwargs, c.return_inputs) for c in message.calls]
             try:
                 if message.framed is None:
+                    if self._awaits_live({function}):
+                        return _OWN
                     call = message.calls[0]
                     result = backend.run(call.function, call.args, call.kwargs, measure_memory=True, return_inputs=call.return_inputs)
                     if result.peak_bytes > call.memory_budget or not self._same(call, result):

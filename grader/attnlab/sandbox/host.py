@@ -571,6 +571,8 @@ class WorkerProcess:
         self.watched_names = [n for names in standins.values() for n in names]
         self.watched_files = list(standins)
         self.loaded_through = 0
+        self._extended = 0
+        """A watching worker: the last call of the current batch whose deadline began afresh."""
         """A watching worker: the place (from 1) of the last file it imported."""
         self.notes: list = []
         """A watching worker's notes on the watched calls, one list per result, in order."""
@@ -669,11 +671,14 @@ class WorkerProcess:
         ``expected``: per call, an ``Expected`` answer; a result identical to it on the wire is
         that answer's value, returned as it is (not decoded again).
         """
+        if self._marker is not None:
+            MARKER.pack_into(self._marker, 0, 0, 0, 0)  # this batch's calls only, from its first
+            self._extended = 0
         self._send(framed or batch_message(calls), calls[0][0])
         expected = expected or [None] * len(calls)
         # A watching worker is answered no stand-in call: it needs no callback, nor bounds for one.
         answer = None if self.watching else answer_for(calls[0][0])
-        values = [self._await_result(function, return_inputs, answer, None if self.watching else StandinBounds(args, kwargs), want) for (function, args, kwargs, return_inputs), want in zip(calls, expected)]
+        values = [self._await_result(function, return_inputs, answer, None if self.watching else StandinBounds(args, kwargs), want, index) for index, ((function, args, kwargs, return_inputs), want) in enumerate(zip(calls, expected))]
         if self.watching:
             # Sent one at a time, the calls would have met a worker that stopped listening to the
             # grader on the way: the batch counts only if it still listens after its last call.
@@ -690,13 +695,19 @@ class WorkerProcess:
             self.stop()
             raise WorkerCrashed(f"{function} could not be called: the worker for {self.module}.py had stopped listening to the grader, so it was stopped", function) from None
 
-    def _await_result(self, function: str, return_inputs: bool, answer_callback, bounds: StandinBounds, expected: "Expected | None" = None):
+    def _await_result(self, function: str, return_inputs: bool, answer_callback, bounds: StandinBounds, expected: "Expected | None" = None, index: int = 0):
         # The reference's time on stand-in calls counts against the call's deadline: it is work the
         # grader does on the student's behalf, and a loop of them must not cost more than the call.
         deadline = time.monotonic() + self.limits.call_seconds
         while True:
             try:
-                header, buffers = wire.receive(self.channel, deadline)
+                try:
+                    header, buffers = wire.receive(self.channel, deadline)
+                except TimeoutError:
+                    if not self._moved_on(index):
+                        raise
+                    deadline = time.monotonic() + self.limits.call_seconds
+                    continue
                 op = header.get("op")
                 if op == "callback" and not self.watching:
                     self._answer_callback(header, buffers, answer_callback, function, bounds)
@@ -812,6 +823,19 @@ class WorkerProcess:
         if what != WATCHED:
             return index, False, None
         return index, True, self.watched_names[place - 1] if 0 < place <= len(self.watched_names) else None
+
+    def _moved_on(self, index: int) -> bool:
+        """A watching worker sends a message's results together: waiting for the result of call
+        ``index``, has it moved on to a later call (as its marker says, once per call, never back)?
+        Then that call's result is held, not late, and the later call gets a deadline of its own.
+        The marker is the worker's word: at worst it buys its own calls their batch's deadlines."""
+        if self._marker is None:
+            return False
+        running = MARKER.unpack_from(self._marker, 0)[2]
+        if running <= max(index, self._extended):
+            return False
+        self._extended = running
+        return True
 
     def file_being_imported(self) -> str | None:
         """For a watching worker that timed out or crashed: the file it was importing then, as it

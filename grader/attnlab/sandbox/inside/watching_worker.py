@@ -46,8 +46,9 @@ class _NotMirrored(Exception):
 MARKER = struct.Struct("<BII")
 WATCHED, IMPORTING = 1, 2
 # A message's results go back together, at most this long after the first of them was ready: the
-# grader then wakes once per message, not once per call. Its deadlines stay per call (a call that
-# hangs is named by the marker), shortened by this much at most.
+# grader then wakes once per message, not once per call. Its deadlines stay per call: the marker
+# names the call running, and the grader gives a call whose predecessors' results are held a
+# deadline of its own.
 FLUSH_SECONDS = 0.02
 
 
