@@ -189,6 +189,8 @@ CLASS = {
     "f-helper": "keeps_a_helper_process_for_the_scores",
     "f-helpers-that-exit": "uses_helpers_that_exit",
     "g-fills-disk": "fills_the_disk",
+    "h-floods-tmp": "floods_tmp_to_outlast_the_clean_up",
+    "i-reads-tmp": "reads_masks_a_classmate_left_in_tmp",
 }
 
 
@@ -233,7 +235,7 @@ def test_a_class_holds_every_attack(mode, fresh_course, tmp_path):
     students = {k: v for k, v in CLASS.items() if mode != "container" or v != "fills_the_disk"}
     for student, name in students.items():
         build_submission(classroom / student, hostile(name))
-    only = [arg for module in ("softmax", "attention", "efficient") for arg in ("--only", module)]
+    only = [arg for module in ("softmax", "masks", "attention", "efficient") for arg in ("--only", module)]
     result = attnlab(mode, "grade", classroom, *only, "--jobs", "1", "--timeout", "5", "--course", fresh_course.root)
     assert result.returncode == 0, result.stderr[-3000:]
     results = classroom.parent / "results"
@@ -255,6 +257,9 @@ def test_a_class_holds_every_attack(mode, fresh_course, tmp_path):
     if "g-fills-disk" in students:
         filler = tests_of("g-fills-disk", {"softmax"})
         assert {t["outcome"] for t in filler} == {"error"} and "MiB of files" in filler[0]["feedback"]
+    # What h left in /tmp (past the clean-up's old bound) is gone before i is graded.
+    assert {t["outcome"] for t in tests_of("h-floods-tmp", {"causal_mask", "padding_mask"})} == {"passed"}
+    assert all(t["outcome"] != "passed" for t in tests_of("i-reads-tmp", {"causal_mask", "padding_mask"}) if "shape" not in t["name"])
     uids = private_uids_in(results)
     assert uids
     assert processes_of(uids) == []

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import COURSE, SUBMISSIONS, build_submission, fixtures_in, grade_in_class, read_fixture
+from conftest import COURSE, SUBMISSIONS, build_submission, fixtures_in, grade_in_class, read_fixture, splice
 
 from attnlab.grading import grade
 from attnlab.outcomes import Outcome
@@ -27,7 +27,7 @@ from attnlab.sandbox.host import Limits
 NUMPY = COURSE.tracks["numpy"]
 FIXTURES = [f for kind in ("correct", "buggy", "hostile", "printing", "compensating") for f in fixtures_in(kind) if f.file.removesuffix(".py") in NUMPY]
 # Fixtures whose time is their point: graded by the tests below with their own deadlines.
-SLOW = {"infinite_loop", "hangs_at_import", "threads_that_print_forever", "asks_the_reference_for_too_much", "is_slow_but_within_every_deadline"}
+SLOW = {"infinite_loop", "hangs_at_import", "threads_that_print_forever", "asks_the_reference_for_too_much", "is_slow_but_within_every_deadline", "floods_tmp_to_outlast_the_clean_up", "is_slow_and_gets_two_budgets_in_a_class", "stalls_the_grader_on_a_stand_in_answer"}
 # Fixtures whose outcome is a race with the deadline (a bounded search of the whole disk): graded
 # on both paths by tests/test_isolation.py, for their score.
 RACES = {"searches_the_disk_for_the_answers"}
@@ -248,15 +248,18 @@ from pathlib import Path
 from conftest import COURSE
 from attnlab.grading import grade
 from attnlab.sandbox.host import Limits
-report = grade(COURSE, Path(sys.argv[2]), only=["attention"], limits=Limits(call_seconds=1.0))
+report = grade(COURSE, Path(sys.argv[2]), only=[sys.argv[3]], limits=Limits(call_seconds=1.0))
 peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(report.score, peak << 10)
 """
 
 
-def test_a_huge_stand_in_call_does_not_fill_the_graders_memory(tmp_path):
-    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "asks_the_reference_for_too_much.py"))
-    done = subprocess.run([sys.executable, "-c", PEAK_OF_A_STAND_IN, str(Path(__file__).parent), str(submission)], capture_output=True, text=True, timeout=300)
+@pytest.mark.parametrize(("name", "module"), [("asks_the_reference_for_too_much", "attention"), ("swells_the_grader_through_a_stand_in", "efficient")])
+def test_a_huge_stand_in_call_does_not_fill_the_graders_memory(tmp_path, name, module):
+    """An argument past the graded call's bounds (causal_mask(40000)), or arguments within them
+    whose answer is their product (sinusoidal_encoding(8200, 8200), 538 MB): refused."""
+    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / f"{name}.py"))
+    done = subprocess.run([sys.executable, "-c", PEAK_OF_A_STAND_IN, str(Path(__file__).parent), str(submission), module], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     _score, peak = done.stdout.split()
     assert int(peak) < 400 << 20, f"the grading process peaked at {int(peak) >> 20} MiB"
@@ -368,3 +371,38 @@ def test_every_stand_in_is_tested_before_the_functions_that_lean_on_it(class_ses
     for function, dependencies in COURSE.depends.items():
         for dependency in dependencies:
             assert last[dependency] < first[function], f"a test of {dependency} comes after one of {function}"
+
+
+def test_a_worker_that_does_not_read_a_stand_ins_answer_does_not_hang_the_grader(grade_both_paths):
+    """causal_mask(2048)'s answer (4 MiB) sent to a worker that stopped reading: the send has the
+    call's deadline, alone and in a class."""
+    started = time.monotonic()
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "stalls_the_grader_on_a_stand_in_answer.py"), limits=Limits(call_seconds=1.0))
+    assert time.monotonic() - started < 60
+    assert verdicts(in_class) == verdicts(alone)
+    memory = next(t for t in alone.tests if "never holds" in t.name)
+    assert memory.outcome is Outcome.TIMED_OUT
+
+
+def test_a_slow_submission_gets_one_budget_in_a_class_as_alone(grade_both_paths):
+    """The replay's passed tests count against the live run's budget, as their time would alone."""
+    limits = Limits(call_seconds=2.0, submission_seconds=8.0)
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "is_slow_and_gets_two_budgets_in_a_class.py"), limits=limits)
+    assert alone.score < alone.max_score
+    # Where the budget runs out is a matter of timing, to a test either way: not a second budget.
+    assert in_class.score < in_class.max_score and in_class.score <= alone.score + 2, (in_class.score, alone.score)
+
+
+def test_answers_carried_through_the_page_cache_do_not_reach_an_earlier_test(tmp_path, class_session, fork_server):
+    """Masks that compute nothing, and an attention.py that, retried in a live worker during the
+    replay, asks the masks' stand-ins for the masks tests' inputs and leaves the answers in the
+    kernel's page cache (bits no kill or clean-up touches). No live worker runs before the live
+    run of an earlier test of what its stand-ins answer: the masks fail on both paths."""
+    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "keeps_mask_answers_in_the_page_cache.py"))
+    companion = read_fixture(SUBMISSIONS / "hostile" / "keeps_mask_answers_in_the_page_cache_attention.py")
+    (submission / "attention.py").write_text(splice((submission / "attention.py").read_text(), companion.path.read_text()))
+    limits = Limits(call_seconds=2.0)
+    alone = grade(COURSE, submission, only=["masks", "attention"], limits=limits, fork_server=fork_server)
+    in_class = grade_in_class(class_session, submission, ["masks", "attention"], limits)
+    masks = {"causal_mask", "padding_mask"}
+    assert [(t.name, t.score) for t in in_class.tests if t.function in masks] == [(t.name, t.score) for t in alone.tests if t.function in masks]

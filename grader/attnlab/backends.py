@@ -86,6 +86,9 @@ class Backend:
     def end_fast_path(self) -> None:
         """The class's fast path is over and tests will run live: nothing it started may go on."""
 
+    def count_as_live(self, seconds: float) -> None:
+        """A test the fast path passed took ``seconds``: alone, the live run would have spent them."""
+
     def fresh_processes(self) -> None:
         """Nothing the submission's code ran so far may go on: the next call starts afresh."""
 
@@ -107,10 +110,11 @@ class SandboxBackend(Backend):
         self._workers: dict[str, WorkerProcess] = {}
         self._import_failures: dict[str, SubmissionProblem] = {}
         self._timed_out: dict[str, str] = {}  # function -> first timeout's message
+        self._replay_timed_out: dict[str, str] = {}  # the same, in the fast path
         self._seeded_timeouts: dict[tuple[str, str], str] = {}  # (function, digest of arguments) -> message
         self._spent = 0.0  # seconds of the live run's calls so far, against limits.submission_seconds
-        # The class's fast path has a budget of its own: what it spends never shortens the live
-        # run, which gets the whole budget, as the submission alone does.
+        # The class's fast path has a budget of its own: what it spends on tests that then run live
+        # never shortens the live run; what the tests it passed took counts, as it would alone.
         self._replay_spent = 0.0
         self._replaying = False
         self._output: list[str] = []
@@ -147,9 +151,10 @@ class SandboxBackend(Backend):
         return answer
 
     def _may_run(self, function: str) -> None:
-        if function in self._timed_out:
+        timed_out = self._replay_timed_out if self._replaying else self._timed_out
+        if function in timed_out:
             # A second timeout of the same function would cost another deadline and say nothing new.
-            raise CallTimedOut(f"{self._timed_out[function]} on an earlier test, so it was not run again")
+            raise CallTimedOut(f"{timed_out[function]} on an earlier test, so it was not run again")
         if (self._replay_spent if self._replaying else self._spent) > self.limits.submission_seconds:
             raise CallTimedOut(f"{function} was not run: the submission used up its {self.limits.submission_seconds:g} s of grading time")
 
@@ -160,6 +165,9 @@ class SandboxBackend(Backend):
             yield
         finally:
             self._replaying = False
+
+    def count_as_live(self, seconds: float) -> None:
+        self._spent += seconds
 
     def _charge(self, seconds: float) -> None:
         if self._replaying:
@@ -187,8 +195,10 @@ class SandboxBackend(Backend):
         try:
             yield
         except CallTimedOut as problem:
+            # A timeout in the fast path says nothing of the live run's earlier tests, which run
+            # after it: it stops that function in the fast path only (``run`` seeds its call).
             if problem.function is not None:
-                self._timed_out[problem.function] = problem.message
+                (self._replay_timed_out if self._replaying else self._timed_out)[problem.function] = problem.message
             raise
         finally:
             self._charge(time.monotonic() - started)
@@ -205,10 +215,15 @@ class SandboxBackend(Backend):
                 self._charge(self.limits.call_seconds)  # the deadline a live run alone waits out
                 raise CallTimedOut(message, function)
         worker = self._worker(function)
-        with self._calling(worker):
-            baseline = worker.reset_peak_memory() if measure_memory else 0
-            value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs)
-            peak = worker.peak_memory() - baseline if measure_memory else None
+        try:
+            with self._calling(worker):
+                baseline = worker.reset_peak_memory() if measure_memory else 0
+                value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs)
+                peak = worker.peak_memory() - baseline if measure_memory else None
+        except CallTimedOut as problem:
+            if self._replaying:
+                self.seed_timeout(function, args, kwargs, problem.message)
+            raise
         return _call_result(value, return_inputs, peak)
 
     def run_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None) -> list[CallResult]:

@@ -437,17 +437,32 @@ def send(sock: socket.socket, header: dict, buffers: list = ()) -> None:
     send_framed(sock, frame(header, buffers))
 
 
-def send_framed(sock: socket.socket, parts: list) -> None:
+def send_framed(sock: socket.socket, parts: list, deadline: float | None = None) -> None:
     """Send a message made by ``frame`` (which may be kept and sent many times). Raises
-    ``PeerClosed`` when the other end is gone or has stopped reading."""
+    ``PeerClosed`` when the other end is gone or has stopped reading; with a ``deadline``
+    (``time.monotonic()``), ``TimeoutError`` when it does not read the message by then."""
     try:
         if sum(len(part) if type(part) is bytes else memoryview(part).nbytes for part in parts) <= _JOIN_BYTES:
-            sock.sendall(b"".join(parts))  # one system call for the small messages that are most of them
-            return
+            parts = [b"".join(parts)]  # one system call for the small messages that are most of them
         for part in parts:
-            sock.sendall(part)
+            if deadline is None:
+                sock.sendall(part)
+            else:
+                _send_by(sock, memoryview(part).cast("B"), deadline)
     except (BrokenPipeError, ConnectionResetError):
         raise PeerClosed from None
+
+
+def _send_by(sock: socket.socket, data: memoryview, deadline: float) -> None:
+    """Send ``data`` whole, waiting (select) while the peer's buffer is full, until ``deadline``."""
+    sent = 0
+    while sent < len(data):
+        try:
+            sent += sock.send(data[sent:], socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([], [sock], [], remaining)[1]:
+                raise TimeoutError from None
 
 
 def receive(sock: socket.socket, deadline: float | None = None) -> tuple[dict, list]:

@@ -121,6 +121,7 @@ class Replayer:
             verdict = self._replay_test(test, backend, watching=False)
         if verdict is _PASSED:
             duration = round(time.perf_counter() - started, 4)
+            backend.count_as_live(duration)
             passed[test.nodeid] = TestResult(**{**vars(test.result), "output": backend.take_output(), "duration": duration})
         else:
             self._pending |= functions

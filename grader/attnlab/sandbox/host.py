@@ -492,6 +492,11 @@ class AnswerCache:
         return len(self._answers)
 
 
+# A stand-in call's integer arguments may multiply to this many (an answer of this many entries,
+# 32 MiB of float64) whatever the graded call's inputs: a 2048-token causal mask, not a 538 MB table.
+ANSWER_ELEMENTS = 1 << 22
+
+
 class StandinBounds:
     """What a stand-in call made during one graded call may ask of the reference, relative to that
     call's own inputs: the trusted side computes it, so a student's ``causal_mask(40000)`` must not
@@ -542,7 +547,27 @@ class StandinBounds:
                         return f"{function}() was given an array of shape {tuple(shape)}, far larger than the inputs of the call being graded justify"
             elif type(item) is int and abs(item) > self.max_extent:
                 return f"{function}() was given the number {item}, far larger than the inputs of the call being graded justify (at most {self.max_extent})"
+        numbers = _product_of_integer_arguments(tree)
+        if numbers > max(self.max_elements, ANSWER_ELEMENTS):
+            return f"{function}() was given numbers that make an answer of up to {numbers} entries, far larger than the inputs of the call being graded justify"
         return None
+
+
+def _product_of_integer_arguments(tree) -> int:
+    """How many entries an answer may grow to from the integers passed as arguments themselves
+    (``sinusoidal_encoding(T, d)`` answers T * d, ``causal_mask(n)`` n * n): their product, or the
+    largest squared; read off the wire tree of ``(args, kwargs)``, not counting those in a list."""
+    try:
+        args, kwargs = tree["__tuple__"]
+        values = [*args["__tuple__"], *(value for _, value in kwargs["__dict__"])]
+    except (TypeError, KeyError, ValueError):
+        return 1
+    product, largest = 1, 1
+    for value in values:
+        if type(value) is int:
+            product *= max(abs(value), 1)
+            largest = max(largest, abs(value))
+    return max(product, largest * largest)
 
 
 class Expected:
@@ -644,7 +669,11 @@ class WorkerProcess:
                 raise ImportFailed(f"{self.module}.py could not be imported: the worker {self.stop()} while importing it") from None
             op = header.get("op")
             if op == "callback" and answer_callback is not None and not self.watching:
-                self._answer_callback(header, buffers, answer_callback, self.function, bounds)
+                try:
+                    self._answer_callback(header, buffers, answer_callback, self.function, bounds, deadline)
+                except TimeoutError:
+                    self.stop()
+                    raise CallTimedOut(f"importing {self.module}.py took longer than {max(self.limits.call_seconds, 2.0):g} s") from None
                 continue
             if op == "import_failed":
                 self.stop()
@@ -689,11 +718,14 @@ class WorkerProcess:
         """Send a message of calls, the first of them to ``function``. A worker that stopped
         reading (its code shut the line to the grader) or is gone is a crash, as on the way back."""
         try:
-            wire.send_framed(self.channel, framed)
+            wire.send_framed(self.channel, framed, time.monotonic() + self.limits.call_seconds)
         except wire.PeerClosed:
             # How the worker then ended is a race with its own exit, not worth a different message.
             self.stop()
             raise WorkerCrashed(f"{function} could not be called: the worker for {self.module}.py had stopped listening to the grader, so it was stopped", function) from None
+        except TimeoutError:
+            self.stop()
+            raise CallTimedOut(f"{function} could not be called: the worker for {self.module}.py did not read its call within {self.limits.call_seconds:g} s", function) from None
 
     def _await_result(self, function: str, return_inputs: bool, answer_callback, bounds: StandinBounds, expected: "Expected | None" = None, index: int = 0):
         # The reference's time on stand-in calls counts against the call's deadline: it is work the
@@ -710,7 +742,7 @@ class WorkerProcess:
                     continue
                 op = header.get("op")
                 if op == "callback" and not self.watching:
-                    self._answer_callback(header, buffers, answer_callback, function, bounds)
+                    self._answer_callback(header, buffers, answer_callback, function, bounds, deadline)
                     continue
                 if op == "result":
                     if self.watching:
@@ -741,7 +773,9 @@ class WorkerProcess:
             self.stop()
             raise BadReturn(f"{function}'s worker broke the protocol (sent {op!r})")
 
-    def _answer_callback(self, header: dict, buffers: list, answer_callback, caller: str, bounds: StandinBounds) -> None:
+    def _answer_callback(self, header: dict, buffers: list, answer_callback, caller: str, bounds: StandinBounds, deadline: float) -> None:
+        """Answer one stand-in call, the reply sent by ``deadline`` (``TimeoutError``: the worker
+        did not read it, and the call it made is over)."""
         module, function = str(header.get("module")), str(header.get("function"))
         key = None
         try:
@@ -753,7 +787,7 @@ class WorkerProcess:
                 key = (caller, module, function, wire.digest(header.get("args"), buffers))
                 cached = self.answer_cache.get(key)
                 if cached is not None:
-                    wire.send_framed(self.channel, [cached])
+                    wire.send_framed(self.channel, [cached], deadline)
                     return
             args, kwargs = wire.decode(header.get("args"), buffers)
             value = answer_callback(module, function, args, kwargs)
@@ -772,7 +806,7 @@ class WorkerProcess:
             message = b"".join(framed)
             self.answer_cache.add(key, message)
             framed = [message]
-        wire.send_framed(self.channel, framed)
+        wire.send_framed(self.channel, framed, deadline)
 
     def load(self, through: int) -> None:
         """A watching worker: import the files up to place ``through`` (from 1, in course order),

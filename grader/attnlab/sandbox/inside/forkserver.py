@@ -184,16 +184,17 @@ def _remove_ipc_of(uid: int) -> None:
 
 
 def _remove_files_of(uid: int) -> None:
-    walked = 0
+    """Remove every entry ``uid`` owns in the shared folders. Only the machine's own entries count
+    towards the walk's bound: a submission that floods /tmp pays for its own removal, and cannot
+    make the walk stop before what it left (100,001 files in /tmp did)."""
+    foreign = 0
     for top in SHARED_FOLDERS:
         for folder, dirs, files in os.walk(top):
-            walked += 1 + len(files)
-            if walked > _SHARED_ENTRIES_WALKED:
-                return
             for name in list(dirs) + files:
                 path = os.path.join(folder, name)
                 try:
                     if os.lstat(path).st_uid != uid:
+                        foreign += 1
                         continue
                     if name in dirs:
                         dirs.remove(name)
@@ -202,6 +203,8 @@ def _remove_files_of(uid: int) -> None:
                         os.unlink(path)
                 except OSError:
                     pass
+            if foreign > _SHARED_ENTRIES_WALKED:
+                return
 
 
 def _forbid_new_processes(uid: int) -> None:
