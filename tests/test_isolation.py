@@ -191,6 +191,8 @@ CLASS = {
     "g-fills-disk": "fills_the_disk",
     "h-floods-tmp": "floods_tmp_to_outlast_the_clean_up",
     "i-reads-tmp": "reads_masks_a_classmate_left_in_tmp",
+    "j-gives-segment": "gives_its_segment_away",
+    "k-reads-given-segment": "reads_masks_from_a_segment_given_away",
 }
 
 
@@ -257,9 +259,14 @@ def test_a_class_holds_every_attack(mode, fresh_course, tmp_path):
     if "g-fills-disk" in students:
         filler = tests_of("g-fills-disk", {"softmax"})
         assert {t["outcome"] for t in filler} == {"error"} and "MiB of files" in filler[0]["feedback"]
-    # What h left in /tmp (past the clean-up's old bound) is gone before i is graded.
-    assert {t["outcome"] for t in tests_of("h-floods-tmp", {"causal_mask", "padding_mask"})} == {"passed"}
+    # What h left in /tmp (past the clean-up's old bound) is gone before i is graded. With private
+    # folders (bwrap, plain) the flood itself does not fit: h's import fails there.
+    if mode == "container":
+        assert {t["outcome"] for t in tests_of("h-floods-tmp", {"causal_mask", "padding_mask"})} == {"passed"}
     assert all(t["outcome"] != "passed" for t in tests_of("i-reads-tmp", {"causal_mask", "padding_mask"}) if "shape" not in t["name"])
+    # A segment whose owner j made root is still j's creation: removed before k is graded.
+    assert {t["outcome"] for t in tests_of("j-gives-segment", {"causal_mask", "padding_mask"})} == {"passed"}
+    assert all(t["outcome"] != "passed" for t in tests_of("k-reads-given-segment", {"causal_mask", "padding_mask"}) if "shape" not in t["name"])
     uids = private_uids_in(results)
     assert uids
     assert processes_of(uids) == []

@@ -177,9 +177,10 @@ def _remove_ipc_of(uid: int) -> None:
                 header, *rows = [line.split() for line in table]
         except OSError:
             continue
-        ident, owner = header.index(f"{kind}id" if kind != "msg" else "msqid"), header.index("uid")
+        # Owner or creator: an owner may hand its object to another user (IPC_SET), not its creation.
+        ident, owners = header.index(f"{kind}id" if kind != "msg" else "msqid"), [header.index(c) for c in ("uid", "cuid") if c in header]
         for row in rows:
-            if int(row[owner]) == uid:
+            if any(int(row[owner]) == uid for owner in owners):
                 remove(int(row[ident]))
 
 
