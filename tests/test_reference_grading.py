@@ -5,7 +5,7 @@ import ast
 import pytest
 from conftest import COURSE
 
-from attnlab.grading import SubmissionError, grade
+from attnlab.grading.suite import SubmissionError, grade
 from attnlab.outcomes import Outcome
 from attnlab.points import load_points
 

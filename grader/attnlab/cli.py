@@ -118,7 +118,7 @@ def _selected(course, only, tracks) -> list[str] | None:
 def _staged(course, submission: Path, scratch: Path) -> Path:
     """The folder to grade: the submission's exercise files (of a folder, a .zip, notebooks) staged
     in ``scratch`` as a class's entry is, so that no link in it is followed."""
-    from attnlab.grading import SubmissionError
+    from attnlab.grading.suite import SubmissionError
     from attnlab.roster import Entry, stage
 
     if not submission.is_dir() and not submission.is_symlink() and submission.suffix != ".zip":
@@ -130,10 +130,10 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
     from attnlab import console
     from attnlab.atomic import write_json_atomically, write_text_atomically
     from attnlab.course import CourseError
-    from attnlab.grading import SubmissionError, grade as grade_submission
+    from attnlab.grading.suite import SubmissionError, grade as grade_submission
     from attnlab.lifecycle import remove_stale_scratch, scratch_prefix
     from attnlab.outcomes import GraderFailure
-    from attnlab.report import render
+    from attnlab.report.terminal import render
     from attnlab.roster import RosterError, shown
 
     remove_stale_scratch()  # what a killed run left: copies of students' code
@@ -152,7 +152,7 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
     if json_path is not None:
         outputs.append((json_path, lambda path: write_json_atomically(path, report.to_gradescope())))
     if html_path is not None:
-        from attnlab.html_report import render_html
+        from attnlab.report.html import render_html
 
         outputs.append((html_path, lambda path: write_text_atomically(path, render_html(report))))
     for path, write in outputs:
@@ -182,13 +182,13 @@ def _interrupted_by_termination():
 
 def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path, only=None) -> None:
     from attnlab import console
-    from attnlab.class_grading import grade_class, plan_class
-    from attnlab.class_report import ClassProgress, render_class_summary
+    from attnlab.classroom.gradebook import ResultsNotSaved, ResultStore, write_csv
+    from attnlab.classroom.grading import grade_class, plan_class
+    from attnlab.classroom.jobs import available_memory, choose_jobs
     from attnlab.course import CourseError
-    from attnlab.gradebook import ResultsNotSaved, ResultStore, write_csv
-    from attnlab.jobs import available_memory, choose_jobs
     from attnlab.misconceptions import load_catalogue
     from attnlab.outcomes import GraderFailure
+    from attnlab.report.class_summary import ClassProgress, render_class_summary
     from attnlab.roster import RosterError
     from attnlab.sandbox.host import describe_mode
 
@@ -255,7 +255,7 @@ def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | 
     from rich.text import Text
 
     from attnlab import console
-    from attnlab.checking import run_check
+    from attnlab.check.run import run_check
     from attnlab.course import CourseError
 
     course = _course(course_dir)
@@ -298,7 +298,7 @@ def export_nbgrader(course_out: Path, assignment: str, course_dir: Path | None) 
     """
     from attnlab import console
     from attnlab.course import CourseError
-    from attnlab.nbgrader_export import export_course
+    from attnlab.export.nbgrader import export_course
 
     course = _course(course_dir)
     try:
@@ -322,7 +322,7 @@ def export_gradescope(zip_path: Path, torch_version: str, course_dir: Path | Non
     """
     from attnlab import console
     from attnlab.course import CourseError
-    from attnlab.gradescope import build_autograder_zip
+    from attnlab.export.gradescope import build_autograder_zip
 
     course = _course(course_dir)
     try:
@@ -346,7 +346,7 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
     """
     from attnlab import console
     from attnlab.course import CourseError
-    from attnlab.release import build
+    from attnlab.export.release import build
     from attnlab.roster import read_student_ids
 
     course = _course(course_dir)
@@ -364,7 +364,7 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
 @COURSE_OPTION
 def stubs(check_only: bool, course_dir: Path | None) -> None:
     """Regenerate the student stubs in exercises/ from the reference solutions."""
-    from attnlab.stubs import StubError, stale_stubs, write_stubs
+    from attnlab.export.stubs import StubError, stale_stubs, write_stubs
 
     course = _course(course_dir)
     if not course.solutions_dir.is_dir():

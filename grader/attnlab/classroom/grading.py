@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from attnlab.classroom.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, grader_fingerprint
+from attnlab.classroom.jobs import choose_jobs
 from attnlab.course import Course
-from attnlab.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, grader_fingerprint
-from attnlab.grading import SubmissionError, load_hidden_tests
-from attnlab.jobs import choose_jobs
+from attnlab.grading.suite import SubmissionError, load_hidden_tests
 from attnlab.lifecycle import die_with, remove_stale_scratch, scratch_prefix
 from attnlab.outcomes import GraderFailure
 from attnlab.reference import Reference

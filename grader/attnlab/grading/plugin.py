@@ -17,9 +17,9 @@ import time
 import pytest
 
 from attnlab.course import Course, CourseError
+from attnlab.grading.student import Submission
 from attnlab.misconceptions import Misconception, identify
 from attnlab.outcomes import Outcome, StudentError, SubmissionProblem
-from attnlab.proxy import Submission
 from attnlab.reference import Reference
 from attnlab.results import TestResult, named_feedback
 

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from attnlab.check.deadline import TestDeadline, TestTookTooLong, function_of
 from attnlab.course import Course, CourseError
 from attnlab.misconceptions import RecordedCall, identify, load_catalogue
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.reference import Reference
-from attnlab.test_deadline import TestDeadline, TestTookTooLong, function_of
 from attnlab.wire import WireError, copy_plain
 
 PYTEST_INI = Path(__file__).with_name("public_tests.ini")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnlab.backends import Backend
+from attnlab.grading.backends import Backend
 from attnlab.misconceptions import Raised, RecordedCall
 from attnlab.outcomes import StudentError
 from attnlab.wire import copy_plain

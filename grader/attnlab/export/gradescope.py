@@ -22,9 +22,9 @@ from pathlib import Path
 
 from attnlab.atomic import write_json_atomically
 from attnlab.course import Course
+from attnlab.export.release import ENGINE_DIR, NOT_COPIED, ReleaseError, require_instructor_course
 from attnlab.inert import terminal_text
 from attnlab.outcomes import GraderFailure
-from attnlab.release import ENGINE_DIR, NOT_COPIED, ReleaseError, require_instructor_course
 
 ROOT_VARIABLE = "ATTNLAB_AUTOGRADER_ROOT"
 
@@ -56,7 +56,7 @@ fi
 chmod 700 "$ROOT/source"
 mkdir -p "$ROOT/results" && chmod 700 "$ROOT/results"
 cd "$ROOT/source"
-PYTHONPATH="$ROOT/source/grader" exec "$PYTHON" -m attnlab.gradescope "$ROOT"
+PYTHONPATH="$ROOT/source/grader" exec "$PYTHON" -m attnlab.export.gradescope "$ROOT"
 """
 
 
@@ -101,7 +101,7 @@ def run(root: Path) -> dict:
 
     Raises ``GraderFailure``, writing nothing, when the sandbox failed: Gradescope then shows the
     submission as not graded (the autograder failed), never a score of 0 the student did not earn."""
-    from attnlab.grading import grade
+    from attnlab.grading.suite import grade
     from attnlab.roster import Entry, NoExerciseFile, RosterError, stage
 
     results_path = root / "results" / "results.json"

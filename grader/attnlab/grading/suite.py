@@ -8,15 +8,15 @@ from typing import Callable
 
 import pytest
 
-from attnlab.backends import Backend, InProcessBackend, SandboxBackend
 from attnlab.course import Course, CourseError
+from attnlab.grading.backends import Backend, InProcessBackend, SandboxBackend
+from attnlab.grading.plugin import GradingPlugin, GradingProfile
+from attnlab.grading.student import Submission
 from attnlab.misconceptions import load_catalogue
-from attnlab.plugin import GradingPlugin, GradingProfile
+from attnlab.outcomes import GraderFailure, Outcome
 from attnlab.points import load_points
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
-from attnlab.proxy import Submission
 from attnlab.reference import Reference
-from attnlab.outcomes import GraderFailure, Outcome
 from attnlab.results import GradeReport, TestResult
 from attnlab.sandbox.host import AnswerCache, ForkServer, Limits
 
