@@ -28,7 +28,7 @@ from typing import Callable
 from attnlab.classroom.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, grader_fingerprint
 from attnlab.classroom.jobs import choose_jobs
 from attnlab.course import Course
-from attnlab.grading.suite import SubmissionError, load_hidden_tests
+from attnlab.grading.suite import load_hidden_tests
 from attnlab.lifecycle import die_with, remove_stale_scratch, scratch_prefix
 from attnlab.outcomes import GraderFailure
 from attnlab.reference import Reference
@@ -36,7 +36,7 @@ from attnlab.replay import ClassSession
 from attnlab.replay.kept import load_script, save_script, script_key
 from attnlab.replay.recording import record_script_in_parallel
 from attnlab.replay.script import Script
-from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, safe_id, shown, stage
+from attnlab.roster import Entry, RosterError, SubmissionError, find_entries, looks_like_submission, safe_id, shown, stage
 from attnlab.sandbox.host import Limits, bwrap_path, close_to_workers
 
 

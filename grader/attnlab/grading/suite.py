@@ -18,14 +18,11 @@ from attnlab.points import load_points
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.reference import Reference
 from attnlab.results import GradeReport, TestResult
+from attnlab.roster import SubmissionError
 from attnlab.sandbox.host import AnswerCache, ForkServer, Limits
 
 # The engine's own pytest settings for hidden tests, independent of any project's config.
 PYTEST_INI = Path(__file__).with_name("hidden_tests.ini")
-
-
-class SubmissionError(Exception):
-    """The folder cannot be graded (missing, or not a submission); the message is one line."""
 
 
 def check_submission(course: Course, submission: Path) -> Path:
