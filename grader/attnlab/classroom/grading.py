@@ -224,7 +224,9 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
         executor.shutdown(wait=True, cancel_futures=True)
         raise
     except BaseException:
-        # Ctrl-C or worse: stop the grading processes now (their sandboxes die with them).
+        # Ctrl-C or worse: stop the grading processes now (their sandboxes die with them). Python
+        # 3.11's executor has no public way to (3.14 adds kill_workers); multiprocessing's
+        # active_children() would kill every child of the caller's, not the pool's alone.
         for process in list(getattr(executor, "_processes", {}).values()):
             process.kill()
         executor.shutdown(wait=False, cancel_futures=True)

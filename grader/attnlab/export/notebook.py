@@ -115,7 +115,7 @@ def import_notebooks(names, folder: str | Path = ".") -> NotebookFinder:
 @contextlib.contextmanager
 def _reference_view(course: Course):
     """For a moment, plain module names mean the reference files, not the sibling notebooks."""
-    from attnlab.check.run import reference_names
+    from attnlab.reference import reference_names
 
     finders = [f for f in sys.meta_path if isinstance(f, NotebookFinder)]
     for finder in finders:

@@ -11,7 +11,7 @@ import pytest
 from attnlab.course import Course, CourseError
 from attnlab.grading.backends import Backend, InProcessBackend, SandboxBackend
 from attnlab.grading.plugin import GradingPlugin, GradingProfile
-from attnlab.grading.student import Submission
+from attnlab.grading.student import StudentProxy
 from attnlab.misconceptions import load_catalogue
 from attnlab.outcomes import GraderFailure, Outcome
 from attnlab.points import load_points
@@ -57,10 +57,10 @@ def hidden_pytest_args(course: Course, test_files: list[Path]) -> list[str]:
 
 def run_suite(course: Course, test_files: list[Path], backend: Backend, reference: Reference, *, decided: frozenset[str] = frozenset(), extra_plugins: tuple = ()) -> GradingPlugin:
     """Run the hidden tests (but not the ``decided`` ones) against ``backend``'s submission."""
-    proxy = Submission(backend, [f.name for f in course.functions])
-    plugin = GradingPlugin(course, reference, proxy, load_points(course.hidden_tests_dir), backend.take_output, load_catalogue(course, [f.stem.removeprefix("test_") for f in test_files]), decided)
+    student = StudentProxy(backend, [f.name for f in course.functions])
+    plugin = GradingPlugin(course, reference, student, load_points(course.hidden_tests_dir), backend.take_output, load_catalogue(course, [f.stem.removeprefix("test_") for f in test_files]), decided)
     # No assertion rewriting and no pytest tracebacks: hidden tests report through expect_* messages,
-    # and formatting a source-annotated traceback per failure cost 40 ms each (2.6 s for the stubs).
+    # and formatting a source-annotated traceback for every failure slowed a failing submission down.
     args = [*hidden_pytest_args(course, test_files), "--assert=plain", "--tb=no", "-q"]
     exit_code, output = run_captured(args, [plugin, *extra_plugins])
     if plugin.internal_errors or exit_code not in (*COMPLETED, pytest.ExitCode.NO_TESTS_COLLECTED):
@@ -72,10 +72,9 @@ def run_suite(course: Course, test_files: list[Path], backend: Backend, referenc
 def load_hidden_tests(course: Course, only: list[str] | None = None) -> None:
     """Import what a hidden-test session needs (hypothesis, the hidden test modules, pytest's
     own plugins) in this process, by collecting the tests once: the processes forked from it
-    then start warm. Each recording and grading process paid a quarter of a second for it, at
-    its first session. Not the tests of a file that needs a heavy library: torch's threads must
-    not start in a process that forks. Whatever goes wrong here shows again, with its message,
-    when the tests run."""
+    then start warm, not each at its first session. Not the tests of a file that needs a heavy
+    library: torch's threads must not start in a process that forks. Whatever goes wrong here
+    shows again, with its message, when the tests run."""
     light = [m for m in course.modules if (not only or m in only) and not course.needs_of(m)]
     if light:
         # With grading's hypothesis settings in force as the modules are imported (GradingProfile).
