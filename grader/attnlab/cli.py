@@ -9,7 +9,6 @@ commands that need them, so ``attnlab --help`` and the quiz start fast.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import signal
 import sys
 import tempfile
@@ -97,34 +96,25 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
     _grade_one(course, path, limits, json_path, course.select(only, tracks) or [], explain, html_path, in_process)
 
 
-def _staged(course, submission: Path, scratch: Path) -> Path:
-    """The folder to grade: the submission's exercise files (of a folder, a .zip, notebooks) staged
-    in ``scratch`` as a class's entry is, so that no link in it is followed."""
-    from attnlab.roster import Entry, stage
-
-    if not submission.is_dir() and not submission.is_symlink() and submission.suffix != ".zip":
-        raise SubmissionError(f"{submission}: no such folder" if not submission.exists() else f"{submission}: not a folder (a submission is a folder of exercise files, or a .zip of one)")
-    return stage(Entry(submission.stem, submission), course, scratch)
-
-
 def _grade_one(course, submission: Path, limits, json_path, only, explain, html_path, in_process) -> None:
+    """Grade one submission, staged as a class's entry is (its exercise files of a folder, a .zip or
+    notebooks, no link in it followed), and report it."""
     from attnlab import console
     from attnlab.atomic import write_json_atomically, write_text_atomically
-    from attnlab.grading.suite import grade as grade_submission
-    from attnlab.lifecycle import remove_stale_scratch, scratch_prefix
+    from attnlab.grading.suite import grade, grade_entry
+    from attnlab.lifecycle import remove_stale_scratch
     from attnlab.outcomes import GraderFailure
     from attnlab.report.terminal import render
-    from attnlab.roster import shown
+    from attnlab.roster import Entry
 
     remove_stale_scratch()  # what a killed run left: copies of students' code
+    if not submission.is_dir() and not submission.is_symlink() and submission.suffix != ".zip":
+        raise SubmissionError(f"{submission}: no such folder" if not submission.exists() else f"{submission}: not a folder (a submission is a folder of exercise files, or a .zip of one)")
     try:
-        with console.err.status(f"Grading {submission} …"), tempfile.TemporaryDirectory(prefix=scratch_prefix("attnlab-staged")) as scratch:
-            folder = _staged(course, submission, Path(scratch))
-            report = grade_submission(course, folder, only=only or None, in_process=in_process, limits=limits)
+        with console.err.status(f"Grading {submission} …"):
+            report = grade_entry(course, Entry(submission.stem, submission), "attnlab-staged", lambda folder: grade(course, folder, only=only or None, in_process=in_process, limits=limits))
     except GraderFailure as failure:
         raise GraderError(f"not graded: {failure}") from None
-    if folder != submission:
-        report = dataclasses.replace(report, submission=shown(submission))
     render(report, console.out, explain=explain)
     outputs = []
     if json_path is not None:

@@ -1,7 +1,13 @@
-"""Grade one submission: run the hidden tests against it and collect a ``GradeReport``."""
+"""Grade one submission: run the hidden tests against it and collect a ``GradeReport``.
+
+``grade`` grades a folder of exercise files; ``grade_entry`` grades a submission as it was
+handed in (a folder, a .zip, notebooks), staged first.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -12,13 +18,14 @@ from attnlab.course import Course, CourseError
 from attnlab.grading.backends import Backend, InProcessBackend, SandboxBackend
 from attnlab.grading.plugin import GradingPlugin, GradingProfile
 from attnlab.grading.student import StudentProxy
+from attnlab.lifecycle import scratch_prefix
 from attnlab.misconceptions import load_catalogue
 from attnlab.outcomes import GraderFailure, Outcome
 from attnlab.points import load_points
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.reference import Reference
 from attnlab.results import GradeReport, TestResult
-from attnlab.roster import SubmissionError
+from attnlab.roster import Entry, SubmissionError, shown, stage
 from attnlab.sandbox.host import AnswerCache, ForkServer, Limits
 
 # The engine's own pytest settings for hidden tests, independent of any project's config.
@@ -130,3 +137,17 @@ def grade(
     merged = {**decided, **live}
     ordered = [merged.pop(n) for n in order if n in merged] + list(merged.values())
     return GradeReport(submission=str(submission), tests=tuple(ordered), sandbox=backend.mode, duration=time.perf_counter() - started)
+
+
+def grade_entry(course: Course, entry: Entry, scratch_kind: str = "attnlab-stage", grade_folder: Callable[[Path], GradeReport] | None = None) -> GradeReport:
+    """Stage ``entry``'s exercise files in a scratch folder (``lifecycle.scratch_prefix`` of
+    ``scratch_kind``: a killed run's copy is removed by the next), grade them with
+    ``grade_folder`` (default: ``grade(course, folder)``), and label the report with the entry as
+    handed in, not the scratch folder, which is gone by then.
+
+    Raises ``RosterError`` (``NoExerciseFile`` among them) when the entry holds no exercise file
+    or is refused, before anything is graded."""
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix(scratch_kind)) as scratch:
+        folder = stage(entry, course, Path(scratch))
+        report = grade_folder(folder) if grade_folder is not None else grade(course, folder)
+    return dataclasses.replace(report, submission=shown(entry.source))
