@@ -68,7 +68,7 @@ def generate_class(folder: Path, students: int, hostile_share: float, buggy_shar
 
 def in_process_seconds(folder: Path, sample: int, modules: list[str]) -> float:
     """Median seconds of the hidden tests run live in this process, no sandbox, per submission."""
-    from attnlab.grading import grade
+    from attnlab.grading.suite import grade
 
     times = []
     for submission in sorted(folder.iterdir())[:sample]:

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(os.environ.get("ATTNLAB_SUBMISSION") or Path(__file_
 
 def pytest_configure(config):
     try:
-        from attnlab.test_deadline import register_unless_present
+        from attnlab.check.deadline import register_unless_present
     except ImportError:  # pytest without attnlab: the tests run as they are
         return
     register_unless_present(config, 5.0)

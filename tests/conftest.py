@@ -21,7 +21,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from attnlab.course import Course
-from attnlab.grading import grade
+from attnlab.grading.suite import grade
 from attnlab.sandbox.host import ForkServer, Limits
 
 REPO = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import COURSE, REPO, SUBMISSIONS, build_submission, private_uids_in, process_group, processes_of, read_fixture
 
-from attnlab.grading import grade
+from attnlab.grading.suite import grade
 from attnlab.replay.kept import CACHE_NAME
 from attnlab.sandbox.host import Limits, private_uid_of
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import COURSE, REPO, SUBMISSIONS, build_submission, processes_of, read_fixture
 
-from attnlab.grading import grade
+from attnlab.grading.suite import grade
 from attnlab.lifecycle import remove_stale_scratch, running
 from attnlab.outcomes import GraderFailure
 from attnlab.sandbox import host
@@ -316,7 +316,7 @@ def test_a_full_results_disk_stops_the_class_in_one_line_and_loses_nothing(tmp_p
 def test_gradescope_gets_no_score_when_the_sandbox_cannot_start(tmp_path):
     import zipfile
 
-    from attnlab.gradescope import build_autograder_zip
+    from attnlab.export.gradescope import build_autograder_zip
 
     root = tmp_path / "autograder"
     build_autograder_zip(COURSE, tmp_path / "autograder.zip")
@@ -324,7 +324,7 @@ def test_gradescope_gets_no_score_when_the_sandbox_cannot_start(tmp_path):
         bundle.extractall(root / "source")
     build_submission(root / "submission", correct())
     boot = BROKEN_BOOTS["workers die before saying hello"]
-    run = subprocess.run([sys.executable, "-c", f"import attnlab.sandbox.host as h; h._boot = {boot}; from attnlab.gradescope import main; main()", str(root)], capture_output=True, text=True, timeout=600)
+    run = subprocess.run([sys.executable, "-c", f"import attnlab.sandbox.host as h; h._boot = {boot}; from attnlab.export.gradescope import main; main()", str(root)], capture_output=True, text=True, timeout=600)
     assert run.returncode == 1, run.stderr[-3000:]
     assert "could not start a worker" in one_error_line(run.stderr)
     assert not (root / "results" / "results.json").exists(), "no results: Gradescope shows the autograder failed, not a 0"

@@ -10,8 +10,8 @@ import zipfile
 import pytest
 from conftest import COURSE, SUBMISSIONS, build_submission, gradescope_markdown_is_inert, read_fixture
 
-from attnlab.gradescope import build_autograder_zip
-from attnlab.grading import grade
+from attnlab.export.gradescope import build_autograder_zip
+from attnlab.grading.suite import grade
 
 # Gradescope's documented fields (gradescope-autograders.readthedocs.io, "Autograder Specifications").
 TOP_FIELDS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}

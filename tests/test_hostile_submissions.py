@@ -322,9 +322,9 @@ def test_lone_surrogates_in_what_the_code_says_reach_every_report_as_text(grade_
 
     from rich.console import Console
 
-    from attnlab.gradebook import ResultStore, build_gradebook
-    from attnlab.html_report import render_html
-    from attnlab.report import render
+    from attnlab.classroom.gradebook import ResultStore, build_gradebook
+    from attnlab.report.html import render_html
+    from attnlab.report.terminal import render
 
     report = grade_fixture(hostile("speaks_in_lone_surrogates"))
     softmax = by_function(report)["softmax"]

@@ -9,8 +9,8 @@ import subprocess
 import pytest
 from conftest import COURSE, REPO, SUBMISSIONS, build_submission, read_fixture
 
-from attnlab.grading import grade
-from attnlab.html_report import render_html
+from attnlab.grading.suite import grade
+from attnlab.report.html import render_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]

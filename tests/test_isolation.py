@@ -13,7 +13,7 @@ import pytest
 from conftest import COURSE, REPO, SUBMISSIONS, build_submission, private_uids_in, processes_of, read_fixture
 
 from attnlab.course import Course
-from attnlab.grading import grade
+from attnlab.grading.suite import grade
 from attnlab.outcomes import Outcome
 SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 from attnlab.sandbox.host import ForkServer, Limits, bwrap_path

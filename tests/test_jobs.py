@@ -1,6 +1,6 @@
 """How many submissions a class grades at once: one per core, as many as memory allows."""
 
-from attnlab.jobs import SLOT_BYTES, available_memory, choose_jobs
+from attnlab.classroom.jobs import SLOT_BYTES, available_memory, choose_jobs
 from attnlab.sandbox.host import Limits
 
 GIB = 1 << 30

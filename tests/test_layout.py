@@ -1,4 +1,22 @@
-"""The engine's import graph: no cycles, and the untrusted side imports nothing of the grader but the wire format."""
+"""The engine's import graph: no cycles, no upward imports, and the untrusted side imports nothing
+of the grader but the wire format.
+
+The layers, lowest first. A module may import the modules of its own group (the base modules, or
+one package) and of the layers below its own; never a layer above, nor another group of its own
+layer:
+
+1. ``wire``: the wire format.
+2. ``sandbox.inside``: what runs untrusted. It imports only ``wire``, so any module may use it:
+   the misconception catalogue calls a torch module's class through its harness, as a worker does.
+3. The base modules: every module at the top of ``attnlab`` but ``cli`` (``course``, ``reference``,
+   ``misconceptions``, ``roster``, ``lifecycle``, ...).
+4. ``sandbox`` (its host side), ``check``, ``quiz`` and ``report``: each on the base modules alone.
+5. ``grading``: one submission graded live, in the sandbox.
+6. ``replay`` (a class's fast path, around ``grading``) and ``export`` (what leaves the instructor's
+   machine: it grades with ``grading`` and ships ``quiz`` copies).
+7. ``classroom``: a whole class, on ``replay``.
+8. ``cli``: the command over all of them.
+"""
 
 from __future__ import annotations
 
@@ -75,3 +93,54 @@ def test_what_runs_untrusted_imports_only_the_wire_format_of_the_grader():
     for name in inside:
         outside = {t for t in graph[name] if not t.startswith("attnlab.sandbox.inside") and t != "attnlab.wire"}
         assert not outside, f"{name} imports {sorted(outside)}"
+
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("attnlab.wire",),
+    ("attnlab.sandbox.inside",),
+    ("attnlab",),  # the base modules: what no other group claims
+    ("attnlab.sandbox", "attnlab.check", "attnlab.quiz", "attnlab.report"),
+    ("attnlab.grading",),
+    ("attnlab.replay", "attnlab.export"),
+    ("attnlab.classroom",),
+    ("attnlab.cli",),
+)
+
+
+def place(module: str) -> tuple[int, str]:
+    """The layer of ``module`` and its group: the longest group name it is, or lies inside."""
+    found = [(len(group), layer, group) for layer, groups in enumerate(LAYERS) for group in groups if module == group or module.startswith(group + ".")]
+    _, layer, group = max(found)
+    return layer, group
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of a module in a layer above the importer's, or of another group in its layer."""
+    found = []
+    for name, targets in sorted(graph.items()):
+        layer, group = place(name)
+        for target in sorted(targets):
+            target_layer, target_group = place(target)
+            if target_group != group and target_layer >= layer:
+                found.append(f"{name} imports {target}")
+    return found
+
+
+def test_the_engine_imports_only_downwards():
+    assert upward_imports(import_graph()) == []
+
+
+def test_the_layer_check_finds_an_upward_import_and_one_across():
+    graph = {
+        "attnlab.course": {"attnlab.grading.suite"},  # a base module on a package
+        "attnlab.check.run": {"attnlab.report.terminal", "attnlab.check.deadline", "attnlab.wire"},  # across; within; down
+        "attnlab.misconceptions": {"attnlab.sandbox.inside.module_harness"},  # down to the untrusted side
+    }
+    assert upward_imports(graph) == ["attnlab.check.run imports attnlab.report.terminal", "attnlab.course imports attnlab.grading.suite"]
+
+
+def test_every_package_has_its_place_in_the_layers():
+    """A new package is placed on purpose: the base layer holds modules at the top only."""
+    for name in import_graph():
+        if name.count(".") > 1 or (ENGINE / Path(*name.split("."))).is_dir():
+            assert name == "attnlab" or place(name)[1] != "attnlab", f"{name} is in a package with no place in LAYERS"

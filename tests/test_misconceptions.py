@@ -7,7 +7,7 @@ which grades every buggy submission once.
 import numpy as np
 from conftest import COURSE, fixtures_in
 
-from attnlab.grading import grade
+from attnlab.grading.suite import grade
 from attnlab.misconceptions import RecordedCall, identify, load_catalogue
 from attnlab.reference import Reference
 

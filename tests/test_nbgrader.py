@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import COURSE, SUBMISSIONS, build_submission, read_fixture
 
-from attnlab.grading import grade
-from attnlab.nbgrader_export import export_course
+from attnlab.export.nbgrader import export_course
+from attnlab.grading.suite import grade
 
 nbgrader_api = pytest.importorskip("nbgrader.api", reason="nbgrader is a dev dependency: pip install -e '.[dev]'")
 

@@ -5,9 +5,10 @@ import ast
 import pytest
 from conftest import COURSE
 
-from attnlab.grading import SubmissionError, grade
+from attnlab.grading.suite import grade
 from attnlab.outcomes import Outcome
 from attnlab.points import load_points
+from attnlab.roster import SubmissionError
 
 
 def test_reference_gets_full_marks(fork_server):

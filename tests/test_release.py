@@ -10,7 +10,7 @@ import pytest
 from conftest import COURSE, REPO
 
 from attnlab.course import Course
-from attnlab.release import ReleaseError, build, scan
+from attnlab.export.release import ReleaseError, build, scan
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from conftest import COURSE, SUBMISSIONS, build_submission, fixtures_in, grade_in_class, read_fixture, splice
 
-from attnlab.grading import grade
+from attnlab.grading.suite import grade
 from attnlab.outcomes import Outcome
 from attnlab.replay import messages_of
 from attnlab.sandbox import host
@@ -246,7 +246,7 @@ sys.path.insert(0, sys.argv[1])
 warnings.simplefilter("ignore")
 from pathlib import Path
 from conftest import COURSE
-from attnlab.grading import grade
+from attnlab.grading.suite import grade
 from attnlab.sandbox.host import Limits
 report = grade(COURSE, Path(sys.argv[2]), only=[sys.argv[3]], limits=Limits(call_seconds=1.0))
 peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
@@ -278,7 +278,7 @@ def _recorded_calls_per_test(load_first: bool) -> list[int]:
     """In a fresh process: the softmax tests' recorded calls, the hidden tests loaded ahead or not."""
     code = (
         "import sys, json; sys.path.insert(0, sys.argv[1]); from conftest import COURSE\n"
-        "from attnlab.grading import load_hidden_tests\n"
+        "from attnlab.grading.suite import load_hidden_tests\n"
         "from attnlab.replay.recording import record_script\n"
         f"{'load_hidden_tests(COURSE)' if load_first else 'pass'}\n"
         "print(json.dumps([len(t.calls) for t in record_script(COURSE, only=['softmax']).tests]))"

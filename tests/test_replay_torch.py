@@ -4,7 +4,7 @@
 import pytest
 from conftest import COURSE, build_submission, fixtures_in, grade_in_class
 
-from attnlab.grading import grade
+from attnlab.grading.suite import grade
 from attnlab.sandbox.host import Limits
 
 pytest.importorskip("torch")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import COURSE
 
-from attnlab.class_grading import plan_class
-from attnlab.gradebook import ResultStore
+from attnlab.classroom.gradebook import ResultStore
+from attnlab.classroom.grading import plan_class
 from attnlab.roster import MAX_ID_BYTES, RosterError, find_entries, safe_id, stage
 from attnlab.sandbox.host import Limits
 
@@ -159,7 +159,7 @@ def test_a_student_is_regraded_by_the_name_on_the_folder_or_by_the_id_shown(tmp_
 def test_names_that_are_not_utf8_are_read_kept_apart_and_stored(tmp_path):
     # Unpacked from zips made on Windows: Latin-1 bytes in a folder's and a file's name. They
     # once crashed the class's fingerprints, and its SQLite gradebook with every result in it.
-    from attnlab.gradebook import build_gradebook
+    from attnlab.classroom.gradebook import build_gradebook
     from attnlab.roster import shown
 
     root = os.fsencode(tmp_path / "class")
@@ -235,7 +235,7 @@ def test_a_results_folder_inside_the_class_folder_is_not_a_student(tmp_path):
 
 def test_a_stored_result_that_is_not_a_report_is_graded_again_not_trusted(tmp_path):
     # A hand-edited results file whose report was a string crashed the summary and the gradebook.
-    from attnlab.gradebook import build_gradebook
+    from attnlab.classroom.gradebook import build_gradebook
 
     store = ResultStore(tmp_path)
     store.save("ada", source="ada", fingerprint="f", grader="g", report={"tests": []}, error=None)

@@ -5,7 +5,7 @@ import ast
 import pytest
 from conftest import COURSE
 
-from attnlab.stubs import StubError, make_stub, stale_stubs
+from attnlab.export.stubs import StubError, make_stub, stale_stubs
 
 
 def test_exercises_are_up_to_date():

@@ -1,14 +1,14 @@
 """The ``attnlab`` command: thin glue over the library.
 
 Errors become one line on stderr and a non-zero exit here, at the edge, and
-nowhere else. Heavy imports (pytest, numpy, rich) happen inside the commands
-that need them, so ``attnlab --help`` and the quiz start fast.
+nowhere else: each command's library errors through one decorator
+(``errors.user_errors``). Heavy imports (pytest, numpy, rich) happen inside the
+commands that need them, so ``attnlab --help`` and the quiz start fast.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import signal
 import sys
 import tempfile
@@ -16,25 +16,14 @@ from pathlib import Path
 
 import click
 
-from attnlab.errors import GraderError, UserError
+from attnlab.course import CourseError, find_course
+from attnlab.errors import GraderError, UserError, user_errors, writing
+from attnlab.export.stubs import StubError
+from attnlab.options import COURSE_OPTION
+from attnlab.roster import RosterError, SubmissionError
 
-
-def _course(course_dir: Path | None):
-    from attnlab.course import CourseError, find_course
-
-    try:
-        return find_course(course_dir)
-    except CourseError as error:
-        raise UserError(str(error)) from None
-
-
-COURSE_OPTION = click.option(
-    "--course",
-    "course_dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="The course folder (default: $ATTNLAB_COURSE, else the nearest folder above with exercises/course.toml).",
-)
+# What the library raises about something the user can fix (a release's refusal is a CourseError).
+library_errors = user_errors(CourseError, RosterError, SubmissionError, StubError)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -70,6 +59,7 @@ def main() -> None:
 @click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory a worker may add to its own.")
 @click.option("--no-sandbox", "in_process", is_flag=True, hidden=True, help="Run the code in this process (benchmark baseline only).")
 @COURSE_OPTION
+@library_errors
 def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, jobs, students, assignment, csv_path, timeout, budget, memory_mib, in_process, course_dir) -> None:
     """Grade PATH with the hidden tests: one submission, or a whole class.
 
@@ -90,7 +80,7 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
     """
     from attnlab.sandbox.host import Limits
 
-    course = _course(course_dir)
+    course = find_course(course_dir)
     limits = Limits(call_seconds=timeout, memory_bytes=memory_mib << 20, submission_seconds=budget)
     from attnlab.roster import is_submission
 
@@ -98,68 +88,44 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
         for flag, given in (("--json", json_path), ("--explain", explain), ("--html", html_path), ("--no-sandbox", in_process)):
             if given:
                 raise UserError(f"{flag} is for one submission; {path} is a class folder")
-        _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path, _selected(course, only, tracks))
+        _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path, course.select(only, tracks))
         return
     for flag, given in (("--results", results_dir), ("--jobs", jobs), ("--student", students), ("--assignment", assignment), ("--csv", csv_path)):
         if given:
             raise UserError(f"{flag} is for a class folder; {path} is one submission")
-    _grade_one(course, path, limits, json_path, _selected(course, only, tracks) or [], explain, html_path, in_process)
-
-
-def _selected(course, only, tracks) -> list[str] | None:
-    from attnlab.course import CourseError
-
-    try:
-        return course.select(only, tracks)
-    except CourseError as error:
-        raise UserError(str(error)) from None
-
-
-def _staged(course, submission: Path, scratch: Path) -> Path:
-    """The folder to grade: the submission's exercise files (of a folder, a .zip, notebooks) staged
-    in ``scratch`` as a class's entry is, so that no link in it is followed."""
-    from attnlab.grading import SubmissionError
-    from attnlab.roster import Entry, stage
-
-    if not submission.is_dir() and not submission.is_symlink() and submission.suffix != ".zip":
-        raise SubmissionError(f"{submission}: no such folder" if not submission.exists() else f"{submission}: not a folder (a submission is a folder of exercise files, or a .zip of one)")
-    return stage(Entry(submission.stem, submission), course, scratch)
+    _grade_one(course, path, limits, json_path, course.select(only, tracks) or [], explain, html_path, in_process)
 
 
 def _grade_one(course, submission: Path, limits, json_path, only, explain, html_path, in_process) -> None:
+    """Grade one submission, staged as a class's entry is (its exercise files of a folder, a .zip or
+    notebooks, no link in it followed), and report it."""
     from attnlab import console
     from attnlab.atomic import write_json_atomically, write_text_atomically
-    from attnlab.course import CourseError
-    from attnlab.grading import SubmissionError, grade as grade_submission
-    from attnlab.lifecycle import remove_stale_scratch, scratch_prefix
+    from attnlab.grading.suite import grade, grade_entry
+    from attnlab.lifecycle import remove_stale_scratch
     from attnlab.outcomes import GraderFailure
-    from attnlab.report import render
-    from attnlab.roster import RosterError, shown
+    from attnlab.report.terminal import render
+    from attnlab.roster import Entry
 
     remove_stale_scratch()  # what a killed run left: copies of students' code
+    if not submission.is_dir() and not submission.is_symlink() and submission.suffix != ".zip":
+        raise SubmissionError(f"{submission}: no such folder" if not submission.exists() else f"{submission}: not a folder (a submission is a folder of exercise files, or a .zip of one)")
     try:
-        with console.err.status(f"Grading {submission} …"), tempfile.TemporaryDirectory(prefix=scratch_prefix("attnlab-staged")) as scratch:
-            folder = _staged(course, submission, Path(scratch))
-            report = grade_submission(course, folder, only=only or None, in_process=in_process, limits=limits)
-    except (CourseError, SubmissionError, RosterError) as error:
-        raise UserError(str(error)) from None
+        with console.err.status(f"Grading {submission} …"):
+            report = grade_entry(course, Entry(submission.stem, submission), "attnlab-staged", lambda folder: grade(course, folder, only=only or None, in_process=in_process, limits=limits))
     except GraderFailure as failure:
         raise GraderError(f"not graded: {failure}") from None
-    if folder != submission:
-        report = dataclasses.replace(report, submission=shown(submission))
     render(report, console.out, explain=explain)
     outputs = []
     if json_path is not None:
         outputs.append((json_path, lambda path: write_json_atomically(path, report.to_gradescope())))
     if html_path is not None:
-        from attnlab.html_report import render_html
+        from attnlab.report.html import render_html
 
         outputs.append((html_path, lambda path: write_text_atomically(path, render_html(report))))
     for path, write in outputs:
-        try:
+        with writing(path):
             write(path)
-        except OSError as error:
-            raise UserError(f"cannot write {path}: {error.strerror}") from None
         console.err.print(f"Wrote {path}")
 
 
@@ -182,21 +148,16 @@ def _interrupted_by_termination():
 
 def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path, only=None) -> None:
     from attnlab import console
-    from attnlab.class_grading import grade_class, plan_class
-    from attnlab.class_report import ClassProgress, render_class_summary
-    from attnlab.course import CourseError
-    from attnlab.gradebook import ResultsNotSaved, ResultStore, write_csv
-    from attnlab.jobs import available_memory, choose_jobs
+    from attnlab.classroom.gradebook import ResultsNotSaved, ResultStore, write_csv
+    from attnlab.classroom.grading import grade_class, plan_class
+    from attnlab.classroom.jobs import available_memory, choose_jobs
     from attnlab.misconceptions import load_catalogue
     from attnlab.outcomes import GraderFailure
-    from attnlab.roster import RosterError
+    from attnlab.report.class_summary import ClassProgress, render_class_summary
     from attnlab.sandbox.host import describe_mode
 
     store = ResultStore(results_dir or folder.resolve().parent / "results")
-    try:
-        plan = plan_class(course, folder, store, limits, students=students or None, assignment=assignment, only=only)
-    except (RosterError, CourseError) as error:
-        raise UserError(str(error)) from None
+    plan = plan_class(course, folder, store, limits, students=students or None, assignment=assignment, only=only)
     try:  # before any grading: a result that cannot be saved is a result lost
         store.folder.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=store.folder).close()
@@ -214,27 +175,21 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         with _interrupted_by_termination():
             outcome = grade_class(course, plan, store, limits, jobs=jobs, on_ready=progress.start, on_graded=progress.graded)
     except KeyboardInterrupt:
-        progress.stop()
+        progress.stop()  # before the line below: a live progress bar would draw over it
         console.err.print(f"Interrupted: the finished results are in {store.folder}; run the same command again to go on.")
         sys.exit(130)
-    except (RosterError, CourseError) as error:
-        progress.stop()
-        raise UserError(str(error)) from None
     except GraderFailure as failure:
-        progress.stop()
         raise GraderError(f"grading stopped: {failure}; nothing was saved for the submissions it touched, and the same command grades them once it is fixed") from None
     except ResultsNotSaved as error:
-        progress.stop()
         raise GraderError(str(error)) from None
-    progress.stop()
+    finally:
+        progress.stop()  # whatever ends the run, before its errors are shown
     stored = store.all([e.student for e in plan.entries])
     render_class_summary(console.out, [r.data for r in stored], load_catalogue(course, only), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
     console.err.print(f"Gradebook: {outcome.gradebook}")
     if csv_path is not None:
-        try:
+        with writing(csv_path):
             write_csv(stored, only or list(course.modules), csv_path)
-        except OSError as error:
-            raise UserError(f"cannot write {csv_path}: {error.strerror}") from None
         console.err.print(f"Wrote {csv_path}")
     if outcome.failures:
         raise GraderError(f"the grader failed on {len(outcome.failures)} submission(s), listed above: nothing was saved for them, and the same command grades them again")
@@ -246,6 +201,7 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
 @click.option("--track", "tracks", multiple=True, metavar="NAME", help="Check only this track's files: numpy, or torch (the PyTorch module).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=5.0, show_default=True, help="Seconds one public test may take; past it, it fails (a loop that never ends?) and the function's other tests are not run.")
 @COURSE_OPTION
+@library_errors
 def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | None) -> None:
     """Run the public tests on FOLDER (default: the course's exercises/) and summarise per function.
 
@@ -255,15 +211,11 @@ def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | 
     from rich.text import Text
 
     from attnlab import console
-    from attnlab.checking import run_check
-    from attnlab.course import CourseError
+    from attnlab.check.run import run_check
 
-    course = _course(course_dir)
+    course = find_course(course_dir)
     folder = folder or course.exercises_dir
-    try:
-        checks = run_check(course, folder, course.select(only, tracks), test_seconds=timeout)
-    except CourseError as error:
-        raise UserError(str(error)) from None
+    checks = run_check(course, folder, course.select(only, tracks), test_seconds=timeout)
     marks = {"passed": ("✓", "green"), "failed": ("✗", "red"), "not implemented": ("·", "yellow"), "waiting": ("…", "yellow")}
     console.out.print(Text(f"attnlab check · {folder}", style="bold"))
     width = max((len(c.function) for c in checks), default=0)
@@ -288,6 +240,7 @@ def export() -> None:
 @click.argument("course_out", metavar="COURSE_DIR", type=click.Path(path_type=Path, file_okay=False))
 @click.option("--assignment", default="attnlab", show_default=True, help="The nbgrader assignment the notebooks go in.")
 @COURSE_OPTION
+@library_errors
 def export_nbgrader(course_out: Path, assignment: str, course_dir: Path | None) -> None:
     """Write an nbgrader course: nbgrader_config.py and source/ASSIGNMENT/, one notebook per file.
 
@@ -297,14 +250,11 @@ def export_nbgrader(course_out: Path, assignment: str, course_dir: Path | None) 
     Autograding needs attnlab installed and this course folder ($ATTNLAB_COURSE overrides it).
     """
     from attnlab import console
-    from attnlab.course import CourseError
-    from attnlab.nbgrader_export import export_course
+    from attnlab.export.nbgrader import export_course
 
-    course = _course(course_dir)
+    course = find_course(course_dir)
     try:
         written = export_course(course, course_out, assignment)
-    except CourseError as error:
-        raise UserError(str(error)) from None
     except ImportError:
         raise UserError("the nbgrader export writes notebooks with nbformat: pip install nbformat (or nbgrader)") from None
     console.err.print(f"Wrote {course_out}/nbgrader_config.py and {len(written)} notebooks in {course_out}/source/{assignment}/")
@@ -314,6 +264,7 @@ def export_nbgrader(course_out: Path, assignment: str, course_dir: Path | None) 
 @click.argument("zip_path", metavar="AUTOGRADER_ZIP", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--torch-version", default="2.13.0", show_default=True, help="The torch release setup.sh installs on Gradescope's image.")
 @COURSE_OPTION
+@library_errors
 def export_gradescope(zip_path: Path, torch_version: str, course_dir: Path | None) -> None:
     """Write Gradescope's autograder zip: setup.sh, run_autograder, the grader and the hidden tests.
 
@@ -321,16 +272,11 @@ def export_gradescope(zip_path: Path, torch_version: str, course_dir: Path | Non
     /autograder/results/results.json ($ATTNLAB_AUTOGRADER_ROOT moves /autograder, for testing).
     """
     from attnlab import console
-    from attnlab.course import CourseError
-    from attnlab.gradescope import build_autograder_zip
+    from attnlab.export.gradescope import build_autograder_zip
 
-    course = _course(course_dir)
-    try:
+    course = find_course(course_dir)
+    with writing(zip_path):
         names = build_autograder_zip(course, zip_path, torch_version)
-    except CourseError as error:
-        raise UserError(str(error)) from None
-    except OSError as error:
-        raise UserError(f"cannot write {zip_path}: {error.strerror}") from None
     console.err.print(f"Wrote {zip_path} ({len(names)} files); upload it as the assignment's autograder")
 
 
@@ -338,6 +284,7 @@ def export_gradescope(zip_path: Path, torch_version: str, course_dir: Path | Non
 @click.argument("out_dir", metavar="OUT_DIR", type=click.Path(path_type=Path, file_okay=False))
 @click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="The class's student ids, one a line: each quiz's exam copy holds their questions (no roster: no exam copies).")
 @COURSE_OPTION
+@library_errors
 def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None:
     """Write the bundle students get to OUT_DIR: stubs, public tests, quiz copies, the engine.
 
@@ -345,16 +292,12 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
     scanned for each before it is kept, and a release that would leak is not written.
     """
     from attnlab import console
-    from attnlab.course import CourseError
-    from attnlab.release import build
+    from attnlab.export.release import build
     from attnlab.roster import read_student_ids
 
-    course = _course(course_dir)
+    course = find_course(course_dir)
     students = read_student_ids(roster)
-    try:
-        made = build(course, out_dir, students)
-    except CourseError as error:
-        raise UserError(str(error)) from None
+    made = build(course, out_dir, students)
     exams = "practice and exam copies" if students else "practice copies (no --roster: no exam copies)"
     console.err.print(f"Wrote {made.folder}: {made.exercise_files} exercise files, {made.quizzes} quizzes ({exams}); scanned: no solutions, hidden tests or answers")
 
@@ -362,24 +305,22 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
 @main.command()
 @click.option("--check", "check_only", is_flag=True, help="Do not write; exit 1 if any stub is out of date.")
 @COURSE_OPTION
+@library_errors
 def stubs(check_only: bool, course_dir: Path | None) -> None:
     """Regenerate the student stubs in exercises/ from the reference solutions."""
-    from attnlab.stubs import StubError, stale_stubs, write_stubs
+    from attnlab.export.stubs import stale_stubs, write_stubs
 
-    course = _course(course_dir)
+    course = find_course(course_dir)
     if not course.solutions_dir.is_dir():
         raise UserError(f"{course.solutions_dir} is missing: stubs are generated from the solutions")
-    try:
-        if check_only:
-            stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
-            if stale:
-                click.echo(f"out of date: {', '.join(stale)} (run: attnlab stubs)", err=True)
-                sys.exit(1)
-            click.echo("exercises/ is up to date", err=True)
-            return
-        changed = write_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
-    except StubError as error:
-        raise UserError(str(error)) from None
+    if check_only:
+        stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
+        if stale:
+            click.echo(f"out of date: {', '.join(stale)} (run: attnlab stubs)", err=True)
+            sys.exit(1)
+        click.echo("exercises/ is up to date", err=True)
+        return
+    changed = write_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
     click.echo(f"wrote {', '.join(changed)}" if changed else "exercises/ was already up to date", err=True)
 
 

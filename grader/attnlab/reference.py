@@ -1,13 +1,16 @@
-"""The reference solutions, imported in the trusted grader process only.
+"""The reference solutions, imported in the grader's process, never in a worker.
 
 Hidden tests compute expected values with them, and workers' stand-ins for
 earlier files are answered with them. They are imported by plain module name
 (``softmax``, ``attention``) with ``solutions/`` on the path, exactly as the
-files import each other. Student code never runs in this process.
+files import each other. When grading, student code never runs in this process;
+``attnlab check`` and a notebook's kernel (which run the student's own code
+unsandboxed) import them beside the student's modules, under ``reference_names``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 
@@ -58,3 +61,23 @@ class Reference:
         """The reference functions a call to the student's ``function`` may use: everything in
         earlier files, and its declared same-file dependencies (``Course.standins_for``)."""
         return {(m, f) for m, names in self.course.standins_for(function).items() for f in names}
+
+
+@contextlib.contextmanager
+def reference_names(course: Course):
+    """For a moment, let the plain module names (``softmax``) mean the reference files.
+
+    The student's modules hold those names in this process. A reference module binds what it
+    imports when it is imported, so once the student's modules are put back it keeps using
+    the reference versions.
+    """
+    saved_modules = {m: sys.modules.pop(m) for m in course.modules if m in sys.modules}
+    saved_path = list(sys.path)
+    sys.path.insert(0, str(course.solutions_dir))
+    try:
+        yield
+    finally:
+        for module in course.modules:
+            sys.modules.pop(module, None)
+        sys.modules.update(saved_modules)
+        sys.path[:] = saved_path

@@ -48,6 +48,10 @@ class NoExerciseFile(RosterError):
     """A submission holds none of the exercise files (nor their notebooks)."""
 
 
+class SubmissionError(Exception):
+    """The folder cannot be graded (missing, or not a submission); the message is one line."""
+
+
 @dataclass(frozen=True)
 class Entry:
     """One student's submission as found in the class folder."""

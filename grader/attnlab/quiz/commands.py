@@ -1,4 +1,8 @@
-"""``attnlab quiz``: take, key, grade, lint and student-copy. Glue over the quiz library."""
+"""``attnlab quiz``: take, key, grade, lint and student-copy. Glue over the quiz library.
+
+A ``QuizError`` a command raises is shown as a ``UserError`` (``quiz_errors``), as ``cli`` does
+for the course's errors.
+"""
 
 from __future__ import annotations
 
@@ -10,13 +14,11 @@ from pathlib import Path
 
 import click
 
+from attnlab.errors import UserError, user_errors, writing
+from attnlab.options import COURSE_OPTION
 from attnlab.quiz.errors import QuizError
 
-
-def _fail(message: str) -> None:
-    from attnlab.errors import UserError
-
-    raise UserError(message)
+quiz_errors = user_errors(QuizError)
 
 
 def _quizzes_dir(course_dir: Path | None) -> Path:
@@ -42,24 +44,20 @@ def _instructor_quiz(name: str, course_dir: Path | None):
 
     path = find_quiz(name, _quizzes_dir(course_dir))
     if path.suffix == ".json":
-        _fail(f"{path} is a student copy: it holds no answers; give the instructor's quiz")
+        raise UserError(f"{path} is a student copy: it holds no answers; give the instructor's quiz")
     return load_quiz(path)
 
 
 def _open(name: str, course_dir: Path | None, sitting: str = "practice"):
     from attnlab.quiz.items import find_quiz, open_quiz
 
-    try:
-        return open_quiz(find_quiz(name, _quizzes_dir(course_dir), sitting), _reference_factory(course_dir))
-    except QuizError as error:
-        _fail(str(error))
+    return open_quiz(find_quiz(name, _quizzes_dir(course_dir), sitting), _reference_factory(course_dir))
 
 
 def _default_student() -> str:
     return os.environ.get("ATTNLAB_STUDENT") or getpass.getuser()
 
 
-COURSE = click.option("--course", "course_dir", type=click.Path(path_type=Path, file_okay=False), default=None, help="The course folder (default: found from here).")
 QUIZ = click.argument("quiz_name", metavar="QUIZ")
 
 
@@ -98,7 +96,8 @@ def _print_summary(result, console, practice: bool = False) -> None:
 @click.option("--answers", "answers_file", type=click.Path(path_type=Path, dir_okay=False), help="Instructor's quiz only: mark this answers file against the student's exam variant.")
 @click.option("--answers-out", type=click.Path(path_type=Path, dir_okay=False), help="Exam mode: where to write the answers to hand in (default: QUIZ-STUDENT.answers.yaml here).")
 @click.option("--restart", is_flag=True, help="Forget saved progress and start again (not for an exam already handed in).")
-@COURSE
+@COURSE_OPTION
+@quiz_errors
 def take(quiz_name, student, mode, answers_file, answers_out, restart, course_dir) -> None:
     """Take QUIZ in the terminal. Type hint, skip, back or quit at any prompt; progress is saved after every answer."""
     from attnlab.quiz import marking, runner
@@ -106,29 +105,26 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
     opened = _open(quiz_name, course_dir, mode or "practice")
     mode = mode or opened.sitting or "practice"
     if opened.sitting is not None and opened.sitting != mode:
-        _fail(f"this is the {opened.sitting} copy of {opened.id!r}: it cannot be taken in {mode} mode (ask your instructor for the {mode} copy)")
+        raise UserError(f"this is the {opened.sitting} copy of {opened.id!r}: it cannot be taken in {mode} mode (ask your instructor for the {mode} copy)")
     if answers_file is not None:
         if opened.sitting is not None:
-            _fail("a student copy cannot mark an answers file: hand the file in, and your instructor marks it (attnlab quiz grade)")
-        try:
-            _quiz_id, file_student, answers = marking.read_answers(answers_file)
-        except QuizError as error:
-            _fail(str(error))
+            raise UserError("a student copy cannot mark an answers file: hand the file in, and your instructor marks it (attnlab quiz grade)")
+        _quiz_id, file_student, answers = marking.read_answers(answers_file)
         student = student or file_student
-        result = marking.mark(opened.id, student, _items(opened, student, "exam"), answers)
+        result = marking.mark(opened.id, student, opened.items_for(student, "exam"), answers)
         from attnlab import console
 
         _print_summary(result, console.out)
         return
     student = student or _default_student()
-    items = _items(opened, student, mode)
+    items = opened.items_for(student, mode)
     path = runner.progress_path(opened.id, student, mode)
     saved = runner.load_progress(path, opened.id, student, mode)
     if mode == "exam" and saved.handed_in:
         # The state is on the student's machine, so this stops a slip, not a determined student;
         # an exam shows no score, so a second sitting learns nothing, and the instructor marks the file handed in.
         if restart:
-            _fail(f"you handed in this exam ({saved.handed_in}); an exam is taken once, so --restart does not apply. Your instructor marks the file you handed in.")
+            raise UserError(f"you handed in this exam ({saved.handed_in}); an exam is taken once, so --restart does not apply. Your instructor marks the file you handed in.")
         click.echo(f"You handed in this exam: your answers are in {saved.handed_in}. Your instructor marks it and tells you your score.")
         return
     progress = runner.Progress(opened.id, student, mode) if restart else saved
@@ -163,28 +159,19 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
     _print_summary(marking.mark(opened.id, student, items, progress.answers), console.out, practice=True)
 
 
-def _items(opened, student: str, sitting: str):
-    try:
-        return opened.items_for(student, sitting)
-    except QuizError as error:
-        _fail(str(error))
-
-
 @quiz.command()
 @QUIZ
 @click.option("--student", required=True, help="The student whose variant to show.")
 @click.option("--format", "output", type=click.Choice(["table", "answers"]), default="table", show_default=True, help="answers: an answers file that --answers accepts.")
 @click.option("--mode", type=click.Choice(["exam", "practice"]), default="exam", show_default=True, help="Which variant: the student's exam variant, or the practice variant they meet.")
-@COURSE
+@COURSE_OPTION
+@quiz_errors
 def key(quiz_name, student, output, mode, course_dir) -> None:
     """Print the answer key of one student's variant of QUIZ."""
     from attnlab.quiz.variant import keyed_quiz
 
-    try:
-        quiz_ = _instructor_quiz(quiz_name, course_dir)
-        keyed = keyed_quiz(quiz_, student, _reference_factory(course_dir), mode)
-    except QuizError as error:
-        _fail(str(error))
+    quiz_ = _instructor_quiz(quiz_name, course_dir)
+    keyed = keyed_quiz(quiz_, student, _reference_factory(course_dir), mode)
     if output == "answers":
         import yaml
 
@@ -207,7 +194,8 @@ def key(quiz_name, student, output, mode, course_dir) -> None:
 @QUIZ
 @click.argument("answer_files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="Where to write the scores (default: QUIZ-scores.csv here).")
-@COURSE
+@COURSE_OPTION
+@quiz_errors
 def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
     """Grade students' ANSWER_FILES for QUIZ: a table, and a CSV with a row per file.
 
@@ -224,13 +212,12 @@ def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
 
     opened = _open(quiz_name, course_dir)
     if opened.sitting is not None:
-        _fail(f"{quiz_name} is a student copy: it holds no answers; give the instructor's quiz")
+        raise UserError(f"{quiz_name} is a student copy: it holds no answers; give the instructor's quiz")
     graded = marking.grade_files(opened.id, lambda student: opened.items_for(student, "exam"), list(answer_files))
     target = csv_path or Path(f"{opened.id}-scores.csv")
-    try:
-        marking.write_csv(target, graded, [item.asked.id for item in _items(opened, "", "exam")])
-    except OSError as error:
-        _fail(f"cannot write {target}: {error.strerror}")
+    questions = [item.asked.id for item in opened.items_for("", "exam")]
+    with writing(target):
+        marking.write_csv(target, graded, questions)
     table = Table(title=f"{opened.id} · {len(graded)} answers files", title_justify="left")
     counted = ("score", "right", "wrong", "close", "unreadable", "skipped")
     for column in ("student", *counted, "problem"):
@@ -261,7 +248,8 @@ def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
 
 @quiz.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@COURSE
+@COURSE_OPTION
+@quiz_errors
 def lint(paths, course_dir) -> None:
     """Check quiz files (default: the course's quizzes/): the schema, and every answer computed for sample students."""
     from attnlab.quiz.lint import check_quiz
@@ -274,9 +262,9 @@ def lint(paths, course_dir) -> None:
         elif path.exists():
             files.append(path)
         else:
-            _fail(f"{path}: no such file or folder")
+            raise UserError(f"{path}: no such file or folder")
     if not files:
-        _fail("no quiz files to check")
+        raise UserError("no quiz files to check")
     problems = 0
     factory = _reference_factory(course_dir)
     for path in files:
@@ -301,7 +289,8 @@ def lint(paths, course_dir) -> None:
 @click.option("--mode", type=click.Choice(["practice", "exam"]), default="practice", show_default=True, help="practice: a pool of practice variants, checked by hashes; exam: the questions only, nothing to check against.")
 @click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="Exam copy (required): the class's student ids, one a line; each gets their questions as text.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the student copy (.json; by convention ID.json for practice, ID.exam.json for the exam).")
-@COURSE
+@COURSE_OPTION
+@quiz_errors
 def student_copy_command(quiz_name, mode, roster, output, course_dir) -> None:
     """Write a student copy of QUIZ: an exam copy holds no key material; a practice copy checks by scrypt hashes."""
     from attnlab.atomic import write_json_atomically
@@ -311,13 +300,10 @@ def student_copy_command(quiz_name, mode, roster, output, course_dir) -> None:
     from attnlab.roster import read_student_ids
 
     students = read_student_ids(roster)
-    try:
-        path = find_quiz(quiz_name, _quizzes_dir(course_dir))
-        if path.suffix == ".json":
-            _fail(f"{path} is a student copy: give the instructor's quiz")
-        copy = student_copy.build(load_quiz(path), mode, _reference_factory(course_dir), students)
-    except QuizError as error:
-        _fail(str(error))
+    path = find_quiz(quiz_name, _quizzes_dir(course_dir))
+    if path.suffix == ".json":
+        raise UserError(f"{path} is a student copy: give the instructor's quiz")
+    copy = student_copy.build(load_quiz(path), mode, _reference_factory(course_dir), students)
     write_json_atomically(output, copy)
     click.echo(f"Wrote the {mode} copy {output} ({len(copy['questions'])} questions)", err=True)
 
@@ -327,19 +313,15 @@ def student_copy_command(quiz_name, mode, roster, output, course_dir) -> None:
 @click.option("--format", "output_format", type=click.Choice(["moodle-xml"]), default="moodle-xml", show_default=True, help="The LMS format (Moodle XML imports into Moodle's question bank).")
 @click.option("--variants", type=click.IntRange(min=1, max=500), default=1, show_default=True, help="1: one fixed variant per question; N: a category of N variants per parameterized question (a pool for 'random question').")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the export (.xml).")
-@COURSE
+@COURSE_OPTION
+@quiz_errors
 def export_command(quiz_name, output_format, variants, output, course_dir) -> None:
     """Export QUIZ with its answers for an LMS: Moodle XML, one variant or a pool of N."""
     from attnlab.atomic import write_text_atomically
     from attnlab.quiz.moodle import moodle_xml
 
-    try:
-        quiz_ = _instructor_quiz(quiz_name, course_dir)
-        text = moodle_xml(quiz_, _reference_factory(course_dir), variants)
-    except QuizError as error:
-        _fail(str(error))
-    try:
+    quiz_ = _instructor_quiz(quiz_name, course_dir)
+    text = moodle_xml(quiz_, _reference_factory(course_dir), variants)
+    with writing(output):
         write_text_atomically(output, text)
-    except OSError as error:
-        _fail(f"cannot write {output}: {error.strerror}")
     click.echo(f"Wrote {output} ({len(quiz_.questions)} questions, {variants} variant(s) each where parameterized)", err=True)

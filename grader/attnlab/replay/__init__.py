@@ -35,9 +35,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from attnlab.backends import Backend, NotReplayed
+from attnlab.grading.backends import Backend, NotReplayed
 from attnlab.course import Course
-from attnlab.grading import grade
+from attnlab.grading.suite import grade
 from attnlab.outcomes import StudentError, SubmissionProblem
 from attnlab.reference import Reference
 from attnlab.replay.compare import same_behaviour

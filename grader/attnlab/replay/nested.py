@@ -18,7 +18,7 @@ being graded. Only digests computed here go into its tables.
 from __future__ import annotations
 
 from attnlab import wire
-from attnlab.backends import NotReplayed
+from attnlab.grading.backends import NotReplayed
 from attnlab.replay.compare import has_float32, same_behaviour
 from attnlab.sandbox.host import StandinBounds
 

@@ -12,9 +12,9 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 
-from attnlab.backends import Backend, CallResult, InProcessBackend
+from attnlab.grading.backends import Backend, CallResult, InProcessBackend
 from attnlab.course import Course
-from attnlab.grading import hidden_test_files, run_suite
+from attnlab.grading.suite import hidden_test_files, run_suite
 from attnlab.outcomes import GraderFailure, Outcome, SubmissionProblem
 from attnlab.lifecycle import die_with
 from attnlab.reference import Reference

@@ -1,4 +1,4 @@
-"""The one seam between hidden tests and a submission: ``student.softmax(x)``.
+"""What hidden tests call ``student``: the one seam between them and a submission (``student.softmax(x)``).
 
 The proxy looks like a module of the student's functions. Every call goes to
 a backend (normally a sandboxed worker) and comes back as plain data. It also
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnlab.backends import Backend
+from attnlab.grading.backends import Backend
 from attnlab.misconceptions import Raised, RecordedCall
 from attnlab.outcomes import StudentError
 from attnlab.wire import copy_plain
@@ -31,8 +31,8 @@ def describe_call(function: str, args: tuple, kwargs: dict) -> str:
     return f"{function}({', '.join(parts)})"
 
 
-class Submission:
-    """A student's submission as hidden tests see it.
+class StudentProxy:
+    """A student's submission as hidden tests see it: the ``student`` fixture.
 
     It records the calls of the current test with their results (``calls``), so
     that a failure can be matched against the misconception catalogue.

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import attnlab
 from attnlab.course import Course, CourseError
-from attnlab.stubs import BEGIN, END, stale_stubs
+from attnlab.export.stubs import BEGIN, END, stale_stubs
 
 ENGINE_DIR = Path(attnlab.__file__).resolve().parent
 NOT_COPIED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")

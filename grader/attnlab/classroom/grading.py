@@ -17,7 +17,6 @@ import multiprocessing
 import multiprocessing.util
 import os
 import signal
-import tempfile
 import time
 import warnings
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -25,18 +24,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from attnlab.classroom.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, grader_fingerprint
+from attnlab.classroom.jobs import choose_jobs
 from attnlab.course import Course
-from attnlab.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, grader_fingerprint
-from attnlab.grading import SubmissionError, load_hidden_tests
-from attnlab.jobs import choose_jobs
-from attnlab.lifecycle import die_with, remove_stale_scratch, scratch_prefix
+from attnlab.grading.suite import grade_entry, load_hidden_tests
+from attnlab.lifecycle import die_with, remove_stale_scratch
 from attnlab.outcomes import GraderFailure
 from attnlab.reference import Reference
 from attnlab.replay import ClassSession
 from attnlab.replay.kept import load_script, save_script, script_key
 from attnlab.replay.recording import record_script_in_parallel
 from attnlab.replay.script import Script
-from attnlab.roster import Entry, RosterError, find_entries, looks_like_submission, safe_id, shown, stage
+from attnlab.roster import Entry, RosterError, SubmissionError, find_entries, looks_like_submission, safe_id, shown
 from attnlab.sandbox.host import Limits, bwrap_path, close_to_workers
 
 
@@ -104,19 +103,16 @@ def _start_slot(parent: int, session: ClassSession, store: ResultStore, plan: "C
     multiprocessing.util.Finalize(session, session.close, exitpriority=10)
     _FORKED_WITH.update(session=session, store=store, plan=plan)
     # No automatic collections: a submission's cycles (pytest's, hypothesis's) are collected once
-    # when it is graded (_grade_entry). Automatic ones walked the class's caches again and again.
+    # when it is graded (_grade_in_slot). Automatic ones walked the class's caches again and again.
     gc.disable()
 
 
-def _grade_entry(entry: Entry) -> tuple[str, dict | None, str | None]:
+def _grade_in_slot(entry: Entry) -> tuple[str, dict | None, str | None]:
     """In a grading process: grade one entry and save its result. (student, stored data, failure)."""
     session, store, plan = _FORKED_WITH["session"], _FORKED_WITH["store"], _FORKED_WITH["plan"]
     report, error = None, None
     try:
-        with tempfile.TemporaryDirectory(prefix=scratch_prefix("attnlab-stage")) as staging:
-            submission = stage(entry, session.course, Path(staging))
-            result = session.grade(submission)
-            report = {**result.to_dict(), "submission": shown(entry.source)}
+        report = grade_entry(session.course, entry, "attnlab-stage", session.grade).to_dict()
     except (RosterError, SubmissionError) as problem:
         error = str(problem)  # the submission's own fault: saved, with no points
     except GraderFailure:
@@ -204,7 +200,7 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
     for entry in plan.to_grade:
         sharing.setdefault(entry.source, []).append(entry)
     try:
-        pending = {executor.submit(_grade_entry, group[0]): group for group in sharing.values()}
+        pending = {executor.submit(_grade_in_slot, group[0]): group for group in sharing.values()}
         on_ready()
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -224,7 +220,9 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
         executor.shutdown(wait=True, cancel_futures=True)
         raise
     except BaseException:
-        # Ctrl-C or worse: stop the grading processes now (their sandboxes die with them).
+        # Ctrl-C or worse: stop the grading processes now (their sandboxes die with them). Python
+        # 3.11's executor has no public way to (3.14 adds kill_workers); multiprocessing's
+        # active_children() would kill every child of the caller's, not the pool's alone.
         for process in list(getattr(executor, "_processes", {}).values()):
             process.kill()
         executor.shutdown(wait=False, cancel_futures=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import collections
-from contextlib import contextmanager
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -57,15 +56,6 @@ class ClassProgress:
             self.counts["not gradable"] += 1
         counts = " ".join(f"[{_OUTCOME_STYLES.get(k, 'red')}]{k} {n}[/]" for k, n in sorted(self.counts.items(), key=lambda kv: -kv[1]))
         self.progress.update(self.task, advance=1, counts=counts)
-
-
-@contextmanager
-def class_progress(console: Console, total: int):
-    progress = ClassProgress(console, total)
-    try:
-        yield progress
-    finally:
-        progress.stop()
 
 
 def score_histogram(percentages: list[float], bins: int = 10, width: int = 40) -> list[tuple[str, int, str]]:

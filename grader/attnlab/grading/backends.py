@@ -4,8 +4,9 @@
 its own forked worker (see ``attnlab.sandbox``), so nothing the student's code
 does reaches the grader, and the reference answers one function's stand-ins
 get never reach the process that answers for another. ``InProcessBackend`` imports the files into the grader
-itself; it exists so that the benchmark can measure what the sandbox costs,
-and must never be used on code you do not trust.
+itself: for code that is trusted or that runs unsandboxed anyway (the reference, whose run of the
+hidden tests a class records; a notebook's functions in nbgrader's kernel) and for the
+benchmark's baseline (``--no-sandbox``). It must never be used on code you do not trust.
 """
 
 from __future__ import annotations
@@ -372,7 +373,7 @@ def _arguments_digest(args: tuple, kwargs: dict) -> str:
 
 
 class InProcessBackend(Backend):
-    """Imports the submission into this process: for measuring the sandbox's cost only."""
+    """Imports the submission into this process: never for code you do not trust (see above)."""
 
     mode = "in-process, no sandbox (benchmark baseline; never use on untrusted code)"
 

@@ -24,8 +24,8 @@ import os
 import sys
 from pathlib import Path
 
-from attnlab.backends import InProcessBackend
 from attnlab.course import Course, CourseError
+from attnlab.grading.backends import InProcessBackend
 from attnlab.outcomes import Outcome
 from attnlab.results import TestResult
 from attnlab.roster import notebook_code
@@ -115,7 +115,7 @@ def import_notebooks(names, folder: str | Path = ".") -> NotebookFinder:
 @contextlib.contextmanager
 def _reference_view(course: Course):
     """For a moment, plain module names mean the reference files, not the sibling notebooks."""
-    from attnlab.checking import reference_names
+    from attnlab.reference import reference_names
 
     finders = [f for f in sys.meta_path if isinstance(f, NotebookFinder)]
     for finder in finders:
@@ -155,7 +155,7 @@ _RESULTS: dict[tuple[int, str], dict[str, TestResult]] = {}
 
 def run_hidden_file(course: Course, test_file: str, namespace: dict) -> dict[str, TestResult]:
     """Run one hidden test file against ``namespace``; its results by node id."""
-    from attnlab.grading import run_suite
+    from attnlab.grading.suite import run_suite
     from attnlab.reference import Reference
 
     module = test_file.removeprefix("test_").removesuffix(".py")

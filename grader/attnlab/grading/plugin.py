@@ -17,9 +17,9 @@ import time
 import pytest
 
 from attnlab.course import Course, CourseError
+from attnlab.grading.student import StudentProxy
 from attnlab.misconceptions import Misconception, identify
 from attnlab.outcomes import Outcome, StudentError, SubmissionProblem
-from attnlab.proxy import Submission
 from attnlab.reference import Reference
 from attnlab.results import TestResult, named_feedback
 
@@ -90,9 +90,9 @@ class GradingProfile:
 class GradingPlugin(GradingProfile):
     """Registered with ``pytest.main(plugins=[...])`` for one submission."""
 
-    def __init__(self, course: Course, reference: Reference, submission: Submission, points: dict[tuple[str, str], float], take_output, catalogue: list[Misconception] = (), decided: frozenset[str] = frozenset()):
+    def __init__(self, course: Course, reference: Reference, student: StudentProxy, points: dict[tuple[str, str], float], take_output, catalogue: list[Misconception] = (), decided: frozenset[str] = frozenset()):
         self.course, self.points, self.catalogue = course, points, list(catalogue)
-        self._reference, self._submission, self._take_output = reference, submission, take_output
+        self._reference, self._student, self._take_output = reference, student, take_output
         self._decided = decided  # node ids already graded (by replay): collected, then not run
         self.results: list[TestResult] = []
         self.nodeids: list[str] = []
@@ -102,8 +102,8 @@ class GradingPlugin(GradingProfile):
         self._named: dict[str, list[tuple[int, list, str]]] = {}  # function -> (result index, calls, feedback without the name)
 
     @pytest.fixture(scope="session")
-    def student(self) -> Submission:
-        return self._submission
+    def student(self) -> StudentProxy:
+        return self._student
 
     @pytest.fixture(scope="session")
     def reference(self) -> Reference:
@@ -159,7 +159,7 @@ class GradingPlugin(GradingProfile):
                 self.results[index] = dataclasses.replace(self.results[index], misconception=mistake.id, feedback=_named_feedback(mistake, feedback))
 
     def pytest_runtest_setup(self, item) -> None:
-        self._submission.start_test()
+        self._student.start_test()
         self._started = time.perf_counter()
 
     def _record(self, item, call, report) -> None:
@@ -170,11 +170,11 @@ class GradingPlugin(GradingProfile):
         if report.passed:
             outcome, feedback = Outcome.PASSED, ""
         else:
-            outcome, feedback = _feedback(call.excinfo.value, self._submission.last_call)
+            outcome, feedback = _feedback(call.excinfo.value, self._student.last_call)
             if outcome is Outcome.FAILED or isinstance(call.excinfo.value, StudentError):
-                mistake = identify(self.catalogue, function, self._submission.calls, self._reference)
+                mistake = identify(self.catalogue, function, self._student.calls, self._reference)
             if mistake is not None:
-                self._named.setdefault(function, []).append((len(self.results), list(self._submission.calls), feedback))
+                self._named.setdefault(function, []).append((len(self.results), list(self._student.calls), feedback))
                 feedback = _named_feedback(mistake, feedback)
         self.nodeids.append(item.nodeid)
         self.results.append(

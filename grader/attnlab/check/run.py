@@ -9,7 +9,6 @@ message, not implemented yet, or waiting for another function.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib
 import os
@@ -20,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from attnlab.check.deadline import TestDeadline, TestTookTooLong, function_of
 from attnlab.course import Course, CourseError
 from attnlab.misconceptions import RecordedCall, identify, load_catalogue
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
-from attnlab.reference import Reference
-from attnlab.test_deadline import TestDeadline, TestTookTooLong, function_of
+from attnlab.reference import Reference, reference_names
 from attnlab.wire import WireError, copy_plain
 
 PYTEST_INI = Path(__file__).with_name("public_tests.ini")
@@ -130,26 +129,6 @@ class MistakeNamer:
                 self._catalogues[module] = load_catalogue(self.course, [module])
                 self._loaded.preload(self.course.functions_in(module))
         return identify(self._catalogues[module], function, calls, self._loaded)
-
-
-@contextlib.contextmanager
-def reference_names(course: Course):
-    """For a moment, let the plain module names (``softmax``) mean the reference files.
-
-    The student's modules hold those names in this process. A reference module binds what it
-    imports when it is imported, so once the student's modules are put back it keeps using
-    the reference versions.
-    """
-    saved_modules = {m: sys.modules.pop(m) for m in course.modules if m in sys.modules}
-    saved_path = list(sys.path)
-    sys.path.insert(0, str(course.solutions_dir))
-    try:
-        yield
-    finally:
-        for module in course.modules:
-            sys.modules.pop(module, None)
-        sys.modules.update(saved_modules)
-        sys.path[:] = saved_path
 
 
 class CheckPlugin:

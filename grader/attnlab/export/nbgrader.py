@@ -1,7 +1,7 @@
 """``attnlab export nbgrader``: the course as an nbgrader course, one notebook per exercise file.
 
 Each notebook, written with nbformat, holds: the file's lesson (its docstring) in
-markdown; a locked set-up cell with its imports (``attnlab.notebook`` lets them
+markdown; a locked set-up cell with its imports (``attnlab.export.notebook`` lets them
 find the sibling notebooks); per function, a markdown cell with its docstring and
 shape passport and a solution cell (the reference, between nbgrader's own
 ``### BEGIN SOLUTION`` markers, hints kept above them); then one autograded cell
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from attnlab.course import Course, CourseError
-from attnlab.notebook import SETUP_PREFIX
-from attnlab.stubs import BEGIN, HINT
+from attnlab.export.notebook import SETUP_PREFIX
+from attnlab.export.stubs import BEGIN, HINT
 
 NBGRADER_CONFIG = '''# nbgrader configuration for the attnlab course, written by `attnlab export nbgrader`.
 c = get_config()  # noqa: F821 - nbgrader provides it
@@ -63,8 +63,8 @@ def _hints_above_regions(source: str) -> str:
 
 def hidden_items(course: Course, module: str) -> list[tuple[str, str, float]]:
     """(node id, test name, points) of every hidden test item of ``module``, in file order."""
-    from attnlab.grading import hidden_pytest_args
-    from attnlab.plugin import GradingPlugin
+    from attnlab.grading.plugin import GradingPlugin
+    from attnlab.grading.suite import hidden_pytest_args
     from attnlab.points import load_points
     from attnlab.pytest_runs import run_captured
 
@@ -101,7 +101,7 @@ def notebook_for(course: Course, module: str, course_path: str):
     header = "\n".join(lines[(body[0].lineno - 1 if body else 0): first_def - 1]).strip()
     cells = [nbf.new_markdown_cell(f"# `{module}.py`\n\n{docstring}", metadata=_meta(f"lesson-{module}", locked=True))]
     earlier = list(course.modules_before(module))
-    setup = "from attnlab.notebook import import_notebooks\n\n"
+    setup = "from attnlab.export.notebook import import_notebooks\n\n"
     if earlier:
         setup += f"# Lets `from {earlier[0]} import ...` load the notebook {earlier[0]}.ipynb next to this one.\nimport_notebooks({earlier!r})\n\n"
     setup += header
@@ -126,7 +126,7 @@ def notebook_for(course: Course, module: str, course_path: str):
         code = (
             f"# {name}  ({points:g} points)\n"
             "### BEGIN HIDDEN TESTS\n"
-            "from attnlab.notebook import hidden_test\n\n"
+            "from attnlab.export.notebook import hidden_test\n\n"
             f"hidden_test({nodeid!r}, globals(), course={course_path!r})\n"
             "### END HIDDEN TESTS"
         )

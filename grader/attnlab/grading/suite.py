@@ -1,31 +1,35 @@
-"""Grade one submission: run the hidden tests against it and collect a ``GradeReport``."""
+"""Grade one submission: run the hidden tests against it and collect a ``GradeReport``.
+
+``grade`` grades a folder of exercise files; ``grade_entry`` grades a submission as it was
+handed in (a folder, a .zip, notebooks), staged first.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
-from attnlab.backends import Backend, InProcessBackend, SandboxBackend
 from attnlab.course import Course, CourseError
+from attnlab.grading.backends import Backend, InProcessBackend, SandboxBackend
+from attnlab.grading.plugin import GradingPlugin, GradingProfile
+from attnlab.grading.student import StudentProxy
+from attnlab.lifecycle import scratch_prefix
 from attnlab.misconceptions import load_catalogue
-from attnlab.plugin import GradingPlugin, GradingProfile
+from attnlab.outcomes import GraderFailure, Outcome
 from attnlab.points import load_points
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
-from attnlab.proxy import Submission
 from attnlab.reference import Reference
-from attnlab.outcomes import GraderFailure, Outcome
 from attnlab.results import GradeReport, TestResult
+from attnlab.roster import Entry, SubmissionError, shown, stage
 from attnlab.sandbox.host import AnswerCache, ForkServer, Limits
 
 # The engine's own pytest settings for hidden tests, independent of any project's config.
 PYTEST_INI = Path(__file__).with_name("hidden_tests.ini")
-
-
-class SubmissionError(Exception):
-    """The folder cannot be graded (missing, or not a submission); the message is one line."""
 
 
 def check_submission(course: Course, submission: Path) -> Path:
@@ -60,10 +64,10 @@ def hidden_pytest_args(course: Course, test_files: list[Path]) -> list[str]:
 
 def run_suite(course: Course, test_files: list[Path], backend: Backend, reference: Reference, *, decided: frozenset[str] = frozenset(), extra_plugins: tuple = ()) -> GradingPlugin:
     """Run the hidden tests (but not the ``decided`` ones) against ``backend``'s submission."""
-    proxy = Submission(backend, [f.name for f in course.functions])
-    plugin = GradingPlugin(course, reference, proxy, load_points(course.hidden_tests_dir), backend.take_output, load_catalogue(course, [f.stem.removeprefix("test_") for f in test_files]), decided)
+    student = StudentProxy(backend, [f.name for f in course.functions])
+    plugin = GradingPlugin(course, reference, student, load_points(course.hidden_tests_dir), backend.take_output, load_catalogue(course, [f.stem.removeprefix("test_") for f in test_files]), decided)
     # No assertion rewriting and no pytest tracebacks: hidden tests report through expect_* messages,
-    # and formatting a source-annotated traceback per failure cost 40 ms each (2.6 s for the stubs).
+    # and formatting a source-annotated traceback for every failure slowed a failing submission down.
     args = [*hidden_pytest_args(course, test_files), "--assert=plain", "--tb=no", "-q"]
     exit_code, output = run_captured(args, [plugin, *extra_plugins])
     if plugin.internal_errors or exit_code not in (*COMPLETED, pytest.ExitCode.NO_TESTS_COLLECTED):
@@ -75,10 +79,9 @@ def run_suite(course: Course, test_files: list[Path], backend: Backend, referenc
 def load_hidden_tests(course: Course, only: list[str] | None = None) -> None:
     """Import what a hidden-test session needs (hypothesis, the hidden test modules, pytest's
     own plugins) in this process, by collecting the tests once: the processes forked from it
-    then start warm. Each recording and grading process paid a quarter of a second for it, at
-    its first session. Not the tests of a file that needs a heavy library: torch's threads must
-    not start in a process that forks. Whatever goes wrong here shows again, with its message,
-    when the tests run."""
+    then start warm, not each at its first session. Not the tests of a file that needs a heavy
+    library: torch's threads must not start in a process that forks. Whatever goes wrong here
+    shows again, with its message, when the tests run."""
     light = [m for m in course.modules if (not only or m in only) and not course.needs_of(m)]
     if light:
         # With grading's hypothesis settings in force as the modules are imported (GradingProfile).
@@ -134,3 +137,17 @@ def grade(
     merged = {**decided, **live}
     ordered = [merged.pop(n) for n in order if n in merged] + list(merged.values())
     return GradeReport(submission=str(submission), tests=tuple(ordered), sandbox=backend.mode, duration=time.perf_counter() - started)
+
+
+def grade_entry(course: Course, entry: Entry, scratch_kind: str = "attnlab-stage", grade_folder: Callable[[Path], GradeReport] | None = None) -> GradeReport:
+    """Stage ``entry``'s exercise files in a scratch folder (``lifecycle.scratch_prefix`` of
+    ``scratch_kind``: a killed run's copy is removed by the next), grade them with
+    ``grade_folder`` (default: ``grade(course, folder)``), and label the report with the entry as
+    handed in, not the scratch folder, which is gone by then.
+
+    Raises ``RosterError`` (``NoExerciseFile`` among them) when the entry holds no exercise file
+    or is refused, before anything is graded."""
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix(scratch_kind)) as scratch:
+        folder = stage(entry, course, Path(scratch))
+        report = grade_folder(folder) if grade_folder is not None else grade(course, folder)
+    return dataclasses.replace(report, submission=shown(entry.source))

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from attnlab.atomic import write_json_atomically
 from attnlab.course import Course
+from attnlab.export.release import ENGINE_DIR, NOT_COPIED, ReleaseError, require_instructor_course
 from attnlab.inert import terminal_text
 from attnlab.outcomes import GraderFailure
-from attnlab.release import ENGINE_DIR, NOT_COPIED, ReleaseError, require_instructor_course
 
 ROOT_VARIABLE = "ATTNLAB_AUTOGRADER_ROOT"
 
@@ -56,7 +56,7 @@ fi
 chmod 700 "$ROOT/source"
 mkdir -p "$ROOT/results" && chmod 700 "$ROOT/results"
 cd "$ROOT/source"
-PYTHONPATH="$ROOT/source/grader" exec "$PYTHON" -m attnlab.gradescope "$ROOT"
+PYTHONPATH="$ROOT/source/grader" exec "$PYTHON" -m attnlab.export.gradescope "$ROOT"
 """
 
 
@@ -101,23 +101,20 @@ def run(root: Path) -> dict:
 
     Raises ``GraderFailure``, writing nothing, when the sandbox failed: Gradescope then shows the
     submission as not graded (the autograder failed), never a score of 0 the student did not earn."""
-    from attnlab.grading import grade
-    from attnlab.roster import Entry, NoExerciseFile, RosterError, stage
+    from attnlab.grading.suite import grade_entry
+    from attnlab.roster import Entry, NoExerciseFile, RosterError
 
     results_path = root / "results" / "results.json"
     results_path.parent.mkdir(parents=True, exist_ok=True)
     try:
         course = Course.load(root / "source")
-        with tempfile.TemporaryDirectory() as staging:
-            try:
-                folder = stage(Entry("submission", root / "submission"), course, Path(staging))
-            except NoExerciseFile:
-                names = ", ".join(f"{m}.py" for m in course.modules)
-                results = _nothing_to_grade(f"No exercise file was found in your upload. Upload {names} (or the notebooks), at the top level or in one folder.")
-            except RosterError as problem:  # a notebook that is not one, say: the student can mend it
-                results = _nothing_to_grade(f"Your upload could not be read: {problem}.")
-            else:
-                results = grade(course, folder).to_gradescope()
+        try:
+            results = grade_entry(course, Entry("submission", root / "submission")).to_gradescope()
+        except NoExerciseFile:
+            names = ", ".join(f"{m}.py" for m in course.modules)
+            results = _nothing_to_grade(f"No exercise file was found in your upload. Upload {names} (or the notebooks), at the top level or in one folder.")
+        except RosterError as problem:  # a notebook that is not one, say: the student can mend it
+            results = _nothing_to_grade(f"Your upload could not be read: {problem}.")
     except GraderFailure:
         raise
     except Exception as error:  # noqa: BLE001 - Gradescope shows this file; a crash would show nothing

@@ -1,0 +1,8 @@
+"""``attnlab check``: the public tests on a student's own code, on the student's own machine.
+
+``run`` runs the public tests (``exercises/tests/``) in this process, unsandboxed (it is the
+student's code on the student's machine), and summarises them per function, naming a known
+mistake where the instructor's catalogue is at hand. ``deadline`` fails a public test that runs
+too long, in ``attnlab check`` and in plain ``pytest exercises`` (through the course's
+``conftest.py``). ``public_tests.ini`` is pytest's settings for them.
+"""

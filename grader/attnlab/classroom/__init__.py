@@ -1,0 +1,8 @@
+"""A whole class: graded in parallel, resumable, kept in a gradebook.
+
+``grading`` plans a class run (which submissions need grading) and grades them in forked
+grading processes, each with its own sandbox, on the class's fast path (``attnlab.replay``).
+``gradebook`` saves each student's result as a file the moment it is graded and rebuilds the
+SQLite gradebook (and the CSV) from those files. ``jobs`` says how many submissions to grade at
+once. The class folder itself is read by ``attnlab.roster``.
+"""

@@ -1,0 +1,15 @@
+"""The options the command groups share (``cli`` and ``quiz.commands``), declared once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+COURSE_OPTION = click.option(
+    "--course",
+    "course_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="The course folder (default: $ATTNLAB_COURSE, else the nearest folder above with exercises/course.toml).",
+)
