@@ -20,7 +20,6 @@ from attnlab.grading.plugin import GradingPlugin, GradingProfile
 from attnlab.grading.student import StudentProxy
 from attnlab.lifecycle import scratch_prefix
 from attnlab.misconceptions import load_catalogue
-from attnlab.outcomes import GraderFailure, Outcome
 from attnlab.points import load_points
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.reference import Reference

@@ -146,7 +146,7 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
             sys.exit(130 if sys.exc_info()[0] is KeyboardInterrupt else 0)
         except QuizError as error:  # a key worked out only when checked (the YAML's): the quiz's fault
             runner.save_progress(path, progress)
-            _fail(f"{error} (your progress is saved; tell your instructor)")
+            raise UserError(f"{error} (your progress is saved; tell your instructor)") from None
     if mode == "exam":
         target = answers_out or Path(f"{opened.id}-{student}.answers.yaml")
         marking.write_answers(target, opened.id, student, progress.answers)
