@@ -40,8 +40,8 @@ MAX_ARRAY_BYTES = 64 << 20
 # A message is held whole by its receiver: room for one array at the limit and more besides (a
 # program sends its results in messages of about 16 MiB at most).
 MAX_MESSAGE_BYTES = 2 * MAX_ARRAY_BYTES
-# Lists, tuples and text travel in the JSON header: a list of five million floats took longer to
-# write than a call's deadline (and was named a timeout), and 100 MB of text crashed the writer.
+# Lists, tuples and text travel in the JSON header, which is slow and large to write past these
+# bounds: a student's oversized list is named as such, not mistaken for a timeout.
 MAX_ITEMS = 1 << 16
 MAX_TEXT_CHARS = 1 << 20
 MAX_DEPTH = 32

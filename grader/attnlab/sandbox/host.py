@@ -493,7 +493,8 @@ class AnswerCache:
 
 
 # A stand-in call's integer arguments may multiply to this many (an answer of this many entries,
-# 32 MiB of float64) whatever the graded call's inputs: a 2048-token causal mask, not a 538 MB table.
+# 32 MiB of float64) whatever the graded call's inputs, so that sizes chosen by the student cannot
+# make the reference build a table far larger than any graded answer.
 ANSWER_ELEMENTS = 1 << 22
 
 
