@@ -27,6 +27,13 @@ def test_the_release_holds_what_students_need(release):
     assert {f"quizzes/{p.stem}.exam.json" for p in (REPO / "quizzes").glob("*.yaml")} <= names
 
 
+def test_the_release_ships_the_engine_students_run_and_not_the_instructors_side(release):
+    engine = {p.relative_to(release / "grader" / "attnlab").as_posix() for p in (release / "grader" / "attnlab").rglob("*.py")}
+    assert {"check/run.py", "quiz/runner.py", "expect.py", "sandbox/inside/module_harness.py"} <= engine
+    for instructors in ("grading/", "replay/", "classroom/", "report/", "sandbox/host.py", "sandbox/inside/forkserver.py", "export/release.py", "export/gradescope.py", "export/nbgrader.py"):
+        assert not any(name.startswith(instructors) for name in engine), instructors
+
+
 def test_the_release_holds_no_solutions_hidden_tests_or_answers(release):
     assert scan(COURSE, release) == []
     names = {p.name for p in release.rglob("*")}
@@ -94,6 +101,15 @@ def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_n
     for args in (["shapes"], ["shapes", "--mode", "exam"]):  # as the README says: the practice copy, then the exam copy
         quiz = subprocess.run([env_dir / "bin" / "attnlab", "quiz", "take", *args, "--student", "s1"], cwd=release, input="quit\n", capture_output=True, text=True, timeout=120, env={**clean, "ATTNLAB_STATE_DIR": str(tmp_path / "state")})
         assert quiz.returncode == 0 and "Question 1 of 11" in quiz.stdout and "Traceback" not in quiz.stdout + quiz.stderr, quiz.stdout + quiz.stderr
+    # Every module shipped imports from the installed bundle alone; the instructor's commands are
+    # neither offered nor a traceback.
+    walk = subprocess.run([env_dir / "bin" / "python", "-c", "import attnlab, importlib, pkgutil; [importlib.import_module(m.name) for m in pkgutil.walk_packages(attnlab.__path__, 'attnlab.')]; print(attnlab.__file__)"], cwd=tmp_path, capture_output=True, text=True, env=clean)
+    assert walk.returncode == 0 and str(env_dir) in walk.stdout, walk.stderr[-2000:]
+    helped = subprocess.run([env_dir / "bin" / "attnlab", "--help"], cwd=release, capture_output=True, text=True, env=clean)
+    listed = [line.split()[0] for line in helped.stdout.split("Commands:")[1].splitlines() if line.strip()]
+    assert listed == ["check", "quiz"] and "attnlab grade" not in helped.stdout, helped.stdout
+    refused = subprocess.run([env_dir / "bin" / "attnlab", "grade", "exercises"], cwd=release, capture_output=True, text=True, env=clean)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "for instructors" in refused.stderr, refused.stderr
     # Nothing of the repository is importable in the student's venv: no reference, no hidden-test helpers.
     probe = subprocess.run([env_dir / "bin" / "python", "-c", "import importlib.util as u; print(u.find_spec('softmax'), u.find_spec('attention_inputs'))"], cwd=tmp_path, capture_output=True, text=True)
     assert probe.stdout.split() == ["None", "None"]

@@ -18,28 +18,46 @@ import click
 
 from attnlab.course import CourseError, find_course
 from attnlab.errors import GraderError, UserError, user_errors, writing
-from attnlab.export.stubs import StubError
 from attnlab.options import COURSE_OPTION
 from attnlab.roster import RosterError, SubmissionError
 
-# What the library raises about something the user can fix (a release's refusal is a CourseError).
-library_errors = user_errors(CourseError, RosterError, SubmissionError, StubError)
+# What the library raises about something the user can fix (a release's refusal and a stub's
+# malformed region are CourseErrors).
+library_errors = user_errors(CourseError, RosterError, SubmissionError)
 
+# The student release ships the engine without its instructor's side (``export.release``): these
+# commands are not offered there, and asking for one says why in one line.
+INSTRUCTOR_COMMANDS = ("grade", "stubs", "release", "export")
+IN_STUDENT_RELEASE = not (Path(__file__).parent / "grading").is_dir()
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="attnlab")
-def main() -> None:
-    """attnlab: a course on self-attention that grades itself.
-
+STUDENT_HELP = """
     \b
     Students:    attnlab check            run the public tests on your exercises/
-                 attnlab quiz take QUIZ   take a quiz in the terminal
+                 attnlab quiz take QUIZ   take a quiz in the terminal"""
+INSTRUCTOR_HELP = """
     Instructors: attnlab grade FOLDER     grade a submission, or a whole class, with the hidden tests
                  attnlab stubs            regenerate exercises/ from solutions/
                  attnlab release DIR      the bundle students get (no solutions, tests or answers)
                  attnlab export --help    nbgrader course, Gradescope autograder zip
-                 attnlab quiz --help      key, grade, lint and export quizzes
-    """
+                 attnlab quiz --help      key, grade, lint and export quizzes"""
+
+
+class CommandGroup(click.Group):
+    """The main command: in the student release, without the instructor's commands."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name in super().list_commands(ctx) if not (IN_STUDENT_RELEASE and name in INSTRUCTOR_COMMANDS)]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if IN_STUDENT_RELEASE and name in INSTRUCTOR_COMMANDS:
+            raise UserError(f"`attnlab {name}` is for instructors: the student bundle has only `attnlab check` and `attnlab quiz take`")
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]}, help="attnlab: a course on self-attention that grades itself.\n" + STUDENT_HELP + ("" if IN_STUDENT_RELEASE else INSTRUCTOR_HELP))
+@click.version_option(package_name="attnlab")
+def main() -> None:
+    pass
 
 
 @main.command()

@@ -1,8 +1,10 @@
 """``attnlab release``: the bundle students receive, and the scan that proves it holds no answers.
 
 The bundle is the generated stubs with their public tests, the student copy of
-every quiz, the engine (what ``attnlab check`` and ``attnlab quiz take`` run on),
-a ``pyproject.toml`` to install it with, and a README for students. It holds no
+every quiz, the part of the engine students run (``STUDENT_ENGINE``: ``attnlab
+check``, ``attnlab quiz take`` and the public tests' helpers; not the class
+grader, the fast path, the sandbox's host or the exports), a ``pyproject.toml``
+to install it with, and a README for students. It holds no
 solutions, hidden tests, answer keys or misconception catalogue: ``scan`` looks
 for each of them, and a release with a leak is not written.
 """
@@ -21,6 +23,15 @@ from attnlab.export.stubs import BEGIN, END, stale_stubs
 
 ENGINE_DIR = Path(attnlab.__file__).resolve().parent
 NOT_COPIED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+# What ``attnlab check``, ``attnlab quiz take`` and the public tests import, and nothing else: the
+# release test imports every shipped module from the installed bundle, so a missing one fails it.
+STUDENT_ENGINE = (
+    "__init__.py", "cli.py", "errors.py", "options.py", "console.py", "inert.py", "atomic.py",
+    "course.py", "roster.py", "uploads.py", "reference.py", "misconceptions.py", "wire.py",
+    "pytest_runs.py", "expect.py", "check", "quiz",
+    "export/__init__.py", "export/stubs.py",
+    "sandbox/__init__.py", "sandbox/inside/__init__.py", "sandbox/inside/module_harness.py",
+)
 # Lines shorter than this (``return out``, ``d = x.shape[-1]``) are too common to call a leak.
 _SHORTEST_LEAK = 24
 
@@ -148,6 +159,16 @@ def _quiz_problems(path: Path) -> list[str]:
     return found
 
 
+def _copy_student_engine(into: Path) -> None:
+    for name in STUDENT_ENGINE:
+        source, target = ENGINE_DIR / name, into / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=NOT_COPIED)
+        else:
+            shutil.copyfile(source, target)
+
+
 def require_instructor_course(course: Course, needs: str) -> None:
     """Raise ``ReleaseError`` unless ``course`` has its solutions and its stubs are what the
     solutions generate (``needs`` says what for, in the message)."""
@@ -172,7 +193,7 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
     staging = Path(tempfile.mkdtemp(prefix=".release-", dir=out.parent))  # same file system: one rename
     try:
         shutil.copytree(course.exercises_dir, staging / "exercises", ignore=NOT_COPIED)
-        shutil.copytree(ENGINE_DIR, staging / "grader" / "attnlab", ignore=NOT_COPIED)
+        _copy_student_engine(staging / "grader" / "attnlab")
         if (course.root / "pyproject.toml").is_file():
             shutil.copyfile(course.root / "pyproject.toml", staging / "pyproject.toml")
         quizzes = sorted((course.root / "quizzes").glob("*.yaml"))

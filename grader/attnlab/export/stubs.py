@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from attnlab.course import CourseError
+
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 HINT = "### HINT:"
@@ -26,8 +28,8 @@ _DEF = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(")
 _CLASS = re.compile(r"^class\s+([A-Za-z_]\w*)\b")
 
 
-class StubError(ValueError):
-    """A solution file whose solution regions cannot be turned into a stub."""
+class StubError(CourseError):
+    """A solution file whose solution regions cannot be turned into a stub (a course's error: one line)."""
 
 
 def make_stub(source: str, filename: str) -> str:
