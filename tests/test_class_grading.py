@@ -74,12 +74,12 @@ def graded_class(tmp_path_factory):
     for target in (Path("/tmp/attnlab-pwned"), root / "escaped.py"):
         target.unlink(missing_ok=True)
     started = time.monotonic()
-    result = run_grade(classroom, "--timeout", str(DEADLINE), "--jobs", "2", "--csv", root / "results" / "class.csv")
+    result = run_grade(classroom, "--timeout", str(DEADLINE), "--jobs", "2", "--csv", root / "class.results" / "class.csv")
     return root, before, result, time.monotonic() - started
 
 
 def stored(root: Path, student: str) -> dict:
-    return json.loads((root / "results" / f"{student}.json").read_text())
+    return json.loads((root / "class.results" / f"{student}.json").read_text())
 
 
 def outcomes_of(data: dict, function: str) -> set[str]:
@@ -89,7 +89,7 @@ def outcomes_of(data: dict, function: str) -> set[str]:
 def test_a_mixed_class_finishes_with_every_result_saved(graded_class):
     root, _, result, _ = graded_class
     assert result.returncode == 0, result.stderr[-2000:]
-    students = {p.stem for p in (root / "results").glob("*.json")}
+    students = {p.stem for p in (root / "class.results").glob("*.json")}
     assert students == {"ada", "bob", "empty-handed", *(f"buggy-{n}" for n in BUGGY), *(f"hostile-{n}" for n in (*HOSTILE, *FORGERS))}
     assert "Score distribution" in result.stdout and "Tests most students lose points on" in result.stdout
 
@@ -124,21 +124,21 @@ def test_the_class_costs_its_deadlines_and_not_more(graded_class):
 
 def test_no_process_survives_and_nothing_is_written_outside_the_results(graded_class):
     root, before, *_ = graded_class
-    uids = private_uids_in(root / "results")
+    uids = private_uids_in(root / "class.results")
     assert uids or os.geteuid() != 0, "as root, workers run as private users"
     assert processes_of(uids) == []
-    after = {k: v for k, v in snapshot(root).items() if not k.startswith("results/")}
+    after = {k: v for k, v in snapshot(root).items() if not k.startswith("class.results/")}
     assert after == before
     assert not Path("/tmp/attnlab-pwned").exists()
 
 
 def test_the_gradebook_has_a_row_per_student_and_test_and_the_csv_a_row_per_student(graded_class):
     root, *_ = graded_class
-    with sqlite3.connect(root / "results" / "gradebook.sqlite") as db:
+    with sqlite3.connect(root / "class.results" / "gradebook.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == 3 + len(BUGGY) + len(HOSTILE) + len(FORGERS)
         per_student = dict(db.execute("SELECT student, COUNT(*) FROM results GROUP BY student").fetchall())
     assert set(per_student.values()) == {76}  # 61 numpy-track test items and 15 torch-track ones
-    rows = list(csv.reader((root / "results" / "class.csv").open(newline="")))
+    rows = list(csv.reader((root / "class.results" / "class.csv").open(newline="")))
     assert rows[0][:5] == ["student", "total", "max_total", "softmax", "scores"] and len(rows) == 1 + 3 + len(BUGGY) + len(HOSTILE) + len(FORGERS)
 
 
@@ -171,7 +171,7 @@ def test_a_rerun_grades_nothing_and_a_changed_or_named_submission_again(graded_c
     again = run_grade(root / "class", "--timeout", str(DEADLINE))
     assert f"0 to grade, {3 + len(BUGGY) + len(HOSTILE) + len(FORGERS)} unchanged" in " ".join(again.stderr.split())
     (root / "class" / "ada" / "softmax.py").write_text((REPO / "exercises" / "softmax.py").read_text())
-    recording = root / "results" / CACHE_NAME
+    recording = root / "class.results" / CACHE_NAME
     recorded_at = recording.stat().st_mtime_ns
     changed = run_grade(root / "class", "--timeout", str(DEADLINE), "--jobs", "1")
     assert f"1 to grade, {2 + len(BUGGY) + len(HOSTILE) + len(FORGERS)} unchanged" in " ".join(changed.stderr.split())
@@ -254,11 +254,30 @@ def test_a_gradescope_group_is_graded_once_and_each_member_gets_the_result(tmp_p
     (export / "submission_metadata.yml").write_text(
         "submission_7:\n  :submitters:\n  - :sid: '11'\n  - :sid: '12'\nsubmission_8:\n  :submitters:\n  - :email: cy@example.org\n"
     )
-    result = run_grade(export, "--results", tmp_path / "results", "--only", "softmax")
+    result = run_grade(export, "--results", tmp_path / "class.results", "--only", "softmax")
     assert result.returncode == 0, result.stderr[-2000:]
     ann, ben, cy = (stored(tmp_path, student) for student in ("11", "12", "cy@example.org"))
     assert ann["report"]["score"] < ann["report"]["max_score"] == cy["report"]["score"]
     # One grading, two results: the same report to the microsecond of its duration.
     assert ann["report"] == ben["report"] and ann["fingerprint"] == ben["fingerprint"]
-    with sqlite3.connect(tmp_path / "results" / "gradebook.sqlite") as db:
+    with sqlite3.connect(tmp_path / "class.results" / "gradebook.sqlite") as db:
         assert db.execute("SELECT student FROM submissions ORDER BY student").fetchall() == [("11",), ("12",), ("cy@example.org",)]
+
+
+def test_two_classes_side_by_side_keep_their_results_apart(tmp_path):
+    """Each class's results are its own by default; a results folder given for another class is
+    refused in one line with nothing graded or changed; archive litter is no student."""
+    build_submission(tmp_path / "class" / "alice", fixture("correct", "softmax_logsumexp"))
+    build_submission(tmp_path / "class" / "__MACOSX" / "alice", fixture("correct", "softmax_logsumexp"))
+    build_submission(tmp_path / "stray" / "alice", fixture("buggy", "softmax_ignores_axis"))
+    for folder in ("class", "stray"):
+        done = run_grade(tmp_path / folder, "--only", "softmax", "--jobs", "1")
+        assert done.returncode == 0, done.stderr[-2000:]
+    kept = snapshot(tmp_path / "class.results")
+    assert {p.stem for p in (tmp_path / "class.results").glob("*.json")} == {"alice"}
+    scores = {folder: json.loads((tmp_path / f"{folder}.results" / "alice.json").read_text())["report"]["score"] for folder in ("class", "stray")}
+    assert scores["class"] > scores["stray"]
+    refused = run_grade(tmp_path / "stray", "--only", "softmax", "--results", tmp_path / "class.results")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "holds the results of the class in" in refused.stderr and "stray.results" in refused.stderr
+    assert snapshot(tmp_path / "class.results") == kept

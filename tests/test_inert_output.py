@@ -217,7 +217,7 @@ def test_a_class_reaches_the_terminal_inert(graded_class):
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Score distribution" in result.stdout
     assert not CONTROL.search(result.stdout + result.stderr), repr(CONTROL.findall(result.stdout + result.stderr))
-    for path in (root / "results").glob("*.json"):  # stored inert too: jq -r and sqlite3 print to terminals
+    for path in (root / "class.results").glob("*.json"):  # stored inert too: jq -r and sqlite3 print to terminals
         assert not any(CONTROL.search(text) for text in strings(json.loads(path.read_text()))), path.name
 
 
@@ -240,7 +240,7 @@ def test_a_class_csv_has_no_formula_and_keeps_its_numbers(graded_class):
 def test_a_class_renders_to_gradescope_markdown_inert(graded_class):
     root, _ = graded_class
     for name in HOSTILE:
-        stored = json.loads((root / "results" / f"{name}.json").read_text())["report"]
+        stored = json.loads((root / "class.results" / f"{name}.json").read_text())["report"]
         tests = tuple(TestResult(**{**t, "outcome": Outcome(t["outcome"])}) for t in stored["tests"])
         report = GradeReport(stored["submission"], tests, stored["sandbox"], stored["duration"])
         gradescope_markdown_is_inert(report.to_gradescope(), name)
@@ -265,7 +265,7 @@ def test_quiz_grading_shows_and_writes_a_students_id_inert(tmp_path):
 def test_alone_and_in_a_class_gradescope_shows_the_same(one, graded_class, name):
     root, _ = graded_class
     alone = json.loads(one[name]["results"].read_text())["tests"]
-    stored = json.loads((root / "results" / f"{name}.json").read_text())["report"]
+    stored = json.loads((root / "class.results" / f"{name}.json").read_text())["report"]
     tests = tuple(TestResult(**{**t, "outcome": Outcome(t["outcome"])}) for t in stored["tests"])
     in_class = GradeReport(stored["submission"], tests, stored["sandbox"], stored["duration"]).to_gradescope()["tests"]
     assert [(t["name"], t["score"], t["output"]) for t in alone] == [(t["name"], t["score"], t["output"]) for t in in_class]

@@ -240,7 +240,7 @@ def test_a_class_holds_every_attack(mode, fresh_course, tmp_path):
     only = [arg for module in ("softmax", "masks", "attention", "efficient") for arg in ("--only", module)]
     result = attnlab(mode, "grade", classroom, *only, "--jobs", "1", "--timeout", "5", "--course", fresh_course.root)
     assert result.returncode == 0, result.stderr[-3000:]
-    results = classroom.parent / "results"
+    results = classroom.parent / "class.results"
 
     def tests_of(student, functions):
         return [t for t in json.loads((results / f"{student}.json").read_text())["report"]["tests"] if t["function"] in functions]

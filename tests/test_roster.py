@@ -243,3 +243,39 @@ def test_a_stored_result_that_is_not_a_report_is_graded_again_not_trusted(tmp_pa
     store.save("cy", source="cy", fingerprint="f", grader="g", report={"tests": "x"}, error=None)
     assert store.is_current("ada", "f", "g") and not store.is_current("bob", "f", "g") and not store.is_current("cy", "f", "g")
     build_gradebook(store.all(), tmp_path / "gradebook.sqlite")
+
+
+def test_what_archivers_leave_beside_the_entries_is_no_student(tmp_path):
+    hand_in(tmp_path / "class" / "ada")
+    for litter in ("__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini"):
+        target = tmp_path / "class" / litter
+        hand_in(target) if litter == "__MACOSX" else target.write_text("litter")
+    hand_in(tmp_path / "class" / "__MACOSX" / "ada")
+    assert students(find_entries(tmp_path / "class", COURSE)) == {"ada": "ada"}
+    hand_in(tmp_path / "course" / "submitted" / "bob" / "ps1")
+    hand_in(tmp_path / "course" / "submitted" / "__MACOSX" / "ps1")
+    assert students(find_entries(tmp_path / "course", COURSE)) == {"bob": "ps1"}
+
+
+def test_a_results_folder_belongs_to_one_class(tmp_path):
+    from attnlab.classroom.gradebook import ResultsOfAnotherClass, default_results_folder
+
+    first, second = hand_in(tmp_path / "class" / "ada").parent, hand_in(tmp_path / "stray" / "ada").parent
+    assert default_results_folder(first) == tmp_path / "class.results" != default_results_folder(second)
+    store = ResultStore(tmp_path / "shared")
+    store.claim(first)
+    store.save("ada", source="class/ada", fingerprint="f", grader="g", report=None, error=None)
+    store.claim(tmp_path / "class" / ".." / "class")  # the same class, however it is written
+    with pytest.raises(ResultsOfAnotherClass, match=r"holds the results of the class in .*class, not of .*stray"):
+        store.claim(second)
+    assert store.load("ada").data["source"] == "class/ada"
+    # A folder of an earlier version names no class: the first class graded into it takes it.
+    old = ResultStore(tmp_path / "old")
+    old.save("ada", source="stray/ada", fingerprint="f", grader="g", report=None, error=None)
+    old.claim(second)
+    with pytest.raises(ResultsOfAnotherClass):
+        old.claim(first)
+    # A class's results folder inside a folder graded as a class is not a student.
+    ResultStore(tmp_path / "class" / "ps1.results").claim(tmp_path / "elsewhere")
+    plan = plan_class(COURSE, tmp_path / "class", ResultStore(tmp_path / "class.results"), Limits())
+    assert [e.student for e in plan.entries] == ["ada"]

@@ -246,7 +246,7 @@ def graded_class(tmp_path_factory, gigabyte_of_zeros):
 
 
 def stored(root: Path, student: str) -> dict:
-    return json.loads((root / "results" / f"{student}.json").read_text())
+    return json.loads((root / "class.results" / f"{student}.json").read_text())
 
 
 def test_a_class_grades_around_its_bad_uploads(graded_class):

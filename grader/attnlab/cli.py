@@ -67,7 +67,7 @@ def main() -> None:
 @click.option("--track", "tracks", multiple=True, metavar="NAME", help="Grade only this track's files: numpy, or torch.")
 @click.option("--explain", is_flag=True, help="One submission: show the whole feedback of every failing test, its heatmaps, and what the code printed.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False), help="One submission: also write an HTML report (feedback and heatmaps) to this file.")
-@click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), help="A class: the results folder (default: results/ next to the class folder).")
+@click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), help="A class: the results folder (default: CLASS.results/ next to the class folder). It belongs to one class: another class's is refused.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="A class: submissions graded at once (default: the machine's cores, fewer where memory is short).")
 @click.option("--student", "students", multiple=True, metavar="ID", help="A class: (re)grade only this student; repeat for more.")
 @click.option("--assignment", metavar="NAME", help="A class in nbgrader's layout: the assignment to grade (default: each student's newest).")
@@ -89,9 +89,9 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
 
     Each call into the student's code runs in a sandboxed worker with a deadline
     and memory limits; expected values are computed here, in the grader. A class
-    is graded in parallel; each result is saved in results/<student>.json as it
-    finishes, and results/gradebook.sqlite is rebuilt from them. Running the same
-    command again grades only what is missing or changed since.
+    is graded in parallel; each result is saved in CLASS.results/<student>.json as
+    it finishes, and CLASS.results/gradebook.sqlite is rebuilt from them. Running
+    the same command again grades only what is missing or changed since.
 
     The exit status is 0 whenever grading completed, whatever the scores; 1 when the grader
     itself failed (its sandbox, its reference, a full results disk), with nothing of it saved.
@@ -166,7 +166,7 @@ def _interrupted_by_termination():
 
 def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path, only=None) -> None:
     from attnlab import console
-    from attnlab.classroom.gradebook import ResultsNotSaved, ResultStore, write_csv
+    from attnlab.classroom.gradebook import ResultsNotSaved, ResultsOfAnotherClass, ResultStore, default_results_folder, write_csv
     from attnlab.classroom.grading import grade_class, plan_class
     from attnlab.classroom.jobs import available_memory, choose_jobs
     from attnlab.misconceptions import load_catalogue
@@ -174,13 +174,16 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     from attnlab.report.class_summary import ClassProgress, render_class_summary
     from attnlab.sandbox.host import describe_mode
 
-    store = ResultStore(results_dir or folder.resolve().parent / "results")
+    store = ResultStore(results_dir or default_results_folder(folder))
     plan = plan_class(course, folder, store, limits, students=students or None, assignment=assignment, only=only)
     try:  # before any grading: a result that cannot be saved is a result lost
         store.folder.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=store.folder).close()
+        store.claim(folder)
     except OSError as error:
         raise UserError(f"cannot write the results to {store.folder}: {error.strerror or error}") from None
+    except (ResultsOfAnotherClass, ResultsNotSaved) as error:
+        raise UserError(str(error)) from None
     console.err.print(f"{len(plan.entries)} submissions in {folder}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
     console.err.print(f"Sandbox: {describe_mode()}")
     jobs, memory_note = choose_jobs(jobs, len(plan.to_grade), limits, available=available_memory())

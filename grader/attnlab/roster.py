@@ -118,6 +118,15 @@ def _exercise_names(course: Course) -> set[str]:
     return {f"{m}{suffix}" for m in course.modules for suffix in (".py", ".ipynb")}
 
 
+# What archivers and file managers leave beside the students' entries (a zip made on a Mac holds
+# __MACOSX/): never a student.
+ARCHIVE_LITTER = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})
+
+
+def _is_litter(path: Path) -> bool:
+    return path.name.startswith(".") or path.name in ARCHIVE_LITTER
+
+
 def find_entries(folder: Path, course: Course, assignment: str | None = None) -> list[Entry]:
     """The class's submissions, one per student, sorted by student id."""
     folder = Path(folder)
@@ -131,7 +140,7 @@ def find_entries(folder: Path, course: Course, assignment: str | None = None) ->
         entries = [
             Entry(safe_id(p.stem if p.suffix == ".zip" else p.name), p)
             for p in sorted(folder.iterdir())
-            if not p.name.startswith(".") and (p.is_dir() or p.suffix == ".zip")
+            if not _is_litter(p) and (p.is_dir() or p.suffix == ".zip")
         ]
     seen: dict[str, Path] = {}
     for entry in entries:
@@ -143,7 +152,7 @@ def find_entries(folder: Path, course: Course, assignment: str | None = None) ->
 
 def _nbgrader_entries(submitted: Path, assignment: str | None) -> list[Entry]:
     entries = []
-    for student in sorted(p for p in submitted.iterdir() if p.is_dir()):
+    for student in sorted(p for p in submitted.iterdir() if p.is_dir() and not _is_litter(p)):
         if student.is_symlink():  # not followed: refused, by name, when it is graded
             entries.append(Entry(safe_id(student.name), student))
             continue

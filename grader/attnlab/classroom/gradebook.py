@@ -1,7 +1,9 @@
 """A class's results on disk: one JSON file per student, and the gradebook built from them.
 
-``results/<student>.json`` is written atomically the moment a submission is
-graded, so nothing finished is ever lost; it records what was graded (a hash of
+A results folder belongs to one class (``CLASS.results/`` beside it by default):
+``class-folder.txt`` in it names the class, and another class's run is refused
+(two classes sharing one folder overwrote each other's students of the same id).
+``<student>.json`` is written atomically the moment a submission is graded, so nothing finished is ever lost; it records what was graded (a hash of
 the submission) and by what (a hash of the hidden tests, the reference and the
 limits), so a rerun grades only what is missing or changed. The SQLite
 gradebook and the CSV export are rebuilt from those files, never edited in place.
@@ -23,6 +25,7 @@ from attnlab.atomic import write_json_atomically, write_text_atomically
 from attnlab.course import Course
 
 GRADEBOOK_NAME = "gradebook.sqlite"
+CLASS_NAME = "class-folder.txt"
 _SCHEMA = """
 CREATE TABLE submissions (
     student TEXT PRIMARY KEY, score REAL, max_score REAL, error TEXT,
@@ -56,6 +59,21 @@ def _not_saved(folder: Path, error: Exception) -> ResultsNotSaved:
     return ResultsNotSaved(f"cannot save the results in {folder}: {reason}; the results saved before are kept, and the same command goes on once there is room")
 
 
+class ResultsOfAnotherClass(Exception):
+    """The results folder holds another class's results; the message is one line."""
+
+
+def default_results_folder(class_folder: Path) -> Path:
+    """``CLASS.results/`` beside the class folder: each class has its own."""
+    class_folder = Path(class_folder).resolve()
+    return class_folder.parent / f"{class_folder.name}.results"
+
+
+def holds_results(folder: Path) -> bool:
+    """Is ``folder`` a class's results folder (and so never a student's submission)?"""
+    return (Path(folder) / CLASS_NAME).is_file()
+
+
 @dataclass
 class StoredResult:
     student: str
@@ -74,6 +92,30 @@ class ResultStore:
 
     def path(self, student: str) -> Path:
         return self.folder / f"{student}.json"
+
+    def claim(self, class_folder: Path) -> None:
+        """Make this the results folder of ``class_folder``: a new folder (or one of an earlier
+        version, which named no class) is marked as its; one marked for another class raises
+        ``ResultsOfAnotherClass``, before anything is graded or saved."""
+        class_folder = Path(class_folder).resolve()
+        marker = self.folder / CLASS_NAME
+        try:
+            named = marker.read_text(encoding="utf-8").removesuffix("\n")
+        except FileNotFoundError:
+            named = None
+        except (OSError, UnicodeDecodeError) as error:
+            raise _not_saved(self.folder, error) from None
+        if named is None:
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                write_text_atomically(marker, f"{class_folder}\n")
+            except OSError as error:
+                raise _not_saved(self.folder, error) from None
+        elif named != str(class_folder):
+            raise ResultsOfAnotherClass(
+                f"{self.folder} holds the results of the class in {inert.terminal_text(named)}, not of {class_folder}: "
+                f"give this class a results folder of its own (the default is {default_results_folder(class_folder)})"
+            )
 
     def load(self, student: str) -> StoredResult | None:
         try:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from attnlab.classroom.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, grader_fingerprint
+from attnlab.classroom.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, grader_fingerprint, holds_results
 from attnlab.classroom.jobs import choose_jobs
 from attnlab.course import Course
 from attnlab.grading.suite import grade_entry, load_hidden_tests
@@ -72,7 +72,7 @@ def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits,
     """Find the class's submissions and pick those to grade: the named ``students`` (always
     regraded), else every one without a current result (graded on the ``only`` files, default all)."""
     # A results folder kept inside the class folder is not a student (it was, from the second run on).
-    entries = [e for e in find_entries(folder, course, assignment) if e.source.resolve() != store.folder.resolve()]
+    entries = [e for e in find_entries(folder, course, assignment) if e.source.resolve() != store.folder.resolve() and not holds_results(e.source)]
     if not any(looks_like_submission(e, course) for e in entries):
         expected = ", ".join(f"{m}.py" for m in course.modules)
         raise RosterError(f"{folder}: not a submission (none of {expected} is in it), nor a class folder (no folder or .zip in it holds them)")
