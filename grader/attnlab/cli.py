@@ -20,6 +20,7 @@ from attnlab.course import CourseError, find_course
 from attnlab.errors import GraderError, UserError, user_errors, writing
 from attnlab.options import COURSE_OPTION
 from attnlab.roster import RosterError, SubmissionError
+from attnlab.wording import count
 
 # What the library raises about something the user can fix (a release's refusal and a stub's
 # malformed region are CourseErrors).
@@ -181,7 +182,7 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         tempfile.TemporaryFile(dir=store.folder).close()
     except OSError as error:
         raise UserError(f"cannot write the results to {store.folder}: {error.strerror or error}") from None
-    console.err.print(f"{len(plan.entries)} submissions in {folder}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
+    console.err.print(f"{count(len(plan.entries), 'submission')} in {folder}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
     console.err.print(f"Sandbox: {describe_mode()}")
     jobs, memory_note = choose_jobs(jobs, len(plan.to_grade), limits, available=available_memory())
     if memory_note:
@@ -210,7 +211,7 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
             write_csv(stored, only or list(course.modules), csv_path)
         console.err.print(f"Wrote {csv_path}")
     if outcome.failures:
-        raise GraderError(f"the grader failed on {len(outcome.failures)} submission(s), listed above: nothing was saved for them, and the same command grades them again")
+        raise GraderError(f"the grader failed on {count(len(outcome.failures), 'submission')}, listed above: nothing was saved for them, and the same command grades them again")
 
 
 @main.command()
@@ -275,7 +276,7 @@ def export_nbgrader(course_out: Path, assignment: str, course_dir: Path | None) 
         written = export_course(course, course_out, assignment)
     except ImportError:
         raise UserError("the nbgrader export writes notebooks with nbformat: pip install nbformat (or nbgrader)") from None
-    console.err.print(f"Wrote {course_out}/nbgrader_config.py and {len(written)} notebooks in {course_out}/source/{assignment}/")
+    console.err.print(f"Wrote {course_out}/nbgrader_config.py and {count(len(written), 'notebook')} in {course_out}/source/{assignment}/")
 
 
 @export.command("gradescope")
@@ -295,7 +296,7 @@ def export_gradescope(zip_path: Path, torch_version: str, course_dir: Path | Non
     course = find_course(course_dir)
     with writing(zip_path):
         names = build_autograder_zip(course, zip_path, torch_version)
-    console.err.print(f"Wrote {zip_path} ({len(names)} files); upload it as the assignment's autograder")
+    console.err.print(f"Wrote {zip_path} ({count(len(names), 'file')}); upload it as the assignment's autograder")
 
 
 @main.command()
@@ -317,7 +318,7 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
     students = read_student_ids(roster)
     made = build(course, out_dir, students)
     exams = "practice and exam copies" if students else "practice copies (no --roster: no exam copies)"
-    console.err.print(f"Wrote {made.folder}: {made.exercise_files} exercise files, {made.quizzes} quizzes ({exams}); scanned: no solutions, hidden tests or answers")
+    console.err.print(f"Wrote {made.folder}: {count(made.exercise_files, 'exercise file')}, {count(made.quizzes, 'quiz')} ({exams}); scanned: no solutions, hidden tests or answers")
 
 
 @main.command()

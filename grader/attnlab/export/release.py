@@ -20,6 +20,7 @@ from pathlib import Path
 import attnlab
 from attnlab.course import Course, CourseError
 from attnlab.export.stubs import BEGIN, END, stale_stubs
+from attnlab.wording import count
 
 ENGINE_DIR = Path(attnlab.__file__).resolve().parent
 NOT_COPIED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
@@ -27,7 +28,7 @@ NOT_COPIED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 # release test imports every shipped module from the installed bundle, so a missing one fails it.
 STUDENT_ENGINE = (
     "__init__.py", "cli.py", "errors.py", "options.py", "console.py", "inert.py", "atomic.py",
-    "course.py", "roster.py", "uploads.py", "reference.py", "misconceptions.py", "wire.py",
+    "course.py", "roster.py", "uploads.py", "reference.py", "misconceptions.py", "wire.py", "wording.py",
     "pytest_runs.py", "expect.py", "check", "quiz",
     "export/__init__.py", "export/stubs.py",
     "sandbox/__init__.py", "sandbox/inside/__init__.py", "sandbox/inside/module_harness.py",
@@ -117,10 +118,10 @@ def scan(course: Course, folder: Path) -> list[str]:
             text = path.read_text(encoding="utf-8", errors="replace")
             found = sorted(line for line in secret if line in text)
             if found:
-                leaks.append(f"{relative}: holds {len(found)} line(s) of the reference solutions, e.g. {found[0]!r}")
+                leaks.append(f"{relative}: holds {count(len(found), 'line')} of the reference solutions, e.g. {found[0]!r}")
             tests = sorted(line for line in hidden_defs if line in text)
             if tests:
-                leaks.append(f"{relative}: holds {len(tests)} hidden test(s), e.g. {tests[0]!r}")
+                leaks.append(f"{relative}: holds {count(len(tests), 'hidden test')}, e.g. {tests[0]!r}")
         if path.suffix in (".yaml", ".yml") and "quizzes" in relative.parts:
             leaks.append(f"{relative}: an instructor's quiz (with its answers); students get the .json copy")
     return leaks
