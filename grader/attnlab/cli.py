@@ -225,7 +225,9 @@ def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | 
     """Run the public tests on FOLDER (default: the course's exercises/) and summarise per function.
 
     The PyTorch track's tests import torch, which takes a second or two; --track numpy leaves
-    them out. The exit status is 0 when every public test passes, 1 otherwise.
+    them out (without torch, they are left out and said to be). A file that cannot be imported
+    is named with its line and what to do, and the other files are still checked. The exit
+    status is 0 when every public test passes, 1 otherwise.
     """
     from rich.text import Text
 
@@ -234,9 +236,14 @@ def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | 
 
     course = find_course(course_dir)
     folder = folder or course.exercises_dir
-    checks = run_check(course, folder, course.select(only, tracks), test_seconds=timeout)
+    result = run_check(course, folder, course.select(only, tracks), test_seconds=timeout)
+    checks = result.functions
     marks = {"passed": ("✓", "green"), "failed": ("✗", "red"), "not implemented": ("·", "yellow"), "waiting": ("…", "yellow")}
     console.out.print(Text(f"attnlab check · {folder}", style="bold"))
+    for problem in result.problems:
+        console.out.print(Text(f" ✗ {problem}", style="red"))
+    for note in result.left_out:
+        console.out.print(Text(f" · {note}", style="yellow"))
     width = max((len(c.function) for c in checks), default=0)
     for item in checks:
         mark, style = marks[item.status]
@@ -245,8 +252,9 @@ def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | 
         line.append(f"{item.passed}/{item.total} passed" if item.status == "passed" else item.message, style=None if item.status == "passed" else style)
         console.out.print(line)
     done = sum(c.status == "passed" for c in checks)
-    console.out.print(Text(f"\n{done} of {len(checks)} functions pass their public tests.", style="bold"))
-    if done < len(checks):
+    verb = "passes its" if len(checks) == 1 else "pass their"
+    console.out.print(Text(f"\n{done} of {count(len(checks), 'function')} {verb} public tests.", style="bold"))
+    if done < len(checks) or result.problems:
         sys.exit(1)
 
 
