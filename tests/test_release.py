@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import venv
 
 import pytest
@@ -113,3 +114,14 @@ def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_n
     # Nothing of the repository is importable in the student's venv: no reference, no hidden-test helpers.
     probe = subprocess.run([env_dir / "bin" / "python", "-c", "import importlib.util as u; print(u.find_spec('softmax'), u.find_spec('attention_inputs'))"], cwd=tmp_path, capture_output=True, text=True)
     assert probe.stdout.split() == ["None", "None"]
+
+
+def test_plain_pytest_at_the_bundles_root_runs_the_public_tests(release):
+    # The shipped pyproject's testpaths named the repository's tests/, which the bundle has not got.
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ATTNLAB_", "PYTEST_"))}
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=release, capture_output=True, text=True, timeout=300,
+                            env={**clean, "ATTNLAB_SUBMISSION": str(COURSE.solutions_dir)})
+    public = sum(path.read_text().count("\ndef test_") for path in (release / "exercises" / "tests").glob("test_*.py"))
+    assert result.returncode == 0 and f"{public} passed" in result.stdout.splitlines()[-1], result.stdout[-2000:] + result.stderr[-2000:]
+    assert "No files were found in testpaths" not in result.stdout + result.stderr
+    assert 'testpaths = ["exercises"]' in (release / "pyproject.toml").read_text()

@@ -12,6 +12,7 @@ for each of them, and a release with a leak is not written.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -66,6 +67,17 @@ Your work is in `exercises/`: fill in the parts marked `YOUR CODE HERE`, in file
 may import the ones before it): {files}. The public tests in `exercises/tests/` are the lessons'
 worked examples; your instructor grades with more tests than these.
 """
+
+
+def student_pyproject(text: str) -> str:
+    """The course's ``pyproject.toml`` as the bundle ships it: plain ``pytest`` at the bundle's root
+    runs the public tests (the course's own ``testpaths`` name the engine's tests, not shipped)."""
+    public = 'testpaths = ["exercises"]'
+    if re.search(r"^testpaths\s*=.*$", text, re.M):
+        return re.sub(r"^testpaths\s*=.*$", public, text, count=1, flags=re.M)
+    if re.search(r"^\[tool\.pytest\.ini_options\]\s*$", text, re.M):
+        return re.sub(r"^\[tool\.pytest\.ini_options\]\s*$", f"[tool.pytest.ini_options]\n{public}", text, count=1, flags=re.M)
+    return text.rstrip("\n") + f"\n\n[tool.pytest.ini_options]\n{public}\n"
 
 
 class ReleaseError(CourseError):
@@ -196,7 +208,8 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
         shutil.copytree(course.exercises_dir, staging / "exercises", ignore=NOT_COPIED)
         _copy_student_engine(staging / "grader" / "attnlab")
         if (course.root / "pyproject.toml").is_file():
-            shutil.copyfile(course.root / "pyproject.toml", staging / "pyproject.toml")
+            pyproject = (course.root / "pyproject.toml").read_text(encoding="utf-8")
+            (staging / "pyproject.toml").write_text(student_pyproject(pyproject), encoding="utf-8")
         quizzes = sorted((course.root / "quizzes").glob("*.yaml"))
         (staging / "quizzes").mkdir()
         factory = reference_factory_for(lambda: course)
