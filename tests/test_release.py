@@ -125,3 +125,14 @@ def test_plain_pytest_at_the_bundles_root_runs_the_public_tests(release):
     assert result.returncode == 0 and f"{public} passed" in result.stdout.splitlines()[-1], result.stdout[-2000:] + result.stderr[-2000:]
     assert "No files were found in testpaths" not in result.stdout + result.stderr
     assert 'testpaths = ["exercises"]' in (release / "pyproject.toml").read_text()
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o755), (0o027, 0o750)])
+def test_the_release_folder_is_made_as_the_umask_says(tmp_path, umask, mode):
+    # It was drwx------ whatever the umask: the temporary folder it is built in is private.
+    previous = os.umask(umask)
+    try:
+        made = build(COURSE, tmp_path / "bundle").folder
+    finally:
+        os.umask(previous)
+    assert made.stat().st_mode & 0o777 == mode

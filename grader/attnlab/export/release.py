@@ -12,6 +12,7 @@ for each of them, and a release with a leak is not written.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -78,6 +79,13 @@ def student_pyproject(text: str) -> str:
     if re.search(r"^\[tool\.pytest\.ini_options\]\s*$", text, re.M):
         return re.sub(r"^\[tool\.pytest\.ini_options\]\s*$", f"[tool.pytest.ini_options]\n{public}", text, count=1, flags=re.M)
     return text.rstrip("\n") + f"\n\n[tool.pytest.ini_options]\n{public}\n"
+
+
+def _as_a_new_folder(folder: Path) -> None:
+    """Give ``folder`` the permissions ``mkdir`` would have: ``mkdtemp`` makes it private whatever the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    folder.chmod(0o777 & ~umask)
 
 
 class ReleaseError(CourseError):
@@ -230,6 +238,7 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
             raise ReleaseError(f"the release would leak: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else ""))
         if out.exists():
             out.rmdir()
+        _as_a_new_folder(staging)
         staging.rename(out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
