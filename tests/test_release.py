@@ -136,3 +136,10 @@ def test_the_release_folder_is_made_as_the_umask_says(tmp_path, umask, mode):
     finally:
         os.umask(previous)
     assert made.stat().st_mode & 0o777 == mode
+
+
+def test_the_bundles_readme_says_how_to_check_take_an_exam_and_hand_in(release):
+    readme = (release / "README.md").read_text()
+    for said in ("pytest exercises", "attnlab check --only softmax", "--student YOUR-ID", "--mode exam", "QUIZ-YOUR-ID.answers.yaml",
+                 "Hand that\nfile in", "Hand in your exercise files", "--index-url https://download.pytorch.org/whl/cpu", "shapes, "):
+        assert said in readme, said

@@ -40,33 +40,59 @@ _SHORTEST_LEAK = 24
 
 STUDENT_README = """# {name}: your exercises
 
-Set up once (Python 3.11 or newer):
+## Set up
+
+Once, with Python 3.11 or newer, from this folder:
 
 ```sh
 python3 -m venv .venv && .venv/bin/pip install .
 ```
 
-For the PyTorch track (`exercises/torch_attention.py`) add its CPU build first:
-`.venv/bin/pip install torch==2.13.0` (or any torch 2.x).
+The PyTorch track (`exercises/torch_attention.py`) needs torch; its CPU build is enough, and
+much smaller than what a plain `pip install torch` fetches on Linux:
 
-Then, from this folder:
+```sh
+.venv/bin/pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
+```
+
+Without torch, `attnlab check` checks the other files and says that this one needs torch.
+
+## The exercises
+
+Your work is in `exercises/`: fill in the parts marked `YOUR CODE HERE`, in file order (a file
+may import the ones before it): {files}. Check as often as you like:
 
 ```sh
 .venv/bin/attnlab check                   # one line per function: passed, failed (and why), not implemented yet
 .venv/bin/attnlab check --track numpy     # the numpy files only
+.venv/bin/attnlab check --only softmax    # one file
+.venv/bin/pytest exercises                # the same public tests in plain pytest (`pytest` alone runs them too)
+```
+
+The public tests in `exercises/tests/` are the lessons' worked examples; your instructor grades
+with more tests than these. Hand in your exercise files, the `.py` files of `exercises/` (the
+folder, or a .zip of it), as your instructor asks.
+
+## Quizzes
+
+```sh
 .venv/bin/attnlab quiz take shapes --student YOUR-ID              # practice: right or wrong at once, with hints
 .venv/bin/attnlab quiz take shapes --student YOUR-ID --mode exam  # the exam: answers recorded, to hand in
 ```
 
-Give your student id with `--student`, as it is on your instructor's roster (the default is
-your login name); the exam holds the questions of the roster's ids only. Practice questions are drawn from a practice pool, not from your exam;
-a question the exam asks exactly as practice would is recorded in practice, not checked. An exam shows no
-score and no hints: at the end it writes `QUIZ-YOUR-ID.answers.yaml`; hand that file in, and
-your instructor marks it and tells you your score. The exam copy holds no answers in any form.
+The quizzes are the files in `quizzes/`: {quizzes}. At any prompt you
+can type `hint` (practice only), `skip`, `back` or `quit`; your progress is saved after every
+answer, so the same command goes on where you left.
 
-Your work is in `exercises/`: fill in the parts marked `YOUR CODE HERE`, in file order (a file
-may import the ones before it): {files}. The public tests in `exercises/tests/` are the lessons'
-worked examples; your instructor grades with more tests than these.
+Give your student id with `--student`, exactly as it is on your instructor's roster (the default
+is your login name): the exam copy holds the questions of the roster's ids only. Practice
+questions are drawn from a practice pool, not from your exam; a question the exam asks exactly
+as practice would is recorded in practice, not checked.
+
+To take the exam, add `--mode exam`. It shows no score and no hints; at the end it writes
+`QUIZ-YOUR-ID.answers.yaml` in this folder (`--answers-out FILE` picks another name). Hand that
+file in: your instructor marks it and tells you your score. An exam handed in cannot be taken
+again. The exam copy holds no answers in any form.
 """
 
 
@@ -232,7 +258,7 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
                 exam = student_copy.build(quiz, "exam", factory, list(roster))
                 (staging / "quizzes" / f"{path.stem}.exam.json").write_text(json.dumps(exam, indent=1), encoding="utf-8")
         files = ", ".join(f"`{m}.py`" for m in course.modules)
-        (staging / "README.md").write_text(STUDENT_README.format(name=course.name, files=files), encoding="utf-8")
+        (staging / "README.md").write_text(STUDENT_README.format(name=course.name, files=files, quizzes=", ".join(p.stem for p in quizzes) or "none yet"), encoding="utf-8")
         leaks = scan(course, staging)
         if leaks:
             raise ReleaseError(f"the release would leak: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else ""))
