@@ -174,3 +174,64 @@ def test_check_without_the_catalogue_gives_the_generic_diagnostic(tmp_path):
     text = " ".join(result.stdout.split())
     assert result.returncode == 1 and "known mistake" not in text
     assert "masked cells got weight" in text
+
+
+def without_torch(*args, cwd=REPO):
+    """``attnlab`` in a process where torch cannot be imported, as on a student's machine without it."""
+    script = "import sys; sys.modules['torch'] = None; from attnlab.cli import main; main()"
+    return subprocess.run([sys.executable, "-c", script, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def reference_folder(tmp_path):
+    folder = tmp_path / "work"
+    shutil.copytree(COURSE.solutions_dir, folder, ignore=shutil.ignore_patterns("hidden_tests", "misconceptions", "__pycache__"))
+    return folder
+
+
+def test_check_names_a_module_that_is_not_installed_and_checks_every_other_file(tmp_path):
+    # It said only "the public tests could not run: pytest exit code 2", and checked nothing.
+    folder = reference_folder(tmp_path)
+    (folder / "attention.py").write_text("import scipy_is_not_installed\n" + (folder / "attention.py").read_text())
+    result = attnlab("check", folder, "--track", "numpy")
+    text = " ".join(result.stdout.split())
+    assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr and "exit code" not in result.stderr, result.stdout + result.stderr
+    assert "attention.py, line 1 (import scipy_is_not_installed): there is no module named scipy_is_not_installed here. Remove this import" in text
+    lines = {line.split()[1]: line for line in result.stdout.splitlines() if len(line.split()) > 2}
+    assert "passed" in lines["softmax"] and "passed" in lines["causal_mask"]  # the other files are still checked
+    assert "scaled_dot_product_attention not checked: attention.py cannot be imported (above)" in text
+    assert "multi_head_attention needs attention.py, which cannot be imported (above)" in text
+
+
+@pytest.mark.parametrize("broken, expected", [
+    ("def softmax(x, axis=-1):\n    return x +\n", "softmax.py, line 2 (return x +): invalid syntax. Python cannot read this file: fix that line"),
+    ("import numpy as np\nTABLE = 1 / 0\n\ndef softmax(x, axis=-1):\n    return x\n", "softmax.py, line 2 (TABLE = 1 / 0): ZeroDivisionError: division by zero, while the file was imported."),
+])
+def test_check_names_a_file_that_fails_at_import_in_a_students_copy(tmp_path, broken, expected):
+    """A student's copy has no solutions/: a file Python cannot read must not stop the check either."""
+    course = tmp_path / "course"
+    shutil.copytree(COURSE.exercises_dir, course / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
+    (course / "exercises" / "softmax.py").write_text(broken)
+    result = attnlab("check", "--track", "numpy", cwd=course)
+    text = " ".join(result.stdout.split())
+    assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
+    assert expected in text
+    assert "softmax not checked: softmax.py cannot be imported (above)" in text
+    assert "causal_mask not implemented yet" in text  # masks.py imports nothing of softmax.py: it is still checked
+
+
+def test_check_without_torch_says_the_pytorch_track_needs_it(tmp_path):
+    # It left the module out without a word, and --track torch said "pytest exit code 5".
+    folder = reference_folder(tmp_path)
+    every = without_torch("check", folder)
+    text = " ".join(every.stdout.split())
+    assert "torch_attention.py not checked: it needs torch, which is not installed. pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in text, every.stdout + every.stderr
+    assert "16 of 16 functions pass" in text
+    for args in (["--track", "torch"], ["--only", "torch_attention"]):
+        alone = without_torch("check", folder, *args)
+        assert alone.returncode == 2 and alone.stderr.count("\n") == 1 and "exit code" not in alone.stderr, alone.stderr
+        assert "torch_attention.py not checked: it needs torch" in alone.stderr and "download.pytorch.org/whl/cpu" in alone.stderr
+
+
+def test_check_counts_one_function_as_one(tmp_path):
+    result = attnlab("check", "--only", "softmax")
+    assert "0 of 1 function passes its public tests." in result.stdout, result.stdout

@@ -19,6 +19,7 @@ from attnlab.quiz.items import open_quiz, reference_factory_for
 from attnlab.quiz.kinds import KINDS, AnswerFormatError
 from attnlab.quiz.runner import Progress, run
 from attnlab.quiz.schema import load_quiz
+from attnlab.wording import with_article
 
 FACTORY = reference_factory_for(lambda: COURSE)
 LAUGHS = "quiz: masks\nstudent: lol\n" + "\n".join(
@@ -120,7 +121,7 @@ def test_a_wrong_sized_answer_says_the_size_expected(tmp_path):
         said = []
         inputs = iter(["; ".join(" ".join("1" if c <= r else "0" for c in range(other)) for r in range(other)), "skip"])
         run([item], Progress("masks", "alice", "practice"), lambda prompt: next(inputs), said.append, lambda p: None)
-        assert f"✗ Not right (a {size} matrix is expected). Try again" in "\n".join(said), said
+        assert f"✗ Not right ({with_article(size)} matrix is expected). Try again" in "\n".join(said), said
 
 
 UNCOMPUTABLE = """id: bad

@@ -2,6 +2,7 @@
 
 import csv
 import os
+import re
 import subprocess
 import sys
 
@@ -12,6 +13,7 @@ from conftest import COURSE, REPO
 from attnlab.quiz.schema import load_quiz
 from attnlab.quiz.items import reference_factory_for
 from attnlab.quiz.variant import keyed_quiz
+from attnlab.wording import count
 
 FACTORY = reference_factory_for(lambda: COURSE)
 
@@ -64,8 +66,8 @@ def test_a_practice_session_in_a_real_terminal(tmp_path):
         child.expect("answer .* > ")
         child.sendline(answer)
         child.expect("Right" if is_checked else "Recorded, not checked")
-    child.expect(rf"total\s+│\s+13\s+│\s+{sum(checked)}/{sum(checked)}")
-    child.expect(f"{13 - sum(checked)} of these questions are asked as they stand in the exam")
+    child.expect(rf"total\s+│\s+{sum(checked)}\s+│\s+{sum(checked)}/{sum(checked)}")  # the questions its points are of
+    child.expect(f"{count(13 - sum(checked), 'more question')} (was|were) asked as in the exam")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
@@ -200,3 +202,30 @@ def test_bytes_that_are_not_utf8_are_an_unreadable_answer_not_a_crash(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_the_practice_summary_counts_only_the_questions_its_points_are_of(tmp_path):
+    # The concept table said "masks 13 questions 9/9": questions practice does not check were counted.
+    copy = tmp_path / "masks.json"
+    assert quiz_cli("student-copy", "masks", "-o", copy).returncode == 0
+    answers = key_texts("masks", "zed", "practice")
+    taken = quiz_cli("take", copy, "--student", "zed", input="\n".join(answers) + "\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")})
+    checked = sum(checked_in_practice("masks"))
+    unchecked = len(answers) - checked
+    rows = [[cell for cell in re.split(r"[│┃\s]+", line) if cell] for line in taken.stdout.splitlines()]
+    assert ["total", str(checked), f"{checked}/{checked}"] in rows, taken.stdout
+    assert f"{unchecked} more questions were asked as in the exam" in " ".join(taken.stdout.split())
+
+
+def test_skip_on_a_student_copy_says_it_skipped(tmp_path):
+    copy = tmp_path / "shapes.json"
+    assert quiz_cli("student-copy", "shapes", "-o", copy).returncode == 0
+    taken = quiz_cli("take", copy, "--student", "zed", input="skip\nquit\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")})
+    assert taken.returncode == 0 and "Skipped: type back to return to it." in taken.stdout, taken.stdout
+
+
+def test_a_wrong_layout_is_said_with_the_right_article():
+    from attnlab.quiz.kinds import KINDS
+
+    assert KINDS["matrix"].layout_reason([[1.0, 2.0]], [8, 8]) == "an 8 × 8 matrix is expected"
+    assert KINDS["matrix"].layout_reason([[1.0, 2.0]], [4, 4]) == "a 4 × 4 matrix is expected"

@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import venv
 
 import pytest
@@ -66,7 +67,7 @@ def test_the_scan_finds_each_kind_of_leak(release, tmp_path):
     leaks = "\n".join(scan(COURSE, leaky))
     assert "exercises/softmax.py: holds" in leaks
     assert "grader/test_masks.py: a hidden test file" in leaks
-    assert "test_masks_copy.py: holds 4 hidden test(s)" in leaks  # renamed, but still the hidden tests
+    assert "test_masks_copy.py: holds 4 hidden tests" in leaks  # renamed, but still the hidden tests
     assert "quizzes/masks.yaml: an instructor's quiz" in leaks
     assert "quizzes/shapes.json: field questions.0.'answer'" in leaks
     assert "quizzes/masks.exam.json: exam question 1 holds hint" in leaks
@@ -113,3 +114,32 @@ def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_n
     # Nothing of the repository is importable in the student's venv: no reference, no hidden-test helpers.
     probe = subprocess.run([env_dir / "bin" / "python", "-c", "import importlib.util as u; print(u.find_spec('softmax'), u.find_spec('attention_inputs'))"], cwd=tmp_path, capture_output=True, text=True)
     assert probe.stdout.split() == ["None", "None"]
+
+
+def test_plain_pytest_at_the_bundles_root_runs_the_public_tests(release):
+    # The shipped pyproject's testpaths named the repository's tests/, which the bundle has not got.
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ATTNLAB_", "PYTEST_"))}
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=release, capture_output=True, text=True, timeout=300,
+                            env={**clean, "ATTNLAB_SUBMISSION": str(COURSE.solutions_dir)})
+    public = sum(path.read_text().count("\ndef test_") for path in (release / "exercises" / "tests").glob("test_*.py"))
+    assert result.returncode == 0 and f"{public} passed" in result.stdout.splitlines()[-1], result.stdout[-2000:] + result.stderr[-2000:]
+    assert "No files were found in testpaths" not in result.stdout + result.stderr
+    assert 'testpaths = ["exercises"]' in (release / "pyproject.toml").read_text()
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o755), (0o027, 0o750)])
+def test_the_release_folder_is_made_as_the_umask_says(tmp_path, umask, mode):
+    # It was drwx------ whatever the umask: the temporary folder it is built in is private.
+    previous = os.umask(umask)
+    try:
+        made = build(COURSE, tmp_path / "bundle").folder
+    finally:
+        os.umask(previous)
+    assert made.stat().st_mode & 0o777 == mode
+
+
+def test_the_bundles_readme_says_how_to_check_take_an_exam_and_hand_in(release):
+    readme = (release / "README.md").read_text()
+    for said in ("pytest exercises", "attnlab check --only softmax", "--student YOUR-ID", "--mode exam", "QUIZ-YOUR-ID.answers.yaml",
+                 "Hand that\nfile in", "Hand in your exercise files", "--index-url https://download.pytorch.org/whl/cpu", "shapes, "):
+        assert said in readme, said

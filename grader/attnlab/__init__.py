@@ -16,7 +16,7 @@ solutions), ``points``, ``expect`` (checks for hidden tests), ``misconceptions``
 ``uploads`` (students' submissions, read without trusting them), ``wire`` (values between the
 grader and its workers), ``lifecycle`` (a run's processes and scratch folders end with it),
 ``pytest_runs``, ``atomic``, ``console``, ``inert`` (student text made harmless where it is
-shown) and ``errors``. ``cli`` is the ``attnlab`` command over all of it. The base modules import
+shown), ``wording`` (counts and articles in messages) and ``errors``. ``cli`` is the ``attnlab`` command over all of it. The base modules import
 no package but ``sandbox.inside`` (which imports only ``wire``), and a package imports only the
 packages below it (the order is in ``tests/test_layout.py``).
 """

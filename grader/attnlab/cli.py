@@ -20,6 +20,7 @@ from attnlab.course import CourseError, find_course
 from attnlab.errors import GraderError, UserError, user_errors, writing
 from attnlab.options import COURSE_OPTION
 from attnlab.roster import RosterError, SubmissionError
+from attnlab.wording import count
 
 # What the library raises about something the user can fix (a release's refusal and a stub's
 # malformed region are CourseErrors).
@@ -184,7 +185,7 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         raise UserError(f"cannot write the results to {store.folder}: {error.strerror or error}") from None
     except (ResultsOfAnotherClass, ResultsNotSaved) as error:
         raise UserError(str(error)) from None
-    console.err.print(f"{len(plan.entries)} submissions in {folder}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
+    console.err.print(f"{count(len(plan.entries), 'submission')} in {folder}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
     console.err.print(f"Sandbox: {describe_mode()}")
     jobs, memory_note = choose_jobs(jobs, len(plan.to_grade), limits, available=available_memory())
     if memory_note:
@@ -213,7 +214,7 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
             write_csv(stored, only or list(course.modules), csv_path)
         console.err.print(f"Wrote {csv_path}")
     if outcome.failures:
-        raise GraderError(f"the grader failed on {len(outcome.failures)} submission(s), listed above: nothing was saved for them, and the same command grades them again")
+        raise GraderError(f"the grader failed on {count(len(outcome.failures), 'submission')}, listed above: nothing was saved for them, and the same command grades them again")
 
 
 @main.command()
@@ -227,7 +228,9 @@ def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | 
     """Run the public tests on FOLDER (default: the course's exercises/) and summarise per function.
 
     The PyTorch track's tests import torch, which takes a second or two; --track numpy leaves
-    them out. The exit status is 0 when every public test passes, 1 otherwise.
+    them out (without torch, they are left out and said to be). A file that cannot be imported
+    is named with its line and what to do, and the other files are still checked. The exit
+    status is 0 when every public test passes, 1 otherwise.
     """
     from rich.text import Text
 
@@ -236,9 +239,14 @@ def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | 
 
     course = find_course(course_dir)
     folder = folder or course.exercises_dir
-    checks = run_check(course, folder, course.select(only, tracks), test_seconds=timeout)
+    result = run_check(course, folder, course.select(only, tracks), test_seconds=timeout)
+    checks = result.functions
     marks = {"passed": ("✓", "green"), "failed": ("✗", "red"), "not implemented": ("·", "yellow"), "waiting": ("…", "yellow")}
     console.out.print(Text(f"attnlab check · {folder}", style="bold"))
+    for problem in result.problems:
+        console.out.print(Text(f" ✗ {problem}", style="red"))
+    for note in result.left_out:
+        console.out.print(Text(f" · {note}", style="yellow"))
     width = max((len(c.function) for c in checks), default=0)
     for item in checks:
         mark, style = marks[item.status]
@@ -247,8 +255,9 @@ def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | 
         line.append(f"{item.passed}/{item.total} passed" if item.status == "passed" else item.message, style=None if item.status == "passed" else style)
         console.out.print(line)
     done = sum(c.status == "passed" for c in checks)
-    console.out.print(Text(f"\n{done} of {len(checks)} functions pass their public tests.", style="bold"))
-    if done < len(checks):
+    verb = "passes its" if len(checks) == 1 else "pass their"
+    console.out.print(Text(f"\n{done} of {count(len(checks), 'function')} {verb} public tests.", style="bold"))
+    if done < len(checks) or result.problems:
         sys.exit(1)
 
 
@@ -278,7 +287,7 @@ def export_nbgrader(course_out: Path, assignment: str, course_dir: Path | None) 
         written = export_course(course, course_out, assignment)
     except ImportError:
         raise UserError("the nbgrader export writes notebooks with nbformat: pip install nbformat (or nbgrader)") from None
-    console.err.print(f"Wrote {course_out}/nbgrader_config.py and {len(written)} notebooks in {course_out}/source/{assignment}/")
+    console.err.print(f"Wrote {course_out}/nbgrader_config.py and {count(len(written), 'notebook')} in {course_out}/source/{assignment}/")
 
 
 @export.command("gradescope")
@@ -298,7 +307,7 @@ def export_gradescope(zip_path: Path, torch_version: str, course_dir: Path | Non
     course = find_course(course_dir)
     with writing(zip_path):
         names = build_autograder_zip(course, zip_path, torch_version)
-    console.err.print(f"Wrote {zip_path} ({len(names)} files); upload it as the assignment's autograder")
+    console.err.print(f"Wrote {zip_path} ({count(len(names), 'file')}); upload it as the assignment's autograder")
 
 
 @main.command()
@@ -320,7 +329,7 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
     students = read_student_ids(roster)
     made = build(course, out_dir, students)
     exams = "practice and exam copies" if students else "practice copies (no --roster: no exam copies)"
-    console.err.print(f"Wrote {made.folder}: {made.exercise_files} exercise files, {made.quizzes} quizzes ({exams}); scanned: no solutions, hidden tests or answers")
+    console.err.print(f"Wrote {made.folder}: {count(made.exercise_files, 'exercise file')}, {count(made.quizzes, 'quiz')} ({exams}); scanned: no solutions, hidden tests or answers")
 
 
 @main.command()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,8 +128,9 @@ class Course:
         if not isinstance(modules, list) or not all(isinstance(m, str) and m.isidentifier() for m in modules):
             raise CourseError(f"{manifest_path}: [course] modules must be a list of module names")
         # The reference defines the contract; a student's copy has only the stubs, which share it.
-        source_dir = root / "solutions" if (root / "solutions").is_dir() else root / "exercises"
-        functions = tuple(f for module in modules for f in _functions_in_file(source_dir / f"{module}.py", module))
+        from_stubs = not (root / "solutions").is_dir()
+        source_dir = root / "exercises" if from_stubs else root / "solutions"
+        functions = tuple(f for module in modules for f in _functions_in_file(source_dir / f"{module}.py", module, from_stubs))
         needs = section.get("needs", {})
         if not isinstance(needs, dict) or not all(m in modules and isinstance(v, list) and all(isinstance(n, str) and n.isidentifier() for n in v) for m, v in needs.items()):
             raise CourseError(f"{manifest_path}: [course.needs] must map listed modules to lists of library names")
@@ -180,18 +182,31 @@ def read_toml(path: Path, *, missing: str) -> dict:
         raise CourseError(f"{path}: {error}") from None
 
 
-def _functions_in_file(path: Path, module: str) -> list[ContractFunction]:
+def _functions_in_file(path: Path, module: str, student_file: bool = False) -> list[ContractFunction]:
+    """The contract names ``path`` defines at its top level. A student's file that Python cannot
+    read is read line by line instead, so ``attnlab check`` can still say where it breaks."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source, filename=str(path))
     except FileNotFoundError:
         raise CourseError(f"the course lists {module!r} but {path} does not exist") from None
     except SyntaxError as error:
+        if student_file:
+            return _definitions_by_line(source, module)
         raise CourseError(f"{path}:{error.lineno}: {error.msg}") from None
     return [
         ContractFunction(node.name, module, _first_line(ast.get_docstring(node)), isinstance(node, ast.ClassDef))
         for node in tree.body
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_")
     ]
+
+
+_DEFINITION = re.compile(r"^(?:async\s+def|def|class)\s+([A-Za-z]\w*)", re.M)
+
+
+def _definitions_by_line(source: str, module: str) -> list[ContractFunction]:
+    """The top-level ``def`` and ``class`` lines of a file that does not parse."""
+    return [ContractFunction(match.group(1), module, "", match.group(0).startswith("class")) for match in _DEFINITION.finditer(source)]
 
 
 def _first_line(docstring: str | None) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnlab.wording import count, with_article
+
 
 class Mismatch(AssertionError):
     """The student's result is wrong; the message says how, and ``picture`` may show it."""
@@ -50,6 +52,9 @@ def picture(got, expected=None, leaked=None, title: str = "") -> dict | None:
 
 
 def _where(index) -> str:
+    """An array index as people write it: ``3`` for a vector, ``(0, 2)`` for a matrix."""
+    if len(index) == 1:
+        return str(int(index[0]))
     return "(" + ", ".join(str(int(i)) for i in index) + ")"
 
 
@@ -71,7 +76,7 @@ def expect_array(got, what: str) -> np.ndarray:
 def expect_pair(got, what: str) -> tuple:
     """An attention function returns ``(output, weights)``."""
     if not isinstance(got, (tuple, list)) or len(got) != 2:
-        kind = f"a {type(got).__name__}" + (f" of {len(got)} items" if isinstance(got, (tuple, list)) else "")
+        kind = with_article(type(got).__name__) + (f" of {count(len(got), 'item')}" if isinstance(got, (tuple, list)) else "")
         raise Mismatch(f"{what} should return a pair (output, weights), got {kind}")
     return tuple(got)
 
@@ -85,7 +90,7 @@ def expect_shape(got, shape: tuple, what: str, passport: str = "") -> None:
         if sorted(got_shape) == sorted(shape):
             hint = " (the same sizes in another order: are two axes swapped?)"
         elif len(got_shape) != len(shape):
-            hint = f" ({len(got_shape)} axes instead of {len(shape)})"
+            hint = f" ({count(len(got_shape), 'axis')} instead of {len(shape)})"
         raise Mismatch(f"{what} has the wrong shape: expected {tuple(shape)}{named}, got {got_shape}{hint}")
 
 
@@ -94,7 +99,7 @@ def expect_finite(got, what: str) -> None:
     if bad.any():
         index = np.argwhere(bad)[0]
         kind = "nan" if np.isnan(got[tuple(index)]) else "inf"
-        raise Mismatch(f"{what} contains {kind} (first at index {_where(index)}, {int(bad.sum())} entries in all)")
+        raise Mismatch(f"{what} contains {kind} (first at index {_where(index)}, {count(int(bad.sum()), 'entry')} in all)")
 
 
 def expect_close(got, expected, what: str, *inputs, passport: str = "", atol: float | None = None) -> None:
@@ -110,7 +115,7 @@ def expect_close(got, expected, what: str, *inputs, passport: str = "", atol: fl
         error = np.abs(np.where(close, 0.0, got.astype(np.float64) - expected))
         index = np.unravel_index(np.argmax(error), error.shape)
         raise Mismatch(
-            f"{what} has wrong values in {int((~close).sum())} of {close.size} entries; "
+            f"{what} has wrong values in {int((~close).sum())} of {count(close.size, 'entry')}; "
             f"the largest error is at index {_where(index)}: expected {expected[index]:.6g}, got {got[index]:.6g}",
             picture(got, expected, title=what),
         )

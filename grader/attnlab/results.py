@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 
 from attnlab.inert import markdown_literal, terminal_text
 from attnlab.outcomes import Outcome
+from attnlab.wording import count
 
 _MISTAKE = "Known mistake: "
 _HINT = "\nHint: "
@@ -119,7 +120,7 @@ class GradeReport:
         return {
             "score": self.score,
             "execution_time": round(self.duration, 3),
-            "output": f"Graded {len(self.tests)} hidden tests: {self.score:g} of {self.max_score:g} points; {self.sandbox}.",
+            "output": f"Graded {count(len(self.tests), 'hidden test')}: {self.score:g} of {count(self.max_score, 'point')}; {self.sandbox}.",
             "visibility": "visible",
             "extra_data": {"max_score": self.max_score, "sandbox": self.sandbox},
             "tests": tests,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import os
 import sys
 import traceback
@@ -28,6 +29,9 @@ from attnlab.wire import WireError, copy_plain
 
 PYTEST_INI = Path(__file__).with_name("public_tests.ini")
 SUBMISSION_VARIABLE = "ATTNLAB_SUBMISSION"
+# How a student installs a library a track needs; a plain ``pip install`` of torch on Linux fetches
+# a CUDA build of several GB, where the CPU build is enough.
+INSTALL = {"torch": "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu (the CPU build is enough)"}
 
 
 @dataclass(frozen=True)
@@ -43,9 +47,16 @@ class FunctionCheck:
     """The first useful message of the first failing test; empty when all passed."""
 
 
+def _in_folder(filename: str, folder: Path) -> bool:
+    """Whether a traceback's file is one of the student's (``<frozen importlib._bootstrap>`` is not,
+    even when the check runs from the student's folder)."""
+    path = Path(filename)
+    return path.is_absolute() and path.resolve().parent == folder
+
+
 def _student_frame(excinfo, folder: Path):
     """The innermost traceback frame inside the student's folder, if any."""
-    frames = [f for f in traceback.extract_tb(excinfo.tb) if Path(f.filename).resolve().parent == folder]
+    frames = [f for f in traceback.extract_tb(excinfo.tb) if _in_folder(f.filename, folder)]
     return frames[-1] if frames else None
 
 
@@ -64,6 +75,67 @@ def _classify(function: str, excinfo, folder: Path, contract: set[str] = frozens
         first = next((line for line in str(error).splitlines() if line.strip()), "assertion failed")
         return "failed", first
     return "failed", f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}{where}"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What ``attnlab check`` found: one line per function, and what stopped files being checked."""
+
+    functions: list[FunctionCheck]
+    problems: list[str]
+    """A file that cannot be imported, one line each: where, why, and what to do."""
+    left_out: list[str]
+    """Files not checked because a library they need is not installed, one line each."""
+
+
+@dataclass(frozen=True)
+class ImportProblem:
+    """Why a public test file could not be imported: the student's file and line at fault."""
+
+    file: str
+    """The student's file that failed (``attention.py``), or the test file when none of theirs did."""
+    line: str
+    """One line for the student: where, why, and what to do."""
+
+
+def missing_libraries(course: Course, module: str) -> list[str]:
+    """The libraries ``module`` needs (``[course.needs]``) that are not installed here."""
+    return [library for library in course.needs_of(module) if importlib.util.find_spec(library) is None]
+
+
+def install_hint(library: str) -> str:
+    """The command that installs ``library`` for a student."""
+    return INSTALL.get(library, f"pip install {library}")
+
+
+def explain_import_failure(course: Course, error: BaseException, folder: Path, test_file: str) -> ImportProblem:
+    """Name the student's file and line where importing failed, the reason, and what to do."""
+    if isinstance(error, SyntaxError) and error.filename and _in_folder(error.filename, folder):
+        name = Path(error.filename).name
+        code = (error.text or "").strip()
+        shown = f" ({code})" if code else ""
+        return ImportProblem(name, f"{name}, line {error.lineno}{shown}: {error.msg}. Python cannot read this file: fix that line (or the one before it).")
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if _in_folder(f.filename, folder)]
+    if not frames:
+        return ImportProblem(test_file, f"{test_file} could not be imported: {type(error).__name__}: {_first_line(error)}")
+    frame = frames[-1]
+    name = Path(frame.filename).name
+    where = f"{name}, line {frame.lineno} ({frame.line})" if frame.line else f"{name}, line {frame.lineno}"
+    if isinstance(error, ModuleNotFoundError) and error.name:
+        library = error.name.split(".")[0]
+        if library in course.modules:
+            return ImportProblem(name, f"{where}: there is no {library}.py in {folder}. Put it back: a file may import the course's files before it.")
+        if any(library in course.needs_of(m) for m in course.modules):
+            return ImportProblem(name, f"{where}: {library} is not installed. {install_hint(library)}")
+        return ImportProblem(name, f"{where}: there is no module named {library} here. Remove this import: the exercises do not need it, and the grader may not have it.")
+    if isinstance(error, ImportError):
+        return ImportProblem(name, f"{where}: {_first_line(error)}. Check the name: it must be one the imported file defines.")
+    return ImportProblem(name, f"{where}: {type(error).__name__}: {_first_line(error)}, while the file was imported. Code at the top of a file runs on import: fix it, or move it into a function.")
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 class CallRecorder:
@@ -135,6 +207,15 @@ class CheckPlugin:
     def __init__(self, folder: Path, recorder: CallRecorder | None = None, namer: MistakeNamer | None = None, contract: set[str] = frozenset()):
         self.folder, self.recorder, self.namer, self.contract = folder, recorder, namer, contract
         self.outcomes: list[tuple[str, str, str]] = []  # function, status, message
+        self.unimportable: dict[str, BaseException] = {}  # test file -> why it could not be imported
+
+    def pytest_exception_interact(self, node, call, report) -> None:
+        if report.when == "collect" and call.excinfo is not None:
+            error = call.excinfo.value
+            # pytest wraps an ImportError or a SyntaxError in its own CollectError; the student's is its cause.
+            if isinstance(error, pytest.Collector.CollectError) and error.__cause__ is not None:
+                error = error.__cause__
+            self.unimportable[Path(str(node.path)).name] = error
 
     def pytest_sessionstart(self, session) -> None:
         if self.recorder is not None:
@@ -160,23 +241,30 @@ class CheckPlugin:
         return report
 
 
-def run_check(course: Course, folder: Path, only: list[str] | None = None, test_seconds: float | None = 5.0) -> list[FunctionCheck]:
+def run_check(course: Course, folder: Path, only: list[str] | None = None, test_seconds: float | None = 5.0) -> CheckResult:
     """Run the public tests (of the ``only`` files, default all) against ``folder`` and summarise
-    them per function, in course order; a test past ``test_seconds`` fails."""
+    them per function, in course order; a test past ``test_seconds`` fails. A file that cannot be
+    imported is named with its line and reason, and every other file is still checked."""
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise CourseError(f"{folder}: no such folder")
     if not course.public_tests_dir.is_dir():
         raise CourseError(f"{course.public_tests_dir} is missing: the course has no public tests")
+    modules = only or list(course.modules)
+    missing = {m: missing_libraries(course, m) for m in modules}
+    left_out = [f"{m}.py not checked: it needs {', '.join(missing[m])}, which is not installed. {install_hint(missing[m][0])}" for m in modules if missing[m]]
+    if only and all(missing[m] for m in modules):
+        raise CourseError(left_out[0] if len(left_out) == 1 else "; ".join(left_out))
+    modules = [m for m in modules if not missing[m]]
     # The catalogue is the instructor's: where the course has it (not in a student release), name mistakes.
     namer = MistakeNamer(course) if (course.solutions_dir / "misconceptions").is_dir() else None
-    modules = only or list(course.modules)
     plugin = CheckPlugin(folder, CallRecorder(course, folder, modules) if namer else None, namer, {f.name for f in course.functions})
     tests = [course.public_tests_dir / f"test_{m}.py" for m in modules]
-    tests = [str(t) for t in tests if t.is_file()] if only else [str(course.public_tests_dir)]
+    tests = [str(t) for t in tests if t.is_file()]
     if not tests:
         raise CourseError(f"no public tests for {', '.join(modules)}")
-    args = [*tests, "-c", str(PYTEST_INI), "--rootdir", str(course.exercises_dir), "-p", "no:terminal", "-p", "no:cacheprovider"]
+    # A file that cannot be imported stops its own tests only, not every other file's.
+    args = [*tests, "-c", str(PYTEST_INI), "--rootdir", str(course.exercises_dir), "--continue-on-collection-errors", "-p", "no:terminal", "-p", "no:cacheprovider"]
     previous = os.environ.get(SUBMISSION_VARIABLE)
     os.environ[SUBMISSION_VARIABLE] = str(folder)
     try:
@@ -188,7 +276,20 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
             os.environ[SUBMISSION_VARIABLE] = previous
     if exit_code not in COMPLETED:
         raise CourseError(f"the public tests could not run: {first_error_line(output, exit_code)}")
-    return _summarise(course, plugin.outcomes)
+    problems = {test_file: explain_import_failure(course, error, folder, test_file) for test_file, error in plugin.unimportable.items()}
+    outcomes = list(plugin.outcomes)
+    for module in modules:
+        problem = problems.get(f"test_{module}.py")
+        if problem is None:
+            continue
+        own = problem.file == f"{module}.py"
+        for function in course.functions_in(module):
+            if own:
+                outcomes.append((function, "failed", f"not checked: {problem.file} cannot be imported (above)"))
+            else:
+                outcomes.append((function, "waiting", f"needs {problem.file}, which cannot be imported (above)"))
+    lines = list(dict.fromkeys(p.line for p in problems.values()))
+    return CheckResult(_summarise(course, outcomes), lines, left_out)
 
 
 def _summarise(course: Course, outcomes: list[tuple[str, str, str]]) -> list[FunctionCheck]:

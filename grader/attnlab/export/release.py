@@ -12,6 +12,8 @@ for each of them, and a release with a leak is not written.
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ from pathlib import Path
 import attnlab
 from attnlab.course import Course, CourseError
 from attnlab.export.stubs import BEGIN, END, stale_stubs
+from attnlab.wording import count
 
 ENGINE_DIR = Path(attnlab.__file__).resolve().parent
 NOT_COPIED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
@@ -27,7 +30,7 @@ NOT_COPIED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 # release test imports every shipped module from the installed bundle, so a missing one fails it.
 STUDENT_ENGINE = (
     "__init__.py", "cli.py", "errors.py", "options.py", "console.py", "inert.py", "atomic.py",
-    "course.py", "roster.py", "uploads.py", "reference.py", "misconceptions.py", "wire.py",
+    "course.py", "roster.py", "uploads.py", "reference.py", "misconceptions.py", "wire.py", "wording.py",
     "pytest_runs.py", "expect.py", "check", "quiz",
     "export/__init__.py", "export/stubs.py",
     "sandbox/__init__.py", "sandbox/inside/__init__.py", "sandbox/inside/module_harness.py",
@@ -37,34 +40,78 @@ _SHORTEST_LEAK = 24
 
 STUDENT_README = """# {name}: your exercises
 
-Set up once (Python 3.11 or newer):
+## Set up
+
+Once, with Python 3.11 or newer, from this folder:
 
 ```sh
 python3 -m venv .venv && .venv/bin/pip install .
 ```
 
-For the PyTorch track (`exercises/torch_attention.py`) add its CPU build first:
-`.venv/bin/pip install torch==2.13.0` (or any torch 2.x).
+The PyTorch track (`exercises/torch_attention.py`) needs torch; its CPU build is enough, and
+much smaller than what a plain `pip install torch` fetches on Linux:
 
-Then, from this folder:
+```sh
+.venv/bin/pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
+```
+
+Without torch, `attnlab check` checks the other files and says that this one needs torch.
+
+## The exercises
+
+Your work is in `exercises/`: fill in the parts marked `YOUR CODE HERE`, in file order (a file
+may import the ones before it): {files}. Check as often as you like:
 
 ```sh
 .venv/bin/attnlab check                   # one line per function: passed, failed (and why), not implemented yet
 .venv/bin/attnlab check --track numpy     # the numpy files only
+.venv/bin/attnlab check --only softmax    # one file
+.venv/bin/pytest exercises                # the same public tests in plain pytest (`pytest` alone runs them too)
+```
+
+The public tests in `exercises/tests/` are the lessons' worked examples; your instructor grades
+with more tests than these. Hand in your exercise files, the `.py` files of `exercises/` (the
+folder, or a .zip of it), as your instructor asks.
+
+## Quizzes
+
+```sh
 .venv/bin/attnlab quiz take shapes --student YOUR-ID              # practice: right or wrong at once, with hints
 .venv/bin/attnlab quiz take shapes --student YOUR-ID --mode exam  # the exam: answers recorded, to hand in
 ```
 
-Give your student id with `--student`, as it is on your instructor's roster (the default is
-your login name); the exam holds the questions of the roster's ids only. Practice questions are drawn from a practice pool, not from your exam;
-a question the exam asks exactly as practice would is recorded in practice, not checked. An exam shows no
-score and no hints: at the end it writes `QUIZ-YOUR-ID.answers.yaml`; hand that file in, and
-your instructor marks it and tells you your score. The exam copy holds no answers in any form.
+The quizzes are the files in `quizzes/`: {quizzes}. At any prompt you
+can type `hint` (practice only), `skip`, `back` or `quit`; your progress is saved after every
+answer, so the same command goes on where you left.
 
-Your work is in `exercises/`: fill in the parts marked `YOUR CODE HERE`, in file order (a file
-may import the ones before it): {files}. The public tests in `exercises/tests/` are the lessons'
-worked examples; your instructor grades with more tests than these.
+Give your student id with `--student`, exactly as it is on your instructor's roster (the default
+is your login name): the exam copy holds the questions of the roster's ids only. Practice
+questions are drawn from a practice pool, not from your exam; a question the exam asks exactly
+as practice would is recorded in practice, not checked.
+
+To take the exam, add `--mode exam`. It shows no score and no hints; at the end it writes
+`QUIZ-YOUR-ID.answers.yaml` in this folder (`--answers-out FILE` picks another name). Hand that
+file in: your instructor marks it and tells you your score. An exam handed in cannot be taken
+again. The exam copy holds no answers in any form.
 """
+
+
+def student_pyproject(text: str) -> str:
+    """The course's ``pyproject.toml`` as the bundle ships it: plain ``pytest`` at the bundle's root
+    runs the public tests (the course's own ``testpaths`` name the engine's tests, not shipped)."""
+    public = 'testpaths = ["exercises"]'
+    if re.search(r"^testpaths\s*=.*$", text, re.M):
+        return re.sub(r"^testpaths\s*=.*$", public, text, count=1, flags=re.M)
+    if re.search(r"^\[tool\.pytest\.ini_options\]\s*$", text, re.M):
+        return re.sub(r"^\[tool\.pytest\.ini_options\]\s*$", f"[tool.pytest.ini_options]\n{public}", text, count=1, flags=re.M)
+    return text.rstrip("\n") + f"\n\n[tool.pytest.ini_options]\n{public}\n"
+
+
+def _as_a_new_folder(folder: Path) -> None:
+    """Give ``folder`` the permissions ``mkdir`` would have: ``mkdtemp`` makes it private whatever the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    folder.chmod(0o777 & ~umask)
 
 
 class ReleaseError(CourseError):
@@ -117,10 +164,10 @@ def scan(course: Course, folder: Path) -> list[str]:
             text = path.read_text(encoding="utf-8", errors="replace")
             found = sorted(line for line in secret if line in text)
             if found:
-                leaks.append(f"{relative}: holds {len(found)} line(s) of the reference solutions, e.g. {found[0]!r}")
+                leaks.append(f"{relative}: holds {count(len(found), 'line')} of the reference solutions, e.g. {found[0]!r}")
             tests = sorted(line for line in hidden_defs if line in text)
             if tests:
-                leaks.append(f"{relative}: holds {len(tests)} hidden test(s), e.g. {tests[0]!r}")
+                leaks.append(f"{relative}: holds {count(len(tests), 'hidden test')}, e.g. {tests[0]!r}")
         if path.suffix in (".yaml", ".yml") and "quizzes" in relative.parts:
             leaks.append(f"{relative}: an instructor's quiz (with its answers); students get the .json copy")
     return leaks
@@ -195,7 +242,8 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
         shutil.copytree(course.exercises_dir, staging / "exercises", ignore=NOT_COPIED)
         _copy_student_engine(staging / "grader" / "attnlab")
         if (course.root / "pyproject.toml").is_file():
-            shutil.copyfile(course.root / "pyproject.toml", staging / "pyproject.toml")
+            pyproject = (course.root / "pyproject.toml").read_text(encoding="utf-8")
+            (staging / "pyproject.toml").write_text(student_pyproject(pyproject), encoding="utf-8")
         quizzes = sorted((course.root / "quizzes").glob("*.yaml"))
         (staging / "quizzes").mkdir()
         factory = reference_factory_for(lambda: course)
@@ -210,12 +258,13 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
                 exam = student_copy.build(quiz, "exam", factory, list(roster))
                 (staging / "quizzes" / f"{path.stem}.exam.json").write_text(json.dumps(exam, indent=1), encoding="utf-8")
         files = ", ".join(f"`{m}.py`" for m in course.modules)
-        (staging / "README.md").write_text(STUDENT_README.format(name=course.name, files=files), encoding="utf-8")
+        (staging / "README.md").write_text(STUDENT_README.format(name=course.name, files=files, quizzes=", ".join(p.stem for p in quizzes) or "none yet"), encoding="utf-8")
         leaks = scan(course, staging)
         if leaks:
             raise ReleaseError(f"the release would leak: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else ""))
         if out.exists():
             out.rmdir()
+        _as_a_new_folder(staging)
         staging.rename(out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

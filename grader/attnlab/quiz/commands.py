@@ -17,6 +17,7 @@ import click
 from attnlab.errors import UserError, user_errors, writing
 from attnlab.options import COURSE_OPTION
 from attnlab.quiz.errors import QuizError
+from attnlab.wording import count
 
 quiz_errors = user_errors(QuizError)
 
@@ -77,16 +78,18 @@ def _print_summary(result, console, practice: bool = False) -> None:
     table.add_column("concept")
     table.add_column("questions", justify="right")
     table.add_column("points", justify="right")
-    for concept, (points, possible, count) in result.by_concept().items():
-        table.add_row(concept, str(count), f"{points:.3g}/{possible:.3g}")
+    # A question nothing checks is worth nothing here: its row counts the questions its points are of.
+    for concept, (points, possible, checked) in result.by_concept(checked_only=True).items():
+        table.add_row(concept, str(checked), f"{points:.3g}/{possible:.3g}")
     table.add_section()
-    table.add_row("total", str(len(result.marks)), f"{result.score:g}/{result.max_score:g}")
+    unchecked = sum(m.max_points == 0 for m in result.marks)
+    table.add_row("total", str(len(result.marks) - unchecked), f"{result.score:g}/{result.max_score:g}")
     console.print(table)
-    unchecked = sum(m.max_points == 0 for m in result.marks)  # a question nothing checks is worth nothing here
     if unchecked and practice:
-        console.print(f"{unchecked} of these questions are asked as they stand in the exam: practice records your answers to them without checking, and they are not in the total.")
+        were = "was" if unchecked == 1 else "were"
+        console.print(f"{count(unchecked, 'more question')} {were} asked as in the exam: practice records your answers to them without checking them, so they are in no row above.")
     elif unchecked:
-        console.print(f"{unchecked} answers are recorded for your instructor to check.")
+        console.print(f"{count(unchecked, 'more answer')} {'is' if unchecked == 1 else 'are'} recorded for your instructor to check.")
 
 
 @quiz.command()
@@ -131,7 +134,7 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
     if progress.finished:
         click.echo(f"You have finished {opened.title!r} in {mode} mode; --restart takes it again.")
     else:
-        click.echo(f"{opened.title} · {len(items)} questions · {mode} mode · student {student}")
+        click.echo(f"{opened.title} · {count(len(items), 'question')} · {mode} mode · student {student}")
         if mode == "exam":
             click.echo("Exam: your answers are recorded and handed in; your instructor marks them and tells you your score.")
         if sys.stdin.isatty():
@@ -218,7 +221,7 @@ def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
     questions = [item.asked.id for item in opened.items_for("", "exam")]
     with writing(target):
         marking.write_csv(target, graded, questions)
-    table = Table(title=f"{opened.id} · {len(graded)} answers files", title_justify="left")
+    table = Table(title=f"{opened.id} · {count(len(graded), 'answers file')}", title_justify="left")
     counted = ("score", "right", "wrong", "close", "unreadable", "skipped")
     for column in ("student", *counted, "problem"):
         table.add_column(column, justify="right" if column in counted else "left")
@@ -234,15 +237,15 @@ def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
         common = Table(title="common mistakes", title_justify="left")
         for column in ("question", "mistake", "students"):
             common.add_column(column, justify="right" if column == "students" else "left")
-        for question, mistake, count in mistakes:
-            common.add_row(question, mistake, str(count))
+        for question, mistake, students in mistakes:
+            common.add_row(question, mistake, str(students))
         console.out.print(common)
     troubled = [row for row in graded if row.problems]
     for row in troubled:
         console.err.print(f"{row.path}: {'; '.join(row.problems)}")
     console.err.print(f"Wrote {target}")
     if troubled:
-        console.err.print(f"{len(troubled)} of {len(graded)} answers files have problems (above); the others are graded.")
+        console.err.print(f"{len(troubled)} of {count(len(graded), 'answers file')} {'has' if len(troubled) == 1 else 'have'} problems (above); the others are graded.")
         sys.exit(1)
 
 
@@ -279,7 +282,7 @@ def lint(paths, course_dir) -> None:
             click.echo(f"{path}: {line}", err=True)
         problems += bool(found)
         if not found:
-            click.echo(f"ok    {path} ({len(quiz_.questions)} questions)")
+            click.echo(f"ok    {path} ({count(len(quiz_.questions), 'question')})")
     if problems:
         sys.exit(1)
 
@@ -305,7 +308,7 @@ def student_copy_command(quiz_name, mode, roster, output, course_dir) -> None:
         raise UserError(f"{path} is a student copy: give the instructor's quiz")
     copy = student_copy.build(load_quiz(path), mode, _reference_factory(course_dir), students)
     write_json_atomically(output, copy)
-    click.echo(f"Wrote the {mode} copy {output} ({len(copy['questions'])} questions)", err=True)
+    click.echo(f"Wrote the {mode} copy {output} ({count(len(copy['questions']), 'question')})", err=True)
 
 
 @quiz.command("export")
@@ -324,4 +327,4 @@ def export_command(quiz_name, output_format, variants, output, course_dir) -> No
     text = moodle_xml(quiz_, _reference_factory(course_dir), variants)
     with writing(output):
         write_text_atomically(output, text)
-    click.echo(f"Wrote {output} ({len(quiz_.questions)} questions, {variants} variant(s) each where parameterized)", err=True)
+    click.echo(f"Wrote {output} ({count(len(quiz_.questions), 'question')}, {count(variants, 'variant')} each where parameterized)", err=True)

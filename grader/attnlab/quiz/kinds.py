@@ -25,6 +25,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from dataclasses import dataclass
 
 from attnlab.quiz.arith import TOO_LARGE, ExpressionError, evaluate
+from attnlab.wording import count, with_article
 
 
 class AnswerFormatError(ValueError):
@@ -75,7 +76,9 @@ class Kind:
         """Why ``given`` cannot be right from its layout alone ("a 5 × 5 matrix is expected"), or None."""
         if self.name not in ("vector", "matrix") or self.shape(given) == list(layout):
             return None
-        return f"a {' × '.join(map(str, layout))} matrix is expected" if self.name == "matrix" else f"{layout[0]} numbers are expected"
+        if self.name == "matrix":
+            return f"{with_article(' × '.join(map(str, layout)))} matrix is expected"
+        return f"{count(layout[0], 'number')} {'is' if layout[0] == 1 else 'are'} expected"
 
     def close(self, given, key, tolerance: float) -> bool:
         """Whether ``given`` agrees with ``key`` on the grid ``COARSER`` times wider (numbers only)."""

@@ -24,6 +24,7 @@ from attnlab.quiz.kinds import KINDS
 from attnlab.quiz.params import MAX_DRAWS, PRACTICE_VARIANTS, practice_seed, variant_seed
 from attnlab.quiz.schema import Question, Quiz
 from attnlab.quiz.variant import draw_counted, keyed_for_values
+from attnlab.wording import count
 
 LINT_STUDENTS = tuple(f"lint-{i}" for i in range(200))
 """Exam variants drawn per question: enough that a rare draw (a head that does not exist) shows."""
@@ -98,7 +99,7 @@ def check_quiz(quiz: Quiz, reference_factory: Callable) -> list[str]:
                 f" so it must hold in at least {MIN_WHERE_RATE:.0%}: draw the parameters so that it holds more often (a range whose ends use earlier parameters)"
             )
         if failures:  # the first failing variant, with its parameters, and how many more
-            problems.append(failures[0] + (f" (and {len(failures) - 1} more of {len(seeds)} variants)" if len(failures) > 1 else ""))
+            problems.append(failures[0] + (f" (and {len(failures) - 1} more of {count(len(seeds), 'variant')})" if len(failures) > 1 else ""))
         if question.type in NUMERIC and not question.relative and keys:
             problems += _precision_problems(quiz, question, keys)
         if question.type in ("single", "multiple"):

@@ -49,10 +49,13 @@ class QuizMark:
     def max_score(self) -> float:
         return sum(m.max_points for m in self.marks)
 
-    def by_concept(self) -> dict[str, tuple[float, float, int]]:
-        """concept -> (points, possible points, questions)."""
+    def by_concept(self, checked_only: bool = False) -> dict[str, tuple[float, float, int]]:
+        """concept -> (points, possible points, questions); ``checked_only`` leaves out the
+        questions nothing checks (worth no points here)."""
         table: dict[str, list] = {}
         for mark in self.marks:
+            if checked_only and mark.max_points == 0:
+                continue
             for concept in mark.concepts:
                 row = table.setdefault(concept, [0.0, 0.0, 0])
                 row[0] += mark.points / len(mark.concepts)

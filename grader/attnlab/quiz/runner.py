@@ -21,6 +21,7 @@ from typing import Callable
 
 from attnlab.quiz.items import Item
 from attnlab.quiz.kinds import AnswerFormatError
+from attnlab.wording import count
 
 COMMANDS = "hint, skip, back, quit"
 EXAM_COMMANDS = "skip, back, quit"
@@ -105,7 +106,7 @@ def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: C
     while progress.position < total:
         item = items[progress.position]
         asked = item.asked
-        say(f"\nQuestion {progress.position + 1} of {total} · {asked.points:g} point{'s' if asked.points != 1 else ''} · {', '.join(asked.concepts)}")
+        say(f"\nQuestion {progress.position + 1} of {total} · {count(asked.points, 'point')} · {', '.join(asked.concepts)}")
         say(asked.text())
         if progress.answers.get(asked.id) is not None:
             say(f"(your answer so far: {progress.answers[asked.id]})")
@@ -125,6 +126,8 @@ def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: C
                 progress.answers.setdefault(asked.id, None)
                 if practice and item.explanation is not None:
                     say(f"Skipped. {item.explanation.get().explanation}")
+                else:  # a student copy unlocks an explanation only with the right answer
+                    say("Skipped: type back to return to it.")
                 progress.position += 1
                 break
             if not text:

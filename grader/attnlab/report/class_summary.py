@@ -11,6 +11,7 @@ from rich.text import Text
 
 from attnlab.misconceptions import Misconception
 from attnlab.uploads import shown
+from attnlab.wording import count
 
 _OUTCOME_STYLES = {
     "passed": "green",
@@ -104,7 +105,7 @@ def render_class_summary(console: Console, results: list[dict], catalogue: list[
     reports = [d.get("report") or {} for d in results]
     maximum = max((r.get("max_score") or 0 for r in reports), default=0) or 1
     percentages = [100 * (r.get("score") or 0) / maximum for r in reports]
-    console.print(Text(f"\n{len(results)} submissions: {graded_now} graded now, {reused} unchanged since they were graded ({wall:.1f} s)", style="bold"))
+    console.print(Text(f"\n{count(len(results), 'submission')}: {graded_now} graded now, {reused} unchanged since they were graded ({wall:.1f} s)", style="bold"))
     if percentages:
         mean = sum(percentages) / len(percentages)
         full = sum(p >= 100 for p in percentages)

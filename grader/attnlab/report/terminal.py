@@ -12,6 +12,7 @@ from rich.text import Text
 
 from attnlab.outcomes import Outcome
 from attnlab.results import GradeReport
+from attnlab.wording import count
 
 MARKS = {
     Outcome.PASSED: ("✓", "green"),
@@ -90,7 +91,7 @@ def render(report: GradeReport, console: Console, *, explain: bool = False) -> N
     others = [t for t in failing if t.outcome is not Outcome.NOT_IMPLEMENTED]
     if not_implemented:
         names = sorted({t.function for t in not_implemented}, key=[t.function for t in report.tests].index)
-        console.print(Text(f"Not implemented yet: {', '.join(names)} ({len(not_implemented)} tests, {_points(sum(t.max_score for t in not_implemented))} points)", style="yellow"))
+        console.print(Text(f"Not implemented yet: {', '.join(names)} ({count(len(not_implemented), 'test')}, {count(sum(t.max_score for t in not_implemented), 'point')})", style="yellow"))
     if others:
         console.print(Text("\nWhat went wrong:", style="bold"))
     for test in others:
