@@ -80,9 +80,9 @@ def most_failed(results: list[dict], catalogue: list[Misconception], limit: int 
                 failing[test["name"]] += 1
                 mistakes[test["name"]][test["misconception"] or test["outcome"]] += 1
     rows = []
-    for name, count in failing.most_common(limit):
+    for name, students in failing.most_common(limit):
         top, _ = mistakes[name].most_common(1)[0]
-        rows.append((name, count, names.get(top, top)))
+        rows.append((name, students, names.get(top, top)))
     return rows
 
 
@@ -112,8 +112,8 @@ def render_class_summary(console: Console, results: list[dict], catalogue: list[
         console.print(f"Mean score {mean:.1f}%, full marks {full} of {len(percentages)}; not gradable {sum(bool(d.get('error')) for d in results)}.")
         _render_not_gradable(console, results)
         console.print(Text("\nScore distribution", style="bold"))
-        for label, count, bar in score_histogram(percentages):
-            console.print(Text(f"  {label} ") + Text(bar, style="cyan") + Text(f" {count}" if count else ""))
+        for label, students, bar in score_histogram(percentages):
+            console.print(Text(f"  {label} ") + Text(bar, style="cyan") + Text(f" {students}" if students else ""))
     rows = most_failed(results, catalogue)
     if rows:
         table = Table(title="Tests most students lose points on", title_justify="left", show_lines=False)
