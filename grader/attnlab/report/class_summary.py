@@ -120,8 +120,8 @@ def render_class_summary(console: Console, results: list[dict], catalogue: list[
         table.add_column("test")
         table.add_column("students", justify="right")
         table.add_column("most common reason")
-        for name, count, reason in rows:
-            table.add_row(name, str(count), reason)
+        for name, students, reason in rows:
+            table.add_row(name, str(students), reason)
         console.print(table)
     for failure in failures:
         console.print(Text(f"could not grade {failure} (not saved; run again to retry)", style="red"))
