@@ -54,15 +54,15 @@ def _in_folder(filename: str, folder: Path) -> bool:
     return path.is_absolute() and path.resolve().parent == folder
 
 
-def _student_frame(excinfo, folder: Path):
-    """The innermost traceback frame inside the student's folder, if any."""
-    frames = [f for f in traceback.extract_tb(excinfo.tb) if _in_folder(f.filename, folder)]
+def _student_frame(tb, folder: Path):
+    """The innermost frame of traceback ``tb`` inside the student's folder, if any."""
+    frames = [f for f in traceback.extract_tb(tb) if _in_folder(f.filename, folder)]
     return frames[-1] if frames else None
 
 
 def _classify(function: str, excinfo, folder: Path, contract: set[str] = frozenset()) -> tuple[str, str]:
     error = excinfo.value
-    frame = _student_frame(excinfo, folder)
+    frame = _student_frame(excinfo.tb, folder)
     where = f" ({Path(frame.filename).name}:{frame.lineno}: {frame.line})" if frame else ""
     if isinstance(error, NotImplementedError):
         # Waiting on another contract function; a class's own methods (__init__, forward) are its own.
@@ -115,10 +115,9 @@ def explain_import_failure(course: Course, error: BaseException, folder: Path, t
         code = (error.text or "").strip()
         shown = f" ({code})" if code else ""
         return ImportProblem(name, f"{name}, line {error.lineno}{shown}: {error.msg}. Python cannot read this file: fix that line (or the one before it).")
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if _in_folder(f.filename, folder)]
-    if not frames:
+    frame = _student_frame(error.__traceback__, folder)
+    if frame is None:
         return ImportProblem(test_file, f"{test_file} could not be imported: {type(error).__name__}: {_first_line(error)}")
-    frame = frames[-1]
     name = Path(frame.filename).name
     where = f"{name}, line {frame.lineno} ({frame.line})" if frame.line else f"{name}, line {frame.lineno}"
     if isinstance(error, ModuleNotFoundError) and error.name:

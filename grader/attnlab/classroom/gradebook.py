@@ -3,7 +3,8 @@
 A results folder belongs to one class (``CLASS.results/`` beside it by default):
 ``class-folder.txt`` in it names the class, and another class's run is refused
 (two classes sharing one folder overwrote each other's students of the same id).
-``<student>.json`` is written atomically the moment a submission is graded, so nothing finished is ever lost; it records what was graded (a hash of
+``<student>.json`` is written atomically the moment a submission is graded, so
+nothing finished is ever lost; it records what was graded (a hash of
 the submission) and by what (a hash of the hidden tests, the reference and the
 limits), so a rerun grades only what is missing or changed. The SQLite
 gradebook and the CSV export are rebuilt from those files, never edited in place.
