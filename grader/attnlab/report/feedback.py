@@ -101,7 +101,7 @@ def write_class_feedback(course: Course, class_folder: Path, *, out: Path | None
         asked = list(dict.fromkeys(safe_id(s) for s in students))
         missing = [s for s in asked if s not in stored]
         if missing:
-            raise FeedbackError(f"no stored result for {', '.join(missing)} in {store.folder}: grade them first (attnlab grade {class_folder} --student ID)")
+            raise FeedbackError(f"no stored result for {', '.join(missing)} in {store.folder}: grade them first (attnlab grade {class_folder} --student {missing[0]})")
         chosen = asked
     else:
         chosen = list(stored)
