@@ -23,7 +23,7 @@ from test_html_report import CHROMIUM, chromium, console_errors
 from attnlab.classroom.gradebook import ResultStore
 from attnlab.report import html as html_report
 from attnlab.report.class_summary import ClassProgress
-from attnlab.report.feedback import stored_reports
+from attnlab.classroom.feedback import stored_reports
 from attnlab.report.html import render_html
 from attnlab.results import GradeReport
 

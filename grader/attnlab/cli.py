@@ -249,7 +249,7 @@ def feedback(class_folder: Path, out: Path | None, students, results_dir: Path |
     Each student's folder holds their own feedback only, ready to hand back.
     """
     from attnlab import console
-    from attnlab.report.feedback import FeedbackError, write_class_feedback
+    from attnlab.classroom.feedback import FeedbackError, write_class_feedback
 
     try:
         written = write_class_feedback(find_course(course_dir), class_folder, out=out, results=results_dir, students=list(students))

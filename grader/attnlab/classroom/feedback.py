@@ -1,9 +1,9 @@
 """Feedback to hand back: from a class's stored results, a folder per student, as nbgrader's
 ``generate_feedback`` writes, and the class's summary page. Nothing is graded again.
 
-``OUT/<student>/feedback.html`` is the student's report (``html``), ``OUT/<student>/feedback.md``
-the same as Markdown for an LMS comment (``markdown``), ``OUT/class-summary.html`` the class's
-page (``class_html``). A student's folder holds their own feedback only, ready to return.
+``OUT/<student>/feedback.html`` is the student's report (``report.html``), ``OUT/<student>/feedback.md``
+the same as Markdown for an LMS comment (``report.markdown``), ``OUT/class-summary.html`` the class's
+page (``report.class_html``). A student's folder holds their own feedback only, ready to return.
 """
 
 from __future__ import annotations
