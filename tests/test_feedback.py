@@ -117,7 +117,7 @@ def test_every_student_gets_a_folder_of_their_own_feedback(graded):
     assert graded["written"].returncode == 0, graded["written"].stderr
     out = graded["out"]
     assert {p.name for p in out.iterdir() if p.is_dir()} == STUDENTS
-    assert (out / "class-summary.html").is_file()
+    assert (out / "_class-summary.html").is_file()
     for student in STUDENTS:
         assert sorted(p.name for p in (out / student).iterdir()) == ["feedback.html", "feedback.md"]
         page = (out / student / "feedback.html").read_text()
@@ -141,13 +141,13 @@ def dump(tmp_path, page: Path) -> str:
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
 def test_every_page_opens_in_chromium_and_no_student_script_runs(graded, tmp_path):
     out = graded["out"]
-    pages = {page: dump(tmp_path, page) for page in [out / "class-summary.html", *(out / s / "feedback.html" for s in sorted(STUDENTS))]}
+    pages = {page: dump(tmp_path, page) for page in [out / "_class-summary.html", *(out / s / "feedback.html" for s in sorted(STUDENTS))]}
     for page, dom in pages.items():
         assert "data-pwned" not in dom, page
     eve = pages[out / "eve" / "feedback.html"]
     assert "&lt;script&gt;document.body.dataset.pwned = 'printed'&lt;/script&gt;" in eve  # shown as text
     assert "&lt;img src=\"x\" onerror=" in eve
-    summary = pages[out / "class-summary.html"]
+    summary = pages[out / "_class-summary.html"]
     assert len(re.findall(r'<rect class="bar"', summary)) == 11
     assert NAMED_MISTAKE in summary
 
@@ -174,11 +174,11 @@ class Tags(html.parser.HTMLParser):
 
 def test_the_class_page_links_each_student_and_counts_missing_files_apart(graded):
     parser = Tags()
-    parser.feed((graded["out"] / "class-summary.html").read_text())
+    parser.feed((graded["out"] / "_class-summary.html").read_text())
     assert not {"script", "img", "iframe"} & set(parser.tags)
     assert sorted(parser.links) == sorted(f"{s}/feedback.html" for s in STUDENTS)
     assert all((graded["out"] / link).is_file() for link in parser.links)
-    page = (graded["out"] / "class-summary.html").read_text()
+    page = (graded["out"] / "_class-summary.html").read_text()
     assert "<li>masks.py: 1 student</li>" in page and "<li>scores.py: 1 student</li>" in page
     missed = page[page.index('class="summary most-missed"') :].split("</table>")[0]
     assert "could not be imported" not in missed and NAMED_MISTAKE in missed
@@ -240,7 +240,8 @@ def test_a_changed_submission_is_said_and_an_edited_result_refused(graded, tmp_p
 
 def test_only_files_named_by_a_student_id_are_taken(tmp_path):
     store = ResultStore(tmp_path)
-    for name, student in (("ada", "ada"), ("..", ".."), ("mallory", "ada")):
+    # ".." would be the folder above; "_class-summary" would be the class page's name.
+    for name, student in (("ada", "ada"), ("..", ".."), ("mallory", "ada"), ("_class-summary.html", "_class-summary.html")):
         (tmp_path / f"{name}.json").write_text(json.dumps({"student": student, "fingerprint": "f", "grader": "g", "report": None, "error": "x"}))
     assert list(stored_reports(store)) == ["ada"]
 

@@ -207,7 +207,7 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         progress.stop()  # whatever ends the run, before its errors are shown
     stored = store.all([e.student for e in plan.entries])
     if students:  # the named students' own tables, not the class's summary
-        _render_students(console.out, [r for r in stored if r.student in {e.student for e in plan.to_grade}], explain)
+        _render_students(console.out, [r for r in stored if r.student in {e.student for e in plan.to_grade}], explain, outcome.failures)
     else:
         render_class_summary(console.out, [r.data for r in stored], load_catalogue(course, only), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
     console.err.print(f"Gradebook: {outcome.gradebook}")
@@ -219,7 +219,7 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         raise GraderError(f"the grader failed on {count(len(outcome.failures), 'submission')}, listed above: nothing was saved for them, and the same command grades them again")
 
 
-def _render_students(out, stored, explain: bool) -> None:
+def _render_students(out, stored, explain: bool, failures: list[str]) -> None:
     from rich.text import Text
 
     from attnlab.report.terminal import render
@@ -230,6 +230,8 @@ def _render_students(out, stored, explain: bool) -> None:
             out.print(Text(f"{result.student}: not gradable: {result.error}", style="red"))
         else:
             render(GradeReport.from_dict(result.report), out, explain=explain)
+    for failure in failures:
+        out.print(Text(f"could not grade {failure} (not saved; run again to retry)", style="red"))
 
 
 @main.command()
@@ -243,9 +245,9 @@ def feedback(class_folder: Path, out: Path | None, students, results_dir: Path |
     """Write each student's feedback from the results `attnlab grade CLASS` saved; nothing is graded again.
 
     \b
-    OUT/ID/feedback.html    the student's report: points, what went wrong, heatmaps (one file, no scripts)
-    OUT/ID/feedback.md      the same in Markdown, for a comment in the LMS
-    OUT/class-summary.html  the class: score chart, most missed tests, a link to each student's page
+    OUT/ID/feedback.html     the student's report: points, what went wrong, heatmaps (one file, no scripts)
+    OUT/ID/feedback.md       the same in Markdown, for a comment in the LMS
+    OUT/_class-summary.html  the class: score chart, most missed tests, a link to each student's page
     Each student's folder holds their own feedback only, ready to hand back.
     """
     from attnlab import console

@@ -2,7 +2,7 @@
 ``generate_feedback`` writes, and the class's summary page. Nothing is graded again.
 
 ``OUT/<student>/feedback.html`` is the student's report (``report.html``), ``OUT/<student>/feedback.md``
-the same as Markdown for an LMS comment (``report.markdown``), ``OUT/class-summary.html`` the class's
+the same as Markdown for an LMS comment (``report.markdown``), ``OUT/_class-summary.html`` the class's
 page (``report.class_html``). A student's folder holds their own feedback only, ready to return.
 """
 
@@ -21,7 +21,8 @@ from attnlab.report.markdown import render_markdown, render_not_graded_markdown
 from attnlab.results import GradeReport
 from attnlab.roster import RosterError, find_entries, safe_id
 
-SUMMARY_NAME = "class-summary.html"
+# No student id starts with "_" (``roster.safe_id``): no student's folder can take this name.
+SUMMARY_NAME = "_class-summary.html"
 
 
 class FeedbackError(Exception):
