@@ -195,8 +195,9 @@ def test_the_markdown_renders_only_the_graders_words(graded):
 
 
 def test_grade_with_student_prints_their_own_table_and_reuses_the_recording(graded):
-    result = attnlab("grade", graded["class"], *ONLY, "--student", "carl")
+    result = attnlab("grade", graded["class"], *ONLY, "--student", "carl", "--explain")
     assert result.returncode == 0, result.stderr[-2000:]
+    assert "Hint: Use np.sqrt(d_k)" in result.stdout  # --explain: the whole feedback
     assert RECORDING not in result.stderr  # the kept recording was reused
     assert "attnlab grade ·" in result.stdout and "carl" in result.stdout and "attention_scores" in result.stdout
     assert "Score distribution" not in result.stdout
