@@ -10,7 +10,7 @@ import zipfile
 import pytest
 from conftest import COURSE, REPO, SUBMISSIONS, build_submission, read_fixture
 
-COMMANDS = [[], ["grade"], ["check"], ["stubs"], ["quiz"]]
+COMMANDS = [[], ["grade"], ["feedback"], ["check"], ["stubs"], ["quiz"]]
 
 
 def attnlab(*args, cwd=REPO, env=None):

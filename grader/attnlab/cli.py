@@ -28,7 +28,7 @@ library_errors = user_errors(CourseError, RosterError, SubmissionError)
 
 # The student release ships the engine without its instructor's side (``export.release``): these
 # commands are not offered there, and asking for one says why in one line.
-INSTRUCTOR_COMMANDS = ("grade", "stubs", "release", "export")
+INSTRUCTOR_COMMANDS = ("grade", "feedback", "stubs", "release", "export")
 IN_STUDENT_RELEASE = not (Path(__file__).parent / "grading").is_dir()
 
 STUDENT_HELP = """
@@ -37,6 +37,7 @@ STUDENT_HELP = """
                  attnlab quiz take QUIZ   take a quiz in the terminal"""
 INSTRUCTOR_HELP = """
     Instructors: attnlab grade FOLDER     grade a submission, or a whole class, with the hidden tests
+                 attnlab feedback CLASS   each student's feedback page, from the class's results
                  attnlab stubs            regenerate exercises/ from solutions/
                  attnlab release DIR      the bundle students get (no solutions, tests or answers)
                  attnlab export --help    nbgrader course, Gradescope autograder zip
@@ -66,11 +67,11 @@ def main() -> None:
 @click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="One submission: also write Gradescope-format results to this file.")
 @click.option("--only", multiple=True, metavar="FILE", help="Grade only this exercise file (e.g. softmax); repeat for more.")
 @click.option("--track", "tracks", multiple=True, metavar="NAME", help="Grade only this track's files: numpy, or torch.")
-@click.option("--explain", is_flag=True, help="One submission: show the whole feedback of every failing test, its heatmaps, and what the code printed.")
+@click.option("--explain", is_flag=True, help="One submission (or a class's --student): show the whole feedback of every failing test, its heatmaps, and what the code printed.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False), help="One submission: also write an HTML report (feedback and heatmaps) to this file.")
 @click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), help="A class: the results folder (default: CLASS.results/ next to the class folder). It belongs to one class: another class's is refused.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="A class: submissions graded at once (default: the machine's cores, fewer where memory is short).")
-@click.option("--student", "students", multiple=True, metavar="ID", help="A class: (re)grade only this student; repeat for more.")
+@click.option("--student", "students", multiple=True, metavar="ID", help="A class: (re)grade only this student and print their own table; repeat for more.")
 @click.option("--assignment", metavar="NAME", help="A class in nbgrader's layout: the assignment to grade (default: each student's newest).")
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="A class: also export the gradebook as CSV (student, total, points per exercise file).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds one call of a student function may take.")
@@ -104,10 +105,10 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
     from attnlab.roster import is_submission
 
     if path.is_dir() and not is_submission(path, course):
-        for flag, given in (("--json", json_path), ("--explain", explain), ("--html", html_path), ("--no-sandbox", in_process)):
+        for flag, given in (("--json", json_path), ("--explain", explain and not students), ("--html", html_path), ("--no-sandbox", in_process)):
             if given:
-                raise UserError(f"{flag} is for one submission; {path} is a class folder")
-        _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path, course.select(only, tracks))
+                raise UserError(f"{flag} is for one submission (or a class's --student); {path} is a class folder")
+        _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path, course.select(only, tracks), explain)
         return
     for flag, given in (("--results", results_dir), ("--jobs", jobs), ("--student", students), ("--assignment", assignment), ("--csv", csv_path)):
         if given:
@@ -165,7 +166,7 @@ def _interrupted_by_termination():
             signal.signal(number, handler)
 
 
-def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path, only=None) -> None:
+def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path, only=None, explain=False) -> None:
     from attnlab import console
     from attnlab.classroom.gradebook import ResultsNotSaved, ResultsOfAnotherClass, ResultStore, default_results_folder, write_csv
     from attnlab.classroom.grading import grade_class, plan_class
@@ -192,10 +193,8 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         console.err.print(memory_note, style="yellow", markup=False)
     progress = ClassProgress(console.err, len(plan.to_grade))
     try:
-        if plan.to_grade:
-            console.err.print("Recording the reference's run of the hidden tests …")
         with _interrupted_by_termination():
-            outcome = grade_class(course, plan, store, limits, jobs=jobs, on_ready=progress.start, on_graded=progress.graded)
+            outcome = grade_class(course, plan, store, limits, jobs=jobs, on_ready=progress.start, on_graded=progress.graded, on_recording=lambda: console.err.print("Recording the reference's run of the hidden tests …"))
     except KeyboardInterrupt:
         progress.stop()  # before the line below: a live progress bar would draw over it
         console.err.print(f"Interrupted: the finished results are in {store.folder}; run the same command again to go on.")
@@ -207,7 +206,10 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     finally:
         progress.stop()  # whatever ends the run, before its errors are shown
     stored = store.all([e.student for e in plan.entries])
-    render_class_summary(console.out, [r.data for r in stored], load_catalogue(course, only), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
+    if students:  # the named students' own tables, not the class's summary
+        _render_students(console.out, [r for r in stored if r.student in {e.student for e in plan.to_grade}], explain, outcome.failures)
+    else:
+        render_class_summary(console.out, [r.data for r in stored], load_catalogue(course, only), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
     console.err.print(f"Gradebook: {outcome.gradebook}")
     if csv_path is not None:
         with writing(csv_path):
@@ -215,6 +217,53 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         console.err.print(f"Wrote {csv_path}")
     if outcome.failures:
         raise GraderError(f"the grader failed on {count(len(outcome.failures), 'submission')}, listed above: nothing was saved for them, and the same command grades them again")
+
+
+def _render_students(out, stored, explain: bool, failures: list[str]) -> None:
+    from rich.text import Text
+
+    from attnlab.report.terminal import render
+    from attnlab.results import GradeReport
+
+    for result in stored:
+        if result.report is None:
+            out.print(Text(f"{result.student}: not gradable: {result.error}", style="red"))
+        else:
+            render(GradeReport.from_dict(result.report), out, explain=explain)
+    for failure in failures:
+        out.print(Text(f"could not grade {failure} (not saved; run again to retry)", style="red"))
+
+
+@main.command()
+@click.argument("class_folder", metavar="CLASS", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Where to write (default: CLASS.feedback/ next to the class folder).")
+@click.option("--student", "students", multiple=True, metavar="ID", help="Only this student's feedback (no class page); repeat for more.")
+@click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), help="The class's results folder (default: CLASS.results/ next to the class folder).")
+@COURSE_OPTION
+@library_errors
+def feedback(class_folder: Path, out: Path | None, students, results_dir: Path | None, course_dir: Path | None) -> None:
+    """Write each student's feedback from the results `attnlab grade CLASS` saved; nothing is graded again.
+
+    \b
+    OUT/ID/feedback.html     the student's report: points, what went wrong, heatmaps (one file, no scripts)
+    OUT/ID/feedback.md       the same in Markdown, for a comment in the LMS
+    OUT/_class-summary.html  the class: score chart, most missed tests, a link to each student's page
+    Each student's folder holds their own feedback only, ready to hand back.
+    """
+    from attnlab import console
+    from attnlab.classroom.feedback import FeedbackError, write_class_feedback
+
+    try:
+        written = write_class_feedback(find_course(course_dir), class_folder, out=out, results=results_dir, students=list(students))
+    except FeedbackError as error:
+        raise UserError(str(error)) from None
+    except OSError as error:  # a full disk, a folder not allowed
+        raise UserError(f"cannot write {error.filename or out}: {error.strerror or error}") from None
+    for note, names in (("changed since graded, so this feedback is of the earlier submission", written.changed), ("no result saved yet", written.not_graded)):
+        if names:
+            console.err.print(f"{note}: {', '.join(names)} (attnlab grade {class_folder} grades them)", style="yellow")
+    summary = f"; the class: {written.summary}" if written.summary else ""
+    console.err.print(f"Wrote the feedback of {count(len(written.students), 'student')} in {written.folder}{summary}")
 
 
 @main.command()

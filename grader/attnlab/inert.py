@@ -74,3 +74,13 @@ def markdown_literal(text: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{body}\n{fence}"
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def markdown_words(text: str) -> str:
+    """``text`` as one line of Markdown that shows as written: every ASCII punctuation mark
+    backslash-escaped (CommonMark's escapes), so no ``*``, ``_``, ``[``, ``<`` or ``#`` in a
+    name or a test's title becomes emphasis, a link, HTML or a heading."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(terminal_text(text).split()))

@@ -45,6 +45,12 @@ def _gradescope_markdown(test: "TestResult") -> str:
     return "\n\n".join(part for part in parts if part)
 
 
+def markdown_feedback(test: "TestResult") -> str:
+    """A test's feedback as Markdown, as Gradescope shows it: the catalogue's words render, the
+    student's (their messages, what they printed) are code blocks."""
+    return _gradescope_markdown(test)
+
+
 @dataclass(frozen=True)
 class TestResult:
     """One hidden test's verdict on one submission."""
@@ -125,6 +131,15 @@ class GradeReport:
             "extra_data": {"max_score": self.max_score, "sandbox": self.sandbox},
             "tests": tests,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "GradeReport":
+        """The report ``to_dict`` gave (a stored result's); ``ValueError`` when ``data`` is not one."""
+        try:
+            tests = tuple(TestResult(**{**test, "outcome": Outcome(test["outcome"])}) for test in data["tests"])
+            return cls(str(data["submission"]), tests, str(data["sandbox"]), float(data["duration"]))
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"not a report attnlab wrote ({type(error).__name__}: {error})") from None
 
     def to_dict(self) -> dict:
         return {

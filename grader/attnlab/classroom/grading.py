@@ -142,10 +142,12 @@ def grade_class(
     jobs: int | None = None,
     on_ready: Callable[[], None] = lambda: None,
     on_graded: Callable[[dict], None] = lambda data: None,
+    on_recording: Callable[[], None] = lambda: None,
 ) -> ClassOutcome:
     """Grade ``plan.to_grade`` with ``jobs`` processes (default: the machine's cores; never more
     than the submissions: ``choose_jobs``), then rebuild the gradebook. Ctrl-C stops the run;
-    what finished is kept."""
+    what finished is kept. ``on_recording`` is called before the reference's run is recorded,
+    which a kept recording spares."""
     started = time.perf_counter()
     outcome = ClassOutcome(plan)
     problem = None
@@ -153,7 +155,7 @@ def grade_class(
     try:
         if plan.to_grade:
             slots, _ = choose_jobs(jobs, len(plan.to_grade), limits)
-            _grade_in_parallel(course, plan, store, limits, slots, outcome, on_ready, on_graded)
+            _grade_in_parallel(course, plan, store, limits, slots, outcome, on_ready, on_graded, on_recording)
     except BaseException as error:
         problem = error
         raise
@@ -169,26 +171,27 @@ def grade_class(
     return outcome
 
 
-def _script(course: Course, reference: Reference, plan: ClassPlan, folder: Path, jobs: int) -> Script:
+def _script(course: Course, reference: Reference, plan: ClassPlan, folder: Path, jobs: int, on_recording: Callable[[], None]) -> Script:
     """The reference's recorded run: the one the last run kept in the results folder, when it
     was made by the same course, engine and libraries; else recorded now (``jobs`` processes
     sharing the files), and kept."""
     key = script_key(plan.grader)
     script = load_script(folder, key)
     if script is None:
+        on_recording()
         script = record_script_in_parallel(course, reference, plan.only, jobs)
         save_script(folder, key, script)
     return script
 
 
-def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_graded) -> None:
+def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_graded, on_recording) -> None:
     reference = Reference(course)
     store.folder.mkdir(parents=True, exist_ok=True)
     # Without bubblewrap, workers must not read the solutions, the results or the other students'
     # work: closed to other users before any grading process starts.
     close_to_workers((course.solutions_dir, course.hidden_tests_dir, store.folder, *{entry.source.parent for entry in plan.entries}), bwrap_path())
     load_hidden_tests(course, plan.only)  # once here, not in every process forked below
-    session = ClassSession(course, reference, _script(course, reference, plan, store.folder, jobs), limits, plan.only)
+    session = ClassSession(course, reference, _script(course, reference, plan, store.folder, jobs, on_recording), limits, plan.only)
     # What is loaded now lives as long as the class: out of the collector's sight, a full collection
     # (pytest's, hypothesis's, or the interpreter's own) no longer walks it for every student.
     gc.freeze()

@@ -5,11 +5,12 @@ from __future__ import annotations
 import collections
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Column, Table
 from rich.text import Text
 
 from attnlab.misconceptions import Misconception
+from attnlab.report.class_figures import files_not_importable, most_failed, percentages, score_histogram
 from attnlab.uploads import shown
 from attnlab.wording import count
 
@@ -22,22 +23,34 @@ _OUTCOME_STYLES = {
     "crashed": "magenta",
     "error": "red",
 }
-_BAR = "█"
+
+
+class _CountsColumn(ProgressColumn):
+    """The outcome counts: the column the table narrows first, cut to one line with an ellipsis."""
+
+    def render(self, task) -> Text:
+        counts = Text.from_markup(task.fields["counts"], overflow="ellipsis")
+        counts.no_wrap = True
+        return counts
 
 
 class ClassProgress:
-    """A progress bar with ETA and live counts of test outcomes over the class."""
+    """A progress bar with ETA and live counts of test outcomes over the class.
+
+    done/total, elapsed and ETA come first and never wrap: on a narrow terminal the bar
+    shrinks and the counts are cut, as they matter least while waiting."""
 
     def __init__(self, console: Console, total: int):
         self.counts: collections.Counter = collections.Counter()
+        fixed = {"no_wrap": True}
         self.progress = Progress(
-            TextColumn("[bold]Grading"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            TextColumn("{task.fields[counts]}"),
+            TextColumn("[bold]Grading", table_column=Column(**fixed)),
+            MofNCompleteColumn(table_column=Column(**fixed)),
+            TimeElapsedColumn(table_column=Column(**fixed)),
+            TextColumn("ETA", table_column=Column(**fixed)),
+            TimeRemainingColumn(table_column=Column(**fixed)),
+            BarColumn(bar_width=20),
+            _CountsColumn(),
             console=console,
             transient=False,
         )
@@ -59,33 +72,6 @@ class ClassProgress:
         self.progress.update(self.task, advance=1, counts=counts)
 
 
-def score_histogram(percentages: list[float], bins: int = 10, width: int = 40) -> list[tuple[str, int, str]]:
-    """(label, count, bar) per tenth of the maximum score; full marks get their own row."""
-    counts = [0] * (bins + 1)
-    for value in percentages:
-        counts[bins if value >= 100 else min(int(value // (100 / bins)), bins - 1)] += 1
-    top = max(counts) or 1
-    labels = [f"{int(i * 100 / bins):3d}–{int((i + 1) * 100 / bins) - 1:3d}%" for i in range(bins)] + ["   100%"]
-    return [(label, count, _BAR * round(width * count / top)) for label, count in zip(labels, counts)]
-
-
-def most_failed(results: list[dict], catalogue: list[Misconception], limit: int = 10) -> list[tuple[str, int, str]]:
-    """The tests most students lost points on: (test, students, most common named mistake)."""
-    failing: collections.Counter = collections.Counter()
-    mistakes: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    names = {m.id: m.name for m in catalogue}
-    for data in results:
-        for test in (data.get("report") or {}).get("tests", []):
-            if test["score"] < test["max_score"]:
-                failing[test["name"]] += 1
-                mistakes[test["name"]][test["misconception"] or test["outcome"]] += 1
-    rows = []
-    for name, students in failing.most_common(limit):
-        top, _ = mistakes[name].most_common(1)[0]
-        rows.append((name, students, names.get(top, top)))
-    return rows
-
-
 NOT_GRADABLE_SHOWN = 20
 """Not gradable submissions listed with their reason at most; the rest are in the gradebook."""
 
@@ -101,27 +87,29 @@ def _render_not_gradable(console: Console, results: list[dict]) -> None:
 
 
 def render_class_summary(console: Console, results: list[dict], catalogue: list[Misconception], *, graded_now: int, reused: int, failures: list[str], wall: float) -> None:
-    """Score distribution (a chart), the most failed tests and their misconceptions (a table)."""
-    reports = [d.get("report") or {} for d in results]
-    maximum = max((r.get("max_score") or 0 for r in reports), default=0) or 1
-    percentages = [100 * (r.get("score") or 0) / maximum for r in reports]
+    """Score distribution (a chart), the files students could not hand in importable, and the
+    tests most students answered wrong with their most common reason (a table)."""
+    scores = percentages(results)
     console.print(Text(f"\n{count(len(results), 'submission')}: {graded_now} graded now, {reused} unchanged since they were graded ({wall:.1f} s)", style="bold"))
-    if percentages:
-        mean = sum(percentages) / len(percentages)
-        full = sum(p >= 100 for p in percentages)
-        console.print(f"Mean score {mean:.1f}%, full marks {full} of {len(percentages)}; not gradable {sum(bool(d.get('error')) for d in results)}.")
+    if scores:
+        mean = sum(scores) / len(scores)
+        full = sum(p >= 100 for p in scores)
+        console.print(f"Mean score {mean:.1f}%, full marks {full} of {len(scores)}; not gradable {sum(bool(d.get('error')) for d in results)}.")
         _render_not_gradable(console, results)
         console.print(Text("\nScore distribution", style="bold"))
-        for label, students, bar in score_histogram(percentages):
+        for label, students, bar in score_histogram(scores):
             console.print(Text(f"  {label} ") + Text(bar, style="cyan") + Text(f" {students}" if students else ""))
+    files = files_not_importable(results)
+    if files:
+        console.print(Text("\nFile missing / not importable: ", style="bold") + Text(", ".join(f"{name} ({count(students, 'student')})" for name, students in files)))
     rows = most_failed(results, catalogue)
     if rows:
-        table = Table(title="Tests most students lose points on", title_justify="left", show_lines=False)
+        table = Table(title="Tests most students answer wrong (the file imported)", title_justify="left", show_lines=False)
         table.add_column("test")
         table.add_column("students", justify="right")
         table.add_column("most common reason")
-        for name, students, reason in rows:
-            table.add_row(name, str(students), reason)
+        for row in rows:
+            table.add_row(row.name, str(row.students), f"{row.reason} ({row.reason_students})" if row.reason_students < row.students else row.reason)
         console.print(table)
     for failure in failures:
         console.print(Text(f"could not grade {failure} (not saved; run again to retry)", style="red"))

@@ -61,7 +61,21 @@ def _pictures(test: TestResult) -> str:
     return f'<p>{html.escape(picture.get("title", ""))} (first slice, up to 8 × 8):</p><div class="pictures">{"".join(figures)}</div>'
 
 
-def render_html(report: GradeReport) -> str:
+def page(title: str, body: str) -> str:
+    """One self-contained page: its style inline, no script, no outside resource. ``title`` and
+    ``body`` are HTML already escaped."""
+    return f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title><style>{STYLE}</style></head><body>{body}</body></html>\n'
+
+
+def render_not_graded_html(name: str, error: str) -> str:
+    """The page of a submission that could not be graded: why, and no points."""
+    title = f"attnlab report · {html.escape(name)}"
+    return page(title, f"<h1>{title}</h1><p><strong>Not graded: 0 points.</strong> Your submission could not be graded:</p><pre>{html.escape(error)}</pre>")
+
+
+def render_html(report: GradeReport, name: str | None = None) -> str:
+    """The report of one graded submission, titled with ``name`` (default: the submission as
+    handed in; a student's copy names the student, not the instructor's folders)."""
     functions: dict[str, list[TestResult]] = {}
     for test in report.tests:
         functions.setdefault(test.function, []).append(test)
@@ -82,14 +96,13 @@ def render_html(report: GradeReport) -> str:
             f"{test.score:g}/{test.max_score:g})</span></h3><pre>{html.escape(test.feedback)}</pre>{_pictures(test)}{printed}</section>"
         )
     percent = 100 * report.score / report.max_score if report.max_score else 0
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<title>attnlab report · {html.escape(report.submission)}</title><style>{STYLE}</style></head><body>"
-        f"<h1>attnlab report · {html.escape(report.submission)}</h1>"
+    title = f"attnlab report · {html.escape(report.submission if name is None else name)}"
+    return page(
+        title,
+        f"<h1>{title}</h1>"
         f"<p><strong>{report.score:g} / {report.max_score:g}</strong> ({percent:.0f}%) · graded in {report.duration:.1f} s · {html.escape(report.sandbox)}</p>"
         '<table class="summary"><tr><th>file</th><th>function</th><th>tests</th><th>points</th><th>status</th></tr>'
         + "".join(rows)
         + "</table>"
-        + (f"<h2>What went wrong</h2>{''.join(failing)}" if failing else "<h2>Every hidden test passed.</h2>")
-        + "</body></html>\n"
+        + (f"<h2>What went wrong</h2>{''.join(failing)}" if failing else "<h2>Every hidden test passed.</h2>"),
     )

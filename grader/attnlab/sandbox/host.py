@@ -911,20 +911,19 @@ class WorkerProcess:
                 raise ProcessesDuringMeasure("a process your code started ended during a call whose memory is measured, so its memory could not be counted: do the work in the call itself") from None
         return peak
 
-    def take_output(self, upto: list[int] | None = None) -> str:
-        """What the worker printed since the last call of this method (up to the ``upto``
-        positions of stdout and stderr, when given), cut to the output limit."""
+    def take_output(self) -> str:
+        """What the worker printed since the last call of this method, cut to the output limit."""
         parts = []
         for index, (stream, label) in enumerate(zip(self._output, ("", "[stderr]\n"))):
-            end = stream.seek(0, os.SEEK_END)
-            if upto is not None:
-                end = min(end, max(int(upto[index]), self._output_read[index]))
+            # pread and fstat, never seek or read: the worker writes at the file offset it shares
+            # with this process, and moving it made the next print overwrite the last one's middle.
+            fd = stream.fileno()
+            end = os.fstat(fd).st_size
             start = self._output_read[index]
-            if end == start:
+            if end <= start:
                 continue
-            stream.seek(start)
             # The worker keeps output_chars characters plus its own "output cut" marker line.
-            data = stream.read(min(end - start, 4 * self.limits.output_chars + 1024))
+            data = os.pread(fd, min(end - start, 4 * self.limits.output_chars + 1024), start)
             self._output_read[index] = end
             cut = end - start - len(data)
             parts.append(label + data.decode("utf-8", "replace") + (f"\n[... {cut} more bytes not shown]" if cut else ""))

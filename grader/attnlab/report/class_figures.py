@@ -1,0 +1,95 @@
+"""What a class's stored results add up to: the score distribution, the tests most students
+lost points on and why, and the exercise files students could not hand in importable.
+
+Shared by the terminal summary (``class_summary``) and the class page (``class_html``); each
+function takes stored results (``<student>.json``'s data) and returns plain rows.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass
+
+from attnlab.misconceptions import Misconception
+from attnlab.outcomes import Outcome
+
+BAR = "█"
+REASON_CHARS = 100
+"""A reason longer than this (a first line of feedback) is cut, with an ellipsis."""
+
+
+def percentages(results: list[dict]) -> list[float]:
+    """Each student's score as a percentage of the class's maximum (a not gradable one: 0)."""
+    reports = [d.get("report") or {} for d in results]
+    maximum = max((r.get("max_score") or 0 for r in reports), default=0) or 1
+    return [100 * (r.get("score") or 0) / maximum for r in reports]
+
+
+def score_histogram(percentages: list[float], bins: int = 10, width: int = 40) -> list[tuple[str, int, str]]:
+    """(label, count, bar) per tenth of the maximum score; full marks get their own row."""
+    counts = [0] * (bins + 1)
+    for value in percentages:
+        counts[bins if value >= 100 else min(int(value // (100 / bins)), bins - 1)] += 1
+    top = max(counts) or 1
+    labels = [f"{int(i * 100 / bins):3d}–{int((i + 1) * 100 / bins) - 1:3d}%" for i in range(bins)] + ["   100%"]
+    return [(label, count, BAR * round(width * count / top)) for label, count in zip(labels, counts)]
+
+
+def not_importable(test: dict) -> bool:
+    """Did ``test`` fail because its exercise file is missing or could not be imported? The
+    sentence is the grader's own, first in the feedback, where no student text can come first."""
+    return test.get("outcome") == Outcome.ERROR.value and str(test.get("feedback", "")).startswith(f"{test.get('module')}.py could not be imported")
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= REASON_CHARS else line[: REASON_CHARS - 1] + "…"
+
+
+def reason(test: dict, names: dict[str, str]) -> str:
+    """Why a student lost a test's points, in a few words: the named mistake, else the first line
+    of the feedback, else how the test ended."""
+    if test.get("misconception"):
+        return names.get(test["misconception"], test["misconception"])
+    return _first_line(str(test.get("feedback") or "")) or str(test.get("outcome"))
+
+
+@dataclass(frozen=True)
+class MissedTest:
+    """A hidden test students lost points on while its file could be imported."""
+
+    name: str
+    students: int
+    """Students who lost points on it with the file importable."""
+    reason: str
+    """The most common reason among them (``reason``)."""
+    reason_students: int
+    """Students whose reason it is."""
+
+
+def most_failed(results: list[dict], catalogue: list[Misconception], limit: int = 10) -> list[MissedTest]:
+    """The tests most students lost points on, with a wrong answer rather than a file missing or
+    not importable (those are ``files_not_importable``), and their most common reason."""
+    failing: collections.Counter = collections.Counter()
+    reasons: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    names = {m.id: m.name for m in catalogue}
+    for data in results:
+        for test in (data.get("report") or {}).get("tests", []):
+            if test["score"] < test["max_score"] and not not_importable(test):
+                failing[test["name"]] += 1
+                reasons[test["name"]][reason(test, names)] += 1
+    rows = []
+    for name, students in failing.most_common(limit):
+        top, times = reasons[name].most_common(1)[0]
+        rows.append(MissedTest(name, students, top, times))
+    return rows
+
+
+def files_not_importable(results: list[dict]) -> list[tuple[str, int]]:
+    """(exercise file, students) for each file some students handed in missing or not importable,
+    most students first."""
+    students: collections.Counter = collections.Counter()
+    for data in results:
+        files = {f"{t['module']}.py" for t in (data.get("report") or {}).get("tests", []) if not_importable(t)}
+        students.update(files)
+    return sorted(students.items(), key=lambda item: (-item[1], item[0]))

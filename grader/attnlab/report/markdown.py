@@ -1,0 +1,39 @@
+"""A submission's feedback as Markdown, for the comment box of an LMS (Moodle, Canvas, Gradescope).
+
+Only the grader's words render: the student's id and the tests' titles are escaped
+(``inert.markdown_words``), and everything the student's code said (messages, printed output)
+is a code block it cannot leave (``results.markdown_feedback``).
+"""
+
+from __future__ import annotations
+
+from attnlab.inert import markdown_literal, markdown_words
+from attnlab.outcomes import Outcome
+from attnlab.results import GradeReport, markdown_feedback
+from attnlab.wording import count
+
+
+def _percent(score: float, maximum: float) -> str:
+    return f"{100 * score / maximum:.0f}%" if maximum else "0%"
+
+
+def render_markdown(report: GradeReport, student: str) -> str:
+    """The whole feedback of one graded submission: points, a line per function, what went wrong."""
+    lines = [f"# attnlab feedback · {markdown_words(student)}", "", f"**{report.score:g} of {count(report.max_score, 'point')}** ({_percent(report.score, report.max_score)})", ""]
+    functions: dict[tuple[str, str], list] = {}
+    for test in report.tests:
+        functions.setdefault((test.module, test.function), []).append(test)
+    for (module, function), tests in functions.items():
+        passed = sum(t.outcome is Outcome.PASSED for t in tests)
+        points = f"{sum(t.score for t in tests):g}/{sum(t.max_score for t in tests):g} points"
+        lines.append(f"- {markdown_words(f'{module}.py')} · {markdown_words(function)}: {passed} of {len(tests)} tests passed, {points}")
+    failing = [t for t in report.tests if t.outcome is not Outcome.PASSED]
+    lines += ["", "## What went wrong" if failing else "Every hidden test passed."]
+    for test in failing:
+        lines += ["", f"### {markdown_words(test.name)}", "", f"*{markdown_words(test.outcome.value)}, {test.score:g}/{test.max_score:g}*", "", markdown_feedback(test)]
+    return "\n".join(lines) + "\n"
+
+
+def render_not_graded_markdown(student: str, error: str) -> str:
+    """The feedback of a submission that could not be graded: why, and no points."""
+    return f"# attnlab feedback · {markdown_words(student)}\n\n**Not graded: 0 points.** Your submission could not be graded:\n\n{markdown_literal(error)}\n"
