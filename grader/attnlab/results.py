@@ -87,9 +87,13 @@ class GradeReport:
     sandbox: str
     """How the student's code was run, in words."""
     duration: float
+    notes: tuple[str, ...] = ()
+    """What grading set aside of the submission as handed in (a notebook's plots and prints), one
+    line each, in the student's words; it may quote their code."""
 
     def __post_init__(self):
         object.__setattr__(self, "submission", terminal_text(writable_text(self.submission)))  # a folder's name need not be UTF-8
+        object.__setattr__(self, "notes", tuple(terminal_text(writable_text(note)) for note in self.notes))
 
     @property
     def score(self) -> float:
@@ -120,7 +124,8 @@ class GradeReport:
         return {
             "score": self.score,
             "execution_time": round(self.duration, 3),
-            "output": f"Graded {count(len(self.tests), 'hidden test')}: {self.score:g} of {count(self.max_score, 'point')}; {self.sandbox}.",
+            # Shown as text (no top-level output_format): the notes may quote the student's code.
+            "output": "\n".join([f"Graded {count(len(self.tests), 'hidden test')}: {self.score:g} of {count(self.max_score, 'point')}; {self.sandbox}.", *self.notes]),
             "visibility": "visible",
             "extra_data": {"max_score": self.max_score, "sandbox": self.sandbox},
             "tests": tests,
@@ -133,5 +138,6 @@ class GradeReport:
             "duration": self.duration,
             "score": self.score,
             "max_score": self.max_score,
+            "notes": list(self.notes),
             "tests": [{**asdict(t), "outcome": t.outcome.value} for t in self.tests],
         }
