@@ -103,8 +103,9 @@ class GradeReport:
     def max_score(self) -> float:
         return round(sum(t.max_score for t in self.tests), 6)
 
-    def to_gradescope(self) -> dict:
-        """Gradescope's results.json: ``score``, ``tests`` with name, score, max_score, output."""
+    def to_gradescope(self, visibility: str = "visible") -> dict:
+        """Gradescope's results.json: ``score``, ``tests`` with name, score, max_score, output;
+        ``visibility`` (Gradescope's: visible, after_due_date, hidden, ...) for the tests and the total."""
         tests = []
         for number, test in enumerate(self.tests, start=1):
             tests.append(
@@ -117,7 +118,7 @@ class GradeReport:
                     "output": _gradescope_markdown(test),
                     "output_format": "md",
                     "tags": [test.module, test.function, test.outcome.value, *([test.misconception] if test.misconception else [])],
-                    "visibility": "visible",
+                    "visibility": visibility,
                 }
             )
         # Only the fields Gradescope documents at the top level; the rest goes in extra_data.
@@ -126,7 +127,7 @@ class GradeReport:
             "execution_time": round(self.duration, 3),
             # Shown as text (no top-level output_format): the notes may quote the student's code.
             "output": "\n".join([f"Graded {count(len(self.tests), 'hidden test')}: {self.score:g} of {count(self.max_score, 'point')}; {self.sandbox}.", *self.notes]),
-            "visibility": "visible",
+            "visibility": visibility,
             "extra_data": {"max_score": self.max_score, "sandbox": self.sandbox},
             "tests": tests,
         }
