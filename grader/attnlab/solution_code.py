@@ -27,9 +27,10 @@ from dataclasses import dataclass
 
 SETUP_PREFIX = "setup-"
 """grade_id prefix of an exported notebook's locked set-up cell (its imports)."""
-MAX_SORTED_BYTES = 256 << 10
+MAX_SORTED_BYTES = 64 << 10
 """A notebook's code at most, for sorting it into solution and exploration: the syntax trees of
-this much hostile code stay within some tens of MB in the grader's process."""
+this much hostile code stay within some 40 MiB and a second in the grader's process (the
+largest reference file is under 5 KiB)."""
 SHOWN_SKIPS = 4
 """Set-aside statements named in a note at most (the rest are counted)."""
 _PARSE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError)
