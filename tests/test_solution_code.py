@@ -146,3 +146,23 @@ def test_the_note_reaches_the_report_and_gradescope(tmp_path, hidden):
     assert report.notes == ("softmax.ipynb: not run, as no function of yours uses it (plots, prints, trying things out): cell 3 `print('<b>*hi*</b>')`",)
     assert "Not graded: softmax.ipynb" in render_html(report) and "<b>*hi*</b>" not in render_html(report)
     assert report.to_gradescope()["output"].endswith(report.notes[0]) and report.to_dict()["notes"] == list(report.notes)
+
+
+def test_an_exercise_name_bound_without_def_and_a_table_filled_in_a_loop_are_kept():
+    # An honest student's notebook: graded names bound by assignment, a global table filled by a
+    # loop, a seed set by a call; none of it may be set aside.
+    solution = solution_code(cells(
+        "import numpy as np\nnp.random.seed(0)\nTABLE = {}\nfor i in range(3):\n    TABLE[i] = i * i\nSHIFT = [0.0]\nSHIFT.append(1.0)",
+        "def stable(x, axis=-1):\n    e = np.exp(x - x.max(axis=axis, keepdims=True))\n    return e / e.sum(axis=axis, keepdims=True) + 0 * TABLE[2] * SHIFT[1]",
+        "softmax = stable",
+        "import matplotlib.pyplot as plt\nplt.plot(softmax(np.arange(3.0)))",
+    ), "softmax.ipynb", ("softmax",))
+    namespace = {}
+    exec(compile(solution.code, "softmax.py", "exec"), namespace)
+    assert namespace["softmax"] is namespace["stable"] and namespace["TABLE"] == {0: 0, 1: 1, 2: 4} and namespace["SHIFT"] == [0.0, 1.0]
+    assert solution.skipped.endswith("cell 4 `import matplotlib.pyplot as plt`; cell 4 `plt.plot(softmax(np.arange(3.0)))`")
+
+
+def test_many_cells_that_are_not_python_make_one_short_note():
+    solution = solution_code(cells(*(["def (:"] * 500), "def softmax(x):\n    return x"), "softmax.ipynb", ("softmax",))
+    assert "def softmax" in solution.code and len(solution.skipped) < 400 and "and 496 more cells that are not valid Python" in solution.skipped

@@ -243,7 +243,7 @@ def stage_submission(entry: Entry, course: Course, target: Path) -> Staged:
         if script in files:
             (staged / script).write_bytes(files[script])
         elif notebook in files:
-            solution = solution_code(notebook_cells(files[notebook], notebook), notebook)
+            solution = solution_code(notebook_cells(files[notebook], notebook), notebook, tuple(course.functions_in(module)))
             (staged / script).write_text(solution.code, encoding="utf-8", errors="surrogatepass")
             if solution.skipped:
                 notes.append(solution.skipped)

@@ -3,10 +3,12 @@
 A notebook mixes solution code with exploration: plots, prints, a cell that tries a function on
 an example. Graded as one file, ``import matplotlib.pyplot as plt`` in the first cell (a package
 the sandbox does not hold) or a ``plt.show()`` would make every function score 0. So grading
-runs the definitions (functions and classes, whole), and of the other top-level statements only
-those that bind a name some kept code reads from the module (its imports, its constants), found
-with ``symtable``, so a function's own local variable of the same name does not count. The rest
-is set aside and named in ``skipped``, which the report shows the student.
+runs the definitions (functions and classes, whole) and the statements that bind the exercise's
+names (``softmax = stable_softmax``); then, of the other top-level statements, those that bind or
+change a name some kept code reads from the module (its imports, its constants, ``TABLE[i] =
+...``, ``np.random.seed(0)``), found with ``symtable``, so a function's own local variable of the
+same name does not count. The rest is set aside and named in ``skipped``, which the report shows
+the student.
 
 In a notebook written by ``attnlab export nbgrader``, the course's own cells (nbgrader's graded
 and locked cells: the tests) are never the student's code and are left out whole; its locked
@@ -74,6 +76,7 @@ class _Statement:
     node: ast.stmt
     text: str
     binds: frozenset[str]
+    """Names it binds or changes in the module (``x = ...``, ``x[0] = ...``, ``x.append(...)``)."""
     reads: frozenset[str]
     always: bool  # a definition, or an import that binds everything (``from x import *``)
 
@@ -91,6 +94,28 @@ def _module_names(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(binds), frozenset(reads)
 
 
+def _changed(node: ast.stmt) -> set[str]:
+    """The names whose object a statement changes: ``x[i] = ...``, ``x.a += ...``, ``x.update(...)``
+    (not inside the functions and classes it defines, which run later)."""
+    changed, stack = set(), [node]
+    while stack:
+        current = stack.pop()
+        targets = []
+        if isinstance(current, (ast.Assign, ast.Delete)):
+            targets = current.targets
+        elif isinstance(current, (ast.AugAssign, ast.AnnAssign)):
+            targets = [current.target]
+        elif isinstance(current, ast.Expr) and isinstance(current.value, ast.Call):
+            targets = [current.value.func]
+        for target in targets:
+            while isinstance(target, (ast.Subscript, ast.Attribute)):
+                target = target.value
+                if isinstance(target, ast.Name):
+                    changed.add(target.id)
+        stack.extend(child for child in ast.iter_child_nodes(current) if isinstance(child, ast.stmt) and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+    return changed
+
+
 def _statements(cell: CodeCell) -> list[_Statement]:
     tree = ast.parse(cell.source)
     lines = cell.source.splitlines()
@@ -104,7 +129,7 @@ def _statements(cell: CodeCell) -> list[_Statement]:
         definition = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         star = isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
         future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
-        statements.append(_Statement(cell, node, text, binds, reads, definition or star or future))
+        statements.append(_Statement(cell, node, text, binds | _changed(node), reads, definition or star or future))
     return statements
 
 
@@ -113,9 +138,10 @@ def _first_line(text: str) -> str:
     return line if len(line) <= 60 else line[:57] + "..."
 
 
-def solution_code(cells: list[CodeCell], name: str) -> SolutionCode:
+def solution_code(cells: list[CodeCell], name: str, exercise_names: tuple[str, ...] = ()) -> SolutionCode:
     """The code of ``cells`` (a notebook's code cells, in order) that grading runs; ``name`` (the
-    notebook's file name) starts the note of what was set aside."""
+    notebook's file name) starts the note of what was set aside; ``exercise_names`` (the
+    functions and classes the course grades in it) are kept however they are bound."""
     ours = [c for c in cells if _kind(c) != "course"]
     if sum(len(c.source.encode("utf-8", "surrogatepass")) for c in ours) > MAX_SORTED_BYTES:
         code = "\n\n".join(c.source for c in ours) + "\n"
@@ -137,7 +163,7 @@ def solution_code(cells: list[CodeCell], name: str) -> SolutionCode:
         for bound in statement.binds:
             binders[bound].append(index)
     kept = [s.always for s in statements]
-    wanted = [n for s in statements if s.always for n in s.reads]
+    wanted = [*exercise_names, *(n for s in statements if s.always for n in s.reads)]
     seen: set[str] = set()
     while wanted:
         needed = wanted.pop()
@@ -152,7 +178,7 @@ def solution_code(cells: list[CodeCell], name: str) -> SolutionCode:
     set_aside = [f"cell {s.cell.number} `{_first_line(s.text)}`" for s, keep in zip(statements, kept) if not keep and _kind(s.cell) == "student"]
     if not set_aside and not unreadable:
         return SolutionCode(code, None)
-    parts = list(unreadable)
+    parts = unreadable[:SHOWN_SKIPS] + ([f"and {len(unreadable) - SHOWN_SKIPS} more cells that are not valid Python"] if len(unreadable) > SHOWN_SKIPS else [])
     if set_aside:
         shown = "; ".join(set_aside[:SHOWN_SKIPS]) + (f"; and {len(set_aside) - SHOWN_SKIPS} more" if len(set_aside) > SHOWN_SKIPS else "")
         parts.append(f"not run, as no function of yours uses it (plots, prints, trying things out): {shown}")
