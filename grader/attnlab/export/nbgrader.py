@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 
 from attnlab.course import Course, CourseError
-from attnlab.export import notebook_imports
 from attnlab.export.public_tests import CHECKS_MODULE, checks_module, public_test_cell
 from attnlab.export.stubs import BEGIN, HINT
 from attnlab.solution_code import SETUP_PREFIX
@@ -36,6 +35,9 @@ c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplemente
 # The hidden tests run the whole file's suite at the first autograded cell (hypothesis and all).
 c.ExecutePreprocessor.timeout = 600
 '''
+
+NOTEBOOK_IMPORTS = Path(__file__).with_name("notebook_imports.py")
+"""Copied beside the notebooks as it is: they import each other with it, with nothing but Python."""
 
 _KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
@@ -169,7 +171,7 @@ def export_course(course: Course, out: Path, assignment: str = "attnlab") -> lis
         raise CourseError(f"{target} exists and is not empty; export to a new folder")
     target.mkdir(parents=True, exist_ok=True)
     (out / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(course_id=re.sub(r"[^A-Za-z0-9_-]", "", course.root.name) or "attnlab"), encoding="utf-8")
-    (target / "notebook_imports.py").write_text(Path(notebook_imports.__file__).read_text(encoding="utf-8"), encoding="utf-8")
+    (target / "notebook_imports.py").write_text(NOTEBOOK_IMPORTS.read_text(encoding="utf-8"), encoding="utf-8")
     (target / f"{CHECKS_MODULE}.py").write_text(checks_module(), encoding="utf-8")
     written = []
     for module in course.modules:
