@@ -8,6 +8,7 @@ import sys
 import zipfile
 
 import pytest
+from markdown_it import MarkdownIt
 from conftest import COURSE, SUBMISSIONS, build_submission, gradescope_markdown_is_inert, read_fixture
 
 from attnlab.export.gradescope import build_autograder_zip
@@ -76,7 +77,19 @@ def test_the_autograder_runs_the_bundled_grader_on_a_submission_and_agrees_with_
     assert [(t["name"], t["score"], t["status"]) for t in results["tests"]] == [(t["name"], t["score"], t["status"]) for t in expected["tests"]]
     lost = [t for t in results["tests"] if t["status"] == "failed"]
     assert lost and all("scaled_dot_product_attention" in t["name"] for t in lost)
-    assert any("Known mistake" in t["output"] for t in lost)
+    named = [t for t in lost if "Known mistake" in t["output"]]
+    assert named
+    for test in named:
+        # Rendered as Gradescope does (output_format md, CommonMark): the mistake, its explanation and
+        # the hint are paragraphs of their own, and the grader's feedback a code block after them.
+        assert test["output_format"] == "md"
+        tokens = MarkdownIt("commonmark").parse(test["output"])
+        paragraphs = [t.content for t in tokens if t.type == "inline"]
+        assert paragraphs[0].startswith("**Known mistake:** ") and "Hint" not in paragraphs[0], paragraphs
+        assert paragraphs[2].startswith("**Hint:** ") and paragraphs[1] and "Known mistake" not in paragraphs[1] + paragraphs[2].partition("Hint")[2]
+        assert [t.type for t in tokens if t.level == 0].count("fence") >= 1
+        html = MarkdownIt("commonmark").render(test["output"])
+        assert html.startswith("<p><strong>Known mistake:</strong> ") and "<p><strong>Hint:</strong> " in html
 
 
 def test_an_upload_without_exercise_files_still_gets_a_results_file(autograder):
@@ -154,3 +167,62 @@ def test_without_bubblewrap_the_source_is_roots_alone_and_a_search_of_the_disk_f
         assert attention and all(t["status"] == "failed" for t in attention)
     finally:
         shutil.rmtree(root)
+
+
+def python_shim(folder, name: str, version: tuple[int, int]) -> None:
+    """A ``python3.X`` on PATH that says it is ``version`` (the real interpreter behind it)."""
+    shim = folder / name
+    shim.write_text(f'#!/bin/sh\nexec {sys.executable} -c "import sys; sys.version_info = {version!r}; exec(sys.argv[1])" "$2"\n')
+    shim.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    "on_path, picked",
+    [
+        ({"python3": (3, 10)}, None),  # Gradescope's default image: Ubuntu 22.04's 3.10 is too old
+        ({"python3": (3, 10), "python3.11": (3, 11), "python3.12": (3, 12)}, "python3.12"),
+        ({"python3": (3, 12), "python3.13": (3, 13)}, "python3"),  # Ubuntu 24.04's own
+    ],
+)
+def test_setup_sh_picks_a_python_the_course_allows(autograder, tmp_path, on_path, picked):
+    import tomllib
+
+    setup = autograder / "source" / "setup.sh"
+    requires = tomllib.loads((COURSE.root / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert f'MIN_PYTHON="{requires.removeprefix(">=")}"' in setup.read_text()
+    for name, version in on_path.items():
+        python_shim(tmp_path, name, version)
+    process = subprocess.run([shutil.which("bash"), "-c", f"source {setup}; pick_python"], capture_output=True, text=True, env={"PATH": str(tmp_path)})
+    assert (process.stdout.strip() or None) == picked and process.returncode == (0 if picked else 1), process.stderr
+
+
+def test_setup_sh_installs_torchs_cpu_build_and_is_valid_bash(autograder):
+    setup = (autograder / "source" / "setup.sh").read_text()
+    assert subprocess.run(["bash", "-n", str(autograder / "source" / "setup.sh")]).returncode == 0
+    assert 'TORCH_VERSION="2.13.0"' in setup
+    [torch_line] = [line for line in setup.splitlines() if "pip install" in line and "torch" in line]
+    assert '"torch==$TORCH_VERSION" --index-url https://download.pytorch.org/whl/cpu' in torch_line
+    assert setup.index("whl/cpu") < setup.index("pip install -q /autograder/source")  # before the course's torch range
+
+
+@pytest.mark.parametrize("visibility", ["after_due_date", "hidden"])
+def test_visibility_is_what_the_export_was_given(tmp_path, visibility):
+    root = tmp_path / "autograder"
+    root.mkdir()
+    build_autograder_zip(COURSE, root / "autograder.zip", visibility=visibility)
+    with zipfile.ZipFile(root / "autograder.zip") as bundle:
+        bundle.extractall(root / "source")
+    (root / "run_autograder").write_bytes((root / "source" / "run_autograder").read_bytes())
+    results = run_autograder(root, {"softmax.py": (COURSE.solutions_dir / "softmax.py").read_text()})
+    check_results_format(results)
+    assert results["visibility"] == visibility and results["tests"]
+    assert {t["visibility"] for t in results["tests"]} == {visibility}
+    nothing = run_autograder(root, {"notes.txt": "nothing here"})
+    assert nothing["visibility"] == "visible"  # a student can mend an upload that cannot be graded
+
+
+def test_export_gradescope_refuses_an_unknown_visibility(tmp_path):
+    command = [sys.executable, "-m", "attnlab.cli", "export", "gradescope", str(tmp_path / "a.zip"), "--visibility", "after_published", "--course", str(COURSE.root)]
+    process = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert process.returncode == 2 and "after_published" in process.stderr and "visible" in process.stderr
+    assert not (tmp_path / "a.zip").exists()

@@ -294,7 +294,8 @@ def test_nbgrader_submitted_folders_refuse_links(tmp_path):
 def test_a_sibling_notebook_that_is_a_link_is_not_imported(tmp_path):
     """nbgrader's kernel imports sibling notebooks by name: a link among them is refused, in one line."""
     folder = linked_notebook(tmp_path / "nb")
-    code = f"from attnlab.export.notebook import import_notebooks\nimport_notebooks(['softmax'], {str(folder)!r})\nimport softmax\n"
+    helper = Path(__file__).resolve().parents[1] / "grader" / "attnlab" / "export"
+    code = f"import sys\nsys.path.insert(0, {str(helper)!r})\nfrom notebook_imports import import_notebooks\nimport_notebooks(['softmax'], {str(folder)!r})\nimport softmax\n"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert "softmax.ipynb is a symbolic link" in result.stderr.strip().splitlines()[-1]

@@ -341,21 +341,24 @@ def export_nbgrader(course_out: Path, assignment: str, course_dir: Path | None) 
 
 @export.command("gradescope")
 @click.argument("zip_path", metavar="AUTOGRADER_ZIP", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--torch-version", default="2.13.0", show_default=True, help="The torch release setup.sh installs on Gradescope's image.")
+@click.option("--torch-version", default="2.13.0", show_default=True, help="The torch release setup.sh installs on Gradescope's image (its CPU build).")
+@click.option("--visibility", type=click.Choice(["visible", "after_due_date", "hidden"]), default="visible", show_default=True, help="When students see the hidden tests' results on Gradescope: at once, after the due date, or never (hidden: staff only).")
 @COURSE_OPTION
 @library_errors
-def export_gradescope(zip_path: Path, torch_version: str, course_dir: Path | None) -> None:
+def export_gradescope(zip_path: Path, torch_version: str, visibility: str, course_dir: Path | None) -> None:
     """Write Gradescope's autograder zip: setup.sh, run_autograder, the grader and the hidden tests.
 
-    run_autograder grades /autograder/submission with the sandboxed grader and writes
-    /autograder/results/results.json ($ATTNLAB_AUTOGRADER_ROOT moves /autograder, for testing).
+    setup.sh installs a Python that the course allows (Gradescope's default image has 3.10),
+    torch's CPU build and the grader. run_autograder grades /autograder/submission with the
+    sandboxed grader and writes /autograder/results/results.json ($ATTNLAB_AUTOGRADER_ROOT moves
+    /autograder, for testing).
     """
     from attnlab import console
     from attnlab.export.gradescope import build_autograder_zip
 
     course = find_course(course_dir)
     with writing(zip_path):
-        names = build_autograder_zip(course, zip_path, torch_version)
+        names = build_autograder_zip(course, zip_path, torch_version, visibility)
     console.err.print(f"Wrote {zip_path} ({count(len(names), 'file')}); upload it as the assignment's autograder")
 
 

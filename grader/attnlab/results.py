@@ -93,9 +93,13 @@ class GradeReport:
     sandbox: str
     """How the student's code was run, in words."""
     duration: float
+    notes: tuple[str, ...] = ()
+    """What grading set aside of the submission as handed in (a notebook's plots and prints), one
+    line each, in the student's words; it may quote their code."""
 
     def __post_init__(self):
         object.__setattr__(self, "submission", terminal_text(writable_text(self.submission)))  # a folder's name need not be UTF-8
+        object.__setattr__(self, "notes", tuple(terminal_text(writable_text(note)) for note in self.notes))
 
     @property
     def score(self) -> float:
@@ -105,8 +109,9 @@ class GradeReport:
     def max_score(self) -> float:
         return round(sum(t.max_score for t in self.tests), 6)
 
-    def to_gradescope(self) -> dict:
-        """Gradescope's results.json: ``score``, ``tests`` with name, score, max_score, output."""
+    def to_gradescope(self, visibility: str = "visible") -> dict:
+        """Gradescope's results.json: ``score``, ``tests`` with name, score, max_score, output;
+        ``visibility`` (Gradescope's: visible, after_due_date, hidden, ...) for the tests and the total."""
         tests = []
         for number, test in enumerate(self.tests, start=1):
             tests.append(
@@ -119,15 +124,16 @@ class GradeReport:
                     "output": _gradescope_markdown(test),
                     "output_format": "md",
                     "tags": [test.module, test.function, test.outcome.value, *([test.misconception] if test.misconception else [])],
-                    "visibility": "visible",
+                    "visibility": visibility,
                 }
             )
         # Only the fields Gradescope documents at the top level; the rest goes in extra_data.
         return {
             "score": self.score,
             "execution_time": round(self.duration, 3),
-            "output": f"Graded {count(len(self.tests), 'hidden test')}: {self.score:g} of {count(self.max_score, 'point')}; {self.sandbox}.",
-            "visibility": "visible",
+            # Shown as text (no top-level output_format): the notes may quote the student's code.
+            "output": "\n".join([f"Graded {count(len(self.tests), 'hidden test')}: {self.score:g} of {count(self.max_score, 'point')}; {self.sandbox}.", *self.notes]),
+            "visibility": visibility,
             "extra_data": {"max_score": self.max_score, "sandbox": self.sandbox},
             "tests": tests,
         }
@@ -148,5 +154,6 @@ class GradeReport:
             "duration": self.duration,
             "score": self.score,
             "max_score": self.max_score,
+            "notes": list(self.notes),
             "tests": [{**asdict(t), "outcome": t.outcome.value} for t in self.tests],
         }

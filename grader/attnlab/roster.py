@@ -9,7 +9,8 @@ student's id. Two layouts of other tools are recognised too:
   mapping each to its submitters (a student's id is their SID, else their email; each member
   of a group submission gets its result).
 
-Notebooks (``softmax.ipynb``) count as their exercise file: their code cells, in order.
+Notebooks (``softmax.ipynb``) count as their exercise file: the solution code of their code cells
+(``solution_code``), in order.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.course import Course
+from attnlab.solution_code import CodeCell, solution_code
 from attnlab.uploads import MAX_FILE_BYTES, UploadRefused, exercise_files, read_file
 
 MAX_NOTEBOOK_CONTAINERS = 200_000
@@ -204,12 +206,28 @@ def looks_like_submission(entry: Entry, course: Course) -> bool:
         return True
 
 
+@dataclass(frozen=True)
+class Staged:
+    """A submission's exercise files, staged as ``.py`` files for grading."""
+
+    folder: Path
+    notes: tuple[str, ...]
+    """What was set aside of the notebooks handed in (``solution_code``), one line each."""
+
+
 def stage(entry: Entry, course: Course, target: Path) -> Path:
     """Put the entry's exercise files, as ``.py`` files, into ``target``; return the folder to grade.
 
-    Only the exercise files are read (``uploads``: no link followed, every byte counted). Raises
-    ``RosterError`` when the entry holds no exercise file, or is refused (the message names why).
+    Only the exercise files are read (``uploads``: no link followed, every byte counted). A
+    notebook becomes the solution code it holds (``solution_code``: not its plots or prints).
+    Raises ``RosterError`` when the entry holds no exercise file, or is refused (the message
+    names why).
     """
+    return stage_submission(entry, course, target).folder
+
+
+def stage_submission(entry: Entry, course: Course, target: Path) -> Staged:
+    """``stage``, with the notes of what was set aside of its notebooks."""
     try:
         files = exercise_files(entry.source, _exercise_names(course))
     except UploadRefused as refused:
@@ -219,13 +237,17 @@ def stage(entry: Entry, course: Course, target: Path) -> Path:
         raise NoExerciseFile(f"{shown(entry.source.name)}: no exercise file found (looked for {names})")
     staged = target / "submission"
     staged.mkdir(parents=True)
+    notes = []
     for module in course.modules:
         script, notebook = f"{module}.py", f"{module}.ipynb"
         if script in files:
             (staged / script).write_bytes(files[script])
         elif notebook in files:
-            (staged / script).write_text(notebook_text_code(files[notebook], notebook))
-    return staged
+            solution = solution_code(notebook_cells(files[notebook], notebook), notebook, tuple(course.functions_in(module)))
+            (staged / script).write_text(solution.code, encoding="utf-8", errors="surrogatepass")
+            if solution.skipped:
+                notes.append(solution.skipped)
+    return Staged(staged, tuple(notes))
 
 
 def notebook_code(notebook: Path, keep=lambda cell: True) -> str:
@@ -240,6 +262,12 @@ def notebook_code(notebook: Path, keep=lambda cell: True) -> str:
 
 def notebook_text_code(data: bytes, name: str, keep=lambda cell: True) -> str:
     """``notebook_code`` of a notebook's bytes (``name`` says which, in errors)."""
+    return "\n\n".join(c.source for c in notebook_cells(data, name, keep)) + "\n"
+
+
+def notebook_cells(data: bytes, name: str, keep=lambda cell: True) -> list[CodeCell]:
+    """A notebook's code cells (those ``keep`` accepts), in order, magics and shell lines dropped.
+    Raises ``RosterError``, naming ``name`` and what is wrong, when it is not a readable notebook."""
     # Each JSON object or list costs Python tens of bytes for the one or two the text spends.
     if data.count(b"{") + data.count(b"[") > MAX_NOTEBOOK_CONTAINERS:
         raise RosterError(f"{name}: not a readable notebook (more than {MAX_NOTEBOOK_CONTAINERS} JSON objects and lists)")
@@ -252,7 +280,7 @@ def notebook_text_code(data: bytes, name: str, keep=lambda cell: True) -> str:
     cells = document.get("cells", []) if isinstance(document, dict) else None
     if not isinstance(cells, list):
         raise RosterError(f"{name}: not a readable notebook (it has no list of cells)")
-    chunks = []
+    code_cells = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
             raise RosterError(f"{name}: not a readable notebook (cell {number} is not a cell)")
@@ -263,5 +291,8 @@ def notebook_text_code(data: bytes, name: str, keep=lambda cell: True) -> str:
             source = "".join(source)
         elif not isinstance(source, str):
             raise RosterError(f"{name}: not a readable notebook (cell {number}'s source is not text)")
-        chunks.append("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
-    return "\n\n".join(chunks) + "\n"
+        metadata = cell.get("metadata")
+        nbgrader = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+        code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        code_cells.append(CodeCell(number, code, nbgrader if isinstance(nbgrader, dict) else None))
+    return code_cells

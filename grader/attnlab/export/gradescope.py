@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import sys
@@ -28,18 +29,59 @@ from attnlab.outcomes import GraderFailure
 
 ROOT_VARIABLE = "ATTNLAB_AUTOGRADER_ROOT"
 
-SETUP_SH = """#!/usr/bin/env bash
+VISIBILITIES = ("visible", "after_due_date", "hidden")
+"""When students see the hidden tests' results on Gradescope (its ``visibility`` values)."""
+
+SETUP_SH = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder image.
 set -euo pipefail
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-pip python3-venv bubblewrap >/dev/null
-python3 -m venv /autograder/venv
-# torch is pinned first so that the course's torch range installs nothing more; point pip at
-# PyTorch's CPU wheel index here to keep the image small.
-/autograder/venv/bin/pip install -q torch=={torch_version}
-/autograder/venv/bin/pip install -q /autograder/source
-# The solutions and hidden tests are root's alone: a worker without bubblewrap runs as another user.
-chmod 700 /autograder/source
+# The course's requires-python (pyproject.toml). Gradescope's default base image, Ubuntu 22.04,
+# ships Python 3.10; Ubuntu 24.04 ships 3.12.
+MIN_PYTHON="{min_python}"
+TORCH_VERSION="{torch_version}"
+
+fits() {  # does this interpreter satisfy MIN_PYTHON?
+    "$1" -c "import sys; sys.exit(sys.version_info[:2] < tuple(map(int, '$MIN_PYTHON'.split('.'))))" 2>/dev/null
+}
+
+pick_python() {  # the image's python3 if it fits, else the newest python3.X on PATH that does
+    local candidate
+    for candidate in python3 python3.14 python3.13 python3.12 python3.11 "python$MIN_PYTHON"; do
+        if command -v "$candidate" >/dev/null 2>&1 && fits "$candidate"; then
+            echo "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+
+main() {
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq python3 python3-venv bubblewrap >/dev/null
+    local python
+    if ! python="$(pick_python)"; then
+        # Too old: Ubuntu's own python$MIN_PYTHON (22.04's universe has 3.11).
+        apt-get install -y -qq "python$MIN_PYTHON" "python$MIN_PYTHON-venv" >/dev/null
+        python="python$MIN_PYTHON"
+    fi
+    "$python" -m venv /autograder/venv || {
+        apt-get install -y -qq "$python-venv" >/dev/null  # Ubuntu keeps venv apart from the interpreter
+        "$python" -m venv /autograder/venv
+    }
+    /autograder/venv/bin/python -m pip install -q --upgrade pip
+    # torch's CPU build, from PyTorch's CPU wheel index: on Linux x86-64, PyPI's torch is a CUDA
+    # build of several GB. Installed first, so that the course's torch range installs nothing more.
+    /autograder/venv/bin/python -m pip install -q "torch==$TORCH_VERSION" --index-url https://download.pytorch.org/whl/cpu
+    /autograder/venv/bin/python -m pip install -q /autograder/source
+    # The solutions and hidden tests are root's alone: a worker without bubblewrap runs as another user.
+    chmod 700 /autograder/source
+}
+
+# Sourced (for a test of pick_python), it only defines the functions.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+    main "$@"
+fi
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -56,12 +98,29 @@ fi
 chmod 700 "$ROOT/source"
 mkdir -p "$ROOT/results" && chmod 700 "$ROOT/results"
 cd "$ROOT/source"
-PYTHONPATH="$ROOT/source/grader" exec "$PYTHON" -m attnlab.export.gradescope "$ROOT"
+PYTHONPATH="$ROOT/source/grader" exec "$PYTHON" -m attnlab.export.gradescope "$ROOT" --visibility {visibility}
 """
 
 
-def build_autograder_zip(course: Course, out: Path, torch_version: str = "2.13.0") -> list[str]:
-    """Write Gradescope's autograder zip to ``out``; return the names it holds."""
+def min_python(course: Course) -> str:
+    """The lowest Python (``3.11``) the course's ``requires-python`` allows; 3.11 without one."""
+    import tomllib
+
+    pyproject = course.root / "pyproject.toml"
+    requires = ""
+    if pyproject.is_file():
+        requires = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("requires-python", "")
+    lowest = re.search(r">=\s*(\d+)\.(\d+)", requires)
+    return f"{lowest.group(1)}.{lowest.group(2)}" if lowest else "3.11"
+
+
+def build_autograder_zip(course: Course, out: Path, torch_version: str = "2.13.0", visibility: str = "visible") -> list[str]:
+    """Write Gradescope's autograder zip to ``out``; return the names it holds. ``visibility`` (one
+    of ``VISIBILITIES``) is when students see the hidden tests' results."""
+    if visibility not in VISIBILITIES:
+        raise ReleaseError(f"visibility {visibility!r}: use one of {', '.join(VISIBILITIES)}")
+    if not re.fullmatch(r"[0-9][0-9A-Za-z.+]*", torch_version):
+        raise ReleaseError(f"torch version {torch_version!r}: give a release such as 2.13.0")
     require_instructor_course(course, "the autograder")
     if not course.hidden_tests_dir.is_dir():
         raise ReleaseError(f"{course.hidden_tests_dir} is missing: the autograder needs the hidden tests")
@@ -74,8 +133,8 @@ def build_autograder_zip(course: Course, out: Path, torch_version: str = "2.13.0
             shutil.copyfile(course.root / "pyproject.toml", source / "pyproject.toml")
             (source / "README.md").write_text(f"{course.name}: Gradescope autograder source.\n")
         files = {
-            "setup.sh": SETUP_SH.replace("{torch_version}", torch_version),
-            "run_autograder": RUN_AUTOGRADER,
+            "setup.sh": SETUP_SH.replace("{torch_version}", torch_version).replace("{min_python}", min_python(course)),
+            "run_autograder": RUN_AUTOGRADER.replace("{visibility}", visibility),
         }
         out.parent.mkdir(parents=True, exist_ok=True)
         partial = out.with_name(out.name + ".partial")
@@ -96,8 +155,10 @@ def build_autograder_zip(course: Course, out: Path, torch_version: str = "2.13.0
     return names
 
 
-def run(root: Path) -> dict:
-    """Grade ``root/submission`` with the course in ``root/source``; write and return results.json.
+def run(root: Path, visibility: str = "visible") -> dict:
+    """Grade ``root/submission`` with the course in ``root/source``; write and return results.json,
+    whose tests students see as ``visibility`` says. A message that the upload could not be graded
+    is always visible: the student can mend it before the deadline.
 
     Raises ``GraderFailure``, writing nothing, when the sandbox failed: Gradescope then shows the
     submission as not graded (the autograder failed), never a score of 0 the student did not earn."""
@@ -109,7 +170,7 @@ def run(root: Path) -> dict:
     try:
         course = Course.load(root / "source")
         try:
-            results = grade_entry(course, Entry("submission", root / "submission")).to_gradescope()
+            results = grade_entry(course, Entry("submission", root / "submission")).to_gradescope(visibility)
         except NoExerciseFile:
             names = ", ".join(f"{m}.py" for m in course.modules)
             results = _nothing_to_grade(f"No exercise file was found in your upload. Upload {names} (or the notebooks), at the top level or in one folder.")
@@ -129,9 +190,14 @@ def _nothing_to_grade(message: str) -> dict:
 
 
 def main() -> None:
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get(ROOT_VARIABLE, "/autograder"))
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="run_autograder", description="Grade Gradescope's /autograder/submission.")
+    parser.add_argument("root", nargs="?", type=Path, default=Path(os.environ.get(ROOT_VARIABLE, "/autograder")))
+    parser.add_argument("--visibility", choices=VISIBILITIES, default="visible")
+    arguments = parser.parse_args()
     try:
-        results = run(root)
+        results = run(arguments.root, arguments.visibility)
     except GraderFailure as failure:
         print(f"attnlab: error: not graded: {failure}", file=sys.stderr)
         sys.exit(1)

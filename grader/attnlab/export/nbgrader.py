@@ -1,12 +1,18 @@
 """``attnlab export nbgrader``: the course as an nbgrader course, one notebook per exercise file.
 
 Each notebook, written with nbformat, holds: the file's lesson (its docstring) in
-markdown; a locked set-up cell with its imports (``attnlab.export.notebook`` lets them
-find the sibling notebooks); per function, a markdown cell with its docstring and
-shape passport and a solution cell (the reference, between nbgrader's own
-``### BEGIN SOLUTION`` markers, hints kept above them); then one autograded cell
-per hidden test of ``attnlab grade``, with the same points, whose body sits in a
-``### BEGIN HIDDEN TESTS`` block that nbgrader removes from what students get.
+markdown; a locked set-up cell with its imports (``notebook_imports``, beside the
+notebooks, lets them find the sibling notebooks); per function, a markdown cell with its
+docstring and shape passport and a solution cell (the reference, between nbgrader's own
+``### BEGIN SOLUTION`` markers, hints kept above them); a locked cell with the file's
+public tests (``public_tests``: the worked examples, which students run); then one
+autograded cell per hidden test of ``attnlab grade``, with the same points, whose body
+sits in a ``### BEGIN HIDDEN TESTS`` block that nbgrader removes from what students get.
+
+Students need only numpy (and torch for its track) in their Jupyter: the two modules the
+notebooks import, ``notebook_imports.py`` and ``public_checks.py``, are written beside them
+and nbgrader releases them with the notebooks. Only the hidden tests, which run in the
+instructor's nbgrader, import attnlab.
 """
 
 from __future__ import annotations
@@ -18,8 +24,9 @@ from pathlib import Path
 import pytest
 
 from attnlab.course import Course, CourseError
-from attnlab.export.notebook import SETUP_PREFIX
+from attnlab.export.public_tests import CHECKS_MODULE, checks_module, public_test_cell
 from attnlab.export.stubs import BEGIN, HINT
+from attnlab.solution_code import SETUP_PREFIX
 
 NBGRADER_CONFIG = '''# nbgrader configuration for the attnlab course, written by `attnlab export nbgrader`.
 c = get_config()  # noqa: F821 - nbgrader provides it
@@ -28,6 +35,9 @@ c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplemente
 # The hidden tests run the whole file's suite at the first autograded cell (hypothesis and all).
 c.ExecutePreprocessor.timeout = 600
 '''
+
+NOTEBOOK_IMPORTS = Path(__file__).with_name("notebook_imports.py")
+"""Copied beside the notebooks as it is: they import each other with it, with nothing but Python."""
 
 _KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
@@ -101,9 +111,13 @@ def notebook_for(course: Course, module: str, course_path: str):
     header = "\n".join(lines[(body[0].lineno - 1 if body else 0): first_def - 1]).strip()
     cells = [nbf.new_markdown_cell(f"# `{module}.py`\n\n{docstring}", metadata=_meta(f"lesson-{module}", locked=True))]
     earlier = list(course.modules_before(module))
-    setup = "from attnlab.export.notebook import import_notebooks\n\n"
+    setup = ""
     if earlier:
-        setup += f"# Lets `from {earlier[0]} import ...` load the notebook {earlier[0]}.ipynb next to this one.\nimport_notebooks({earlier!r})\n\n"
+        setup += (
+            f"# Lets `from {earlier[0]} import ...` load the notebook {earlier[0]}.ipynb next to this one\n"
+            "# (notebook_imports.py, beside the notebooks, needs only Python).\n"
+            f"from notebook_imports import import_notebooks\n\nimport_notebooks({earlier!r})\n\n"
+        )
     setup += header
     cells.append(nbf.new_code_cell(setup.strip(), metadata=_meta(f"{SETUP_PREFIX}{module}", locked=True)))
     for node in definitions:
@@ -118,16 +132,24 @@ def notebook_for(course: Course, module: str, course_path: str):
             end += 1
         code = _hints_above_regions("\n".join(lines[start:end]).rstrip())
         cells.append(nbf.new_code_cell(code, metadata=_meta(f"{module}-{node.name}", solution=True)))
+    public = public_test_cell(course, module)
+    if public is not None:
+        cells.append(nbf.new_markdown_cell(
+            "## Check your work\n\nThe cell below runs the public tests, the worked examples: run it after your code. "
+            "They are not graded; the hidden tests below check much more.", metadata=_meta(f"public-{module}", locked=True)))
+        cells.append(nbf.new_code_cell(public.strip(), metadata=_meta(f"public-tests-{module}", locked=True)))
     cells.append(nbf.new_markdown_cell(
-        "## Tests\n\nEach cell below is one hidden test of the course's grader, worth the points nbgrader shows. "
+        "## Hidden tests\n\nEach cell below is one hidden test of the course's grader, worth the points nbgrader shows. "
         "They are run when your notebook is graded.", metadata=_meta(f"tests-{module}", locked=True)))
     for nodeid, name, points in hidden_items(course, module):
         grade_id = "test-" + re.sub(r"[^A-Za-z0-9_-]+", "_", nodeid.removeprefix(f"test_{module}.py::"))
         code = (
             f"# {name}  ({points:g} points)\n"
             "### BEGIN HIDDEN TESTS\n"
-            "from attnlab.export.notebook import hidden_test\n\n"
-            f"hidden_test({nodeid!r}, globals(), course={course_path!r})\n"
+            "from attnlab.export.notebook import hidden_test_failure\n\n"
+            f"failure = hidden_test_failure({nodeid!r}, globals(), course={course_path!r})\n"
+            "if failure:  # raised here, so that the cell shows the grader's feedback and none of its code\n"
+            "    raise AssertionError(failure)\n"
             "### END HIDDEN TESTS"
         )
         cells.append(nbf.new_code_cell(code, metadata=_meta(f"{module}-{grade_id}"[:120], grade=True, locked=True, points=round(points, 6))))
@@ -136,7 +158,8 @@ def notebook_for(course: Course, module: str, course_path: str):
 
 
 def export_course(course: Course, out: Path, assignment: str = "attnlab") -> list[Path]:
-    """Write an nbgrader course to ``out``: ``nbgrader_config.py`` and ``source/ASSIGNMENT/*.ipynb``."""
+    """Write an nbgrader course to ``out``: ``nbgrader_config.py``, and ``source/ASSIGNMENT/`` with a
+    notebook per exercise file and the two modules they import (released with them)."""
     import nbformat
 
     if not course.hidden_tests_dir.is_dir():
@@ -148,6 +171,8 @@ def export_course(course: Course, out: Path, assignment: str = "attnlab") -> lis
         raise CourseError(f"{target} exists and is not empty; export to a new folder")
     target.mkdir(parents=True, exist_ok=True)
     (out / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(course_id=re.sub(r"[^A-Za-z0-9_-]", "", course.root.name) or "attnlab"), encoding="utf-8")
+    (target / "notebook_imports.py").write_text(NOTEBOOK_IMPORTS.read_text(encoding="utf-8"), encoding="utf-8")
+    (target / f"{CHECKS_MODULE}.py").write_text(checks_module(), encoding="utf-8")
     written = []
     for module in course.modules:
         notebook = notebook_for(course, module, str(course.root))

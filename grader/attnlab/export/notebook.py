@@ -1,16 +1,16 @@
-"""The course as Jupyter notebooks (the nbgrader export): imports between notebooks, and hidden tests.
+"""What runs in nbgrader's kernel when it autogrades the exported notebooks: the hidden tests.
 
-Two things run inside a notebook's kernel:
+``hidden_test_failure(nodeid, globals(), course=...)``, in the hidden part of each autograded
+cell, runs that hidden test of ``attnlab grade`` against the functions the notebook defined and
+returns its feedback when it did not pass; the cell asserts that there is none, so a failing cell
+shows the grader's feedback and nothing of the grader's own code. The first such cell of a
+notebook runs the file's whole hidden suite once (hypothesis, feedback, named misconceptions, as
+``attnlab grade`` does) and each cell reports its own test. As the contract says, functions of
+earlier files and the other functions of the same file are the reference while a function is
+tested, so one bug costs points once.
 
-- ``import_notebooks([...])``, in each notebook's locked set-up cell, lets ``from softmax import
-  softmax`` load the student's own ``softmax.ipynb`` next to it (its set-up and solution cells),
-  as the files of ``exercises/`` import each other.
-- ``hidden_test(nodeid, globals(), course=...)``, in the hidden part of each autograded cell,
-  runs that hidden test of ``attnlab grade`` against the functions the notebook defined. The
-  first such cell of a notebook runs the file's whole hidden suite once (hypothesis, feedback,
-  named misconceptions, as ``attnlab grade`` does) and each cell reports its own test. As the
-  contract says, functions of earlier files and the other functions of the same file are the
-  reference while a function is tested, so one bug costs points once.
+The notebooks import each other with ``notebook_imports`` (beside them, stdlib only: students
+need no attnlab); its finders step aside while the reference files are imported here.
 
 nbgrader runs the student's code in its kernel without a sandbox; that is nbgrader's model.
 """
@@ -18,8 +18,6 @@ nbgrader runs the student's code in its kernel without a sandbox; that is nbgrad
 from __future__ import annotations
 
 import contextlib
-import importlib.abc
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -28,88 +26,6 @@ from attnlab.course import Course, CourseError
 from attnlab.grading.backends import InProcessBackend
 from attnlab.outcomes import Outcome
 from attnlab.results import TestResult
-from attnlab.roster import notebook_code
-
-SETUP_PREFIX = "setup-"
-"""grade_id prefix of a notebook's locked set-up cell (its imports)."""
-
-
-def _defines_code(cell: dict) -> bool:
-    """A set-up or solution cell: what an import of the notebook runs (never its tests)."""
-    metadata = cell.get("metadata")
-    meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
-    if not isinstance(meta, dict):  # a student's notebook may hold anything here
-        return False
-    return bool(meta.get("solution")) or str(meta.get("grade_id", "")).startswith(SETUP_PREFIX)
-
-
-def notebook_source(path: Path) -> str:
-    """The code a notebook defines: its set-up and solution cells, in order (magics dropped)."""
-    return notebook_code(path, keep=_defines_code)
-
-
-class _NotebookLoader(importlib.abc.Loader):
-    def __init__(self, path: Path):
-        self.path = path
-
-    def create_module(self, spec):
-        return None
-
-    def exec_module(self, module) -> None:
-        exec(compile(notebook_source(self.path), str(self.path), "exec"), module.__dict__)
-
-
-class _MissingNotebookLoader(importlib.abc.Loader):
-    """An exercise notebook that is not there (nbgrader autogrades notebooks one at a time, in a
-    folder it fills as it goes): its names exist, and say so when called. The hidden tests put
-    the reference in their place, so grading never calls them."""
-
-    def __init__(self, name: str, folder: Path):
-        self.name, self.folder = name, folder
-
-    def create_module(self, spec):
-        return None
-
-    def exec_module(self, module) -> None:
-        name, folder = self.name, self.folder
-
-        def missing(attribute: str):
-            def unavailable(*args, **kwargs):
-                raise RuntimeError(f"{name}.ipynb is not next to this notebook (in {folder}), so {name}.{attribute} cannot run here")
-
-            unavailable.__name__ = attribute
-            return unavailable
-
-        module.__getattr__ = missing
-
-
-class NotebookFinder(importlib.abc.MetaPathFinder):
-    """Finds ``NAME.ipynb`` in one folder for ``import NAME``, for the course's exercise names."""
-
-    def __init__(self, folder: Path, names: tuple[str, ...]):
-        self.folder, self.names = folder, names
-        self.enabled = True
-
-    def find_spec(self, name, path=None, target=None):
-        if not self.enabled or path is not None or name not in self.names:
-            return None
-        notebook = self.folder / f"{name}.ipynb"
-        if not os.path.lexists(notebook):  # a link is found, and refused when it is loaded
-            return importlib.util.spec_from_loader(name, _MissingNotebookLoader(name, self.folder))
-        return importlib.util.spec_from_loader(name, _NotebookLoader(notebook), origin=str(notebook))
-
-
-def import_notebooks(names, folder: str | Path = ".") -> NotebookFinder:
-    """Let ``import NAME`` of these exercise names find ``NAME.ipynb`` in ``folder`` (default: the
-    notebook's own)."""
-    folder = Path(folder).resolve()
-    for finder in sys.meta_path:
-        if isinstance(finder, NotebookFinder) and finder.folder == folder:
-            finder.names = tuple(dict.fromkeys((*finder.names, *names)))
-            return finder
-    finder = NotebookFinder(folder, tuple(names))
-    sys.meta_path.insert(0, finder)
-    return finder
 
 
 @contextlib.contextmanager
@@ -117,7 +33,7 @@ def _reference_view(course: Course):
     """For a moment, plain module names mean the reference files, not the sibling notebooks."""
     from attnlab.reference import reference_names
 
-    finders = [f for f in sys.meta_path if isinstance(f, NotebookFinder)]
+    finders = [f for f in sys.meta_path if getattr(f, "exercise_notebooks", False) is True]
     for finder in finders:
         finder.enabled = False
     try:
@@ -169,8 +85,8 @@ def run_hidden_file(course: Course, test_file: str, namespace: dict) -> dict[str
     return dict(zip(plugin.nodeids, plugin.results))  # node ids relative to hidden_tests/, as exported
 
 
-def hidden_test(nodeid: str, namespace: dict, course: str | None = None) -> None:
-    """nbgrader's autograded cell: pass, or fail with the grader's feedback for this hidden test."""
+def hidden_test_failure(nodeid: str, namespace: dict, course: str | None = None) -> str | None:
+    """nbgrader's autograded cell: None when this hidden test passed, else the grader's feedback."""
     root = os.environ.get("ATTNLAB_COURSE") or course
     if not root:
         raise CourseError("hidden tests need the course: set ATTNLAB_COURSE")
@@ -183,5 +99,6 @@ def hidden_test(nodeid: str, namespace: dict, course: str | None = None) -> None
     if result is None:
         raise CourseError(f"no hidden test {nodeid} (was the course changed after the export?)")
     if result.outcome is not Outcome.PASSED:
-        raise AssertionError(f"{result.name}: {result.outcome.value}\n\n{result.feedback}")
+        return f"{result.name}: {result.outcome.value}\n\n{result.feedback}"
     print(f"passed: {result.name}")
+    return None

@@ -24,7 +24,7 @@ from attnlab.points import load_points
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.reference import Reference
 from attnlab.results import GradeReport, TestResult
-from attnlab.roster import Entry, SubmissionError, shown, stage
+from attnlab.roster import Entry, SubmissionError, shown, stage_submission
 from attnlab.sandbox.host import AnswerCache, ForkServer, Limits
 
 # The engine's own pytest settings for hidden tests, independent of any project's config.
@@ -142,11 +142,12 @@ def grade_entry(course: Course, entry: Entry, scratch_kind: str = "attnlab-stage
     """Stage ``entry``'s exercise files in a scratch folder (``lifecycle.scratch_prefix`` of
     ``scratch_kind``: a killed run's copy is removed by the next), grade them with
     ``grade_folder`` (default: ``grade(course, folder)``), and label the report with the entry as
-    handed in, not the scratch folder, which is gone by then.
+    handed in, not the scratch folder, which is gone by then, with what staging set aside of its
+    notebooks (``GradeReport.notes``).
 
     Raises ``RosterError`` (``NoExerciseFile`` among them) when the entry holds no exercise file
     or is refused, before anything is graded."""
     with tempfile.TemporaryDirectory(prefix=scratch_prefix(scratch_kind)) as scratch:
-        folder = stage(entry, course, Path(scratch))
-        report = grade_folder(folder) if grade_folder is not None else grade(course, folder)
-    return dataclasses.replace(report, submission=shown(entry.source))
+        staged = stage_submission(entry, course, Path(scratch))
+        report = grade_folder(staged.folder) if grade_folder is not None else grade(course, staged.folder)
+    return dataclasses.replace(report, submission=shown(entry.source), notes=(*report.notes, *staged.notes))

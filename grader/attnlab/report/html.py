@@ -101,7 +101,8 @@ def render_html(report: GradeReport, name: str | None = None) -> str:
         title,
         f"<h1>{title}</h1>"
         f"<p><strong>{report.score:g} / {report.max_score:g}</strong> ({percent:.0f}%) · graded in {report.duration:.1f} s · {html.escape(report.sandbox)}</p>"
-        '<table class="summary"><tr><th>file</th><th>function</th><th>tests</th><th>points</th><th>status</th></tr>'
+        + "".join(f"<p class=\"note\">Not graded: {html.escape(note)}</p>" for note in report.notes)
+        + '<table class="summary"><tr><th>file</th><th>function</th><th>tests</th><th>points</th><th>status</th></tr>'
         + "".join(rows)
         + "</table>"
         + (f"<h2>What went wrong</h2>{''.join(failing)}" if failing else "<h2>Every hidden test passed.</h2>"),

@@ -108,4 +108,6 @@ def render(report: GradeReport, console: Console, *, explain: bool = False) -> N
         console.print(Group(*parts))
     if others and not explain:
         console.print(Text("\n(--explain shows the whole feedback of each failing test)", style="dim"))
+    for note in report.notes:  # a notebook's plots and prints, set aside: said, so nothing is a surprise
+        console.print(Text(f"\nNot graded: {note}", style="yellow"))
     console.print(Text(f"\nGraded in {report.duration:.1f} s; {report.sandbox}.", style="dim"))
