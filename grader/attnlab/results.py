@@ -143,7 +143,8 @@ class GradeReport:
         """The report ``to_dict`` gave (a stored result's); ``ValueError`` when ``data`` is not one."""
         try:
             tests = tuple(TestResult(**{**test, "outcome": Outcome(test["outcome"])}) for test in data["tests"])
-            return cls(str(data["submission"]), tests, str(data["sandbox"]), float(data["duration"]))
+            notes = tuple(str(note) for note in data.get("notes", ()))  # results stored before notes had none
+            return cls(str(data["submission"]), tests, str(data["sandbox"]), float(data["duration"]), notes)
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a report attnlab wrote ({type(error).__name__}: {error})") from None
 

@@ -27,6 +27,8 @@ def render_markdown(report: GradeReport, student: str) -> str:
         passed = sum(t.outcome is Outcome.PASSED for t in tests)
         points = f"{sum(t.score for t in tests):g}/{sum(t.max_score for t in tests):g} points"
         lines.append(f"- {markdown_words(f'{module}.py')} · {markdown_words(function)}: {passed} of {len(tests)} tests passed, {points}")
+    if report.notes:  # what grading set aside (a notebook's plots and prints); it may quote the student's code
+        lines += ["", "Not graded:", "", markdown_literal("\n".join(report.notes))]
     failing = [t for t in report.tests if t.outcome is not Outcome.PASSED]
     lines += ["", "## What went wrong" if failing else "Every hidden test passed."]
     for test in failing:
