@@ -22,6 +22,7 @@ from markdown_it import MarkdownIt
 
 from attnlab.course import Course
 from attnlab.grading.suite import grade
+from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import ForkServer, Limits
 
 REPO = Path(__file__).resolve().parents[1]
@@ -161,7 +162,7 @@ def gradescope_markdown_is_inert(results: dict, fixture: str) -> None:
 
 @pytest.fixture(scope="session")
 def fork_server():
-    server = ForkServer()
+    server = ForkServer(SandboxEnvironment.for_course(COURSE))
     yield server
     server.close()
 

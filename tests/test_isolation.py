@@ -16,6 +16,7 @@ from attnlab.course import Course
 from attnlab.grading.suite import grade
 from attnlab.outcomes import Outcome
 SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import ForkServer, Limits, bwrap_path
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="workers change user only when the grader runs as root")
@@ -47,7 +48,7 @@ def sandbox_mode(mode: str):
 @pytest.fixture(scope="module", params=MODES)
 def server(request):
     with sandbox_mode(request.param):
-        server = ForkServer()
+        server = ForkServer(SandboxEnvironment.for_course(COURSE))
     assert ("bubblewrap sandbox" in server.mode) == (request.param == "bwrap")
     yield server
     server.close()
