@@ -77,6 +77,18 @@ def splice(reference_source: str, student_source: str) -> str:
     return "".join(imports) + "".join(lines) + "".join("\n\n" + e for e in extra)
 
 
+def hidden_test_ids(course: Course, only: list[str] | None = None) -> list[str]:
+    """The node ids of the course's hidden test items, as pytest collects them: what a test
+    compares a count with, so that no test hard-codes the course's size."""
+    from attnlab.grading.plugin import GradingProfile
+    from attnlab.grading.suite import hidden_pytest_args, hidden_test_files
+    from attnlab.pytest_runs import run_captured
+
+    exit_code, output = run_captured([*hidden_pytest_args(course, hidden_test_files(course, only)), "--collect-only", "-q"], [GradingProfile()])
+    assert exit_code == 0, output[-2000:]
+    return [line for line in output.splitlines() if "::" in line]
+
+
 def build_submission(folder: Path, fixture: StudentFixture) -> Path:
     """A full submission: the reference files, with the fixture's functions spliced into its file."""
     folder.mkdir(parents=True, exist_ok=True)
