@@ -116,6 +116,16 @@ def test_a_name_that_cannot_be_an_exercise_is_refused_and_nothing_is_written(tmp
     assert {p: p.read_bytes() for p in course.rglob("*") if p.is_file()} == before
 
 
+def test_after_places_it_in_course_order(tmp_path):
+    course = copy_course(tmp_path / "course")
+    run = attnlab("new", "exercise", NAME, "--after", "masks", "--course", course)
+    assert run.returncode == 0, run.stderr
+    modules = Course.load(course).modules
+    assert modules[modules.index("masks") + 1] == NAME and len(modules) == len(Course.load(REPO).modules) + 1
+    again = attnlab("new", "exercise", "other", "--after", "nowhere", "--course", course)
+    assert "no exercise file named nowhere" in one_line(again.stderr) and again.returncode != 0
+
+
 def test_an_existing_file_is_never_overwritten(tmp_path):
     course = copy_course(tmp_path / "course")
     (course / "solutions" / "misconceptions" / f"{NAME}.py").write_text("# the author's own\n")

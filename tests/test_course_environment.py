@@ -199,3 +199,19 @@ def test_a_fork_server_for_other_libraries_is_refused(tmp_path, einops_course):
             grade(einops_course, einops_course.solutions_dir, only=["softmax"], fork_server=server)
     finally:
         server.close()
+
+
+def test_attnlab_check_holds_the_students_files_to_the_courses_packages(tmp_path, einops_course):
+    """On the student's own Python, where yaml and einops are installed, the check says what grading will."""
+    student = tmp_path / "student"
+    build_submission(student, read_fixture(PACKAGES / "multihead_with_einops.py"))
+    (student / "scores.py").write_text("import yaml\n" + (student / "scores.py").read_text())
+    bundled = subprocess.run([*ATTNLAB, "check", str(student), "--only", "scores", "--only", "multihead", "--course", str(REPO)], capture_output=True, text=True, timeout=300)
+    said = " ".join(bundled.stdout.split())
+    assert "scores.py, line 1 (import yaml): `yaml` is not available in this course" in said, said
+    assert "`einops` is not available in this course" in said and "the grader will not import it" in said
+    # In the check a file imports the student's own earlier files: those must import too.
+    (student / "scores.py").write_text((student / "scores.py").read_text().removeprefix("import yaml\n"))
+    allowing = subprocess.run([*ATTNLAB, "check", str(student), "--only", "multihead", "--course", str(einops_course.root)], capture_output=True, text=True, timeout=300)
+    said = " ".join(allowing.stdout.split())
+    assert "not available" not in said and "✓ split_heads" in said, said

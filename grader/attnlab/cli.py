@@ -362,9 +362,10 @@ def new() -> None:
 
 @new.command("exercise")
 @click.argument("name")
+@click.option("--after", metavar="FILE", help="Put it in course order right after this exercise file, so it may import the files up to FILE (default: last).")
 @COURSE_OPTION
 @library_errors
-def new_exercise(name: str, course_dir: Path | None) -> None:
+def new_exercise(name: str, after: str | None, course_dir: Path | None) -> None:
     """Add the exercise file NAME.py to the course, with every file it needs.
 
     \b
@@ -376,7 +377,7 @@ def new_exercise(name: str, course_dir: Path | None) -> None:
       solutions/hidden_tests/test_NAME.py  hidden tests, their points in points.toml
       solutions/misconceptions/NAME.py   a known mistake, named in feedback
       tests/submissions/buggy/...        a student file making it (in the project)
-    and adds NAME last to modules in exercises/course.toml.
+    and adds NAME to modules in exercises/course.toml (last, or --after FILE).
 
     Then replace the example, run `attnlab stubs`, and check with
     `attnlab grade solutions --only NAME` (full marks) and
@@ -387,7 +388,7 @@ def new_exercise(name: str, course_dir: Path | None) -> None:
     from attnlab.scaffold import new_exercise as scaffold
 
     course = find_course(course_dir)
-    made = scaffold(course, name)
+    made = scaffold(course, name, after)
     course = Course.load(course.root)
     write_stubs(course.solutions_dir, course.exercises_dir, [name])
     root = course.root

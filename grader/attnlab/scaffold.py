@@ -51,10 +51,13 @@ def check_exercise_name(course: Course, name: str) -> None:
         raise CourseError(f"the course already has a function named {name}_example")
 
 
-def new_exercise(course: Course, name: str) -> Scaffold:
+def new_exercise(course: Course, name: str, after: str | None = None) -> Scaffold:
     """Write the files of a new exercise file ``name`` into ``course`` (a folder with its
-    solutions); refuse, before writing anything, when a name is bad or a file already exists."""
+    solutions), placed in course order right ``after`` that file (None: last); refuse, before
+    writing anything, when a name is bad or a file already exists."""
     check_exercise_name(course, name)
+    if after is not None and after not in course.modules:
+        raise CourseError(f"no exercise file named {after} to put {name} after (the course has {', '.join(course.modules)})")
     if not course.solutions_dir.is_dir():
         raise CourseError(f"{course.solutions_dir} is missing: a new exercise is written into the instructor's copy of the course")
     function = f"{name}_example"
@@ -71,7 +74,7 @@ def new_exercise(course: Course, name: str) -> Scaffold:
     existing = [str(path) for path in files if path.exists()]
     if existing:
         raise CourseError(f"{existing[0]} already exists: choose another name, or remove it first")
-    manifest, points = _added_module(course, name), _added_points(course, name)
+    manifest, points = _added_module(course, name, after), _added_points(course, name)
     for path, template in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(template.format(name=name, function=function, mistake=mistake), encoding="utf-8")
@@ -80,10 +83,11 @@ def new_exercise(course: Course, name: str) -> Scaffold:
     return Scaffold(created=tuple(files), edited=(course.root / MANIFEST, course.hidden_tests_dir / POINTS_FILE), function=function)
 
 
-def _added_module(course: Course, name: str) -> str:
-    """course.toml with ``name`` last in ``modules``, its comments kept."""
+def _added_module(course: Course, name: str, after: str | None) -> str:
+    """course.toml with ``name`` in ``modules`` right after ``after`` (None: last), its comments kept."""
     document = tomlkit.parse((course.root / MANIFEST).read_text(encoding="utf-8"))
-    document["course"]["modules"].append(name)
+    modules = document["course"]["modules"]
+    modules.insert(len(modules) if after is None else list(modules).index(after) + 1, name)
     return tomlkit.dumps(document)
 
 

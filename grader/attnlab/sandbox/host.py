@@ -240,7 +240,7 @@ class ForkServer:
                 f"readable by all users are readable; the course's solutions and the results are closed to other users before grading); "
                 f"{folders}; {measure}")
         if not python_readable_by_others():
-            mode += " (this Python is in a folder other users cannot read: workers can import numpy and the common standard modules only)"
+            mode += " (this Python is in a folder other users cannot read: workers can import numpy, the course's packages and the common standard modules only)"
         return mode
 
     def _link_imports(self) -> None:
