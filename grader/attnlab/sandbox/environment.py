@@ -51,12 +51,12 @@ class SandboxEnvironment:
         names = tuple(dict.fromkeys((*ENGINE_LIBRARIES, *libraries)))
         entries: dict[Path, None] = {}
         for name in names:
-            distributions = _providers().get(name)
+            distributions = _providers_of(name)
             if not distributions:
                 if name in required:
                     raise CourseError(f"the course lets students import {name}, which is not installed where the grader runs ({sys.executable} -m pip install {name})")
                 continue
-            for distribution in _with_requirements(distributions, name):
+            for distribution in _with_requirements(tuple(distributions), name):
                 entries.update(dict.fromkeys(_entries_of(distribution, name)))
         return cls(libraries=tuple(libraries), preimport=tuple(preimport), entries=tuple(entries), warmups=dict(warmups or {}))
 
@@ -75,10 +75,28 @@ class SandboxEnvironment:
         return {"libraries": list(self.libraries), "preimport": list(self.preimport), "warmups": self.warmups}
 
 
+def _providers_of(name: str) -> list[str]:
+    """The installed distributions that provide the top-level import ``name``: the one of the same
+    name when it does (numpy, torch, einops), else the index of every distribution's (yaml is
+    PyYAML's), which reads each one's metadata and takes a second."""
+    try:
+        if name in _tops(canonicalize_name(name)):
+            return [name]
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    return _all_providers().get(name, [])
+
+
 @functools.cache
-def _providers() -> dict[str, list[str]]:
-    """Top-level import name -> the distributions installed for this interpreter that provide it."""
+def _all_providers() -> dict[str, list[str]]:
     return importlib.metadata.packages_distributions()
+
+
+@functools.cache
+def _tops(wanted: str) -> frozenset[str]:
+    """The top-level names (a package, a module without its suffix) the distribution ``wanted`` installed."""
+    record = importlib.metadata.distribution(wanted).read_text("RECORD") or ""
+    return frozenset(line.split(",", 1)[0].split("/", 1)[0].split(".", 1)[0] for line in record.splitlines() if line.strip())
 
 
 @functools.cache
@@ -87,9 +105,11 @@ def _site_folders() -> tuple[Path, ...]:
     return tuple(Path(f).resolve() for f in folders if Path(f).is_dir())
 
 
-def _with_requirements(distributions: list[str], name: str) -> list[importlib.metadata.Distribution]:
+@functools.cache
+def _with_requirements(distributions: tuple[str, ...], name: str) -> tuple[str, ...]:
     """``distributions`` and every distribution they require (markers evaluated here, no extras),
-    that is installed; a requirement that is not installed is one its library can do without."""
+    that is installed, by name; a requirement that is not installed is one its library can do
+    without. Kept for the grading process: each submission's sandbox asks again."""
     found: dict[str, importlib.metadata.Distribution] = {}
     waiting = list(distributions)
     while waiting:
@@ -110,16 +130,20 @@ def _with_requirements(distributions: list[str], name: str) -> list[importlib.me
                 continue
             if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
                 waiting.append(requirement.name)
-    return list(found.values())
+    return tuple(found)
 
 
-def _entries_of(distribution: importlib.metadata.Distribution, name: str) -> list[Path]:
-    """The top-level site-packages entries ``distribution`` installed (its packages, modules,
-    bundled libraries and metadata), each checked to be a real entry of a site-packages folder."""
+@functools.cache
+def _entries_of(wanted: str, name: str) -> tuple[Path, ...]:
+    """The top-level site-packages entries the distribution ``wanted`` installed (its packages,
+    modules, bundled libraries and metadata), each checked to be a real entry of a site-packages
+    folder. Read off its RECORD's text: parsing its every file (torch has thousands) took seconds."""
+    distribution = importlib.metadata.distribution(wanted)
     location = Path(distribution.locate_file("")).resolve()
     if location not in _site_folders():
         raise CourseError(f"{name} cannot be offered to students: {distribution.name} is not installed in site-packages ({location}); install it with pip, not as a path or an editable project")
-    tops = {file.parts[0] for file in distribution.files or () if file.parts and file.parts[0] not in ("..", "__pycache__")}
+    record = distribution.read_text("RECORD") or distribution.read_text("installed-files.txt") or ""
+    tops = {line.split(",", 1)[0].split("/", 1)[0] for line in record.splitlines() if line.strip()} - {"..", "__pycache__", ""}
     entries = []
     for top in sorted(tops):
         path = location / top
@@ -128,4 +152,4 @@ def _entries_of(distribution: importlib.metadata.Distribution, name: str) -> lis
         if path.is_symlink() or path.resolve().parent != location:
             raise CourseError(f"{name} cannot be offered to students: {path} leads out of site-packages")
         entries.append(path)
-    return entries
+    return tuple(entries)
