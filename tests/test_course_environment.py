@@ -77,24 +77,29 @@ def einops_course(tmp_path_factory) -> Course:
 
 @pytest.fixture(scope="module")
 def submission(tmp_path_factory) -> Path:
-    """Multi-head attention's heads split with einops, and a scores.py that imports yaml."""
+    """Multi-head attention's heads split with einops, a scores.py that imports yaml, and a
+    masks.py that imports the grader's own course reader."""
     folder = tmp_path_factory.mktemp("student")
     build_submission(folder, read_fixture(PACKAGES / "multihead_with_einops.py"))
-    build_submission(folder / ".." / "unused", read_fixture(PACKAGES / "scores_with_yaml.py"))
-    shutil.copyfile(folder / ".." / "unused" / "scores.py", folder / "scores.py")
+    for fixture, file in (("scores_with_yaml.py", "scores.py"), ("masks_imports_the_grader.py", "masks.py")):
+        other = build_submission(tmp_path_factory.mktemp("other"), read_fixture(PACKAGES / fixture))
+        shutil.copyfile(other / file, folder / file)
     return folder
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_package_the_course_allows_is_importable_and_others_fail_in_their_file_only(mode, einops_course, submission):
     with sandbox_mode(mode):
-        report = grade(einops_course, submission, only=["softmax", "scores", "multihead"])
+        report = grade(einops_course, submission, only=["softmax", "scores", "masks", "multihead"])
     assert ("bubblewrap sandbox" in report.sandbox) == (mode == "bwrap")
     assert {f: o for f, (o, _) in outcomes(report, "multihead").items()} == dict.fromkeys(["split_heads", "merge_heads", "multi_head_attention"], Outcome.PASSED)
     assert {o for o, _ in outcomes(report, "softmax").values()} == {Outcome.PASSED}, "a file that imports nothing else is not touched"
     (outcome, feedback), = set(outcomes(report, "scores").values())
     assert outcome is Outcome.ERROR
     assert "`yaml` is not available in this course (student code may import numpy, torch, einops and Python's standard library)" in feedback
+    # The grader's own modules are not in the sandbox either, in either mode: only its wire and worker.
+    (outcome, feedback), = set(outcomes(report, "masks").values())
+    assert outcome is Outcome.ERROR and "No module named 'attnlab.course'" in feedback
 
 
 @pytest.mark.parametrize("mode", MODES)
