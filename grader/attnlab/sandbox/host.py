@@ -51,6 +51,8 @@ from attnlab.sandbox.inside.worker import LEFT_A_THREAD
 _ENGINE_DIR = str(Path(__file__).resolve().parents[2])
 _ENGINE_FILES = ("attnlab/__init__.py", "attnlab/wire.py", "attnlab/sandbox/__init__.py", *(f"attnlab/sandbox/inside/{path.name}" for path in sorted((Path(__file__).parent / "inside").glob("*.py"))))
 _SANDBOX_ENGINE = "/attnlab/engine"
+IMPORTS_FOLDER = "imports"
+"""Without bubblewrap: the folder of a fork server's work folder that holds what it may import."""
 TMP_BYTES = 256 << 20
 """Size of the memory folder a bubblewrap sandbox has as /tmp (workers have their own over it)."""
 _SANDBOX_SITE = "/attnlab/site"
@@ -248,8 +250,9 @@ class ForkServer:
         folder (the engine's inside files, and the environment's site-packages entries), so that
         the fork server's Python, started without its site-packages, imports what it would in
         bubblewrap and nothing else."""
-        links = [(Path(_ENGINE_DIR) / relative, self.workroot / "engine" / relative) for relative in _ENGINE_FILES]
-        links += [(entry, self.workroot / "site" / entry.name) for entry in self.environment.entries]
+        imports = self.workroot / IMPORTS_FOLDER
+        links = [(Path(_ENGINE_DIR) / relative, imports / "engine" / relative) for relative in _ENGINE_FILES]
+        links += [(entry, imports / "site" / entry.name) for entry in self.environment.entries]
         for target, link in links:
             for folder in reversed(link.relative_to(self.workroot).parents[:-1]):
                 (self.workroot / folder).mkdir(mode=0o755, exist_ok=True)
@@ -260,7 +263,8 @@ class ForkServer:
         # site-packages, visible in bubblewrap under sys.base_prefix, held pytest and hypothesis).
         config = json.dumps(self.environment.as_config())
         if not self.bwrap:
-            return [sys.executable, "-I", "-S", "-c", _boot(str(self.workroot / "engine"), str(self.workroot / "site")), str(fd), config]
+            imports = self.workroot / IMPORTS_FOLDER
+            return [sys.executable, "-I", "-S", "-c", _boot(str(imports / "engine"), str(imports / "site")), str(fd), config]
         python = os.path.realpath(sys.executable)
         # Every namespace but the user namespace: as root, a user namespace would map only root,
         # and the fork server must be able to become the private user.
