@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+import importlib.util
 import site
 import sys
 from dataclasses import dataclass, field
@@ -52,6 +53,9 @@ class SandboxEnvironment:
         entries: dict[Path, None] = {}
         for name in names:
             distributions = _providers_of(name)
+            if not distributions and (own := _own_entry(name)) is not None:
+                entries[own] = None  # installed without metadata (a system package): itself, without what it requires
+                continue
             if not distributions:
                 if name in required:
                     raise CourseError(f"the course lets students import {name}, which is not installed where the grader runs ({sys.executable} -m pip install {name})")
@@ -105,6 +109,19 @@ def _site_folders() -> tuple[Path, ...]:
     return tuple(Path(f).resolve() for f in folders if Path(f).is_dir())
 
 
+def _own_entry(name: str) -> Path | None:
+    """The site-packages entry the import of ``name`` would load (None: none, or not in site-packages)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    origin = Path(spec.origin).resolve() if spec is not None and spec.origin else None
+    for folder in _site_folders() if origin is not None else ():
+        if origin.is_relative_to(folder) and origin != folder:
+            return folder / origin.relative_to(folder).parts[0]
+    return None
+
+
 @functools.cache
 def _with_requirements(distributions: tuple[str, ...], name: str) -> tuple[str, ...]:
     """``distributions`` and every distribution they require (markers evaluated here, no extras),
@@ -142,8 +159,12 @@ def _entries_of(wanted: str, name: str) -> tuple[Path, ...]:
     location = Path(distribution.locate_file("")).resolve()
     if location not in _site_folders():
         raise CourseError(f"{name} cannot be offered to students: {distribution.name} is not installed in site-packages ({location}); install it with pip, not as a path or an editable project")
-    record = distribution.read_text("RECORD") or distribution.read_text("installed-files.txt") or ""
-    tops = {line.split(",", 1)[0].split("/", 1)[0] for line in record.splitlines() if line.strip()} - {"..", "__pycache__", ""}
+    record = distribution.read_text("RECORD")
+    if record is not None:
+        tops = {line.split(",", 1)[0].split("/", 1)[0] for line in record.splitlines() if line.strip()}
+    else:  # an older install (a distribution's own .egg-info): importlib's own reading of its files
+        tops = {file.parts[0] for file in distribution.files or () if file.parts}
+    tops -= {"..", "__pycache__", ""}
     entries = []
     for top in sorted(tops):
         path = location / top
