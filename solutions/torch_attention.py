@@ -1,4 +1,4 @@
-"""Exercise 8 (the PyTorch track): a multi-head self-attention module with RoPE.
+"""Exercise 9 (the PyTorch track): a multi-head self-attention module with RoPE.
 
 Everything from the numpy files in one ``nn.Module``: three projections,
 heads as a batch axis, a causal mask, an optional key padding mask, and
@@ -42,15 +42,18 @@ class MultiHeadSelfAttention(nn.Module):
     def forward(self, x, key_padding_mask=None):
         """(B, T, d_model), optional (B, T) bool mask (True = real token) -> (B, T, d_model)."""
         ### BEGIN SOLUTION
-        ### HINT: split heads with view(B, T, n_heads, d_head).transpose(1, 2); build every mask and angle table on x.device, for this T; softmax over the keys (dim=-1).
+        ### HINT: split heads with view(B, T, n_heads, d_head).transpose(1, 2); build every mask and angle table on x.device, for this T (angle tables in float32 or wider, then cast to x.dtype); softmax over the keys (dim=-1).
         batch, t, d_model = x.shape
         # Heads are a batch axis: (B, T, d_model) -> (B, T, h, d_head) -> (B, h, T, d_head).
         q, k, v = (proj(x).view(batch, t, self.n_heads, self.d_head).transpose(1, 2) for proj in (self.q_proj, self.k_proj, self.v_proj))
         if self.rope_theta is not None:
-            # Made here, on x.device and for this T: a table built once in __init__ breaks both.
-            frequencies = self.rope_theta ** (-torch.arange(0, self.d_head, 2, device=x.device, dtype=x.dtype) / self.d_head)  # (d_head/2,)
-            angles = torch.arange(t, device=x.device, dtype=x.dtype)[:, None] * frequencies[None, :]  # (T, d_head/2)
-            cos, sin = torch.cos(angles), torch.sin(angles)
+            # Made here, on x.device and for this T: a table built once in __init__ breaks both. Built
+            # in float32 at least, then cast: float16 angles are off by up to a radian at T = 2048,
+            # and bfloat16 cannot even count the positions past 256.
+            table = torch.promote_types(x.dtype, torch.float32)
+            frequencies = self.rope_theta ** (-torch.arange(0, self.d_head, 2, device=x.device, dtype=table) / self.d_head)  # (d_head/2,)
+            angles = torch.arange(t, device=x.device, dtype=table)[:, None] * frequencies[None, :]  # (T, d_head/2)
+            cos, sin = torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype)
 
             def rotate(y):  # (B, h, T, d_head): adjacent pairs (0,1), (2,3), ... turn together
                 even, odd = y[..., 0::2], y[..., 1::2]

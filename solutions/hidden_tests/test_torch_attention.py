@@ -86,9 +86,10 @@ def only_real_queries(out, case, padded):
     return np.where(case.real()[..., None], out, 0.0) if padded else out
 
 
-def expected_output(case, reference, *, causal, padded=False, rope_theta=None, x=None):
+def expected_output(case, reference, *, causal, padded=False, rope_theta=None, x=None, keys=None):
     """(B, T, d_model): projections as nn.Linear computes them (x @ W.T), heads as a batch axis,
-    RoPE from the reference's ``rope``, then PyTorch's own scaled_dot_product_attention."""
+    RoPE from the reference's ``rope``, then PyTorch's own scaled_dot_product_attention.
+    ``keys`` (B, T) bool, True at the keys that may be seen, overrides ``padded``."""
     x = case.x if x is None else x
     batch, t, d_model = x.shape
     d_head = d_model // case.n_heads
@@ -106,8 +107,8 @@ def expected_output(case, reference, *, causal, padded=False, rope_theta=None, x
     allowed = torch.ones(t, t, dtype=torch.bool)
     if causal:
         allowed = torch.tril(allowed)
-    if padded:
-        allowed = allowed & torch.from_numpy(case.real())[:, None, None, :]
+    if padded or keys is not None:
+        allowed = allowed & torch.from_numpy(case.real() if keys is None else keys)[:, None, None, :]
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
     return (out.transpose(1, 2).reshape(batch, t, d_model) @ w["o_proj.weight"].T).numpy()
 
@@ -319,6 +320,36 @@ def _on_meta(student, case, rope_theta):
         ) from None
     if (answer.get("shape"), answer.get("device")) != (list(case.shape), "meta"):
         raise Mismatch(f"on the meta device the output should be a (B, T, d_model) = {tuple(case.shape)} tensor on 'meta', got shape {answer.get('shape')} on {answer.get('device')!r}")
+
+
+# Largest error allowed, as a fraction of the output's largest magnitude: on inputs like these a
+# float32 angle table cast to the dtype stays several times under it, and a table computed in the
+# dtype itself goes several times over it.
+HALF_PRECISION_TOLERANCE = {"float16": 0.02, "bfloat16": 0.2}
+
+
+@pytest.mark.parametrize("dtype", sorted(HALF_PRECISION_TOLERANCE))
+def test_rope_in_half_precision(student, reference, dtype):
+    """MultiHeadSelfAttention: with RoPE at T = 1024 in float16 and bfloat16, the output matches float64 to the dtype's precision"""
+    t, d_model, theta, graded = 1024, 16, 10000.0, 64
+    rng = np.random.default_rng(1024)
+    scales = dict(zip(NAMES, (2.0, 2.0, 1.0, 1.0)))  # sharper weights make a wrong angle show
+    case = Case(rng.standard_normal((1, t, d_model)), 1, {name: rng.standard_normal((d_model, d_model)) * scales[name] / math.sqrt(d_model) for name in NAMES}, np.array([t]))
+    real = np.zeros((1, t), dtype=bool)
+    real[:, -graded:] = True  # only the last positions are keys (and graded queries): the far end of the table
+    req = request(case, causal=False, rope_theta=theta, dtype=dtype)
+    req["key_padding_mask"] = real
+    answer = run(student, req)
+    if answer.get("dtype") != dtype:
+        raise Mismatch(f"after module.to({dtype}) and a {dtype} input, the output is {answer.get('dtype')}")
+    expected = expected_output(case, reference, causal=False, rope_theta=theta, keys=real)[:, -graded:]
+    got = np.asarray(answer["output"], dtype=np.float64)[:, -graded:]
+    error, allowed = float(np.max(np.abs(got - expected))), HALF_PRECISION_TOLERANCE[dtype] * float(np.max(np.abs(expected)))
+    if not error <= allowed:
+        raise Mismatch(
+            f"in {dtype} at positions {t - graded} to {t - 1} the output is off by up to {error:.3g} from float64 (allowed {allowed:.3g}): "
+            f"an angle table computed in {dtype} is wrong at large positions; build it in float32 and cast the cos and sin to x.dtype"
+        )
 
 
 def test_device_agnostic(student, reference):

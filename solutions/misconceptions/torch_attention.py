@@ -26,6 +26,7 @@ class _Configurable(MultiHeadSelfAttention):
     padding_on_keys = True
     scale_width = "d_head"
     values_detached = False
+    table_in_input_dtype = False
 
     def _project(self, layer, x):
         return layer(x) if self.linear_transposed else x @ layer.weight
@@ -42,9 +43,10 @@ class _Configurable(MultiHeadSelfAttention):
 
     def _rotate(self, y, t, x):
         d = self.d_head
-        frequencies = self.rope_theta ** (-torch.arange(0, d, 2, device=x.device, dtype=x.dtype) / d)
-        angles = torch.arange(t, device=x.device, dtype=x.dtype)[:, None] * frequencies[None, :]
-        cos, sin = torch.cos(angles), torch.sin(angles)
+        table = x.dtype if self.table_in_input_dtype else torch.promote_types(x.dtype, torch.float32)
+        frequencies = self.rope_theta ** (-torch.arange(0, d, 2, device=x.device, dtype=table) / d)
+        angles = torch.arange(t, device=x.device, dtype=table)[:, None] * frequencies[None, :]
+        cos, sin = torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype)
         if self.rope_adjacent_pairs:
             even, odd = y[..., 0::2], y[..., 1::2]
             return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
@@ -79,10 +81,20 @@ class _Configurable(MultiHeadSelfAttention):
     "MultiHeadSelfAttention",
     "a mask or position table is built on the CPU instead of on x.device",
     explanation="torch.ones(T, T) and torch.arange(T) make CPU tensors. On a GPU (or the meta device the grader uses to check) they meet x's tensors on another device and forward fails. The module must work wherever .to(device) moved it.",
-    hint="Pass device=x.device (and dtype=x.dtype for angle tables) to every tensor forward creates: torch.ones(T, T, dtype=torch.bool, device=x.device).",
+    hint="Pass device=x.device to every tensor forward creates: torch.ones(T, T, dtype=torch.bool, device=x.device); build angle tables in float32 on x.device and cast them to x.dtype.",
 )
 class torch_mask_on_cpu(_Configurable):
     mask_on_input_device = False
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "the RoPE angle table is computed in the input's half-precision dtype",
+    explanation="float16 has 11 significant bits: past position 512 an angle p·θ_i is rounded by up to a quarter radian, and at T = 2048 cosines are off by up to 0.78; bfloat16 cannot even count the positions past 256. The rotation, and with it every score, is wrong at large positions.",
+    hint="Build positions, frequencies and angles in float32 (torch.promote_types(x.dtype, torch.float32)), then cast cos and sin to x.dtype.",
+)
+class torch_rope_table_in_half(_Configurable):
+    table_in_input_dtype = True
 
 
 @misconception(

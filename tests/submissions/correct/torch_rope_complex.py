@@ -23,11 +23,12 @@ class MultiHeadSelfAttention(nn.Module):
 
     def rotate(self, x):
         T, d = x.shape[-2], x.shape[-1]
-        inv_freq = 1.0 / (self.rope_theta ** (torch.arange(0, d, 2, device=x.device, dtype=x.dtype) / d))
-        angles = torch.outer(torch.arange(T, device=x.device, dtype=x.dtype), inv_freq)
+        table = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype  # half precision cannot count positions
+        inv_freq = 1.0 / (self.rope_theta ** (torch.arange(0, d, 2, device=x.device, dtype=table) / d))
+        angles = torch.outer(torch.arange(T, device=x.device, dtype=table), inv_freq)
         turn = torch.polar(torch.ones_like(angles), angles)  # e^{i * angle}, (T, d/2)
-        pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], d // 2, 2).contiguous())
-        return torch.view_as_real(pairs * turn).flatten(-2)
+        pairs = torch.view_as_complex(x.to(table).reshape(*x.shape[:-1], d // 2, 2).contiguous())  # no complex half on the CPU
+        return torch.view_as_real(pairs * turn).flatten(-2).to(x.dtype)
 
     def forward(self, x, key_padding_mask=None):
         B, T, D = x.shape

@@ -9,8 +9,9 @@ A request is a dict:
 
 - ``init``: the constructor's keyword arguments (``d_model``, ``n_heads``, ...);
 - ``weights``: ``{state-dict name: array}``, loaded after the move; each name must exist (optional);
-- ``device`` (``"cpu"`` or ``"meta"``) and ``dtype`` (``"float32"``/``"float64"``): the module
-  is moved with ``.to(device, dtype)`` before it is called;
+- ``device`` (``"cpu"`` or ``"meta"``) and ``dtype`` (``"float16"``, ``"bfloat16"``,
+  ``"float32"`` or ``"float64"``): the module is moved with ``.to(device, dtype)`` before it is
+  called; a bfloat16 output comes back as float32 (numpy has no bfloat16; float32 holds it exactly);
 - ``x``: the input array, or on ``meta`` its shape; ``key_padding_mask``: a bool array or None;
 - ``grad_output``: an array shaped like the output, to also get the gradients of the input
   and of every parameter (optional).
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-_DTYPES = ("float32", "float64")
+_DTYPES = ("float16", "bfloat16", "float32", "float64")
 _DEVICES = ("cpu", "meta")
 
 
@@ -72,7 +73,7 @@ def drive(module_class, request: dict) -> dict:
     answer = {"state": state, "shape": list(output.shape), "dtype": str(output.dtype).removeprefix("torch."), "device": output.device.type}
     if device.type == "meta":
         return answer
-    answer["output"] = output.detach().cpu().numpy().copy()
+    answer["output"] = _as_numpy(output)
     if wants_grad:
         grad_output = torch.tensor(np.asarray(request["grad_output"]), dtype=output.dtype, device=device)
         if not output.requires_grad:
@@ -86,8 +87,19 @@ def drive(module_class, request: dict) -> dict:
 def _numpy_or_zeros(grad, like) -> np.ndarray:
     # A parameter the output does not use has no gradient: zeros, as the reference would show.
     if grad is None:
-        return np.zeros(tuple(like.shape), dtype=str(like.dtype).removeprefix("torch."))
-    return grad.detach().cpu().numpy().copy()
+        return np.zeros(tuple(like.shape), dtype=np.float32 if like.dtype == torch_bfloat16() else str(like.dtype).removeprefix("torch."))
+    return _as_numpy(grad)
+
+
+def torch_bfloat16():
+    import torch
+
+    return torch.bfloat16
+
+
+def _as_numpy(tensor) -> np.ndarray:
+    tensor = tensor.detach().cpu()
+    return (tensor.float() if tensor.dtype == torch_bfloat16() else tensor).numpy().copy()
 
 
 def as_called(target):
