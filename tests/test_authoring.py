@@ -16,6 +16,7 @@ import pytest
 from conftest import REPO, read_fixture, splice
 
 from attnlab.course import Course
+from attnlab.export.stubs import stale_stubs
 
 ATTNLAB = [str(Path(sys.executable).with_name("attnlab"))]
 NAME = "unit_rows"
@@ -64,7 +65,7 @@ def test_new_exercise_writes_every_file_and_says_what_next(scaffolded):
     manifest = (course / "exercises" / "course.toml").read_text()
     assert manifest.startswith((REPO / "exercises" / "course.toml").read_text().splitlines()[0]), "course.toml keeps its comments"
     assert "docs/authors.md" in run.stderr
-    assert attnlab("stubs", "--check", "--course", course).returncode == 0, "the stub is generated from the new solution"
+    assert stale_stubs(course / "solutions", course / "exercises", [NAME]) == [], "the stub is generated from the new solution"
 
 
 def test_the_reference_grades_at_full_marks_and_the_stub_at_zero(scaffolded, tmp_path):
