@@ -22,6 +22,7 @@ from markdown_it import MarkdownIt
 
 from attnlab.course import Course
 from attnlab.grading.suite import grade
+from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import ForkServer, Limits
 
 REPO = Path(__file__).resolve().parents[1]
@@ -74,6 +75,18 @@ def splice(reference_source: str, student_source: str) -> str:
         node = reference_defs[name]
         lines[node.lineno - 1 : node.end_lineno] = [replacements[name]]
     return "".join(imports) + "".join(lines) + "".join("\n\n" + e for e in extra)
+
+
+def hidden_test_ids(course: Course, only: list[str] | None = None) -> list[str]:
+    """The node ids of the course's hidden test items, as pytest collects them: what a test
+    compares a count with, so that no test hard-codes the course's size."""
+    from attnlab.grading.plugin import GradingProfile
+    from attnlab.grading.suite import hidden_pytest_args, hidden_test_files
+    from attnlab.pytest_runs import run_captured
+
+    exit_code, output = run_captured([*hidden_pytest_args(course, hidden_test_files(course, only)), "--collect-only", "-q"], [GradingProfile()])
+    assert exit_code == 0, output[-2000:]
+    return [line for line in output.splitlines() if "::" in line]
 
 
 def build_submission(folder: Path, fixture: StudentFixture) -> Path:
@@ -161,7 +174,7 @@ def gradescope_markdown_is_inert(results: dict, fixture: str) -> None:
 
 @pytest.fixture(scope="session")
 def fork_server():
-    server = ForkServer()
+    server = ForkServer(SandboxEnvironment.for_course(COURSE))
     yield server
     server.close()
 

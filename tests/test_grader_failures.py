@@ -24,6 +24,7 @@ from attnlab.grading.suite import grade
 from attnlab.lifecycle import remove_stale_scratch, running
 from attnlab.outcomes import GraderFailure
 from attnlab.sandbox import host
+from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import ForkServer, private_uid_of, workroot_base
 
 # The sandbox broken two ways, as host._boot replacements (the fork server's start-up code).
@@ -105,7 +106,7 @@ def test_one_submission_whose_sandbox_cannot_start_is_not_graded(tmp_path, broke
 def test_grade_raises_a_grader_failure_and_the_server_works_again_once_told(tmp_path, monkeypatch):
     submission = build_submission(tmp_path / "ada", correct())
     monkeypatch.setattr(host, "_boot", eval(BROKEN_BOOTS["workers die before saying hello"]))
-    server = ForkServer()
+    server = ForkServer(SandboxEnvironment.for_course(COURSE))
     try:
         with pytest.raises(GraderFailure, match="could not start a worker for softmax.py"):
             grade(COURSE, submission, only=["softmax"], fork_server=server)
@@ -333,7 +334,7 @@ def test_gradescope_gets_no_score_when_the_sandbox_cannot_start(tmp_path):
 def test_a_worker_folder_that_cannot_be_made_is_the_graders_failure(tmp_path):
     # A full or vanished temporary folder once failed the hidden test that needed a worker: a 0.
     submission = build_submission(tmp_path / "ada", correct())
-    server = ForkServer()
+    server = ForkServer(SandboxEnvironment.for_course(COURSE))
     try:
         shutil.rmtree(server.workroot)
         with pytest.raises(GraderFailure, match="the sandbox could not (prepare a worker's folder for softmax.py|copy the submission)"):

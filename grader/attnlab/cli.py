@@ -28,7 +28,7 @@ library_errors = user_errors(CourseError, RosterError, SubmissionError)
 
 # The student release ships the engine without its instructor's side (``export.release``): these
 # commands are not offered there, and asking for one says why in one line.
-INSTRUCTOR_COMMANDS = ("grade", "feedback", "stubs", "release", "export")
+INSTRUCTOR_COMMANDS = ("grade", "feedback", "stubs", "release", "export", "new")
 IN_STUDENT_RELEASE = not (Path(__file__).parent / "grading").is_dir()
 
 STUDENT_HELP = """
@@ -39,6 +39,7 @@ INSTRUCTOR_HELP = """
     Instructors: attnlab grade FOLDER     grade a submission, or a whole class, with the hidden tests
                  attnlab feedback CLASS   each student's feedback page, from the class's results
                  attnlab stubs            regenerate exercises/ from solutions/
+                 attnlab new exercise N   add an exercise file: every file it needs, with an example
                  attnlab release DIR      the bundle students get (no solutions, tests or answers)
                  attnlab export --help    nbgrader course, Gradescope autograder zip
                  attnlab quiz --help      key, grade, lint and export quizzes"""
@@ -404,6 +405,51 @@ def stubs(check_only: bool, course_dir: Path | None) -> None:
         return
     changed = write_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
     click.echo(f"wrote {', '.join(changed)}" if changed else "exercises/ was already up to date", err=True)
+
+
+@main.group()
+def new() -> None:
+    """Add to the course: the files of a new exercise, ready to edit."""
+
+
+@new.command("exercise")
+@click.argument("name")
+@click.option("--after", metavar="FILE", help="Put it in course order right after this exercise file, so it may import the files up to FILE (default: last).")
+@COURSE_OPTION
+@library_errors
+def new_exercise(name: str, after: str | None, course_dir: Path | None) -> None:
+    """Add the exercise file NAME.py to the course, with every file it needs.
+
+    \b
+    Writes, around a worked example (NAME_example: rows scaled to unit
+    length) that grades at full marks as written:
+      solutions/NAME.py                  the reference, with BEGIN/END SOLUTION
+      exercises/NAME.py                  the student stub, generated from it
+      exercises/tests/test_NAME.py       public tests (the worked examples)
+      solutions/hidden_tests/test_NAME.py  hidden tests, their points in points.toml
+      solutions/misconceptions/NAME.py   a known mistake, named in feedback
+      tests/submissions/buggy/...        a student file making it (in the project)
+    and adds NAME to modules in exercises/course.toml (last, or --after FILE).
+
+    Then replace the example, run `attnlab stubs`, and check with
+    `attnlab grade solutions --only NAME` (full marks) and
+    `attnlab grade exercises --only NAME` (zero). docs/authors.md has the steps.
+    """
+    from attnlab.course import Course
+    from attnlab.export.stubs import write_stubs
+    from attnlab.scaffold import new_exercise as scaffold
+
+    course = find_course(course_dir)
+    made = scaffold(course, name, after)
+    course = Course.load(course.root)
+    write_stubs(course.solutions_dir, course.exercises_dir, [name])
+    root = course.root
+    click.echo(f"new exercise {name}.py, with the example {made.function}():", err=True)
+    for path in (made.created[0], course.exercises_dir / f"{name}.py", *made.created[1:]):
+        click.echo(f"  created {path.relative_to(root)}", err=True)
+    for path in made.edited:
+        click.echo(f"  added to {path.relative_to(root)}", err=True)
+    click.echo(f"next: replace {made.function} in solutions/{name}.py and its tests, then `attnlab stubs`; docs/authors.md#add-an-exercise", err=True)
 
 
 def _register_quiz() -> None:

@@ -13,6 +13,7 @@ import ast
 import functools
 import os
 import re
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,12 @@ class Course:
     depends: dict[str, tuple[str, ...]] = None
     """Same-file functions a function may lean on (``[course.depends]``), a graph without cycles:
     only these, of its own file, are answered by the reference while it is graded."""
+    packages: tuple[str, ...] = ()
+    """Libraries student code may import besides Python's standard library, numpy and the
+    ``needs`` of a track (``[course] packages``): import names, checked by ``check_package_names``."""
+    warmups: dict[str, Path] = None
+    """Per library of ``needs`` or ``packages``, a course file the fork server runs once after importing it
+    (``[course.warmup]``), so every worker inherits what the library's first use loads."""
 
     @property
     def exercises_dir(self) -> Path:
@@ -100,6 +107,14 @@ class Course:
         return (self.needs or {}).get(module, ())
 
     @property
+    def libraries(self) -> tuple[str, ...]:
+        """Every library student code may import besides the standard library: numpy, what any
+        track needs, and the course's ``packages``. The same for every file, so that a file's
+        grade never depends on which files a fork server served before it."""
+        needed = (name for module in self.modules for name in self.needs_of(module))
+        return tuple(dict.fromkeys(("numpy", *needed, *self.packages)))
+
+    @property
     def tracks(self) -> dict[str, list[str]]:
         """Exercise files by track: ``numpy`` for files that need nothing heavy, else the library
         a file needs (``torch``), in course order."""
@@ -134,9 +149,71 @@ class Course:
         needs = section.get("needs", {})
         if not isinstance(needs, dict) or not all(m in modules and isinstance(v, list) and all(isinstance(n, str) and n.isidentifier() for n in v) for m, v in needs.items()):
             raise CourseError(f"{manifest_path}: [course.needs] must map listed modules to lists of library names")
-        needs = {m: tuple(v) for m, v in needs.items()}
+        needs = {m: check_package_names(v, modules, f"{manifest_path}: [course.needs] {m}") for m, v in needs.items()}
         depends = _read_depends(section.get("depends", {}), functions, manifest_path)
-        return cls(root=root.resolve(), name=section.get("name", root.name), modules=tuple(modules), functions=functions, needs=needs, depends=depends)
+        packages = check_package_names(section.get("packages", []), modules, f"{manifest_path}: [course] packages")
+        warmups = _read_warmups(section.get("warmup", {}), root, {*(n for names in needs.values() for n in names), *packages}, manifest_path, from_stubs)
+        return cls(root=root.resolve(), name=section.get("name", root.name), modules=tuple(modules), functions=functions, needs=needs, depends=depends, packages=packages, warmups=warmups)
+
+
+# Names a course may not offer its students as packages: the engine, the folders that hold what
+# students must never reach, and what every course has anyway.
+_RESERVED_PACKAGES = {
+    "attnlab": "it is the grader itself",
+    "solutions": "it is where the reference solutions live",
+    "hidden_tests": "it is where the hidden tests live",
+    "exercises": "it is the course's own folder",
+    "numpy": "numpy is always available",
+}
+_PACKAGE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def check_package_names(names: object, modules: list[str] | tuple[str, ...], where: str) -> tuple[str, ...]:
+    """``names`` checked as packages a course lets its students import: top-level import names
+    (``einops``, not ``scikit-learn`` nor a path), none of the grader's own, of the course's
+    exercise files or of the standard library. A ``CourseError`` names the first bad one."""
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise CourseError(f"{where} must be a list of import names, e.g. [\"einops\"]")
+    for name in names:
+        if not _PACKAGE_NAME.fullmatch(name):
+            hint = f" (its import name, e.g. {name.replace('-', '_').split('.')[0]!r})" if re.fullmatch(r"[\w.-]+", name) else ""
+            raise CourseError(f"{where}: {name!r} is not an import name{hint}: list top-level packages students import, never a path")
+        if name.lower() in _RESERVED_PACKAGES:
+            raise CourseError(f"{where}: {name!r} cannot be offered to students: {_RESERVED_PACKAGES[name.lower()]}")
+        if name in modules:
+            raise CourseError(f"{where}: {name!r} is an exercise file of the course, not a package")
+        if name in sys.stdlib_module_names:
+            raise CourseError(f"{where}: {name!r} is part of Python's standard library, which students may always import")
+    if len(set(names)) != len(names):
+        raise CourseError(f"{where} lists a package twice")
+    return tuple(names)
+
+
+# A warm-up travels to the fork server on its command line: a few lines, not a program.
+WARMUP_MAX_BYTES = 16 << 10
+
+
+def _read_warmups(section: object, root: Path, libraries: set[str], manifest_path: Path, student_copy: bool) -> dict[str, Path]:
+    """``[course.warmup]`` checked: each key a library of ``[course.needs]`` or ``packages``, each
+    value a small .py file inside the course. A student's copy has no warm-up files, and needs none."""
+    where = f"{manifest_path}: [course.warmup]"
+    if not isinstance(section, dict) or not all(isinstance(v, str) for v in section.values()):
+        raise CourseError(f"{where} must map library names to .py files of the course")
+    warmups = {}
+    for library, relative in section.items():
+        if library not in libraries:
+            raise CourseError(f"{where}: {library!r} is neither a library of [course.needs] nor one of the course's packages")
+        path = (root / relative).resolve()
+        if Path(relative).is_absolute() or not path.is_relative_to(root.resolve()) or path.suffix != ".py":
+            raise CourseError(f"{where}: {relative!r} must be a .py file inside the course folder")
+        if student_copy:
+            continue
+        if not path.is_file():
+            raise CourseError(f"{where}: {relative} does not exist")
+        if path.stat().st_size > WARMUP_MAX_BYTES:
+            raise CourseError(f"{where}: {relative} is larger than {WARMUP_MAX_BYTES >> 10} KiB; a warm-up is a few lines")
+        warmups[library] = path
+    return warmups
 
 
 def _read_depends(section: object, functions: tuple[ContractFunction, ...], manifest_path: Path) -> dict[str, tuple[str, ...]]:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from attnlab.check.course_imports import held_to_the_course
 from attnlab.check.deadline import TestDeadline, TestTookTooLong, function_of
 from attnlab.course import Course, CourseError
 from attnlab.misconceptions import RecordedCall, identify, load_catalogue
@@ -126,6 +127,8 @@ def explain_import_failure(course: Course, error: BaseException, folder: Path, t
             return ImportProblem(name, f"{where}: there is no {library}.py in {folder}. Put it back: a file may import the course's files before it.")
         if any(library in course.needs_of(m) for m in course.modules):
             return ImportProblem(name, f"{where}: {library} is not installed. {install_hint(library)}")
+        if str(error).startswith(f"`{library}` is not available in this course"):
+            return ImportProblem(name, f"{where}: {error}. Remove this import: the grader will not import it.")
         return ImportProblem(name, f"{where}: there is no module named {library} here. Remove this import: the exercises do not need it, and the grader may not have it.")
     if isinstance(error, ImportError):
         return ImportProblem(name, f"{where}: {_first_line(error)}. Check the name: it must be one the imported file defines.")
@@ -267,7 +270,8 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
     previous = os.environ.get(SUBMISSION_VARIABLE)
     os.environ[SUBMISSION_VARIABLE] = str(folder)
     try:
-        exit_code, output = run_captured(args, [plugin, TestDeadline(test_seconds or 0)])
+        with held_to_the_course(course, folder):
+            exit_code, output = run_captured(args, [plugin, TestDeadline(test_seconds or 0)])
     finally:
         if previous is None:
             os.environ.pop(SUBMISSION_VARIABLE, None)

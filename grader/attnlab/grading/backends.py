@@ -22,10 +22,11 @@ import tracemalloc
 from pathlib import Path
 
 from attnlab import wire
-from attnlab.course import Course
+from attnlab.course import Course, CourseError
 from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
 from attnlab.reference import Reference
 from attnlab.sandbox.host import AnswerCache, ForkServer, Limits, Watching, WorkerProcess, close_to_workers
+from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.inside.module_harness import as_called
 
 
@@ -105,7 +106,10 @@ class SandboxBackend(Backend):
         self._answer_cache = answer_cache
         self.limits = limits or Limits()
         self._owns_server = fork_server is None
-        self.server = fork_server or ForkServer()
+        environment = SandboxEnvironment.for_course(course)
+        if fork_server is not None and not fork_server.environment.covers(environment):
+            raise CourseError(f"the sandbox was started for other libraries ({', '.join(fork_server.environment.libraries)}) than this course lets students import ({', '.join(environment.libraries)})")
+        self.server = fork_server or ForkServer(environment)
         close_to_workers((course.solutions_dir, course.hidden_tests_dir), self.server.bwrap)  # before any worker starts
         self.mode = self.server.mode
         self._workers: dict[str, WorkerProcess] = {}

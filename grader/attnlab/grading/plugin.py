@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from attnlab.course import Course, CourseError
+from attnlab.course import Course
 from attnlab.grading.student import StudentProxy
 from attnlab.misconceptions import Misconception, identify
 from attnlab.outcomes import Outcome, StudentError, SubmissionProblem
@@ -98,6 +98,8 @@ class GradingPlugin(GradingProfile):
         self.nodeids: list[str] = []
         """The node id of each result, in the same order."""
         self.internal_errors: list[str] = []
+        self.course_error: str | None = None
+        """What is wrong with the course's hidden tests, in one line for its author (None: nothing)."""
         self.item_points: dict[str, float] = {}
         self._named: dict[str, list[tuple[int, list, str]]] = {}  # function -> (result index, calls, feedback without the name)
 
@@ -114,16 +116,26 @@ class GradingPlugin(GradingProfile):
         for item in items:
             key = (item.path.stem, item.originalname)
             if key not in self.points:
-                raise CourseError(f"hidden test {key[0]}.{key[1]} has no points in points.toml")
+                self._stop_for(f"hidden test {key[0]}.{key[1]} has no points: add `{key[1]} = POINTS` under [{key[0]}] in {self.course.hidden_tests_dir / 'points.toml'}")
             self.item_points[item.nodeid] = self.points[key] / cases[key]
             name = self.display_name(item)
             function = name.split(":", 1)[0].strip()
             if ":" not in name or function not in {f.name for f in self.course.functions}:
-                raise CourseError(f"hidden test {key[0]}.{key[1]}: its docstring must start with 'function: property', got {name!r}")
+                self._stop_for(f"hidden test {key[0]}.{key[1]}: its docstring must start with 'function: property' naming a function of the course, e.g. \"{self._example_function(key[0])}: rows sum to 1\" (got {name!r})")
         if self._decided:
             skipped = [item for item in items if item.nodeid in self._decided]
             items[:] = [item for item in items if item.nodeid not in self._decided]
             config.hook.pytest_deselected(items=skipped)
+
+    def _stop_for(self, problem: str) -> None:
+        """Stop the session for a problem of the course itself: pytest says it in one line
+        (a usage error, not an internal error's traceback) and ``course_error`` keeps it."""
+        self.course_error = problem
+        raise pytest.UsageError(problem)
+
+    def _example_function(self, test_file: str) -> str:
+        functions = self.course.functions_in(test_file.removeprefix("test_")) if test_file.removeprefix("test_") in self.course.modules else []
+        return (functions or [f.name for f in self.course.functions] or ["function"])[0]
 
     @staticmethod
     def display_name(item) -> str:

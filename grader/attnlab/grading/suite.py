@@ -69,6 +69,8 @@ def run_suite(course: Course, test_files: list[Path], backend: Backend, referenc
     # and formatting a source-annotated traceback for every failure slowed a failing submission down.
     args = [*hidden_pytest_args(course, test_files), "--assert=plain", "--tb=no", "-q"]
     exit_code, output = run_captured(args, [plugin, *extra_plugins])
+    if plugin.course_error is not None:
+        raise CourseError(plugin.course_error)
     if plugin.internal_errors or exit_code not in (*COMPLETED, pytest.ExitCode.NO_TESTS_COLLECTED):
         detail = "; ".join(plugin.internal_errors) or first_error_line(output, exit_code)
         raise CourseError(f"the hidden tests could not run: {detail}")

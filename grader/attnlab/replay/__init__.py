@@ -45,6 +45,7 @@ from attnlab.replay.grouping import fresh_starts, split_messages
 from attnlab.replay.nested import NestedChecks
 from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
 from attnlab.results import GradeReport, TestResult
+from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import AnswerCache, Expected, ForkServer, Limits, batch_message
 
 
@@ -213,7 +214,7 @@ class ClassSession:
 
     def start(self) -> None:
         """In a grading process: its own fork server (a sandbox per grading process)."""
-        self.fork_server = ForkServer()
+        self.fork_server = ForkServer(SandboxEnvironment.for_course(self.course))
         self.answer_cache = AnswerCache()
 
     def grade(self, submission: Path) -> GradeReport:

@@ -31,6 +31,7 @@ from typing import Callable
 
 from attnlab import wire
 from attnlab.lifecycle import scratch_prefix
+from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.outcomes import (
     BadReturn,
     CallTimedOut,
@@ -49,14 +50,9 @@ from attnlab.sandbox.inside.worker import LEFT_A_THREAD
 # which the sandbox sees these files only.
 _ENGINE_DIR = str(Path(__file__).resolve().parents[2])
 _ENGINE_FILES = ("attnlab/__init__.py", "attnlab/wire.py", "attnlab/sandbox/__init__.py", *(f"attnlab/sandbox/inside/{path.name}" for path in sorted((Path(__file__).parent / "inside").glob("*.py"))))
-# What workers may import from site-packages: numpy, torch with what its import and its
-# functional API load (bound only when installed; imported only when a file needs it), and
-# orjson, which the wire writes its headers with.
-_SITE_ENTRIES = (
-    "numpy", "numpy.libs", "torch", "torchgen", "functorch", "typing_extensions.py",
-    "sympy", "mpmath", "networkx", "jinja2", "markupsafe", "filelock", "fsspec", "orjson",
-)
 _SANDBOX_ENGINE = "/attnlab/engine"
+IMPORTS_FOLDER = "imports"
+"""Without bubblewrap: the folder of a fork server's work folder that holds what it may import."""
 TMP_BYTES = 256 << 20
 """Size of the memory folder a bubblewrap sandbox has as /tmp (workers have their own over it)."""
 _SANDBOX_SITE = "/attnlab/site"
@@ -210,13 +206,17 @@ class ForkServer:
     user with resource limits.
     """
 
-    def __init__(self):
+    def __init__(self, environment: SandboxEnvironment | None = None):
+        """``environment``: what student code may import (default: numpy and the standard library)."""
+        self.environment = environment or SandboxEnvironment.for_libraries()
         self.process: subprocess.Popen | None = None
         self.control: socket.socket | None = None
         self.uid = private_uid()
         self.bwrap = bwrap_path()
         self.workroot = Path(tempfile.mkdtemp(prefix=scratch_prefix("attnlab-sandbox"), dir=workroot_base(self.uid is not None)))
         self.workroot.chmod(0o711)  # workers pass through to their own folder, and cannot list the others
+        if not self.bwrap:
+            self._link_imports()
         self.failure: GraderFailure | None = None
         """Why the sandbox failed since ``take_failure`` was last asked: then no worker is started."""
         self._start()
@@ -242,15 +242,29 @@ class ForkServer:
                 f"readable by all users are readable; the course's solutions and the results are closed to other users before grading); "
                 f"{folders}; {measure}")
         if not python_readable_by_others():
-            mode += " (this Python is in a folder other users cannot read: workers can import numpy and the common standard modules only)"
+            mode += " (this Python is in a folder other users cannot read: workers can import numpy, the course's packages and the common standard modules only)"
         return mode
 
-    def _command(self, fd: int) -> list[str]:
-        if not self.bwrap:
-            return [sys.executable, "-I", "-c", _boot(_ENGINE_DIR), str(fd)]
-        import numpy
+    def _link_imports(self) -> None:
+        """Without bubblewrap: what the sandbox would mount, as links in folders of the work
+        folder (the engine's inside files, and the environment's site-packages entries), so that
+        the fork server's Python, started without its site-packages, imports what it would in
+        bubblewrap and nothing else."""
+        imports = self.workroot / IMPORTS_FOLDER
+        links = [(Path(_ENGINE_DIR) / relative, imports / "engine" / relative) for relative in _ENGINE_FILES]
+        links += [(entry, imports / "site" / entry.name) for entry in self.environment.entries]
+        for target, link in links:
+            for folder in reversed(link.relative_to(self.workroot).parents[:-1]):
+                (self.workroot / folder).mkdir(mode=0o755, exist_ok=True)
+            link.symlink_to(target)
 
-        site = Path(numpy.__file__).resolve().parent.parent
+    def _command(self, fd: int) -> list[str]:
+        # -S: no site-packages but the environment's, in either mode (the base Python's own
+        # site-packages, visible in bubblewrap under sys.base_prefix, held pytest and hypothesis).
+        config = json.dumps(self.environment.as_config())
+        if not self.bwrap:
+            imports = self.workroot / IMPORTS_FOLDER
+            return [sys.executable, "-I", "-S", "-c", _boot(str(imports / "engine"), str(imports / "site")), str(fd), config]
         python = os.path.realpath(sys.executable)
         # Every namespace but the user namespace: as root, a user namespace would map only root,
         # and the fork server must be able to become the private user.
@@ -274,9 +288,8 @@ class ForkServer:
             elif path.is_dir():
                 bind(str(path), str(path))
         bind(sys.base_prefix, sys.base_prefix)
-        for entry in _SITE_ENTRIES:
-            if (site / entry).exists():
-                bind(str(site / entry), f"{_SANDBOX_SITE}/{entry}")
+        for entry in self.environment.entries:
+            bind(str(entry), f"{_SANDBOX_SITE}/{entry.name}")
         for relative in _ENGINE_FILES:
             bind(str(Path(_ENGINE_DIR) / relative), f"{_SANDBOX_ENGINE}/{relative}")
         bind(str(self.workroot), str(self.workroot), "--bind")
@@ -286,7 +299,7 @@ class ForkServer:
         # Workers drop even those (setuid to a user other than root clears every capability).
         for capability in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_SYS_ADMIN"):
             command += ["--cap-add", capability]
-        return [*command, python, "-I", "-c", _boot(_SANDBOX_ENGINE, _SANDBOX_SITE), str(fd)]
+        return [*command, python, "-I", "-S", "-c", _boot(_SANDBOX_ENGINE, _SANDBOX_SITE), str(fd), config]
 
     def _start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -361,29 +361,26 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     Worker(channel, request["submission"], request["module"], request["function"], request["standins"]).serve()
 
 
-def _import_library(name: str) -> None:
+def _import_library(name: str, warmup: str | None) -> None:
+    """Import ``name`` here, so that every later worker inherits it, and run the course's warm-up
+    for it (``[course.warmup]``): what its first use loads, every worker then has."""
     try:
         importlib.import_module(name)
     except Exception:  # noqa: BLE001 - the student's import of it then fails, and says why
         return
-    if name == "torch":
-        import torch
-
-        torch.set_num_threads(1)  # one thread per worker, as for BLAS: fair timing, no thread pools to fork
-        # The first use of a kernel, of autograd and of the meta device loads and registers more
-        # (0.1 to 0.8 s); done once here, every worker inherits it warm.
-        for device in ("cpu", "meta"):
-            x = torch.ones(1, 2, 2, device=device, dtype=torch.float64, requires_grad=device == "cpu")
-            layer = torch.nn.Linear(2, 2, bias=False).to(device=device, dtype=torch.float64)
-            mask = torch.tril(torch.ones(2, 2, dtype=torch.bool, device=device))
-            y = torch.softmax((layer(x) @ x.transpose(-1, -2)).masked_fill(~mask, float("-inf")), dim=-1) @ x
-            torch.nn.functional.scaled_dot_product_attention(x, x, x, attn_mask=mask)
-            if device == "cpu":
-                y.sum().backward()
+    if warmup:
+        try:
+            exec(compile(warmup, f"<the course's warm-up for {name}>", "exec"), {"__name__": "__warmup__"})
+        except Exception as error:  # noqa: BLE001 - a broken warm-up costs speed, never a grade
+            print(f"attnlab: the course's warm-up for {name} failed ({type(error).__name__}: {error}); workers start cold", file=sys.stderr)
 
 
 def main(control_fd: int) -> None:
+    """Serve the grader on ``control_fd``; ``sys.argv[2]``, when given, is the environment's
+    configuration (``SandboxEnvironment.as_config``)."""
     control = socket.socket(fileno=control_fd)
+    config = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
+    warmups = config.get("warmups", {})
     import numpy  # noqa: F401 - paid once here, inherited by every fork
 
     import attnlab.sandbox.inside.watching_worker  # noqa: F401 - likewise
@@ -398,8 +395,15 @@ def main(control_fd: int) -> None:
         except ImportError:
             pass
 
+    from attnlab.sandbox.inside import worker
+
+    worker.COURSE_LIBRARIES = tuple(config.get("libraries", ("numpy",)))
+    # The course's own packages, imported while they can be read (as above) and inherited warm.
+    for name in config.get("preimport", ()):
+        _import_library(name, warmups.get(name))
+
     baseline_vm = _virtual_memory_bytes()
-    imported: set[str] = set()
+    imported: set[str] = set(config.get("preimport", ()))
     # Workers with mounts and IPC of their own leave nothing in the shared folders or this IPC
     # namespace: cleaning those after each submission is needed only where the kernel refuses.
     global PRIVATE_WORKERS
@@ -417,7 +421,7 @@ def main(control_fd: int) -> None:
                 # A heavy library (torch) is imported here the first time a file needs it, so
                 # every later worker inherits it, and a numpy-only class never pays for it.
                 for name in request.get("needs", ()):
-                    _import_library(name)
+                    _import_library(name, warmups.get(name))
                     imported.add(name)
                 baseline_vm = _virtual_memory_bytes()
             # All the worker inherits (numpy, torch) out of its collector's sight: a full

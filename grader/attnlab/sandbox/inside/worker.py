@@ -83,9 +83,25 @@ def _student_frames(error: BaseException, submission_dir: str) -> list[str]:
     return frames[-8:]
 
 
+COURSE_LIBRARIES: tuple[str, ...] = ("numpy",)
+"""What the course lets student code import besides the standard library (set by the fork server)."""
+
+
+def _not_available(error: ModuleNotFoundError) -> str | None:
+    """For an import of a library the sandbox does not have: the message that says so, in the
+    course's terms (None: the missing module is a part of a library it has)."""
+    top = (error.name or "").partition(".")[0]
+    if not top or top in sys.modules:
+        return None
+    offered = ", ".join(COURSE_LIBRARIES)
+    return f"`{top}` is not available in this course (student code may import {offered} and Python's standard library)"
+
+
 def _describe_exception(error: BaseException, submission_dir: str) -> dict:
     if isinstance(error, SystemExit):
         message = f"called sys.exit({error.code!r})"
+    elif isinstance(error, ModuleNotFoundError) and _not_available(error):
+        message = _not_available(error)
     else:
         message = str(error)
     return {
