@@ -35,5 +35,5 @@ class MultiHeadSelfAttention(nn.Module):
     def forward(self, x, key_padding_mask=None):
         """(B, T, d_model), optional (B, T) bool mask (True = real token) -> (B, T, d_model)."""
         # YOUR CODE HERE
-        # Hint: split heads with view(B, T, n_heads, d_head).transpose(1, 2); build every mask and angle table on x.device, for this T; softmax over the keys (dim=-1).
+        # Hint: split heads with view(B, T, n_heads, d_head).transpose(1, 2); build every mask and angle table on x.device, for this T (angle tables in float32 or wider, then cast to x.dtype); softmax over the keys (dim=-1).
         raise NotImplementedError("MultiHeadSelfAttention.forward is not implemented yet")
