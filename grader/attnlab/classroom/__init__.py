@@ -4,5 +4,6 @@
 grading processes, each with its own sandbox, on the class's fast path (``attnlab.replay``).
 ``gradebook`` saves each student's result as a file the moment it is graded and rebuilds the
 SQLite gradebook (and the CSV) from those files. ``jobs`` says how many submissions to grade at
-once. The class folder itself is read by ``attnlab.roster``.
+once. ``shards`` picks a shard's students (``--shard K/N``) and merges the shards' results, and
+``commands`` is ``attnlab gradebook``. The class folder itself is read by ``attnlab.roster``.
 """
