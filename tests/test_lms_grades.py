@@ -106,3 +106,10 @@ def test_quiz_grade_writes_a_moodle_sheet_from_the_roster(tmp_path):
     assert rows[2][3] == "" and rows[4][0] == "zoe" and rows[4][3] == full
     refused = subprocess.run([*ATTNLAB, "quiz", "grade", "shapes", tmp_path / "s1.yaml", "--roster", tmp_path / "missing.csv"], cwd=REPO, capture_output=True, text=True)
     assert refused.returncode == 2 and "no such roster file" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_two_results_that_are_one_roster_student_leave_the_cell_empty(tmp_path):
+    roster = read_roster(write(tmp_path, ROSTER.encode()))
+    made = score_sheet("moodle", [Score("s2", 1, 2), Score("bob@example.org", 2, 2)], roster, "A")
+    assert made.rows[2] == ["s2", "bob@example.org", made.rows[2][2], ""] and made.scored_twice == {"s2": ["s2", "bob@example.org"]}
+    assert made.not_on_roster == [] and "s2" not in made.without_score

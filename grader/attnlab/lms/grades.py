@@ -19,7 +19,7 @@ and reported. Every cell is written inert (``inert.write_csv``): a name or id li
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from attnlab import inert
 from attnlab.lms.roster import Roster, RosterStudent
@@ -41,6 +41,8 @@ class ScoreSheet:
     """Ids with a score that the roster does not list (written without a name)."""
     without_score: list[str]
     """Roster ids with no score (an empty cell)."""
+    scored_twice: dict[str, list[str]] = field(default_factory=dict)
+    """Roster id -> the grading ids that are both that student (by id and by email): left empty."""
 
 
 def _number(value: float):
@@ -60,8 +62,11 @@ def score_sheet(output_format: str, scores: list[Score], roster: Roster | None, 
             if found is not None:
                 placed[score.student] = found
     listed = list(roster.students) if roster is not None else []
-    scored_of = {student.id: sid for sid, student in placed.items()}
-    entries = [(student, by_student.get(scored_of.get(student.id, ""))) for student in listed]
+    scored_of: dict[str, list[str]] = {}
+    for grading_id, student in placed.items():
+        scored_of.setdefault(student.id, []).append(grading_id)
+    twice = {rid: ids for rid, ids in scored_of.items() if len(ids) > 1}
+    entries = [(student, by_student[scored_of[student.id][0]] if len(scored_of.get(student.id, [])) == 1 else None) for student in listed]
     strays = [score for score in scores if score.student not in placed]
     entries += [(RosterStudent(score.student), score) for score in strays]
     possible = max((s.max_points for s in scores), default=0)
@@ -74,7 +79,7 @@ def score_sheet(output_format: str, scores: list[Score], roster: Roster | None, 
     else:
         rows = [["id", "name", "email", "section", column, "max_points"]]
         rows += [[s.id, s.name, s.email, s.section, "" if score is None else _number(score.points), "" if score is None else _number(score.max_points)] for s, score in entries]
-    return ScoreSheet(rows, [s.student for s in strays] if roster is not None else [], [s.id for s, score in entries if score is None])
+    return ScoreSheet(rows, [s.student for s in strays] if roster is not None else [], [s.id for s, score in entries if score is None and s.id not in twice], twice)
 
 
 def sheet_csv(sheet: ScoreSheet) -> str:

@@ -35,18 +35,21 @@ class RosterStudent:
     section: str = ""
 
 
-@dataclass(frozen=True)
 class Roster:
     """The students of a roster in its order, and how a grading id finds its student."""
 
-    students: tuple[RosterStudent, ...]
+    def __init__(self, students: tuple[RosterStudent, ...]):
+        self.students = tuple(students)
+        self._by_id: dict[str, RosterStudent] = {}
+        for student in reversed(self.students):  # an id before an email, the first row before a later one
+            if student.email:
+                self._by_id[safe_id(student.email)] = student
+        for student in reversed(self.students):
+            self._by_id[student.id] = self._by_id[safe_id(student.id)] = student
 
     def find(self, grading_id: str) -> RosterStudent | None:
         """The student a grading id (a submission's folder name, a Gradescope SID or email) is."""
-        for student in self.students:
-            if grading_id in (safe_id(student.id), safe_id(student.email) if student.email else None, student.id):
-                return student
-        return None
+        return self._by_id.get(grading_id)
 
 
 def _decode(raw: bytes, path: Path) -> str:
