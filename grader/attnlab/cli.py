@@ -37,6 +37,7 @@ STUDENT_HELP = """
                  attnlab quiz take QUIZ   take a quiz in the terminal"""
 INSTRUCTOR_HELP = """
     Instructors: attnlab grade FOLDER     grade a submission, or a whole class, with the hidden tests
+                 attnlab gradebook merge  one gradebook of a class graded in shards (--shard K/N)
                  attnlab stubs            regenerate exercises/ from solutions/
                  attnlab release DIR      the bundle students get (no solutions, tests or answers)
                  attnlab export --help    nbgrader course, Gradescope autograder zip
@@ -72,7 +73,7 @@ def main() -> None:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="A class: submissions graded at once (default: the machine's cores, fewer where memory is short).")
 @click.option("--student", "students", multiple=True, metavar="ID", help="A class: (re)grade only this student; repeat for more.")
 @click.option("--assignment", metavar="NAME", help="A class in nbgrader's layout: the assignment to grade (default: each student's newest).")
-@click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="A class: also export the gradebook as CSV (student, total, points per exercise file).")
+@click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="A class: also export the gradebook as CSV (student, total, points per exercise file; with --roster or --format, the sheet an LMS imports).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds one call of a student function may take.")
 @click.option("--budget", type=click.FloatRange(min=1.0), default=60.0, show_default=True, help="Seconds all of one submission's calls may take together.")
 @click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory a worker may add to its own.")
