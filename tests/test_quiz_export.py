@@ -176,7 +176,11 @@ def test_qti_package_has_the_manifest_its_resource_and_dependency(qti):
     for dependency in assessment.iter(f"{ns}dependency"):
         meta = resources[dependency.get("identifierref")]
         assert all(f.get("href") in names for f in meta.iter(f"{ns}file"))
-        assert ET.fromstring(package.read(meta.get("href"))).tag == "{http://canvas.instructure.com/xsd/cccv1p0}quiz"
+        settings = ET.fromstring(package.read(meta.get("href")))
+        canvas = "{http://canvas.instructure.com/xsd/cccv1p0}"
+        assert settings.tag == f"{canvas}quiz" and settings.findtext(f"{canvas}title") == quiz.title
+        assert float(settings.findtext(f"{canvas}points_possible")) == sum(q.points for q in quiz.questions)
+        assert settings.findtext(f"{canvas}assignment/{canvas}quiz_identifierref") == settings.get("identifier")
     root = ET.fromstring(package.read(files[0]))
     assert root.tag == f"{Q}questestinterop"
     (test,) = root.findall(f"{Q}assessment")

@@ -228,16 +228,26 @@ def _manifest(ident: str) -> str:
 
 
 def _assessment_meta(quiz, ident: str) -> str:
+    """Canvas's settings of the quiz: an unpublished graded quiz worth the questions' points."""
+    points = f"{sum(q.points for q in quiz.questions):g}"
     root = ET.Element("quiz", {"identifier": ident, "xmlns": CANVAS_NS})
     _sub(root, "title", quiz.title)
     _sub(root, "description", to_html(quiz.description or ""))
     _sub(root, "shuffle_answers", "false")  # options may refer to each other ("both a and b")
     _sub(root, "scoring_policy", "keep_highest")
     _sub(root, "quiz_type", "assignment")
-    _sub(root, "points_possible", f"{sum(q.points for q in quiz.questions):g}")
+    _sub(root, "points_possible", points)
     _sub(root, "show_correct_answers", "true")
     _sub(root, "allowed_attempts", "1")
     _sub(root, "available", "false")
+    assignment = _sub(root, "assignment", identifier=f"{ident}_assignment")
+    _sub(assignment, "title", quiz.title)
+    _sub(assignment, "workflow_state", "unpublished")
+    _sub(assignment, "quiz_identifierref", ident)
+    _sub(assignment, "points_possible", points)
+    _sub(assignment, "grading_type", "points")
+    _sub(assignment, "submission_types", "online_quiz")
+    _sub(root, "assignment_group_identifierref", f"{ident}_assignment-group")
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
