@@ -81,6 +81,10 @@ def _set_score(resprocessing: ET.Element, condition: Callable[[ET.Element], None
     _sub(respcondition, "setvar", "100", action="Set", varname="SCORE")
 
 
+MAX_SPELLINGS = 100
+"""Values at one more decimal than asked, at most, that a blank lists (each also as ``.43``)."""
+
+
 def blank_answers(x: float, tolerance: float, decimals_asked: int) -> list[str]:
     """The decimals, to the asked precision or one more, that attnlab marks right for key ``x``."""
     kind = KINDS["number"]
@@ -88,6 +92,8 @@ def blank_answers(x: float, tolerance: float, decimals_asked: int) -> list[str]:
     spellings = []
     for decimals in range(0, decimals_asked + 2):
         step = Decimal(1).scaleb(-decimals)
+        if Decimal(repr(2 * tolerance)) / step > MAX_SPELLINGS and decimals > decimals_asked:
+            continue  # a wide relative tolerance: the asked precision alone, not a thousand decimals
         low = ((middle - Decimal(repr(tolerance))) / step).to_integral_value(ROUND_FLOOR) * step
         value = low
         while value <= middle + Decimal(repr(tolerance)):
