@@ -10,12 +10,13 @@ layer:
    the misconception catalogue calls a torch module's class through its harness, as a worker does.
 3. The base modules: every module at the top of ``attnlab`` but ``cli`` (``course``, ``reference``,
    ``misconceptions``, ``roster``, ``lifecycle``, ...).
-4. ``sandbox`` (its host side), ``check``, ``quiz`` and ``report``: each on the base modules alone.
-5. ``grading``: one submission graded live, in the sandbox.
-6. ``replay`` (a class's fast path, around ``grading``) and ``export`` (what leaves the instructor's
+4. ``lms``: rosters in and gradebook sheets out, on the base modules; the class and the quiz grades use it.
+5. ``sandbox`` (its host side), ``check``, ``quiz`` and ``report``: each on the layers below.
+6. ``grading``: one submission graded live, in the sandbox.
+7. ``replay`` (a class's fast path, around ``grading``) and ``export`` (what leaves the instructor's
    machine: it grades with ``grading`` and ships ``quiz`` copies).
-7. ``classroom``: a whole class, on ``replay``.
-8. ``cli``: the command over all of them.
+8. ``classroom``: a whole class, on ``replay``.
+9. ``cli``: the command over all of them.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("attnlab.wire",),
     ("attnlab.sandbox.inside",),
     ("attnlab",),  # the base modules: what no other group claims
+    ("attnlab.lms",),
     ("attnlab.sandbox", "attnlab.check", "attnlab.quiz", "attnlab.report"),
     ("attnlab.grading",),
     ("attnlab.replay", "attnlab.export"),

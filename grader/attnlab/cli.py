@@ -18,7 +18,7 @@ import click
 
 from attnlab.course import CourseError, find_course
 from attnlab.errors import GraderError, UserError, user_errors, writing
-from attnlab.options import COURSE_OPTION
+from attnlab.options import COURSE_OPTION, LMS_OPTIONS
 from attnlab.roster import RosterError, SubmissionError
 from attnlab.wording import count
 
@@ -28,7 +28,7 @@ library_errors = user_errors(CourseError, RosterError, SubmissionError)
 
 # The student release ships the engine without its instructor's side (``export.release``): these
 # commands are not offered there, and asking for one says why in one line.
-INSTRUCTOR_COMMANDS = ("grade", "feedback", "stubs", "release", "export", "new")
+INSTRUCTOR_COMMANDS = ("grade", "feedback", "gradebook", "stubs", "release", "export", "new")
 IN_STUDENT_RELEASE = not (Path(__file__).parent / "grading").is_dir()
 
 STUDENT_HELP = """
@@ -38,6 +38,7 @@ STUDENT_HELP = """
 INSTRUCTOR_HELP = """
     Instructors: attnlab grade FOLDER     grade a submission, or a whole class, with the hidden tests
                  attnlab feedback CLASS   each student's feedback page, from the class's results
+                 attnlab gradebook merge  one gradebook of a class graded in shards (--shard K/N)
                  attnlab stubs            regenerate exercises/ from solutions/
                  attnlab new exercise N   add an exercise file: every file it needs, with an example
                  attnlab release DIR      the bundle students get (no solutions, tests or answers)
@@ -74,14 +75,16 @@ def main() -> None:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="A class: submissions graded at once (default: the machine's cores, fewer where memory is short).")
 @click.option("--student", "students", multiple=True, metavar="ID", help="A class: (re)grade only this student and print their own table; repeat for more.")
 @click.option("--assignment", metavar="NAME", help="A class in nbgrader's layout: the assignment to grade (default: each student's newest).")
-@click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="A class: also export the gradebook as CSV (student, total, points per exercise file).")
+@click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="A class: also export the gradebook as CSV (student, total, points per exercise file; with --roster or --format, the sheet an LMS imports).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds one call of a student function may take.")
 @click.option("--budget", type=click.FloatRange(min=1.0), default=60.0, show_default=True, help="Seconds all of one submission's calls may take together.")
 @click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory a worker may add to its own.")
+@click.option("--shard", metavar="K/N", default=None, help="A class: grade only shard K of N (a hash of each student id; default results: CLASS.results/shard-K-of-N/). Merge the shards with attnlab gradebook merge.")
+@LMS_OPTIONS
 @click.option("--no-sandbox", "in_process", is_flag=True, hidden=True, help="Run the code in this process (benchmark baseline only).")
 @COURSE_OPTION
 @library_errors
-def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, jobs, students, assignment, csv_path, timeout, budget, memory_mib, in_process, course_dir) -> None:
+def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, jobs, students, assignment, csv_path, timeout, budget, memory_mib, shard, roster_path, lms_format, lms_column, in_process, course_dir) -> None:
     """Grade PATH with the hidden tests: one submission, or a whole class.
 
     \b
@@ -103,15 +106,25 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
 
     course = find_course(course_dir)
     limits = Limits(call_seconds=timeout, memory_bytes=memory_mib << 20, submission_seconds=budget)
+    from attnlab.classroom.shards import parse_shard
+    from attnlab.lms.commands import load_roster, refuse_without
     from attnlab.roster import is_submission
 
     if path.is_dir() and not is_submission(path, course):
         for flag, given in (("--json", json_path), ("--explain", explain and not students), ("--html", html_path), ("--no-sandbox", in_process)):
             if given:
                 raise UserError(f"{flag} is for one submission (or a class's --student); {path} is a class folder")
-        _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path, course.select(only, tracks), explain)
+        refuse_without(csv_path, roster_path, lms_format, lms_column)
+        try:
+            shard = parse_shard(shard) if shard else None
+        except ValueError as error:
+            raise UserError(f"--shard: {error}") from None
+        if shard and csv_path:
+            raise UserError("--csv is for the whole class: merge the shards (attnlab gradebook merge), then write the CSV")
+        lms = (load_roster(roster_path), lms_format, lms_column)
+        _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path, course.select(only, tracks), explain, shard, lms)
         return
-    for flag, given in (("--results", results_dir), ("--jobs", jobs), ("--student", students), ("--assignment", assignment), ("--csv", csv_path)):
+    for flag, given in (("--results", results_dir), ("--jobs", jobs), ("--student", students), ("--assignment", assignment), ("--csv", csv_path), ("--shard", shard), ("--roster", roster_path), ("--format", lms_format), ("--column", lms_column)):
         if given:
             raise UserError(f"{flag} is for a class folder; {path} is one submission")
     _grade_one(course, path, limits, json_path, course.select(only, tracks) or [], explain, html_path, in_process)
@@ -167,27 +180,32 @@ def _interrupted_by_termination():
             signal.signal(number, handler)
 
 
-def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path, only=None, explain=False) -> None:
+def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path, only=None, explain=False, shard=None, lms=(None, None, None)) -> None:
     from attnlab import console
     from attnlab.classroom.gradebook import ResultsNotSaved, ResultsOfAnotherClass, ResultStore, default_results_folder, write_csv
     from attnlab.classroom.grading import grade_class, plan_class
     from attnlab.classroom.jobs import available_memory, choose_jobs
+    from attnlab.classroom.shards import mark_shard
+    from attnlab.lms.commands import wants_sheet, write_sheet
+    from attnlab.lms.grades import Score
     from attnlab.misconceptions import load_catalogue
     from attnlab.outcomes import GraderFailure
     from attnlab.report.class_summary import ClassProgress, render_class_summary
     from attnlab.sandbox.host import describe_mode
 
-    store = ResultStore(results_dir or default_results_folder(folder))
-    plan = plan_class(course, folder, store, limits, students=students or None, assignment=assignment, only=only)
+    store = ResultStore(results_dir or (default_results_folder(folder) / shard.folder_name if shard else default_results_folder(folder)))
+    plan = plan_class(course, folder, store, limits, students=students or None, assignment=assignment, only=only, shard=shard)
     try:  # before any grading: a result that cannot be saved is a result lost
         store.folder.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=store.folder).close()
         store.claim(folder)
+        if shard is not None:
+            mark_shard(store.folder, shard)
     except OSError as error:
         raise UserError(f"cannot write the results to {store.folder}: {error.strerror or error}") from None
     except (ResultsOfAnotherClass, ResultsNotSaved) as error:
         raise UserError(str(error)) from None
-    console.err.print(f"{count(len(plan.entries), 'submission')} in {folder}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
+    console.err.print(f"{count(len(plan.entries), 'submission')} in {folder}{f' (shard {shard})' if shard else ''}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
     console.err.print(f"Sandbox: {describe_mode()}")
     jobs, memory_note = choose_jobs(jobs, len(plan.to_grade), limits, available=available_memory())
     if memory_note:
@@ -212,7 +230,11 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     else:
         render_class_summary(console.out, [r.data for r in stored], load_catalogue(course, only), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
     console.err.print(f"Gradebook: {outcome.gradebook}")
-    if csv_path is not None:
+    if csv_path is not None and wants_sheet(*lms):  # lms: (the roster read, the format, the column)
+        scores = [Score(r.student, (r.report or {}).get("score", 0.0), (r.report or {}).get("max_score") or 0.0) for r in stored]
+        write_sheet(csv_path, scores, lms[0], lms[1], lms[2] or course.name, console.err.print)
+        console.err.print(f"Wrote {csv_path}")
+    elif csv_path is not None:
         with writing(csv_path):
             write_csv(stored, only or list(course.modules), csv_path)
         console.err.print(f"Wrote {csv_path}")
@@ -456,6 +478,10 @@ def _register_quiz() -> None:
     from attnlab.quiz.commands import quiz
 
     main.add_command(quiz)
+    if not IN_STUDENT_RELEASE:
+        from attnlab.classroom.commands import gradebook
+
+        main.add_command(gradebook)
 
 
 _register_quiz()

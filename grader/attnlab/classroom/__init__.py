@@ -5,5 +5,7 @@ grading processes, each with its own sandbox, on the class's fast path (``attnla
 ``gradebook`` saves each student's result as a file the moment it is graded and rebuilds the
 SQLite gradebook (and the CSV) from those files. ``jobs`` says how many submissions to grade at
 once. ``feedback`` writes, from those files, each student's feedback to hand back and the
-class's page. The class folder itself is read by ``attnlab.roster``.
+class's page. ``shards`` picks a shard's students (``--shard K/N``) and merges the shards'
+results, and ``commands`` is ``attnlab gradebook``. The class folder itself is read by
+``attnlab.roster``.
 """

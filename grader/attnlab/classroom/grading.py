@@ -26,6 +26,7 @@ from typing import Callable
 
 from attnlab.classroom.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, grader_fingerprint, holds_results
 from attnlab.classroom.jobs import choose_jobs
+from attnlab.classroom.shards import Shard
 from attnlab.course import Course
 from attnlab.grading.suite import grade_entry, load_hidden_tests
 from attnlab.lifecycle import die_with, remove_stale_scratch
@@ -68,21 +69,25 @@ class ClassOutcome:
     wall_seconds: float = 0.0
 
 
-def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits, *, students: list[str] | None = None, assignment: str | None = None, only: list[str] | None = None) -> ClassPlan:
+def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits, *, students: list[str] | None = None, assignment: str | None = None, only: list[str] | None = None, shard: Shard | None = None) -> ClassPlan:
     """Find the class's submissions and pick those to grade: the named ``students`` (always
-    regraded), else every one without a current result (graded on the ``only`` files, default all)."""
+    regraded), else every one without a current result (graded on the ``only`` files, default all).
+    With a ``shard``, the class is that shard's students only."""
     # A results folder kept inside the class folder is not a student (it was, from the second run on).
     entries = [e for e in find_entries(folder, course, assignment) if e.source.resolve() != store.folder.resolve() and not holds_results(e.source)]
     if not any(looks_like_submission(e, course) for e in entries):
         expected = ", ".join(f"{m}.py" for m in course.modules)
         raise RosterError(f"{folder}: not a submission (none of {expected} is in it), nor a class folder (no folder or .zip in it holds them)")
+    if shard is not None:
+        entries = [e for e in entries if shard.holds(e.student)]
     grader = grader_fingerprint(course, limits, only)
     fingerprints = {e.student: e.fingerprint() for e in entries}
     if students:
         students = [safe_id(s) for s in students]  # an id as shown, or the folder's name as it is
         unknown = sorted(set(students) - set(fingerprints))
         if unknown:
-            raise RosterError(f"no submission for student {', '.join(unknown)} in {folder}")
+            where = f"shard {shard} of {folder}" if shard is not None else str(folder)
+            raise RosterError(f"no submission for student {', '.join(unknown)} in {where}")
         to_grade = [e for e in entries if e.student in students]
     else:
         to_grade = [e for e in entries if not store.is_current(e.student, fingerprints[e.student], grader)]

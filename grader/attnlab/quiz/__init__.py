@@ -11,5 +11,7 @@ copies students get (an exam copy with nothing to check against, a practice
 copy checked by scrypt hashes), ``items`` opens either source as questions
 with a check, ``runner`` is the interactive loop, ``marking`` grades answers
 files (a class's too), ``lint`` checks a quiz beyond its schema, ``moodle``
-exports for an LMS and ``commands`` is the CLI over them.
+(Moodle XML) and ``qti`` (QTI 1.2, for Canvas) export for an LMS, ``lms_text`` is
+what the two share (numbers at the question's precision, HTML, shape spellings),
+and ``commands`` is the CLI over them.
 """

@@ -10,12 +10,13 @@ import getpass
 import os
 import signal
 import sys
+from collections import Counter
 from pathlib import Path
 
 import click
 
 from attnlab.errors import UserError, user_errors, writing
-from attnlab.options import COURSE_OPTION
+from attnlab.options import COURSE_OPTION, LMS_OPTIONS
 from attnlab.quiz.errors import QuizError
 from attnlab.wording import count
 
@@ -197,9 +198,10 @@ def key(quiz_name, student, output, mode, course_dir) -> None:
 @QUIZ
 @click.argument("answer_files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="Where to write the scores (default: QUIZ-scores.csv here).")
+@LMS_OPTIONS
 @COURSE_OPTION
 @quiz_errors
-def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
+def grade(quiz_name, answer_files, csv_path, roster_path, lms_format, lms_column, course_dir) -> None:
     """Grade students' ANSWER_FILES for QUIZ: a table, and a CSV with a row per file.
 
     A wrong number, vector or matrix that is right to one decimal fewer than asked is counted
@@ -207,6 +209,9 @@ def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
 
     A file that cannot be read, two files claiming one student, and a file for another quiz are
     reported on their rows; the others are graded, the CSV is written, and the exit status is 1.
+
+    With --roster or --format the CSV is a score sheet for an LMS's gradebook import instead: one
+    row per student of the roster (a student two files claim gets no score there).
     """
     from rich.table import Table
 
@@ -216,11 +221,20 @@ def grade(quiz_name, answer_files, csv_path, course_dir) -> None:
     opened = _open(quiz_name, course_dir)
     if opened.sitting is not None:
         raise UserError(f"{quiz_name} is a student copy: it holds no answers; give the instructor's quiz")
+    from attnlab.lms.commands import load_roster, wants_sheet, write_sheet  # the instructor's side: not in the student bundle
+    from attnlab.lms.grades import Score
+
+    roster = load_roster(roster_path)
     graded = marking.grade_files(opened.id, lambda student: opened.items_for(student, "exam"), list(answer_files))
     target = csv_path or Path(f"{opened.id}-scores.csv")
     questions = [item.asked.id for item in opened.items_for("", "exam")]
-    with writing(target):
-        marking.write_csv(target, graded, questions)
+    if wants_sheet(roster_path, lms_format, lms_column):
+        claims = Counter(row.student for row in graded if row.student)
+        scores = [Score(row.student, row.result.score, row.result.max_score) for row in graded if row.result and claims[row.student] == 1]
+        write_sheet(target, scores, roster, lms_format, lms_column or opened.title, console.err.print)
+    else:
+        with writing(target):
+            marking.write_csv(target, graded, questions)
     table = Table(title=f"{opened.id} · {count(len(graded), 'answers file')}", title_justify="left")
     counted = ("score", "right", "wrong", "close", "unreadable", "skipped")
     for column in ("student", *counted, "problem"):
@@ -313,18 +327,31 @@ def student_copy_command(quiz_name, mode, roster, output, course_dir) -> None:
 
 @quiz.command("export")
 @QUIZ
-@click.option("--format", "output_format", type=click.Choice(["moodle-xml"]), default="moodle-xml", show_default=True, help="The LMS format (Moodle XML imports into Moodle's question bank).")
-@click.option("--variants", type=click.IntRange(min=1, max=500), default=1, show_default=True, help="1: one fixed variant per question; N: a category of N variants per parameterized question (a pool for 'random question').")
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the export (.xml).")
+@click.option("--format", "output_format", type=click.Choice(["moodle-xml", "qti"]), default="moodle-xml", show_default=True, help="moodle-xml: Moodle's question bank; qti: a QTI 1.2 zip for Canvas, Blackboard or D2L.")
+@click.option("--variants", type=click.IntRange(min=1, max=500), default=1, show_default=True, help="1: one fixed variant per question; N: N variants per parameterized question (a Moodle category for 'random question', a QTI question group that picks 1).")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the export (.xml for Moodle, .zip for QTI).")
 @COURSE_OPTION
 @quiz_errors
 def export_command(quiz_name, output_format, variants, output, course_dir) -> None:
-    """Export QUIZ with its answers for an LMS: Moodle XML, one variant or a pool of N."""
-    from attnlab.atomic import write_text_atomically
-    from attnlab.quiz.moodle import moodle_xml
+    """Export QUIZ with its answers for an LMS: Moodle XML or QTI 1.2, one variant or a pool of N."""
+    from attnlab.atomic import write_bytes_atomically
 
     quiz_ = _instructor_quiz(quiz_name, course_dir)
-    text = moodle_xml(quiz_, _reference_factory(course_dir), variants)
+    notes = []
+    if output_format == "qti":
+        from attnlab.quiz.qti import qti_zip
+
+        data = qti_zip(quiz_, _reference_factory(course_dir), variants)
+    else:
+        from attnlab.quiz.moodle import moodle_export
+
+        exported = moodle_export(quiz_, _reference_factory(course_dir), variants)
+        data = exported.xml.encode("utf-8")
+        for question, (points, marks) in exported.marks_to_set.items():
+            shown = ", ".join(f"{m:g}" for m in sorted(set(marks)))
+            notes.append(f"{question}: worth {shown} in Moodle's bank (one mark per entry), {points:g} in attnlab: set its maximum mark to {points:g} in the quiz")
     with writing(output):
-        write_text_atomically(output, text)
+        write_bytes_atomically(output, data)
     click.echo(f"Wrote {output} ({count(len(quiz_.questions), 'question')}, {count(variants, 'variant')} each where parameterized)", err=True)
+    for note in notes:
+        click.echo(note, err=True)

@@ -1,24 +1,41 @@
 """A quiz as Moodle XML, for an LMS's question bank: one fixed variant, or a pool of N per question.
 
 Question types map to Moodle's own: ``integer`` and ``number`` to *numerical*
-(with the question's tolerance), ``vector`` and ``matrix`` to *cloze* with one
-numerical blank per entry, ``shape`` to *shortanswer* (the usual spellings),
-``single``/``multiple`` to *multichoice*, ``truefalse`` to *truefalse*. With
-``variants`` > 1 each parameterized question becomes a category holding that
-many variants, for Moodle's "random question from category"; the keys are the
-ones ``attnlab quiz key`` gives the pseudo-students ``variant-1`` … ``variant-N``.
+(keyed at the grid point attnlab rounds to, with the question's tolerance: ``lms_text``),
+``vector`` and ``matrix`` to *cloze* with one numerical blank per entry, ``shape`` to
+*shortanswer* (every spelling the terminal quiz reads), ``single``/``multiple`` to
+*multichoice*, ``truefalse`` to *truefalse*. With ``variants`` > 1 each parameterized question
+becomes a category holding that many variants, for Moodle's "random question from category";
+the keys are the ones ``attnlab quiz key`` gives the pseudo-students ``variant-1`` … ``variant-N``.
+
+A cloze question's mark is not its ``defaultgrade``: Moodle's import
+(``qtype_multianswer_extract_question``) sets it to the sum of its blanks' weights, each a
+positive whole number (``{N:NUMERICAL:...}``). So a question of P points with n entries gets
+weights P/n when n divides P, and is worth exactly P; otherwise each blank weighs 1 and the
+question n marks, which Moodle cannot bring to P: ``MoodleExport.marks_to_set`` lists those
+questions, and the instructor sets each one's maximum mark to P in the quiz (Moodle scales
+the fraction). Moodle also gives part marks per right entry where attnlab gives all or
+nothing; no Moodle question type checks a vector within a tolerance all at once.
 """
 
 from __future__ import annotations
 
-import html
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
 from typing import Callable
 
 from attnlab.quiz.kinds import LETTERS
+from attnlab.quiz.lms_text import explanation, key_number, shape_spellings, to_html
 from attnlab.quiz.variant import KeyedQuestion, keyed_question
 
 FIXED_VARIANT = "moodle"
+
+
+@dataclass
+class MoodleExport:
+    xml: str
+    marks_to_set: dict[str, tuple[float, list[int]]] = field(default_factory=dict)
+    """Question id -> (attnlab's points, the marks its variants have in Moodle) where they differ."""
 
 
 def _text(parent: ET.Element, tag: str, text: str, **attributes) -> ET.Element:
@@ -28,19 +45,21 @@ def _text(parent: ET.Element, tag: str, text: str, **attributes) -> ET.Element:
 
 
 def _html(text: str) -> str:
-    # Moodle reads the text as HTML: escape it once for HTML (ElementTree escapes it for XML).
-    return "".join(f"<p>{html.escape(paragraph, quote=False)}</p>" for paragraph in text.split("\n\n")).replace("\n", "<br>")
-
-
-def _number(value: float) -> str:
-    return repr(float(value)) if not float(value).is_integer() else str(int(value))
+    # Moodle reads the text as HTML: escaped once for HTML here (ElementTree escapes it for XML).
+    return to_html(text)
 
 
 def _fraction(k: int) -> str:
     return f"{100 / k:.5f}".rstrip("0").rstrip(".")
 
 
-def _question(parent: ET.Element, name: str, keyed: KeyedQuestion) -> None:
+def cloze_weight(entries: int, points: float) -> int:
+    """Each blank's weight: P/n when that is whole (the question is worth P), else 1 (worth n)."""
+    return int(points) // entries if float(points).is_integer() and points >= entries and int(points) % entries == 0 else 1
+
+
+def _question(parent: ET.Element, name: str, keyed: KeyedQuestion, explained: str) -> int | None:
+    """Write the question; return its mark in Moodle when that is not its ``defaultgrade``."""
     asked = keyed.asked
     kind = asked.type
     moodle_type = {
@@ -49,23 +68,26 @@ def _question(parent: ET.Element, name: str, keyed: KeyedQuestion) -> None:
     }[kind]
     question = ET.SubElement(parent, "question", {"type": moodle_type})
     _text(question, "name", name)
-    prompt = asked.prompt.rstrip()
+    text = _html(asked.prompt.rstrip())
+    mark = None
     if moodle_type == "cloze":
-        prompt += "\n\n" + _cloze_blanks(kind, keyed)
-    _text(question, "questiontext", _html(prompt), format="html")
-    _text(question, "generalfeedback", _html(keyed.explanation), format="html")
+        entries = len(keyed.key) * (len(keyed.key[0]) if kind == "matrix" else 1)
+        weight = cloze_weight(entries, asked.points)
+        text += _cloze_blanks(kind, keyed, weight)
+        mark = None if weight * entries == asked.points else weight * entries
+    _text(question, "questiontext", text, format="html")
+    _text(question, "generalfeedback", _html(explained), format="html")
     ET.SubElement(question, "defaultgrade").text = f"{asked.points:g}"
     ET.SubElement(question, "penalty").text = "0"
     ET.SubElement(question, "hidden").text = "0"
     if asked.hint:
         _text(question, "hint", _html(asked.hint), format="html")
     if moodle_type == "numerical":
-        answer = _text(question, "answer", _number(keyed.key), fraction="100", format="moodle_auto_format")
-        ET.SubElement(answer, "tolerance").text = "0" if kind == "integer" else _number(keyed.tolerance)
+        tolerance = 0 if kind == "integer" else keyed.tolerance
+        answer = _text(question, "answer", key_number(keyed.key, tolerance), fraction="100", format="moodle_auto_format")
+        ET.SubElement(answer, "tolerance").text = key_number(tolerance, 0)
     elif kind == "shape":
-        sizes = [str(int(x)) for x in keyed.key]
-        spellings = dict.fromkeys(["(" + ", ".join(sizes) + ")", "(" + ",".join(sizes) + ")", ", ".join(sizes), " x ".join(sizes), "x".join(sizes), " × ".join(sizes)])
-        for spelling in spellings:
+        for spelling in shape_spellings(keyed.key):
             _text(question, "answer", spelling, fraction="100", format="moodle_auto_format")
         ET.SubElement(question, "usecase").text = "0"
     elif kind in ("single", "multiple"):
@@ -83,21 +105,29 @@ def _question(parent: ET.Element, name: str, keyed: KeyedQuestion) -> None:
     elif kind == "truefalse":
         for word in ("true", "false"):
             _text(question, "answer", word, fraction="100" if (word == "true") == bool(keyed.key) else "0")
+    return mark
 
 
-def _cloze_blanks(kind: str, keyed: KeyedQuestion) -> str:
-    """One {1:NUMERICAL:=value:tolerance} blank per entry, laid out as the vector or the matrix."""
+def _cloze_blanks(kind: str, keyed: KeyedQuestion, weight: int) -> str:
+    """One {W:NUMERICAL:=value:tolerance} blank per entry, laid out as the vector or the matrix
+    (an HTML table: spaces between blanks would collapse)."""
     def blank(x: float) -> str:
-        return "{1:NUMERICAL:=" + _number(x) + ":" + _number(keyed.tolerance) + "}"
+        return f"<td>{{{weight}:NUMERICAL:={key_number(x, keyed.tolerance)}:{key_number(keyed.tolerance, 0)}}}</td>"
 
     rows = keyed.key if kind == "matrix" else [keyed.key]
-    return "\n".join("  ".join(blank(x) for x in row) for row in rows)
+    return "<table>" + "".join("<tr>" + "".join(blank(x) for x in row) + "</tr>" for row in rows) + "</table>"
 
 
 def moodle_xml(quiz, reference_factory: Callable, variants: int = 1) -> str:
     """The quiz as a Moodle XML question bank (a string)."""
+    return moodle_export(quiz, reference_factory, variants).xml
+
+
+def moodle_export(quiz, reference_factory: Callable, variants: int = 1) -> MoodleExport:
+    """The quiz as a Moodle XML question bank, and the marks the instructor must set."""
     if variants < 1:
         raise ValueError("variants must be at least 1")
+    export = MoodleExport("")
     root = ET.Element("quiz")
     category_base = f"$course$/top/attnlab/{quiz.id}"
     _category(root, category_base, quiz.title)
@@ -108,11 +138,15 @@ def moodle_xml(quiz, reference_factory: Callable, variants: int = 1) -> str:
         students = [f"variant-{n}" for n in range(1, variants + 1)] if pooled else [FIXED_VARIANT]
         for number, student in enumerate(students, start=1):
             name = f"{quiz.id}: {question.id}" + (f" (variant {number})" if pooled else "")
-            _question(root, name, keyed_question(quiz, question, student, reference_factory))
+            keyed = keyed_question(quiz, question, student, reference_factory)
+            mark = _question(root, name, keyed, explanation(quiz, question, student, keyed))
+            if mark is not None:
+                export.marks_to_set.setdefault(question.id, (question.points, []))[1].append(mark)
         if pooled:
             _category(root, category_base, quiz.title)  # back to the quiz's own category
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    export.xml = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return export
 
 
 def _category(root: ET.Element, path: str, info: str) -> None:

@@ -1,0 +1,107 @@
+"""How a question reads and is answered in an LMS (Moodle XML, QTI): shared by both exports.
+
+- Numbers are shown and keyed at the precision the question asks for: the grid point
+  ``kinds.grid_point`` rounds to, so an explanation says ``0`` where the key is
+  ``1.1e-16`` and ``0.43`` where it is ``0.4268``, and an LMS that accepts ``key ± tolerance`` is centred where attnlab's own rule is.
+- Text becomes HTML with each matrix (the bracketed rows ``params.format_value`` writes) kept in
+  a ``<pre>`` block, since HTML collapses the spaces that align its columns.
+- A shape is accepted in every spelling the terminal quiz reads (``shape_spellings``), for LMS
+  short answers that can only compare text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from decimal import Decimal
+
+from attnlab.quiz import params as drawing
+from attnlab.quiz.kinds import KINDS, grid_point
+from attnlab.quiz.schema import Question, Quiz
+from attnlab.quiz.variant import KeyedQuestion, drawn_values
+
+
+def _step(tolerance: float) -> Decimal:
+    return Decimal(repr(2 * tolerance))
+
+
+def centre(x: float, tolerance: float) -> Decimal:
+    """The grid point attnlab rounds ``x`` to: the value an LMS keys with ``± tolerance``."""
+    if tolerance <= 0:
+        return Decimal(repr(float(x)))
+    return (Decimal(grid_point(x, tolerance)) * _step(tolerance)).normalize()
+
+
+def number_text(x: float, tolerance: float) -> str:
+    """``x`` rounded as the question asks (tolerance 0.005: to two decimals), as a plain decimal
+    without trailing zeros (``0.43``, ``1``, ``0`` for ``1.1e-16``)."""
+    return _plain(centre(x, tolerance))
+
+
+def _plain(value: Decimal) -> str:
+    text = f"{value.normalize():f}"
+    return "0" if text in ("-0", "") else text
+
+
+def key_number(x: float, tolerance: float) -> str:
+    """The key an LMS compares with ``± tolerance``: the grid point, without exponent notation."""
+    return _plain(centre(x, tolerance))
+
+
+def answer_text(keyed: KeyedQuestion) -> str:
+    """The key as the explanation shows it: numbers at the question's precision, a matrix in rows."""
+    kind, key, tolerance = keyed.asked.type, keyed.key, keyed.tolerance
+    if kind == "number":
+        return number_text(key, tolerance)
+    if kind == "vector":
+        return "[" + ", ".join(number_text(x, tolerance) for x in key) + "]"
+    if kind == "matrix":
+        cells = [[number_text(x, tolerance) for x in row] for row in key]
+        width = max(len(c) for row in cells for c in row)
+        return "\n" + "\n".join("    [ " + "  ".join(c.rjust(width) for c in row) + " ]" for row in cells) + "\n"
+    return KINDS[kind].format(key) if kind != "single" else f"{key})"
+
+
+def explanation(quiz: Quiz, question: Question, student: str, keyed: KeyedQuestion) -> str:
+    """The question's explanation for ``student``'s variant, with ``{answer}`` as ``answer_text``."""
+    values = drawn_values(quiz, question, student)
+    return drawing.render(question.explanation, {**values, "answer": answer_text(keyed)})
+
+
+_MATRIX_ROW = re.compile(r"^ {4}\[ .* \]$")
+
+
+def to_html(text: str) -> str:
+    """Plain text as HTML: paragraphs with line breaks, and each matrix's rows in a ``<pre>`` block
+    between them (a ``<pre>`` cannot sit inside a ``<p>``)."""
+    blocks = []
+    for paragraph in text.strip().split("\n\n"):
+        lines: list[str] = []
+        rows: list[str] = []
+        for line in paragraph.split("\n") + [""]:
+            if _MATRIX_ROW.match(line):
+                if lines and any(x.strip() for x in lines):
+                    blocks.append("<p>" + "<br>".join(html.escape(x, quote=False) for x in lines if x.strip()) + "</p>")
+                lines = []
+                rows.append(html.escape(line.strip(), quote=False))
+                continue
+            if rows:
+                blocks.append("<pre>" + "\n".join(rows) + "</pre>")
+                rows = []
+            lines.append(line)
+        if any(x.strip() for x in lines):
+            blocks.append("<p>" + "<br>".join(html.escape(x, quote=False) for x in lines if x.strip()) + "</p>")
+    return "".join(blocks)
+
+
+def shape_spellings(shape: tuple[int, ...]) -> list[str]:
+    """The ways of writing ``shape`` that the terminal quiz reads as it (``ShapeKind.parse``)."""
+    sizes = [str(int(x)) for x in shape]
+    if len(sizes) == 1:
+        one = sizes[0]
+        return [f"({one},)", one, f"({one})", f"[{one}]", f"({one}, )"]
+    joined = {", ".join(sizes), ",".join(sizes), " x ".join(sizes), "x".join(sizes), " × ".join(sizes), "×".join(sizes), " ".join(sizes)}
+    spellings = []
+    for inner in sorted(joined, key=lambda s: (len(s), s)):
+        spellings += [f"({inner})", inner, f"[{inner}]"]
+    return list(dict.fromkeys(spellings))
