@@ -10,9 +10,12 @@ stolen = {}
 def scaled_dot_product_attention(q, k, v, mask=None):
     stolen["self_attention"] = self_attention  # during this call, a stand-in for the reference
     scores = attention_scores(q, k)
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    weights = softmax(scores, axis=-1)
+    if mask is None:
+        weights = softmax(scores, axis=-1)
+        return weights @ v, weights
+    mask, scores = np.broadcast_arrays(mask, scores)
+    sees_a_key = mask.any(axis=-1, keepdims=True)
+    weights = np.where(mask, softmax(np.where(mask, scores, np.where(sees_a_key, -np.inf, 0.0)), axis=-1), 0.0)
     return weights @ v, weights
 
 
