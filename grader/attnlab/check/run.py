@@ -22,7 +22,8 @@ import pytest
 
 from attnlab.check.deadline import TestDeadline, TestTookTooLong, function_of
 from attnlab.course import Course, CourseError
-from attnlab.misconceptions import RecordedCall, identify, load_catalogue
+from attnlab.misconceptions import Raised, RecordedCall, identify, load_catalogue, probes_of, run_probes
+from attnlab.sandbox.inside.module_harness import as_called
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.reference import Reference, reference_names
 from attnlab.wire import WireError, copy_plain
@@ -148,6 +149,8 @@ class CallRecorder:
         self.course, self.folder = course, folder
         self.modules = modules or list(course.modules)
         self.calls: list[RecordedCall] = []
+        self.originals: dict = {}
+        """The student's own functions and classes, unwrapped, by contract name (for the probes)."""
 
     def instrument(self) -> None:
         if str(self.folder) not in sys.path:
@@ -161,8 +164,20 @@ class CallRecorder:
                 continue
             for name in self.course.functions_in(module):
                 function = getattr(loaded, name, None)
+                if callable(function):
+                    self.originals[name] = function
                 if callable(function) and not isinstance(function, type):  # classes stay classes
                     setattr(loaded, name, self._recording(name, function))
+
+    def probe(self, function: str, args: tuple, kwargs: dict):
+        """The student's own result on a diagnostic probe as plain data, or ``Raised``; None if
+        it gave nothing comparable (it returned something that is not plain data)."""
+        try:
+            return copy_plain(as_called(self.originals[function])(*args, **kwargs))
+        except WireError:
+            return None
+        except Exception as error:  # noqa: BLE001 - what it raised is compared with what entries raise
+            return Raised(type(error).__name__)
 
     def _recording(self, name: str, function):
         @functools.wraps(function)
@@ -190,7 +205,7 @@ class MistakeNamer:
         self._loaded = None
         self._catalogues: dict[str, list] = {}  # by exercise file
 
-    def name(self, function: str, calls: list[RecordedCall]):
+    def name(self, function: str, calls: list[RecordedCall], recorder: CallRecorder):
         # Only the failing function's file's entries and reference: a numpy failure never imports torch.
         module = self.course.function(function).module
         if module not in self._catalogues:
@@ -199,7 +214,10 @@ class MistakeNamer:
                     self._loaded = Reference(self.course)
                 self._catalogues[module] = load_catalogue(self.course, [module])
                 self._loaded.preload(self.course.functions_in(module))
-        return identify(self._catalogues[module], function, calls, self._loaded)
+        if function not in recorder.originals or not any(m.function == function for m in self._catalogues[module]):
+            return None
+        probed = run_probes(function, recorder.probe) if probes_of(function) else []
+        return identify(self._catalogues[module], function, calls, self._loaded, probed)
 
 
 class CheckPlugin:
@@ -233,7 +251,7 @@ class CheckPlugin:
                 self.outcomes.append((function, "passed", ""))
             else:
                 status, message = _classify(function, call.excinfo, self.folder, self.contract)
-                mistake = self.namer.name(function, self.recorder.calls) if status == "failed" and self.namer else None
+                mistake = self.namer.name(function, self.recorder.calls, self.recorder) if status == "failed" and self.namer else None
                 if mistake is not None:
                     message = f"known mistake: {mistake.name}. Hint: {mistake.hint}"
                 self.outcomes.append((function, status, message))
