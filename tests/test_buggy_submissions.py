@@ -8,7 +8,7 @@ from attnlab.outcomes import Outcome
 
 BUGGY = fixtures_in("buggy")
 CATALOGUE_IDS = {m.id for m in load_catalogue(COURSE)}
-NOT_NAMEABLE = {"online_holds_the_full_matrix", "kv_cache_updates_its_input", "scores_full_transpose"}
+NOT_NAMEABLE = {"online_holds_the_full_matrix", "kv_cache_updates_its_input"}
 
 
 def test_there_are_enough_buggy_fixtures():

@@ -64,7 +64,7 @@ class StudentProxy:
         None if it could not answer (timed out, crashed, out of budget). Charged to the submission
         like any call, and never recorded as a test's call."""
         try:
-            return self._backend.run(function, args, kwargs).value
+            return self._backend.probe(function, args, kwargs).value
         except StudentError as error:
             return Raised(error.error_type or "Exception")
         except SubmissionProblem:
