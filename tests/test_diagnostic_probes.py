@@ -113,3 +113,17 @@ def test_a_probe_that_could_not_run_names_nothing():
     answers = iter([None])
     assert run_probes("causal_mask", lambda f, a, k: next(answers)) is None
     assert identify(CATALOGUE, "causal_mask", tests, REFERENCE, None) is None
+
+
+def test_a_probe_that_never_returns_in_attnlab_check_ends_at_its_deadline(tmp_path):
+    """`attnlab check` runs the student's own code in its process: a probe gets the test deadline."""
+    from attnlab.check.run import CallRecorder
+
+    def loops_on_square_input(x, axis=-1):
+        while x.shape[0] == x.shape[-1]:
+            pass
+        return x
+
+    recorder = CallRecorder(COURSE, tmp_path, probe_seconds=0.3)
+    recorder.originals["softmax"] = loops_on_square_input
+    assert run_probes("softmax", recorder.probe) is None

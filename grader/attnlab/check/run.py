@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from attnlab.check.deadline import TestDeadline, TestTookTooLong, function_of
+from attnlab.check.deadline import TestDeadline, TestTookTooLong, deadline, function_of
 from attnlab.course import Course, CourseError
 from attnlab.misconceptions import Raised, RecordedCall, identify, load_catalogue, probes_of, run_probes
 from attnlab.sandbox.inside.module_harness import as_called
@@ -145,8 +145,8 @@ class CallRecorder:
     tests import them, so ``from softmax import softmax`` in a test gets the wrapper.
     """
 
-    def __init__(self, course: Course, folder: Path, modules: list[str] | None = None):
-        self.course, self.folder = course, folder
+    def __init__(self, course: Course, folder: Path, modules: list[str] | None = None, probe_seconds: float = 5.0):
+        self.course, self.folder, self.probe_seconds = course, folder, probe_seconds
         self.modules = modules or list(course.modules)
         self.calls: list[RecordedCall] = []
         self.originals: dict = {}
@@ -171,10 +171,11 @@ class CallRecorder:
 
     def probe(self, function: str, args: tuple, kwargs: dict):
         """The student's own result on a diagnostic probe as plain data, or ``Raised``; None if
-        it gave nothing comparable (it returned something that is not plain data)."""
+        it gave nothing comparable (not plain data, or nothing within the test deadline)."""
         try:
-            return copy_plain(as_called(self.originals[function])(*args, **kwargs))
-        except WireError:
+            with deadline(self.probe_seconds):
+                return copy_plain(as_called(self.originals[function])(*args, **kwargs))
+        except (WireError, TestTookTooLong):
             return None
         except Exception as error:  # noqa: BLE001 - what it raised is compared with what entries raise
             return Raised(type(error).__name__)
@@ -251,7 +252,9 @@ class CheckPlugin:
                 self.outcomes.append((function, "passed", ""))
             else:
                 status, message = _classify(function, call.excinfo, self.folder, self.contract)
-                mistake = self.namer.name(function, self.recorder.calls, self.recorder) if status == "failed" and self.namer else None
+                # A test that ran out of time names nothing: its probes would wait as long again.
+                timed_out = isinstance(call.excinfo.value, TestTookTooLong)
+                mistake = self.namer.name(function, self.recorder.calls, self.recorder) if status == "failed" and self.namer and not timed_out else None
                 if mistake is not None:
                     message = f"known mistake: {mistake.name}. Hint: {mistake.hint}"
                 self.outcomes.append((function, status, message))
@@ -275,7 +278,8 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
     modules = [m for m in modules if not missing[m]]
     # The catalogue is the instructor's: where the course has it (not in a student release), name mistakes.
     namer = MistakeNamer(course) if (course.solutions_dir / "misconceptions").is_dir() else None
-    plugin = CheckPlugin(folder, CallRecorder(course, folder, modules) if namer else None, namer, {f.name for f in course.functions})
+    recorder = CallRecorder(course, folder, modules, probe_seconds=test_seconds or 0) if namer else None
+    plugin = CheckPlugin(folder, recorder, namer, {f.name for f in course.functions})
     tests = [course.public_tests_dir / f"test_{m}.py" for m in modules]
     tests = [str(t) for t in tests if t.is_file()]
     if not tests:
