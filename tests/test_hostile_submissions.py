@@ -341,3 +341,17 @@ def test_lone_surrogates_in_what_the_code_says_reach_every_report_as_text(grade_
     store = ResultStore(tmp_path / "results")
     store.save("eve", source="eve", fingerprint="f", grader="g", report=report.to_dict(), error=None)
     build_gradebook(store.all(), tmp_path / "results" / "gradebook.sqlite")
+
+
+def test_a_function_that_hangs_on_its_diagnostic_probe_costs_one_deadline_more_and_no_name(grade_fixture):
+    """Probes run once the tests are over and only name: one that never returns ends probing after
+    one more deadline, names nothing, and changes no score."""
+    plain = grade_fixture(read_fixture(SUBMISSIONS / "buggy" / "causal_diagonal_masked.py"), limits=Limits(call_seconds=0.5))
+    report = grade_fixture(hostile("hangs_on_a_probe"), limits=Limits(call_seconds=0.5))
+    tests = by_function(report)["causal_mask"]
+    assert all(t.score == 0 for t in tests) and not any(t.misconception for t in tests)
+    assert any(t.outcome is Outcome.TIMED_OUT for t in tests)
+    assert_others_untouched(report, "causal_mask")
+    # Against the same bug without the hang: the tests' deadline once and the probe's once, with
+    # room for a loaded machine, not a deadline per test or per probe.
+    assert report.duration < plain.duration + 2 * 0.5 + 3.0

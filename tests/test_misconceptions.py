@@ -8,7 +8,7 @@ import numpy as np
 from conftest import COURSE, fixtures_in
 
 from attnlab.grading.suite import grade
-from attnlab.misconceptions import RecordedCall, identify, load_catalogue
+from attnlab.misconceptions import RecordedCall, identify, load_catalogue, run_probes
 from attnlab.reference import Reference
 
 CATALOGUE = load_catalogue(COURSE)
@@ -16,7 +16,7 @@ BUGGY = {f.path.stem: f for f in fixtures_in("buggy")}
 
 
 def test_every_entry_is_complete_and_has_a_fixture():
-    assert len(CATALOGUE) >= 25
+    assert len(CATALOGUE) >= 70
     for entry in CATALOGUE:
         assert entry.name and len(entry.explanation) > 40 and entry.hint, entry.id
         assert entry.id in BUGGY, f"no buggy submission in tests/submissions/buggy/{entry.id}.py"
@@ -33,4 +33,7 @@ def test_an_entry_that_agrees_with_the_reference_names_nothing():
     reference = Reference(COURSE)
     x = np.array([[1.0, 2.0, 3.0]])  # one row: the axis-ignoring softmax agrees with the reference here
     call = RecordedCall("softmax", (x,), {"axis": -1}, reference.softmax(x))
-    assert identify(CATALOGUE, "softmax", [call], reference) is None
+    probed = run_probes("softmax", lambda function, args, kwargs: reference.softmax(*args, **kwargs))
+    assert identify(CATALOGUE, "softmax", [call], reference, probed) is None
+    wrong = next(m for m in CATALOGUE if m.id == "softmax_ignores_axis").wrong
+    assert identify(CATALOGUE, "softmax", [call], reference, run_probes("softmax", lambda function, args, kwargs: wrong(*args, **kwargs))).id == "softmax_ignores_axis"

@@ -95,6 +95,15 @@ def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_n
     for function in numpy_functions:
         assert f"{function} not implemented yet" in text or f"{function} needs" in text, function
     assert f"0 of {len(numpy_functions)}" in text or f"0 of {len(COURSE.functions)}" in text
+    # With no catalogue in the bundle, a failing check still says what differs, structurally.
+    work = tmp_path / "work"
+    shutil.copytree(release / "exercises", work, ignore=shutil.ignore_patterns("tests"))
+    (work / "masks.py").write_text(
+        "import numpy as np\n\n\ndef causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool), k=1)\n\n\n"
+        "def padding_mask(lengths, max_len):\n    return np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]\n"
+    )
+    masks = subprocess.run([env_dir / "bin" / "attnlab", "check", work, "--only", "masks"], cwd=release, capture_output=True, text=True, timeout=300, env=clean)
+    assert masks.returncode == 1 and "exact complement of the expected one" in " ".join(masks.stdout.split()), masks.stdout + masks.stderr
     # Plain pytest too, as the students' README says: the shipped pytest options need nothing the
     # student has not installed (exit 1: the stubs fail their tests; 4 would be a usage error).
     public = subprocess.run([env_dir / "bin" / "python", "-m", "pytest", "-q", "exercises"], cwd=release, capture_output=True, text=True, timeout=300, env=clean)

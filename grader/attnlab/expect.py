@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnlab.differences import describe_difference
 from attnlab.wording import count, with_article
 
 
@@ -105,6 +106,10 @@ def expect_finite(got, what: str) -> None:
 def expect_close(got, expected, what: str, *inputs, passport: str = "", atol: float | None = None) -> None:
     """``got`` matches ``expected`` in shape and values, at the inputs' precision (or within ``atol``)."""
     got = expect_array(got, what)
+    if np.ndim(got) >= 2 and np.shape(got) != np.shape(expected):
+        relation = describe_difference(got, expected)
+        if relation:
+            raise Mismatch(f"{what} has the wrong shape: expected {tuple(np.shape(expected))}, got {np.shape(got)}. {relation}")
     expect_shape(got, np.shape(expected), what, passport)
     expected = np.asarray(expected, dtype=float)
     if np.isfinite(expected).all():
@@ -114,9 +119,11 @@ def expect_close(got, expected, what: str, *inputs, passport: str = "", atol: fl
     if not close.all():
         error = np.abs(np.where(close, 0.0, got.astype(np.float64) - expected))
         index = np.unravel_index(np.argmax(error), error.shape)
+        relation = describe_difference(got, expected)
         raise Mismatch(
             f"{what} has wrong values in {int((~close).sum())} of {count(close.size, 'entry')}; "
-            f"the largest error is at index {_where(index)}: expected {expected[index]:.6g}, got {got[index]:.6g}",
+            f"the largest error is at index {_where(index)}: expected {expected[index]:.6g}, got {got[index]:.6g}"
+            + (f". {relation}" if relation else ""),
             picture(got, expected, title=what),
         )
 
@@ -159,13 +166,18 @@ def expect_equal_bool(got, expected, what: str, passport: str = "") -> None:
     """A boolean mask equals the expected one exactly."""
     if not isinstance(got, np.ndarray):
         raise Mismatch(f"{what} should be a numpy array, got a {type(got).__name__}")
+    if got.dtype == np.bool_ and got.shape != np.shape(expected):
+        relation = describe_difference(got, expected)
+        if relation:
+            raise Mismatch(f"{what} has the wrong shape: expected {tuple(np.shape(expected))}, got {got.shape}. {relation}")
     expect_shape(got, np.shape(expected), what, passport)
     if got.dtype != np.bool_:
         raise Mismatch(f"{what} should have dtype bool (True = may attend), got {got.dtype}")
     wrong = got != expected
     if wrong.any():
         index = np.argwhere(wrong)[0]
+        relation = describe_difference(got, expected)
         raise Mismatch(
             f"{what} is wrong in {int(wrong.sum())} of {wrong.size} cells; first at index {_where(index)}: "
-            f"expected {bool(expected[tuple(index)])}, got {bool(got[tuple(index)])}"
+            f"expected {bool(expected[tuple(index)])}, got {bool(got[tuple(index)])}" + (f". {relation}" if relation else "")
         )

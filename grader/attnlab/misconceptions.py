@@ -2,11 +2,19 @@
 
 The catalogue is content (``solutions/misconceptions/``, never shipped to
 students): each entry is a wrong implementation with the same signature as
-the function it imitates, registered with ``@misconception``. When a hidden
-test fails, the grader re-runs every entry for that function on the inputs the
-student's code was given in that test, in the trusted process; an entry that
-reproduces all the student's outputs, and differs from the reference on at
-least one of them, names the mistake.
+the function it imitates, registered with ``@misconception``. Beside the
+entries, each function has a few fixed **diagnostic probes** (``probe``):
+inputs chosen so that every two entries of the function, and each entry and
+the reference, give different outputs on at least one of them (a 4 x 4 causal
+mask, ``L_q != L_k``, ``B == L_q``, a row of scores far below zero).
+
+After a function fails, the grader runs its probes on the student's function
+(in the sandbox, like any call: the inputs go in, the student's outputs come
+back) and every entry on the probes and on the failing tests' calls (in the
+trusted process). An entry is named only when it reproduces the student on
+every probe and every call, and differs from the reference on at least one.
+Without the probes' results no entry is named: a shrunk 1 x 1 example cannot
+tell "mask inverted" from "diagonal masked".
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from attnlab.course import Course
 from attnlab.sandbox.inside.module_harness import as_called
 
 _REGISTRY: dict[str, "Misconception"] = {}
+_PROBES: dict[str, list["Probe"]] = {}
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,17 @@ class Raised:
     type_name: str
 
 
+@dataclass(frozen=True)
+class Probe:
+    """One fixed call that helps tell a function's catalogued mistakes apart."""
+
+    function: str
+    args: tuple
+    kwargs: dict
+    why: str
+    """What it tells apart, in a few words (``a 4 x 4 mask: the diagonal and the triangle``)."""
+
+
 class Alternatives(tuple):
     """Several outputs one mistake can produce (say, masked scores filled with -inf or with -1e9);
     a wrong implementation returns this when students write the same mistake more than one way."""
@@ -70,6 +90,17 @@ def misconception(function: str, name: str, *, explanation: str, hint: str):
         return wrong
 
     return register
+
+
+def probe(function: str, why: str, *args, **kwargs) -> None:
+    """Register a diagnostic probe of ``function``: the call ``function(*args, **kwargs)``.
+    Its inputs are fixed and harmless to show a student; its answers are computed only here."""
+    _PROBES.setdefault(function, []).append(Probe(function, args, kwargs, why))
+
+
+def probes_of(function: str) -> list[Probe]:
+    """The probes registered for ``function`` (by ``load_catalogue``'s imports)."""
+    return list(_PROBES.get(function, ()))
 
 
 def load_catalogue(course: Course, modules: list[str] | None = None) -> list[Misconception]:
@@ -93,8 +124,8 @@ def load_catalogue(course: Course, modules: list[str] | None = None) -> list[Mis
 
 
 def same(a, b, rtol: float = 1e-5, atol: float = 1e-7) -> bool:
-    """Structural closeness: arrays by shape and values (nan equal to nan), containers item by item,
-    and two raised exceptions by their type."""
+    """Structural closeness: arrays by shape, boolean or not, and values (nan equal to nan),
+    containers item by item, and two raised exceptions by their type."""
     if isinstance(a, (Raised, str)) or isinstance(b, (Raised, str)):
         return type(a) is type(b) and a == b
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
@@ -105,14 +136,36 @@ def same(a, b, rtol: float = 1e-5, atol: float = 1e-7) -> bool:
         a, b = np.asarray(a), np.asarray(b)
         if a.shape != b.shape or a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":
             return False
+        if (a.dtype.kind == "b") != (b.dtype.kind == "b"):  # a float mask of 0s and 1s is not a bool mask
+            return False
         return bool(np.allclose(a.astype(float), b.astype(float), rtol=rtol, atol=atol, equal_nan=True))
     except (TypeError, ValueError):
         return False
 
 
-def identify(catalogue: list[Misconception], function: str, calls: list[RecordedCall], reference) -> Misconception | None:
-    """The catalogued mistake that explains every recorded output of ``function``, if exactly that."""
+def run_probes(function: str, call_student: Callable[[str, tuple, dict], object]) -> list[RecordedCall] | None:
+    """The student's outputs on ``function``'s probes, through ``call_student(function, args,
+    kwargs)`` (which returns the result, or ``Raised``). None when a probe could not be answered
+    at all (a timeout, a crash, the budget used up): then nothing may be named."""
+    recorded = []
+    for each in probes_of(function):
+        result = call_student(function, copy.deepcopy(each.args), copy.deepcopy(each.kwargs))
+        if result is None:
+            return None
+        recorded.append(RecordedCall(function, each.args, each.kwargs, result))
+    return recorded
+
+
+def identify(catalogue: list[Misconception], function: str, calls: list[RecordedCall], reference, probed: list[RecordedCall] | None = None) -> Misconception | None:
+    """The catalogued mistake that explains every recorded output of ``function``, if exactly that.
+
+    ``probed`` is the student's outputs on the function's probes (``run_probes``); a function
+    with probes gets no name without them, so a coincidence on a tiny example names nothing."""
     calls = [c for c in calls if c.function == function]
+    if probes_of(function):
+        if probed is None or len(probed) != len(probes_of(function)):
+            return None
+        calls = [*probed, *calls]  # probes first: they tell entries apart at once
     if not calls:
         return None
     expected: dict[int, object] = {}  # the reference's outputs, computed only as far as needed

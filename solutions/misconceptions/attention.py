@@ -6,7 +6,7 @@ from masks import causal_mask
 from scores import attention_scores
 from softmax import softmax
 
-from attnlab.misconceptions import Alternatives, misconception
+from attnlab.misconceptions import Alternatives, misconception, probe
 
 
 def _attend(q, k, v, mask, *, scale_width=None, fill=-np.inf, axis=-1):
@@ -133,3 +133,157 @@ def cross_attention_keys_from_queries(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=
 )
 def sdpa_softmax_over_first_axis(q, k, v, mask=None):
     return _attend(q, k, v, mask, axis=0)
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "no 1/√d_k scale",
+    explanation="A dot product of d_k unit-variance terms has variance d_k; unscaled, the softmax saturates as heads widen (almost one-hot at d_k = 256) and its gradients vanish.",
+    hint="Divide q kᵀ by np.sqrt(q.shape[-1]) before the softmax.",
+)
+def sdpa_no_scale(q, k, v, mask=None):
+    return _attend(q, k, v, mask, scale_width=1.0)
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "scaled by 1/d_k instead of 1/√d_k",
+    explanation="The variance of q·k grows like d_k, so its spread grows like √d_k: dividing by d_k over-corrects and the weights flatten towards uniform as heads widen.",
+    hint="Divide by np.sqrt(d_k), not d_k.",
+)
+def sdpa_scaled_by_d_k(q, k, v, mask=None):
+    return _attend(q, k, v, mask, scale_width=q.shape[-1] ** 2)
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "k.T reverses every axis, not only the last two",
+    explanation="On (L_k, d_k) keys k.T is right, but on (B, L_k, d_k) it is (d_k, L_k, B): the batch axis moves to the end, and q @ k.T fails or mixes sequences.",
+    hint="np.swapaxes(k, -1, -2) swaps only the token and feature axes, whatever the leading axes are.",
+)
+def sdpa_full_transpose(q, k, v, mask=None):
+    scores = q @ k.T / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return weights @ v, weights
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "a transpose written for one rank (k.transpose(0, 2, 1))",
+    explanation="k.transpose(0, 2, 1) is right for a (B, L_k, d_k) array only: it fails on 2-D keys and swaps the wrong axes once heads add a fourth.",
+    hint="np.swapaxes(k, -1, -2) counts from the end, so it works for any number of leading axes.",
+)
+def sdpa_fixed_rank_transpose(q, k, v, mask=None):
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return weights @ v, weights
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "exp of the scores without subtracting the row maximum",
+    explanation="exp overflows to inf for scores above about 710 (float64), and inf / inf is nan. Subtracting each row's maximum first changes nothing mathematically and keeps every exponential at most 1.",
+    hint="Use softmax(scores, axis=-1), or subtract scores.max(axis=-1, keepdims=True) before np.exp.",
+)
+def sdpa_exp_without_max(q, k, v, mask=None):
+    scores = attention_scores(q, k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    exps = np.exp(scores)
+    weights = exps / exps.sum(axis=-1, keepdims=True)
+    return weights @ v, weights
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "returns (weights, output) instead of (output, weights)",
+    explanation="Every attention function in the course returns the output first and the weights second, like PyTorch's nn.MultiheadAttention: callers unpack out, weights = ...",
+    hint="return weights @ v, weights.",
+)
+def sdpa_returns_weights_first(q, k, v, mask=None):
+    out, weights = _attend(q, k, v, mask)
+    return weights, out
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "the output is built from the raw scores, not the weights",
+    explanation="The output is a weighted average of the values, with the softmax weights as the weights: each row a convex combination. scores @ v uses unnormalised, possibly negative scores instead.",
+    hint="Multiply the weights (after the softmax) by v: weights @ v.",
+)
+def sdpa_output_from_scores(q, k, v, mask=None):
+    scores = attention_scores(q, k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return scores @ v, weights
+
+
+@misconception(
+    "self_attention",
+    "the keys are projected with w_q",
+    explanation="Queries, keys and values are three different learned views of x: Q = x W_Q, K = x W_K, V = x W_V. Using w_q for the keys makes every score a query dotted with another query.",
+    hint="k = x @ w_k.",
+)
+def self_attention_keys_from_w_q(x, w_q, w_k, w_v, causal=False):
+    mask = causal_mask(x.shape[-2]) if causal else None
+    return scaled_dot_product_attention(x @ w_q, x @ w_q, x @ w_v, mask)
+
+
+@misconception(
+    "self_attention",
+    "the causal mask is inverted (True on the future)",
+    explanation="True means may attend: query i sees keys 0..i. A mask that is True above the diagonal lets each query see only later tokens, and the last query none at all.",
+    hint="Pass causal_mask(T) as it is; do not negate it.",
+)
+def self_attention_causal_inverted(x, w_q, w_k, w_v, causal=False):
+    t = x.shape[-2]
+    mask = ~causal_mask(t) if causal else None
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    return Alternatives([_attend(q, k, v, mask, fill=fill) for fill in (-np.inf, -1e9)])
+
+
+@misconception(
+    "cross_attention",
+    "values taken from the query source",
+    explanation="The decoder asks and the encoder answers: keys and values both come from x_kv, so the output mixes encoder vectors. Values from x_q only line up when L_q == L_k, and mean nothing then.",
+    hint="v = x_kv @ w_v.",
+)
+def cross_attention_values_from_queries(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=None):
+    mask = None if kv_padding_mask is None else kv_padding_mask[:, None, :]
+    return scaled_dot_product_attention(x_q @ w_q, x_kv @ w_k, x_q @ w_v, mask)
+
+
+@misconception(
+    "cross_attention",
+    "the padding mask is inverted (True read as padding)",
+    explanation="kv_padding_mask is True at real encoder tokens. Negating it hides the real tokens and shows the padding; a sequence with no padding then has every key hidden.",
+    hint="Pass kv_padding_mask[:, None, :] itself as the mask.",
+)
+def cross_attention_padding_inverted(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=None):
+    mask = None if kv_padding_mask is None else ~kv_padding_mask[:, None, :]
+    q, k, v = x_q @ w_q, x_kv @ w_k, x_kv @ w_v
+    return Alternatives([_attend(q, k, v, mask, fill=fill) for fill in (-np.inf, -1e9)])
+
+
+def _fixed(shape, seed):
+    """A fixed, small array (the probes' inputs are the same for every student)."""
+    return np.random.default_rng(seed).normal(size=shape)
+
+
+_CAUSAL_4 = np.tril(np.ones((4, 4), dtype=bool))
+probe("scaled_dot_product_attention", "L_q != L_k and d_k != d_v, no mask", _fixed((3, 4), 1), _fixed((5, 4), 2), _fixed((5, 2), 3))
+probe("scaled_dot_product_attention", "a 4 x 4 causal mask on a batch of two", _fixed((2, 4, 3), 4), _fixed((2, 4, 3), 5), _fixed((2, 4, 2), 6), _CAUSAL_4)
+probe("scaled_dot_product_attention", "a (B, 1, L_k) padding mask, B == L_q", _fixed((3, 3, 2), 7), _fixed((3, 4, 2), 8), _fixed((3, 4, 5), 9), np.array([[True, True, True, False], [True, False, False, False], [True, True, True, True]])[:, None, :])
+probe("scaled_dot_product_attention", "scores near ±1e4 with a causal mask", 60.0 * _fixed((4, 4), 10), 60.0 * _fixed((4, 4), 11), _fixed((4, 3), 12), _CAUSAL_4)
+probe("scaled_dot_product_attention", "4-D (batch, heads) inputs", _fixed((1, 2, 3, 2), 13), _fixed((1, 2, 3, 2), 14), _fixed((1, 2, 3, 2), 15))
+probe("self_attention", "d_model != d_k != d_v, causal", _fixed((2, 4, 3), 20), _fixed((3, 2), 21), _fixed((3, 2), 22), _fixed((3, 5), 23), causal=True)
+probe("self_attention", "the same, not causal", _fixed((2, 4, 3), 20), _fixed((3, 2), 21), _fixed((3, 2), 22), _fixed((3, 5), 23))
+probe("cross_attention", "B == L_q, a padded sequence and a full one", _fixed((2, 2, 3), 30), _fixed((2, 4, 3), 31), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34), np.array([[True, True, False, False], [True, True, True, True]]))
+probe("cross_attention", "B != L_q != L_k, no mask", _fixed((2, 3, 3), 35), _fixed((2, 4, 3), 36), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34))
+probe("cross_attention", "B != L_q with a padding mask", _fixed((2, 3, 3), 37), _fixed((2, 4, 3), 38), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34), np.array([[True, True, True, False], [True, False, False, False]]))
+probe("cross_attention", "L_q == L_k: keys or values from the wrong side still line up", _fixed((2, 4, 3), 39), _fixed((2, 4, 3), 40), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34))

@@ -4,7 +4,7 @@ import numpy as np
 from attention import scaled_dot_product_attention
 from masks import causal_mask
 
-from attnlab.misconceptions import misconception
+from attnlab.misconceptions import misconception, probe
 
 
 @misconception(
@@ -55,3 +55,98 @@ def kv_cache_forgets_old_tokens(x_t, cache, w_q, w_k, w_v):
     v_all = v_t if cache is None else np.concatenate([cache["v"], v_t], axis=-2)
     out_t, _ = scaled_dot_product_attention(q_t, k_all, v_all)
     return out_t, {"k": k_t, "v": v_t}
+
+
+def _online(q, k, v, block_size, causal=False, *, rescale_sum=True, rescale_acc=True, global_positions=True):
+    """The reference's loop, with the one step a mistake leaves out as a switch."""
+    n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    running_max = np.full(lead + (n_q, 1), -np.inf)
+    running_sum = np.zeros(lead + (n_q, 1))
+    acc = np.zeros(lead + (n_q, v.shape[-1]))
+    for start in range(0, n_k, block_size):
+        stop = min(start + block_size, n_k)
+        s = q @ np.swapaxes(k[..., start:stop, :], -1, -2) / np.sqrt(d_k)
+        if causal:
+            keys = np.arange(start, stop) if global_positions else np.arange(stop - start)
+            s = np.where(np.arange(n_q)[:, None] >= keys[None, :], s, -np.inf)
+        new_max = np.maximum(running_max, s.max(axis=-1, keepdims=True))
+        rescale = np.exp(running_max - new_max)
+        p = np.exp(s - new_max)
+        running_sum = (running_sum * rescale if rescale_sum else running_sum) + p.sum(axis=-1, keepdims=True)
+        acc = (acc * rescale if rescale_acc else acc) + p @ v[..., start:stop, :]
+        running_max = new_max
+    return acc / running_sum
+
+
+@misconception(
+    "online_softmax_attention",
+    "the running sum is rescaled when the maximum grows, the accumulated output is not",
+    explanation="When a block raises the running maximum from m to m', everything accumulated so far was weighted by exp(s - m): both the running sum and the output accumulator must be multiplied by exp(m - m'), or the old blocks count too much in the output.",
+    hint="acc = acc * exp(m_old - m_new) + p @ v_block, just as for the running sum.",
+)
+def online_output_not_rescaled(q, k, v, block_size, causal=False):
+    return _online(q, k, v, block_size, causal, rescale_acc=False)
+
+
+@misconception(
+    "online_softmax_attention",
+    "the causal mask compares the query with the key's index inside its block",
+    explanation="Key j of the block that starts at `start` is key start + j of the sequence. Comparing query i with j alone lets early queries see keys of later blocks (and hides nothing after the first block).",
+    hint="Compare the query index with np.arange(start, stop), the keys' positions in the whole sequence.",
+)
+def online_causal_block_positions(q, k, v, block_size, causal=False):
+    return _online(q, k, v, block_size, causal, global_positions=False)
+
+
+@misconception(
+    "grouped_query_attention",
+    "query head h reads kv head h // h_kv instead of h // (h_q / h_kv)",
+    explanation="The group size is h_q / h_kv query heads per kv head, and head h belongs to group h // group. Dividing by h_kv gives the same answer only when h_kv equals the group size; with 8 query and 2 kv heads it asks for kv heads 0 to 3.",
+    hint="group = h_q // h_kv; kv head = h // group (np.repeat(k, group, axis=1) does it for every head).",
+)
+def gqa_divides_by_h_kv(q, k, v, causal=False):
+    h_q, h_kv = q.shape[1], k.shape[1]
+    index = np.arange(h_q) // h_kv
+    mask = causal_mask(q.shape[-2]) if causal else None
+    return scaled_dot_product_attention(q, k[:, index], v[:, index], mask)
+
+
+@misconception(
+    "kv_cache_step",
+    "the new token attends to itself only",
+    explanation="The cache is there so the newest query can read every earlier key and value: causal attention lets token t see tokens 0..t. Attending to the new key and value alone ignores the whole context, even with the cache kept right.",
+    hint="Attend with the concatenated keys and values (cache plus the new token), not with k_t and v_t alone.",
+)
+def kv_cache_attends_to_new_token_only(x_t, cache, w_q, w_k, w_v):
+    q_t, k_t, v_t = x_t @ w_q, x_t @ w_k, x_t @ w_v
+    out_t, _ = scaled_dot_product_attention(q_t, k_t, v_t)
+    k_all = k_t if cache is None else np.concatenate([cache["k"], k_t], axis=-2)
+    v_all = v_t if cache is None else np.concatenate([cache["v"], v_t], axis=-2)
+    return out_t, {"k": k_all, "v": v_all}
+
+
+@misconception(
+    "kv_cache_step",
+    "the new key and value are put in front of the cache",
+    explanation="The output does not depend on the order of the keys, but the cache is a record of the sequence: position t's key must come after positions 0..t-1, or anything that reads positions from it (a causal mask, RoPE, the next file's tests) goes wrong.",
+    hint="np.concatenate([cache['k'], k_t], axis=-2): old tokens first.",
+)
+def kv_cache_new_token_first(x_t, cache, w_q, w_k, w_v):
+    q_t, k_t, v_t = x_t @ w_q, x_t @ w_k, x_t @ w_v
+    if cache is not None:
+        k_t = np.concatenate([k_t, cache["k"]], axis=-2)
+        v_t = np.concatenate([v_t, cache["v"]], axis=-2)
+    out_t, _ = scaled_dot_product_attention(q_t, k_t, v_t)
+    return out_t, {"k": k_t, "v": v_t}
+
+
+_RNG = np.random.default_rng(70)
+_Q, _K, _V = _RNG.normal(size=(3, 2)), _RNG.normal(size=(7, 2)), _RNG.normal(size=(7, 3))
+probe("online_softmax_attention", "scores that grow block after block, L_q != L_k", _Q, _K * np.arange(1, 8)[:, None] * 3.0, _V, 2)
+probe("online_softmax_attention", "causal over three blocks", _RNG.normal(size=(5, 2)), _RNG.normal(size=(5, 2)), _RNG.normal(size=(5, 3)), 2, causal=True)
+probe("grouped_query_attention", "8 query heads on 2 kv heads: h // group, h // h_kv and h % h_kv all differ", _RNG.normal(size=(1, 8, 3, 2)), _RNG.normal(size=(1, 2, 3, 2)), _RNG.normal(size=(1, 2, 3, 2)), causal=True)
+probe("grouped_query_attention", "6 query heads on 2 kv heads, not causal", _RNG.normal(size=(2, 6, 2, 2)), _RNG.normal(size=(2, 2, 2, 2)), _RNG.normal(size=(2, 2, 2, 2)))
+_WQ, _WK, _WV = _RNG.normal(size=(3, 2)), _RNG.normal(size=(3, 2)), _RNG.normal(size=(3, 4))
+probe("kv_cache_step", "the first step, no cache", _RNG.normal(size=(2, 1, 3)), None, _WQ, _WK, _WV)
+probe("kv_cache_step", "a step with two tokens cached", _RNG.normal(size=(2, 1, 3)), {"k": _RNG.normal(size=(2, 2, 2)), "v": _RNG.normal(size=(2, 2, 4))}, _WQ, _WK, _WV)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from attnlab.misconceptions import misconception
+from attnlab.misconceptions import misconception, probe
 
 
 @misconception(
@@ -43,6 +43,50 @@ def padding_off_by_one(lengths, max_len):
 )
 def padding_inverted(lengths, max_len):
     return np.arange(max_len)[None, :] >= np.asarray(lengths)[:, None]
+
+
+@misconception(
+    "causal_mask",
+    "True marks the masked cells (the future), not the visible ones",
+    explanation="In this course True means the query may attend to the key (PyTorch's scaled_dot_product_attention convention). np.triu(..., k=1) marks the future, the exact complement of what is wanted: read as 'may attend', every query sees only later tokens.",
+    hint="Return np.tril(np.ones((n, n), dtype=bool)): True on and below the diagonal.",
+)
+def causal_mask_marks_the_future(n):
+    return np.triu(np.ones((n, n), dtype=bool), k=1)
+
+
+@misconception(
+    "causal_mask",
+    "a float mask of ones and zeros instead of a bool one",
+    explanation="np.tril(np.ones((n, n))) has the right pattern but holds floats. np.where(mask, ...) happens to work, but ~mask raises on floats and mask * scores is not masking: the contract asks for dtype bool.",
+    hint="np.tril(np.ones((n, n), dtype=bool)).",
+)
+def causal_mask_float(n):
+    return np.tril(np.ones((n, n)))
+
+
+@misconception(
+    "padding_mask",
+    "the mask comes out as (max_len, B), transposed",
+    explanation="Comparing arange(max_len)[:, None] with lengths[None, :] puts positions on the rows. A padding mask is (B, max_len): one row per sequence, True at its real tokens.",
+    hint="np.arange(max_len)[None, :] < lengths[:, None].",
+)
+def padding_transposed(lengths, max_len):
+    return np.arange(max_len)[:, None] < np.asarray(lengths)[None, :]
+
+
+@misconception(
+    "padding_mask",
+    "a float mask of ones and zeros instead of a bool one",
+    explanation="The pattern is right but the dtype is float, so ~mask and mask & other raise, and the mask cannot select with np.where's True/False meaning the contract gives it.",
+    hint="Return the comparison itself: it is already a bool array.",
+)
+def padding_float(lengths, max_len):
+    return (np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]).astype(float)
+
+
+probe("causal_mask", "a 4 x 4 mask: the diagonal, the triangle and the complement differ", 4)
+probe("padding_mask", "B != max_len, a full sequence and a length-1 one", np.array([3, 1, 5]), 5)
 
 
 @misconception(

@@ -6,7 +6,7 @@ from masks import causal_mask
 from multihead import merge_heads, split_heads
 from softmax import softmax
 
-from attnlab.misconceptions import misconception
+from attnlab.misconceptions import misconception, probe
 
 
 @misconception(
@@ -82,3 +82,75 @@ def mha_scaled_by_d_model(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padd
         scores = np.where(mask, scores, -np.inf)
     weights = softmax(scores, axis=-1)
     return merge_heads(weights @ v) @ w_o, weights
+
+
+@misconception(
+    "split_heads",
+    "reshaped to (..., T, n_heads, d_head) but the head axis never moved",
+    explanation="The reshape gives each token its heads' slices, which is right, but the heads must then become a batch axis in front of the tokens: (..., n_heads, T, d_head). Left where it is, every later matmul pairs the wrong axes.",
+    hint="After the reshape, np.swapaxes(x, -3, -2).",
+)
+def split_heads_no_transpose(x, n_heads):
+    *lead, t, d_model = x.shape
+    return x.reshape(*lead, t, n_heads, d_model // n_heads)
+
+
+@misconception(
+    "split_heads",
+    "head h takes every n_heads-th feature (strided), not a block of columns",
+    explanation="Reshaping to (..., T, d_head, n_heads) deals the features out round-robin: head h gets columns h, h + n_heads, ... The contract's head h takes the contiguous block h*d_head:(h+1)*d_head, as merge_heads and w_o expect.",
+    hint="Reshape to (..., T, n_heads, d_head): the head index must come before the feature index.",
+)
+def split_heads_strided(x, n_heads):
+    *lead, t, d_model = x.shape
+    return np.moveaxis(x.reshape(*lead, t, d_model // n_heads, n_heads), -1, -3)
+
+
+@misconception(
+    "merge_heads",
+    "the head axis is moved last, so the heads' features interleave",
+    explanation="Moving the head axis behind the features, (..., T, d_head, n_heads), and then flattening interleaves the heads column by column. Head h's features must sit together at columns h*d_head:(h+1)*d_head.",
+    hint="Swap the head and token axes, np.swapaxes(x, -3, -2), then reshape to (..., T, n_heads * d_head).",
+)
+def merge_heads_heads_last(x):
+    *lead, n_heads, t, d_head = x.shape
+    return np.moveaxis(x, -3, -1).reshape(*lead, t, n_heads * d_head)
+
+
+@misconception(
+    "multi_head_attention",
+    "the softmax runs over the heads axis",
+    explanation="Per head the scores are (B, n_heads, T_queries, T_keys): axis 1 is the heads. A softmax over it shares probability between heads; each query's weights must sum to 1 over the keys, the last axis.",
+    hint="softmax(scores, axis=-1).",
+)
+def mha_softmax_over_heads(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    q, k, v = _heads(x, w_q, w_k, w_v, n_heads)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    mask = _mask(x, causal, key_padding_mask)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=1)
+    return merge_heads(weights @ v) @ w_o, weights
+
+
+@misconception(
+    "multi_head_attention",
+    "causal=True is ignored",
+    explanation="Without the causal mask every token sees the tokens after it, in every head, so a decoder trained this way copies the answer.",
+    hint="When causal is True, combine causal_mask(T) with the padding mask (both True = may attend) before attending.",
+)
+def mha_ignores_causal(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    q, k, v = _heads(x, w_q, w_k, w_v, n_heads)
+    heads, weights = scaled_dot_product_attention(q, k, v, _mask(x, False, key_padding_mask))
+    return merge_heads(heads) @ w_o, weights
+
+
+_X = np.random.default_rng(50).normal(size=(2, 3, 4))
+_W = [np.random.default_rng(51 + i).normal(size=(4, 4)) for i in range(4)]
+probe("split_heads", "T, n_heads and d_head all different", np.arange(24.0).reshape(1, 3, 8), 2)
+probe("split_heads", "four heads of width 2 on a batch", np.arange(48.0).reshape(2, 3, 8), 4)
+probe("merge_heads", "n_heads, T and d_head all different", np.arange(24.0).reshape(1, 2, 3, 4))
+probe("merge_heads", "four heads of width 2 on a batch", np.arange(48.0).reshape(2, 4, 3, 2))
+probe("multi_head_attention", "two heads, causal, with a padded sequence", _X, *_W, 2, causal=True, key_padding_mask=np.array([[True, True, False], [True, True, True]]))
+probe("multi_head_attention", "two heads, no mask", _X, *_W, 2)
+probe("multi_head_attention", "one head, causal: the scale of d_head and d_model agree", _X, *_W, 1, causal=True)

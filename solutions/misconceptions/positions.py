@@ -4,7 +4,7 @@ import numpy as np
 from attention import self_attention
 from positions import sinusoidal_encoding
 
-from attnlab.misconceptions import misconception
+from attnlab.misconceptions import misconception, probe
 
 
 def _angles(n_positions, d_model, exponent):
@@ -79,3 +79,66 @@ def equivariance_positions_follow_tokens(x, perm, w_q, w_k, w_v, add_positions=F
         x = x + sinusoidal_encoding(*x.shape)
     out = self_attention(x, w_q, w_k, w_v)[0]
     return float(np.linalg.norm(self_attention(x[perm], w_q, w_k, w_v)[0] - out[perm]))
+
+
+@misconception(
+    "sinusoidal_encoding",
+    "positions counted from 1 instead of 0",
+    explanation="The first token is at position 0, so row 0 of the table is sin(0) = 0 and cos(0) = 1: [0, 1, 0, 1, ...]. Counting from 1 shifts every row down by one position.",
+    hint="positions = np.arange(n_positions), which starts at 0.",
+)
+def sinusoidal_positions_from_one(n_positions, d_model):
+    angles = _angles(n_positions + 1, d_model, lambda i: 2 * i)[1:]
+    return _table(np.sin(angles), np.cos(angles), d_model)
+
+
+@misconception(
+    "sinusoidal_encoding",
+    "sines in the first half of the columns, cosines in the second",
+    explanation="Concatenating [sin, cos] is another layout (tensor2tensor's); the contract interleaves them: PE[p, 2i] is the sine and PE[p, 2i+1] the cosine of the same angle.",
+    hint="Fill table[:, 0::2] with the sines and table[:, 1::2] with the cosines.",
+)
+def sinusoidal_halves(n_positions, d_model):
+    angles = _angles(n_positions, d_model, lambda i: 2 * i)
+    return np.concatenate([np.sin(angles), np.cos(angles)], axis=-1)
+
+
+@misconception(
+    "rope",
+    "frequencies theta^(-i/d) instead of theta^(-2i/d)",
+    explanation="Pair i (features 2i and 2i+1) turns at the frequency theta^(-2i/d), so the frequencies run from 1 down to about 1/theta across the pairs. With i/d they only reach 1/√theta: the slow pairs turn too fast.",
+    hint="Use the even feature index in the exponent: theta ** (-np.arange(0, d, 2) / d).",
+)
+def rope_frequencies_halved(x, positions, theta=10000.0):
+    d = x.shape[-1]
+    angles = np.asarray(positions)[:, None] * theta ** (-np.arange(d // 2) / d)[None, :]
+    even, odd = x[..., 0::2], x[..., 1::2]
+    cos, sin = np.cos(angles), np.sin(angles)
+    return np.stack([even * cos - odd * sin, even * sin + odd * cos], axis=-1).reshape(x.shape)
+
+
+@misconception(
+    "equivariance_gap",
+    "P f(X) permuted with the inverse permutation",
+    explanation="(P X)[i] = X[perm[i]], so P f(X) is f(X)[perm] too. Indexing with argsort(perm) applies P⁻¹, and the gap is no longer 0 without positions, unless perm is its own inverse.",
+    hint="Permute both sides the same way: f(x[perm]) - f(x)[perm].",
+)
+def equivariance_inverse_permutation(x, perm, w_q, w_k, w_v, add_positions=False):
+    perm = np.asarray(perm)
+
+    def attend(tokens):
+        if add_positions:
+            tokens = tokens + sinusoidal_encoding(*tokens.shape)
+        return self_attention(tokens, w_q, w_k, w_v)[0]
+
+    return float(np.linalg.norm(attend(x[perm]) - attend(x)[np.argsort(perm)]))
+
+
+_RNG = np.random.default_rng(60)
+_X, _W = _RNG.normal(size=(4, 6)), [_RNG.normal(size=(6, 6)) for _ in range(3)]
+probe("sinusoidal_encoding", "5 positions, 6 columns (3 pairs)", 5, 6)
+probe("sinusoidal_encoding", "3 positions, 8 columns (4 pairs)", 3, 8)
+probe("rope", "positions out of order, d = 6", _RNG.normal(size=(2, 3, 6)), np.array([0, 3, 1]))
+probe("rope", "a small theta, so every pair turns visibly", _RNG.normal(size=(4, 4)), np.array([1, 2, 5, 9]), theta=100.0)
+probe("equivariance_gap", "a permutation that is not its own inverse, no positions", _X, np.array([2, 0, 3, 1]), *_W)
+probe("equivariance_gap", "the same, with positions", _X, np.array([2, 0, 3, 1]), *_W, add_positions=True)

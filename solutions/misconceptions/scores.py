@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from attnlab.misconceptions import misconception
+from attnlab.misconceptions import misconception, probe
 
 
 @misconception(
@@ -23,3 +23,39 @@ def scores_no_scale(q, k):
 )
 def scores_scaled_by_d_k(q, k):
     return q @ np.swapaxes(k, -1, -2) / q.shape[-1]
+
+
+@misconception(
+    "attention_scores",
+    "scaled by the number of keys instead of d_k",
+    explanation="d_k is the width of the vectors being dotted, the last axis of q and k. k.shape[-2] (or k.shape[0] on a 2-D k) is the number of keys, L_k, which says nothing about the variance of q·k.",
+    hint="d_k = q.shape[-1].",
+)
+def scores_scaled_by_key_count(q, k):
+    return q @ np.swapaxes(k, -1, -2) / np.sqrt(k.shape[-2])
+
+
+@misconception(
+    "attention_scores",
+    "keys times queries (k qᵀ) instead of q kᵀ",
+    explanation="Cell (i, j) of the scores is query i dotted with key j, so the queries index the rows: q kᵀ has shape (L_q, L_k). k qᵀ is its transpose, (L_k, L_q).",
+    hint="q @ np.swapaxes(k, -1, -2): queries on the left.",
+)
+def scores_keys_times_queries(q, k):
+    return k @ np.swapaxes(q, -1, -2) / np.sqrt(q.shape[-1])
+
+
+@misconception(
+    "attention_scores",
+    "k.T reverses every axis, not only the last two",
+    explanation="On a 2-D array k.T swaps tokens and features, but on (B, L_k, d_k) it gives (d_k, L_k, B): the batch axis moves to the end, and the product fails or mixes sequences.",
+    hint="Swap only the last two axes: np.swapaxes(k, -1, -2) (or k.transpose(..., -1, -2) in torch).",
+)
+def scores_full_transpose(q, k):
+    return q @ k.T / np.sqrt(q.shape[-1])
+
+
+_Q = np.array([[1.0, 0.0, 2.0, -1.0], [0.5, 1.5, -0.5, 1.0], [2.0, -1.0, 0.0, 0.5]])  # (L_q=3, d_k=4)
+_K = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 2.0, 1.0, -1.0], [1.5, 0.0, -1.0, 2.0], [-1.0, 0.5, 0.5, 1.0], [0.0, 0.0, 3.0, 1.0]])  # (L_k=5, d_k=4)
+probe("attention_scores", "L_q, L_k and d_k all different", _Q, _K)
+probe("attention_scores", "a batch of two, B != d_k", np.stack([_Q, -_Q]), np.stack([_K, 2 * _K]))

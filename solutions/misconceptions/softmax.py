@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from attnlab.misconceptions import misconception
+from attnlab.misconceptions import misconception, probe
 
 
 @misconception(
@@ -47,3 +47,43 @@ def softmax_normalises_by_total(x, axis=-1):
 def softmax_global_max(x, axis=-1):
     exps = np.exp(x - np.max(x))
     return exps / np.sum(exps, axis=axis, keepdims=True)
+
+
+@misconception(
+    "softmax",
+    "the default axis is 0, not -1",
+    explanation="Called without an axis, the softmax must normalise the last axis (the keys): every caller in the course writes softmax(scores). A default of axis=0 normalises the first axis instead, the queries or the batch.",
+    hint="Write the signature as def softmax(x, axis=-1).",
+)
+def softmax_default_axis_0(x, axis=0):
+    exps = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return exps / np.sum(exps, axis=axis, keepdims=True)
+
+
+@misconception(
+    "softmax",
+    "the maximum is taken without keepdims=True",
+    explanation="np.max(x, axis=-1) drops the axis, so x - m broadcasts m along the wrong axis: on a square array each column is shifted by another row's maximum (the rows are no longer shifted by a constant), and other shapes raise.",
+    hint="np.max(x, axis=axis, keepdims=True) keeps a length-1 axis, which broadcasts along the row.",
+)
+def softmax_max_without_keepdims(x, axis=-1):
+    exps = np.exp(x - np.max(x, axis=axis))
+    return exps / np.sum(exps, axis=axis, keepdims=True)
+
+
+@misconception(
+    "softmax",
+    "the sum is taken without keepdims=True",
+    explanation="np.sum(exps, axis=-1) drops the axis, so dividing broadcasts the sums along the wrong axis: on a square array row i is divided by every row's sum in turn, and other shapes raise.",
+    hint="np.sum(exps, axis=axis, keepdims=True).",
+)
+def softmax_sum_without_keepdims(x, axis=-1):
+    exps = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return exps / np.sum(exps, axis=axis)
+
+
+probe("softmax", "a 2 x 3 array and the default axis", np.array([[1.0, 2.0, 3.0], [0.0, 5.0, -1.0]]))
+probe("softmax", "a square array: keepdims left out still broadcasts", np.array([[1.0, 2.0, 4.0], [0.5, -1.0, 3.0], [2.0, 0.0, 1.0]]), axis=-1)
+probe("softmax", "a 2 x 3 x 4 array along axis 0", np.arange(24.0).reshape(2, 3, 4) % 5 - 2.0, axis=0)
+probe("softmax", "a 2 x 3 x 4 array along axis 1", np.arange(24.0).reshape(2, 3, 4) % 7 - 3.0, axis=1)
+probe("softmax", "one row near +1e4, one far below zero", np.array([[1e4, 1e4 - 1.0, 1e4 - 3.0], [-1e4, -1e4 + 2.0, -1e4 + 1.0]]))

@@ -7,11 +7,12 @@ changes one switch or one method.
 
 import math
 
+import numpy as np
 import torch
 from torch import nn
 from torch_attention import MultiHeadSelfAttention
 
-from attnlab.misconceptions import misconception
+from attnlab.misconceptions import misconception, probe
 
 
 class _Configurable(MultiHeadSelfAttention):
@@ -203,3 +204,57 @@ class torch_scaled_by_d_model(_Configurable):
 )
 class torch_values_detached(_Configurable):
     values_detached = True
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "key_padding_mask read the way nn.MultiheadAttention reads it (True = padding)",
+    explanation="nn.MultiheadAttention's key_padding_mask is True at the padding, to be ignored; this course's (like F.scaled_dot_product_attention's attn_mask) is True at the real tokens. Filling where the mask is True hides the real keys and lets queries read the padding.",
+    hint="Hide the keys where the mask is False: scores.masked_fill(~key_padding_mask[:, None, None, :], float('-inf')).",
+)
+class torch_padding_mask_as_nn_mha(_Configurable):
+    def forward(self, x, key_padding_mask=None):
+        return super().forward(x, None if key_padding_mask is None else ~key_padding_mask)
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "causal=True is ignored",
+    explanation="A decoder's token t must not see tokens after it; without the causal mask it reads the future, in training and at every generation step.",
+    hint="When self.causal, mask the scores with torch.tril(torch.ones(T, T, dtype=torch.bool, device=x.device)).",
+)
+class torch_ignores_causal(_Configurable):
+    def _allowed(self, t, x):
+        return torch.ones(t, t, dtype=torch.bool, device=x.device)
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "heads are merged without moving the head axis back (reshape of (B, n_heads, T, d_head))",
+    explanation="The per-head outputs are (B, n_heads, T, d_head). Reshaped straight to (B, T, d_model), the flat memory runs head by head, so each 'token' row gathers pieces of several tokens of one head.",
+    hint="out.transpose(1, 2).reshape(B, T, d_model): tokens first, then each token's heads side by side.",
+)
+class torch_merge_without_transpose(_Configurable):
+    def _merge(self, y, batch, t, d_model):
+        return y.reshape(batch, t, d_model)
+
+
+def _request(x, *, n_heads=2, causal=True, rope_theta=None, mask=None, device="cpu", weights=None, grad_output=None):
+    d_model = x.shape[-1]
+    rng = np.random.default_rng(80 + d_model)
+    if weights is None:
+        weights = {name: rng.normal(size=(d_model, d_model)) / math.sqrt(d_model) for name in ("q_proj.weight", "k_proj.weight", "v_proj.weight", "o_proj.weight")}
+    return {
+        "init": {"d_model": d_model, "n_heads": n_heads, "causal": causal, "rope_theta": rope_theta},
+        "weights": weights, "x": list(x.shape) if device == "meta" else x, "key_padding_mask": mask,
+        "dtype": "float64", "device": device, "grad_output": grad_output,
+    }
+
+
+_RNG = np.random.default_rng(81)
+_X = _RNG.normal(size=(2, 3, 4))
+_PADDED = np.array([[True, True, False], [True, True, True]])
+probe("MultiHeadSelfAttention", "causal, a padded sequence, with gradients", _request(_X, mask=_PADDED, grad_output=_RNG.normal(size=(2, 3, 4))))
+probe("MultiHeadSelfAttention", "RoPE, not causal, d_head = 4", _request(_RNG.normal(size=(1, 4, 8)), rope_theta=100.0, causal=False))
+probe("MultiHeadSelfAttention", "on the meta device, causal and padded", _request(_X, mask=_PADDED, device="meta"))
+probe("MultiHeadSelfAttention", "T = 600, longer than a mask fixed at 512", _request(_RNG.normal(size=(1, 600, 2)), n_heads=1))

@@ -4,6 +4,7 @@ conftest). The public tests run the student's code in the checking process itsel
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 
@@ -55,6 +56,26 @@ class TestDeadline:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
+def deadline(seconds: float):
+    """Raise ``TestTookTooLong`` in the block past ``seconds`` (and every second after), for code of
+    the student's run outside a test (a diagnostic probe); without a timer, the block runs as is."""
+    if not seconds or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def took_too_long(signum, frame):
+        raise TestTookTooLong(f"did not finish within {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, took_too_long)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def register_unless_present(config, seconds: float) -> None:

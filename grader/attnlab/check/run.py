@@ -21,9 +21,10 @@ from pathlib import Path
 import pytest
 
 from attnlab.check.course_imports import held_to_the_course
-from attnlab.check.deadline import TestDeadline, TestTookTooLong, function_of
+from attnlab.check.deadline import TestDeadline, TestTookTooLong, deadline, function_of
 from attnlab.course import Course, CourseError
-from attnlab.misconceptions import RecordedCall, identify, load_catalogue
+from attnlab.misconceptions import Raised, RecordedCall, identify, load_catalogue, probes_of, run_probes
+from attnlab.sandbox.inside.module_harness import as_called
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.reference import Reference, reference_names
 from attnlab.wire import WireError, copy_plain
@@ -147,10 +148,12 @@ class CallRecorder:
     tests import them, so ``from softmax import softmax`` in a test gets the wrapper.
     """
 
-    def __init__(self, course: Course, folder: Path, modules: list[str] | None = None):
-        self.course, self.folder = course, folder
+    def __init__(self, course: Course, folder: Path, modules: list[str] | None = None, probe_seconds: float = 5.0):
+        self.course, self.folder, self.probe_seconds = course, folder, probe_seconds
         self.modules = modules or list(course.modules)
         self.calls: list[RecordedCall] = []
+        self.originals: dict = {}
+        """The student's own functions and classes, unwrapped, by contract name (for the probes)."""
 
     def instrument(self) -> None:
         if str(self.folder) not in sys.path:
@@ -164,8 +167,21 @@ class CallRecorder:
                 continue
             for name in self.course.functions_in(module):
                 function = getattr(loaded, name, None)
+                if callable(function):
+                    self.originals[name] = function
                 if callable(function) and not isinstance(function, type):  # classes stay classes
                     setattr(loaded, name, self._recording(name, function))
+
+    def probe(self, function: str, args: tuple, kwargs: dict):
+        """The student's own result on a diagnostic probe as plain data, or ``Raised``; None if
+        it gave nothing comparable (not plain data, or nothing within the test deadline)."""
+        try:
+            with deadline(self.probe_seconds):
+                return copy_plain(as_called(self.originals[function])(*args, **kwargs))
+        except (WireError, TestTookTooLong):
+            return None
+        except Exception as error:  # noqa: BLE001 - what it raised is compared with what entries raise
+            return Raised(type(error).__name__)
 
     def _recording(self, name: str, function):
         @functools.wraps(function)
@@ -193,7 +209,7 @@ class MistakeNamer:
         self._loaded = None
         self._catalogues: dict[str, list] = {}  # by exercise file
 
-    def name(self, function: str, calls: list[RecordedCall]):
+    def name(self, function: str, calls: list[RecordedCall], recorder: CallRecorder):
         # Only the failing function's file's entries and reference: a numpy failure never imports torch.
         module = self.course.function(function).module
         if module not in self._catalogues:
@@ -202,7 +218,10 @@ class MistakeNamer:
                     self._loaded = Reference(self.course)
                 self._catalogues[module] = load_catalogue(self.course, [module])
                 self._loaded.preload(self.course.functions_in(module))
-        return identify(self._catalogues[module], function, calls, self._loaded)
+        if function not in recorder.originals or not any(m.function == function for m in self._catalogues[module]):
+            return None
+        probed = run_probes(function, recorder.probe) if probes_of(function) else []
+        return identify(self._catalogues[module], function, calls, self._loaded, probed)
 
 
 class CheckPlugin:
@@ -236,7 +255,9 @@ class CheckPlugin:
                 self.outcomes.append((function, "passed", ""))
             else:
                 status, message = _classify(function, call.excinfo, self.folder, self.contract)
-                mistake = self.namer.name(function, self.recorder.calls) if status == "failed" and self.namer else None
+                # A test that ran out of time names nothing: its probes would wait as long again.
+                timed_out = isinstance(call.excinfo.value, TestTookTooLong)
+                mistake = self.namer.name(function, self.recorder.calls, self.recorder) if status == "failed" and self.namer and not timed_out else None
                 if mistake is not None:
                     message = f"known mistake: {mistake.name}. Hint: {mistake.hint}"
                 self.outcomes.append((function, status, message))
@@ -260,7 +281,8 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
     modules = [m for m in modules if not missing[m]]
     # The catalogue is the instructor's: where the course has it (not in a student release), name mistakes.
     namer = MistakeNamer(course) if (course.solutions_dir / "misconceptions").is_dir() else None
-    plugin = CheckPlugin(folder, CallRecorder(course, folder, modules) if namer else None, namer, {f.name for f in course.functions})
+    recorder = CallRecorder(course, folder, modules, probe_seconds=test_seconds or 0) if namer else None
+    plugin = CheckPlugin(folder, recorder, namer, {f.name for f in course.functions})
     tests = [course.public_tests_dir / f"test_{m}.py" for m in modules]
     tests = [str(t) for t in tests if t.is_file()]
     if not tests:

@@ -18,7 +18,7 @@ import pytest
 
 from attnlab.course import Course
 from attnlab.grading.student import StudentProxy
-from attnlab.misconceptions import Misconception, identify
+from attnlab.misconceptions import Misconception, identify, probes_of, run_probes
 from attnlab.outcomes import Outcome, StudentError, SubmissionProblem
 from attnlab.reference import Reference
 from attnlab.results import TestResult, named_feedback
@@ -101,7 +101,7 @@ class GradingPlugin(GradingProfile):
         self.course_error: str | None = None
         """What is wrong with the course's hidden tests, in one line for its author (None: nothing)."""
         self.item_points: dict[str, float] = {}
-        self._named: dict[str, list[tuple[int, list, str]]] = {}  # function -> (result index, calls, feedback without the name)
+        self._failed: dict[str, list[tuple[int, list]]] = {}  # function -> (result index, the test's calls), to name
 
     @pytest.fixture(scope="session")
     def student(self) -> StudentProxy:
@@ -155,20 +155,22 @@ class GradingPlugin(GradingProfile):
         return report
 
     def pytest_sessionfinish(self, session) -> None:
-        """One name per function where one mistake explains all its named failures together.
-
-        A test on 2-D inputs cannot tell "softmax over axis 0" from "softmax over the queries";
-        a batched test can. Matching over the union of the tests' calls picks the mistake that
-        explains them all, so a submission is not told two stories about one bug.
-        """
-        for function, named in self._named.items():
-            if len({self.results[i].misconception for i, _, _ in named}) < 2:
+        """Name each failing function's mistake, once every test has run (so probing it cannot
+        change a verdict): one entry must reproduce the student on the function's diagnostic
+        probes and on every call of all its failing tests together, so a submission is never
+        told two stories about one bug, nor a story a tiny example happened to fit."""
+        for function, failed in self._failed.items():
+            if not any(m.function == function for m in self.catalogue):
                 continue
-            mistake = identify(self.catalogue, function, [c for _, calls, _ in named for c in calls], self._reference)
+            probed = run_probes(function, self._student.probe) if probes_of(function) else []
+            if probed is None:
+                continue
+            mistake = identify(self.catalogue, function, [c for _, calls in failed for c in calls], self._reference, probed)
             if mistake is None:
                 continue
-            for index, _, feedback in named:
-                self.results[index] = dataclasses.replace(self.results[index], misconception=mistake.id, feedback=_named_feedback(mistake, feedback))
+            for index, _ in failed:
+                result = self.results[index]
+                self.results[index] = dataclasses.replace(result, misconception=mistake.id, feedback=_named_feedback(mistake, result.feedback))
 
     def pytest_runtest_setup(self, item) -> None:
         self._student.start_test()
@@ -178,16 +180,12 @@ class GradingPlugin(GradingProfile):
         points = self.item_points[item.nodeid]
         name = self.display_name(item)
         function = name.split(":", 1)[0].strip()
-        mistake = None
         if report.passed:
             outcome, feedback = Outcome.PASSED, ""
         else:
             outcome, feedback = _feedback(call.excinfo.value, self._student.last_call)
             if outcome is Outcome.FAILED or isinstance(call.excinfo.value, StudentError):
-                mistake = identify(self.catalogue, function, self._student.calls, self._reference)
-            if mistake is not None:
-                self._named.setdefault(function, []).append((len(self.results), list(self._student.calls), feedback))
-                feedback = _named_feedback(mistake, feedback)
+                self._failed.setdefault(function, []).append((len(self.results), list(self._student.calls)))
         self.nodeids.append(item.nodeid)
         self.results.append(
             TestResult(
@@ -198,7 +196,7 @@ class GradingPlugin(GradingProfile):
                 score=points if outcome is Outcome.PASSED else 0.0,
                 max_score=points,
                 feedback=feedback,
-                misconception=mistake.id if mistake else None,
+                misconception=None,  # named at the session's end, from every failing test of the function
                 picture=getattr(call.excinfo.value, "picture", None) if call.excinfo else None,
                 output=self._take_output(),
                 duration=round(time.perf_counter() - self._started, 4),

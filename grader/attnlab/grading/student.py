@@ -11,7 +11,7 @@ import numpy as np
 
 from attnlab.grading.backends import Backend
 from attnlab.misconceptions import Raised, RecordedCall
-from attnlab.outcomes import StudentError
+from attnlab.outcomes import StudentError, SubmissionProblem
 from attnlab.wire import copy_plain
 
 
@@ -58,6 +58,17 @@ class StudentProxy:
             raise
         self.calls.append(RecordedCall(function, inputs[0], inputs[1], result.value))
         return result
+
+    def probe(self, function: str, args: tuple, kwargs: dict):
+        """One diagnostic probe's call: its result as plain data, ``Raised`` if the function raised,
+        None if it could not answer (timed out, crashed, out of budget). Charged to the submission
+        like any call, and never recorded as a test's call."""
+        try:
+            return self._backend.probe(function, args, kwargs).value
+        except StudentError as error:
+            return Raised(error.error_type or "Exception")
+        except SubmissionProblem:
+            return None
 
     def __getattr__(self, name: str):
         if name.startswith("_") or name not in self.__dict__.get("_names", ()):

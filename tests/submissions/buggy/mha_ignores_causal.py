@@ -1,0 +1,16 @@
+"""Passes only the padding mask on: causal=True changes nothing.
+
+file: multihead.py
+breaks: multi_head_attention
+"""
+
+
+def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    q = split_heads(x @ w_q, n_heads)
+    k = split_heads(x @ w_k, n_heads)
+    v = split_heads(x @ w_v, n_heads)
+    mask = None
+    if key_padding_mask is not None:
+        mask = key_padding_mask[:, None, None, :]
+    heads, weights = scaled_dot_product_attention(q, k, v, mask)
+    return merge_heads(heads) @ w_o, weights
