@@ -244,7 +244,8 @@ def self_attention_causal_inverted(x, w_q, w_k, w_v, causal=False):
     t = x.shape[-2]
     mask = ~causal_mask(t) if causal else None
     q, k, v = x @ w_q, x @ w_k, x @ w_v
-    return Alternatives([_attend(q, k, v, mask, fill=fill) for fill in (-np.inf, -1e9)])
+    # The last query sees no key: nan by hand, uniform with -1e9, zeros through the course's function.
+    return Alternatives([_attend(q, k, v, mask, fill=fill) for fill in (-np.inf, -1e9)] + [scaled_dot_product_attention(q, k, v, mask)])
 
 
 @misconception(
@@ -267,7 +268,8 @@ def cross_attention_values_from_queries(x_q, x_kv, w_q, w_k, w_v, kv_padding_mas
 def cross_attention_padding_inverted(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=None):
     mask = None if kv_padding_mask is None else ~kv_padding_mask[:, None, :]
     q, k, v = x_q @ w_q, x_kv @ w_k, x_kv @ w_v
-    return Alternatives([_attend(q, k, v, mask, fill=fill) for fill in (-np.inf, -1e9)])
+    # A full sequence hides every key: nan by hand, uniform with -1e9, zeros through the course's function.
+    return Alternatives([_attend(q, k, v, mask, fill=fill) for fill in (-np.inf, -1e9)] + [scaled_dot_product_attention(q, k, v, mask)])
 
 
 def _fixed(shape, seed):
@@ -280,6 +282,7 @@ probe("scaled_dot_product_attention", "L_q != L_k and d_k != d_v, no mask", _fix
 probe("scaled_dot_product_attention", "a 4 x 4 causal mask on a batch of two", _fixed((2, 4, 3), 4), _fixed((2, 4, 3), 5), _fixed((2, 4, 2), 6), _CAUSAL_4)
 probe("scaled_dot_product_attention", "a (B, 1, L_k) padding mask, B == L_q", _fixed((3, 3, 2), 7), _fixed((3, 4, 2), 8), _fixed((3, 4, 5), 9), np.array([[True, True, True, False], [True, False, False, False], [True, True, True, True]])[:, None, :])
 probe("scaled_dot_product_attention", "scores near ±1e4 with a causal mask", 60.0 * _fixed((4, 4), 10), 60.0 * _fixed((4, 4), 11), _fixed((4, 3), 12), _CAUSAL_4)
+probe("scaled_dot_product_attention", "a query that may see no key", _fixed((3, 2), 16), _fixed((4, 2), 17), _fixed((4, 3), 18), np.array([[False, False, False, False], [True, True, False, False], [True, True, True, True]]))
 probe("scaled_dot_product_attention", "4-D (batch, heads) inputs", _fixed((1, 2, 3, 2), 13), _fixed((1, 2, 3, 2), 14), _fixed((1, 2, 3, 2), 15))
 probe("self_attention", "d_model != d_k != d_v, causal", _fixed((2, 4, 3), 20), _fixed((3, 2), 21), _fixed((3, 2), 22), _fixed((3, 5), 23), causal=True)
 probe("self_attention", "the same, not causal", _fixed((2, 4, 3), 20), _fixed((3, 2), 21), _fixed((3, 2), 22), _fixed((3, 5), 23))

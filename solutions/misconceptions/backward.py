@@ -5,7 +5,7 @@ from backward import softmax_backward
 from scores import attention_scores
 from softmax import softmax
 
-from attnlab.misconceptions import misconception
+from attnlab.misconceptions import misconception, probe
 
 
 @misconception(
@@ -60,3 +60,12 @@ def attention_backward_no_scale(q, k, v, grad_out, mask=None):
 )
 def attention_backward_ignores_mask(q, k, v, grad_out, mask=None):
     return _backward(q, k, v, grad_out, mask, use_mask=False)
+
+
+_RNG = np.random.default_rng(50)
+_Y = softmax(_RNG.normal(size=(2, 3, 4)), axis=-1)
+probe("softmax_backward", "a 2 x 3 x 4 softmax along the last axis", _Y, _RNG.normal(size=(2, 3, 4)))
+probe("softmax_backward", "the same shape along axis 1", softmax(_RNG.normal(size=(2, 3, 4)), axis=1), _RNG.normal(size=(2, 3, 4)), axis=1)
+_MASK = np.array([[True, False, False, False], [True, True, False, False], [True, True, True, False]])
+probe("attention_backward", "L_q != L_k and d_k != d_v, no mask", _RNG.normal(size=(3, 2)), _RNG.normal(size=(4, 2)), _RNG.normal(size=(4, 3)), _RNG.normal(size=(3, 3)))
+probe("attention_backward", "the same with a mask that hides the last key", _RNG.normal(size=(3, 2)), _RNG.normal(size=(4, 2)), _RNG.normal(size=(4, 3)), _RNG.normal(size=(3, 3)), _MASK)

@@ -119,3 +119,8 @@ def document_mask_sees_earlier_documents(document_ids):
 )
 def left_padding_on_the_right(lengths, max_len):
     return np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]
+
+
+probe("sliding_window_mask", "a window of 3 over 6 positions", 6, 3)
+probe("document_mask", "three documents, ids not in order", np.array([4, 4, 1, 1, 1, 7]))
+probe("left_padding_mask", "B != max_len, a full sequence and a length-1 one", np.array([3, 1, 5]), 5)

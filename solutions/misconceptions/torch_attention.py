@@ -239,7 +239,7 @@ class torch_merge_without_transpose(_Configurable):
         return y.reshape(batch, t, d_model)
 
 
-def _request(x, *, n_heads=2, causal=True, rope_theta=None, mask=None, device="cpu", weights=None, grad_output=None):
+def _request(x, *, n_heads=2, causal=True, rope_theta=None, mask=None, device="cpu", weights=None, grad_output=None, dtype="float64"):
     d_model = x.shape[-1]
     rng = np.random.default_rng(80 + d_model)
     if weights is None:
@@ -247,7 +247,7 @@ def _request(x, *, n_heads=2, causal=True, rope_theta=None, mask=None, device="c
     return {
         "init": {"d_model": d_model, "n_heads": n_heads, "causal": causal, "rope_theta": rope_theta},
         "weights": weights, "x": list(x.shape) if device == "meta" else x, "key_padding_mask": mask,
-        "dtype": "float64", "device": device, "grad_output": grad_output,
+        "dtype": dtype, "device": device, "grad_output": grad_output,
     }
 
 
@@ -258,3 +258,4 @@ probe("MultiHeadSelfAttention", "causal, a padded sequence, with gradients", _re
 probe("MultiHeadSelfAttention", "RoPE, not causal, d_head = 4", _request(_RNG.normal(size=(1, 4, 8)), rope_theta=100.0, causal=False))
 probe("MultiHeadSelfAttention", "on the meta device, causal and padded", _request(_X, mask=_PADDED, device="meta"))
 probe("MultiHeadSelfAttention", "T = 600, longer than a mask fixed at 512", _request(_RNG.normal(size=(1, 600, 2)), n_heads=1))
+probe("MultiHeadSelfAttention", "RoPE in float16 at T = 1024, one head of 16", _request(_RNG.normal(size=(1, 1024, 16)), n_heads=1, rope_theta=10000.0, causal=False, dtype="float16"))
