@@ -46,8 +46,7 @@ def render_terminal(audit: Audit, console: Console, threshold: float | None = No
     """The score table, then each survivor with its diff, then what is wrong with the list."""
     table = Table(title="Mutation score of the hidden tests", title_justify="left", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
     rows = _rows(audit)
-    # Names are never cut short; the counts' headings wrap instead.
-    table.add_column("function", no_wrap=True, min_width=max(len(row[1]) for row in rows))
+    table.add_column("function", overflow="fold")  # a name too long for the terminal folds, never loses its end
     for column in _COLUMNS[2:]:
         table.add_column("equiv." if column == "equivalent" else column, justify="right", no_wrap=column != "timed out", min_width=5)
     for row in rows:
