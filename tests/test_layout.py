@@ -15,7 +15,8 @@ layer:
 6. ``replay`` (a class's fast path, around ``grading``) and ``export`` (what leaves the instructor's
    machine: it grades with ``grading`` and ships ``quiz`` copies).
 7. ``classroom``: a whole class, on ``replay``.
-8. ``cli``: the command over all of them.
+8. ``audit``: the hidden suite's mutation score, its mutants graded as a class.
+9. ``cli``: the command over all of them.
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("attnlab.grading",),
     ("attnlab.replay", "attnlab.export"),
     ("attnlab.classroom",),
+    ("attnlab.audit",),
     ("attnlab.cli",),
 )
 

@@ -245,9 +245,14 @@ def audit(only, tracks, jobs, markdown_path, fail_under, timeout, budget, memory
     """
     from attnlab import console
     from attnlab.atomic import write_text_atomically
+    try:
+        from attnlab.audit.run import run_audit
+    except ImportError as missing:
+        if missing.name not in ("mutmut", "libcst") and not (missing.name or "").startswith(("mutmut.", "libcst.")):
+            raise
+        raise UserError("attnlab audit makes its mutants with mutmut: pip install 'attnlab[audit]' (or mutmut==3.8.1)") from None
     from attnlab.audit.equivalents import EQUIVALENTS_FILE
     from attnlab.audit.progress import AuditProgress
-    from attnlab.audit.run import run_audit
     from attnlab.audit.summary import below, render_markdown, render_terminal
     from attnlab.outcomes import GraderFailure
     from attnlab.sandbox.host import Limits, describe_mode
