@@ -232,7 +232,7 @@ def test_the_audit_says_what_is_wrong_with_the_list(weakened_audit):
     [
         (("--only", "nonsense"), "attnlab: error: no exercise file named nonsense"),
         (("--track", "jax"), "attnlab: error: no track named jax"),
-        (("--fail-under", "120"), "120 is not in the range"),
+        (("--fail-under", "120"), "120.0 is not in the range 0<=x<=100"),
     ],
 )
 def test_bad_input_is_one_line(args, message):
@@ -253,4 +253,12 @@ def test_help_reads_well():
     done = attnlab("audit", "--help", course=REPO)
     assert done.returncode == 0
     assert "Would the hidden tests catch a bug?" in done.stdout and "equivalent_mutants.toml" in done.stdout
-    assert "audit" in attnlab("--help", course=REPO).stdout
+    main_help = subprocess.run([sys.executable, "-m", "attnlab.cli", "--help"], capture_output=True, text=True, timeout=60).stdout
+    assert "attnlab audit            would the hidden tests catch a bug? (their mutation score)" in main_help
+
+
+def test_without_mutmut_the_audit_says_how_to_install_it():
+    blocked = f"import sys; sys.modules['mutmut'] = None; from attnlab.cli import main; main(['audit', '--only', 'masks', '--course', {str(REPO)!r}])"
+    done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["attnlab: error: attnlab audit makes its mutants with mutmut: pip install 'attnlab[audit]' (or mutmut==3.8.1)"]
