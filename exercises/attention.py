@@ -22,10 +22,12 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     mask broadcastable to (..., L_q, L_k), True = may attend
     -> (out (..., L_q, d_v), weights (..., L_q, L_k)); each row of weights sums to 1 over the keys.
 
-    Masked scores become -inf before the softmax, so masked weights are exactly 0.
+    Masked scores become -inf before the softmax, so masked weights are exactly 0. A query that
+    may see no key at all (a padding query under a causal mask, with left padding) gets a row of
+    zero weights and a zero output, never nan.
     """
     # YOUR CODE HERE
-    # Hint: masked scores must become -inf *before* the softmax; the softmax runs over the last (key) axis.
+    # Hint: masked scores must become -inf *before* the softmax; the softmax runs over the last (key) axis. A row with no visible key is all -inf: give it zeros (np.where on the mask after the softmax), not the nan of 0 / 0.
     raise NotImplementedError("scaled_dot_product_attention is not implemented yet")
 
 

@@ -1,5 +1,5 @@
 # Exercise stub generated from solutions/multihead.py: fill in the parts marked YOUR CODE HERE.
-"""Exercise 5: multi-head attention.
+"""Exercise 6: multi-head attention.
 
 h heads attend in parallel, each on its own d_model / h slice of the
 projected features; heads are just another batch axis. Their outputs are

@@ -1,5 +1,5 @@
 # Exercise stub generated from solutions/positions.py: fill in the parts marked YOUR CODE HERE.
-"""Exercise 6: positions, and why attention needs them.
+"""Exercise 7: positions, and why attention needs them.
 
 Self-attention is permutation equivariant: shuffling the input tokens
 shuffles the outputs the same way, so "dog bites man" and "man bites dog"

@@ -1,5 +1,5 @@
 # Exercise stub generated from solutions/torch_attention.py: fill in the parts marked YOUR CODE HERE.
-"""Exercise 8 (the PyTorch track): a multi-head self-attention module with RoPE.
+"""Exercise 9 (the PyTorch track): a multi-head self-attention module with RoPE.
 
 Everything from the numpy files in one ``nn.Module``: three projections,
 heads as a batch axis, a causal mask, an optional key padding mask, and

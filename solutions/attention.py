@@ -21,14 +21,22 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     mask broadcastable to (..., L_q, L_k), True = may attend
     -> (out (..., L_q, d_v), weights (..., L_q, L_k)); each row of weights sums to 1 over the keys.
 
-    Masked scores become -inf before the softmax, so masked weights are exactly 0.
+    Masked scores become -inf before the softmax, so masked weights are exactly 0. A query that
+    may see no key at all (a padding query under a causal mask, with left padding) gets a row of
+    zero weights and a zero output, never nan.
     """
     ### BEGIN SOLUTION
-    ### HINT: masked scores must become -inf *before* the softmax; the softmax runs over the last (key) axis.
+    ### HINT: masked scores must become -inf *before* the softmax; the softmax runs over the last (key) axis. A row with no visible key is all -inf: give it zeros (np.where on the mask after the softmax), not the nan of 0 / 0.
     scores = attention_scores(q, k)  # (..., L_q, L_k)
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)  # exp(-inf) = 0: masked keys get no weight
-    weights = softmax(scores, axis=-1)  # (..., L_q, L_k), a distribution over keys
+    if mask is None:
+        weights = softmax(scores, axis=-1)  # (..., L_q, L_k), a distribution over keys
+        return weights @ v, weights  # (..., L_q, d_v)
+    mask, scores = np.broadcast_arrays(mask, scores)
+    sees_a_key = mask.any(axis=-1, keepdims=True)  # (..., L_q, 1)
+    # exp(-inf) = 0: masked keys get no weight; a row with no visible key is softmaxed as zeros
+    # (any finite row would do) and then zeroed, so that no -inf - (-inf) = nan is ever made.
+    scores = np.where(mask, scores, np.where(sees_a_key, -np.inf, 0.0))
+    weights = np.where(mask, softmax(scores, axis=-1), 0.0)  # (..., L_q, L_k)
     return weights @ v, weights  # (..., L_q, d_v)
     ### END SOLUTION
 

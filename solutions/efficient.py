@@ -1,4 +1,4 @@
-"""Exercise 7: attention that scales — online softmax, grouped-query attention, a KV cache.
+"""Exercise 8: attention that scales — online softmax, grouped-query attention, a KV cache.
 
 The score matrix is L_q × L_k per head: O(T²) memory. The online softmax
 (FlashAttention's trick) walks over blocks of keys with a running maximum and

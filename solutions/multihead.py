@@ -1,4 +1,4 @@
-"""Exercise 5: multi-head attention.
+"""Exercise 6: multi-head attention.
 
 h heads attend in parallel, each on its own d_model / h slice of the
 projected features; heads are just another batch axis. Their outputs are

@@ -1,4 +1,4 @@
-"""Exercise 6: positions, and why attention needs them.
+"""Exercise 7: positions, and why attention needs them.
 
 Self-attention is permutation equivariant: shuffling the input tokens
 shuffles the outputs the same way, so "dog bites man" and "man bites dog"

@@ -1,4 +1,4 @@
-"""Exercise 8 (the PyTorch track): a multi-head self-attention module with RoPE.
+"""Exercise 9 (the PyTorch track): a multi-head self-attention module with RoPE.
 
 Everything from the numpy files in one ``nn.Module``: three projections,
 heads as a batch axis, a causal mask, an optional key padding mask, and

@@ -98,7 +98,39 @@ EXPECTED = {
     ("positions", "cross-bindings"): lambda p: "a",
     ("positions", "kv-cache-valid"): lambda p: True,
     ("positions", "weights-as-explanations"): lambda p: False,
+    ("positions", "causal-breaks-equivariance"): lambda p: causal_gap() < 1e-9,
+    ("cost", "scores-multiply-adds"): lambda p: p["T"] * p["T"] * p["d_k"],
+    ("cost", "projections-multiply-adds"): lambda p: 3 * p["T"] * p["d"] * p["d"],
+    ("cost", "where-the-costs-cross"): lambda p: next(t for t in range(1, 10 * p["d"]) if 2 * t * t * p["d"] >= 4 * t * p["d"] ** 2),
+    ("cost", "kv-cache-bytes-per-token"): lambda p: p["layers"] * p["h_kv"] * p["d_head"] * p["bytes"] * 2,
+    ("cost", "gqa-saves-cache"): lambda p: p["group"],
+    ("cost", "multi-query-is-gqa"): lambda p: "a",
+    ("cost", "online-softmax-saves"): lambda p: "a",
+    ("cost", "fused-qkv"): lambda p: fused_equals_separate(),
+    ("cost", "residual-stream"): lambda p: False,
 }
+
+
+def causal_gap():
+    """‖f(P X) − P f(X)‖ for causal self-attention (W = I) on random tokens and a reversal."""
+    x = np.random.default_rng(0).normal(size=(4, 3))
+
+    def attend(tokens):
+        scores = tokens @ tokens.T / math.sqrt(3)
+        scores[np.triu_indices(4, 1)] = -np.inf
+        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return (weights / weights.sum(axis=1, keepdims=True)) @ tokens
+
+    perm = [3, 2, 1, 0]
+    return float(np.linalg.norm(attend(x[perm]) - attend(x)[perm]))
+
+
+def fused_equals_separate():
+    """One (d, 3d) weight split in three gives what three (d, d) weights give."""
+    rng = np.random.default_rng(1)
+    x, fused = rng.normal(size=(5, 4)), rng.normal(size=(4, 12))
+    q, k, v = np.split(x @ fused, 3, axis=-1)
+    return all(np.allclose(part, x @ fused[:, 4 * i: 4 * (i + 1)]) for i, part in enumerate((q, k, v)))
 
 CASES = [(quiz_id, q.id) for quiz_id, quiz in QUIZZES.items() for q in quiz.questions]
 

@@ -36,6 +36,17 @@ def test_masked_row():
     expect_rows_sum_to_one(weights, "the weights")
 
 
+def test_a_query_with_no_visible_key():
+    """scaled_dot_product_attention: a query that may see no key gets zero weights and a zero output, not nan"""
+    q = np.array([[1.0, 0.0], [0.0, 1.0]])
+    k = np.array([[1.0, 0.0], [0.0, 1.0]])
+    mask = np.array([[False, False], [True, True]])
+    out, weights = scaled_dot_product_attention(q, k, np.array([[1.0, 2.0], [3.0, 4.0]]), mask)
+    expect_close(weights[0], [0.0, 0.0], "the weights of query 0, which may see no key")
+    expect_close(out[0], [0.0, 0.0], "the output of query 0")
+    expect_rows_sum_to_one(weights[1:], "the weights of query 1")
+
+
 def test_two_tokens_causal():
     """self_attention: the two-token example, causal: weights [[1, 0], [0.43, 0.57]], outputs [0.54, -0.16] and [0.42, 0.24]"""
     x = np.array([[1.00, 0.20], [0.30, 0.90]])

@@ -1,7 +1,7 @@
 """Public tests for masks.py."""
 
 import numpy as np
-from masks import causal_mask, padding_mask
+from masks import causal_mask, document_mask, left_padding_mask, padding_mask, sliding_window_mask
 
 from attnlab.expect import expect_equal_bool
 
@@ -16,3 +16,21 @@ def test_padding_mask():
     """padding_mask: lengths [2, 3] padded to 4"""
     expected = np.array([[True, True, False, False], [True, True, True, False]])
     expect_equal_bool(padding_mask(np.array([2, 3]), 4), expected, "padding_mask([2, 3], 4)", "(B, max_len)")
+
+
+def test_sliding_window():
+    """sliding_window_mask: n = 5, window = 2: each query sees itself and the key before it"""
+    expected = np.array([[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [0, 1, 1, 0, 0], [0, 0, 1, 1, 0], [0, 0, 0, 1, 1]], dtype=bool)
+    expect_equal_bool(sliding_window_mask(5, 2), expected, "sliding_window_mask(5, 2)", "(n, n)")
+
+
+def test_two_packed_documents():
+    """document_mask: documents [0, 0, 1, 1, 1] give a 2 × 2 block and a 3 × 3 block"""
+    expected = np.array([[1, 1, 0, 0, 0], [1, 1, 0, 0, 0], [0, 0, 1, 1, 1], [0, 0, 1, 1, 1], [0, 0, 1, 1, 1]], dtype=bool)
+    expect_equal_bool(document_mask(np.array([0, 0, 1, 1, 1])), expected, "document_mask([0, 0, 1, 1, 1])", "(T, T)")
+
+
+def test_left_padding():
+    """left_padding_mask: lengths [2, 3] padded on the left to 4"""
+    expected = np.array([[False, False, True, True], [False, True, True, True]])
+    expect_equal_bool(left_padding_mask(np.array([2, 3]), 4), expected, "left_padding_mask([2, 3], 4)", "(B, max_len)")

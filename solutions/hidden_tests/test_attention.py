@@ -67,6 +67,19 @@ def test_sdpa_masked_weights_are_zero(student, reference, data):
 
 
 @given(st.data())
+def test_sdpa_query_with_no_visible_key(student, reference, data):
+    """scaled_dot_product_attention: a query that may see no key gets zero weights and a zero output (never nan)"""
+    q, k, v = data.draw(qkv(dtypes=st.just(np.float64)))
+    mask = data.draw(attend_mask(q.shape[:-2], q.shape[-2], k.shape[-2]))
+    blind = data.draw(st.integers(0, q.shape[-2] - 1), label="query with no visible key")
+    mask[..., blind, :] = False
+    out, weights = checked_pair(student.scaled_dot_product_attention(q, k, v, mask), "scaled_dot_product_attention with a mask", q.shape[:-1] + v.shape[-1:], mask.shape)
+    expected_out, expected_weights = reference.scaled_dot_product_attention(q, k, v, mask)
+    expect_close(weights, expected_weights, f"scaled_dot_product_attention's weights when query {blind} may see no key", q, passport="(..., L_q, L_k)")
+    expect_close(out, expected_out, f"scaled_dot_product_attention's output when query {blind} may see no key", q, passport="(..., L_q, d_v)")
+
+
+@given(st.data())
 def test_sdpa_mask_broadcasts(student, reference, data):
     """scaled_dot_product_attention: an (L_q, L_k) mask broadcasts over batch and head axes"""
     batch, heads = data.draw(st.integers(1, 3)), data.draw(st.integers(2, 3))

@@ -20,6 +20,16 @@ def _attend(q, k, v, mask, *, scale_width=None, fill=-np.inf, axis=-1):
 
 @misconception(
     "scaled_dot_product_attention",
+    "a query with no visible key gets nan",
+    explanation="When a query may see no key (a padding query under a causal mask, with left padding), every score of its row is -inf, and the softmax computes -inf - (-inf) = nan. Such a row must come out as zero weights and a zero output, or the nan spreads to every later layer.",
+    hint="After the softmax, set the weights of masked cells to 0 with np.where(mask, weights, 0.0), and give an all-masked row finite scores first.",
+)
+def sdpa_nan_for_empty_row(q, k, v, mask=None):
+    return _attend(q, k, v, mask)
+
+
+@misconception(
+    "scaled_dot_product_attention",
     "softmax over the query axis",
     explanation="Each row of the weights must be a distribution over the keys. A softmax over axis -2 makes each column a distribution over the queries instead, which is not retrieval: rows no longer sum to 1.",
     hint="Apply the softmax over the last axis (the keys), axis=-1.",

@@ -1,4 +1,4 @@
-"""Known wrong versions of causal_mask and padding_mask."""
+"""Known wrong versions of the mask functions: causal, padding (right and left), sliding window, packed documents."""
 
 import numpy as np
 
@@ -43,3 +43,35 @@ def padding_off_by_one(lengths, max_len):
 )
 def padding_inverted(lengths, max_len):
     return np.arange(max_len)[None, :] >= np.asarray(lengths)[:, None]
+
+
+@misconception(
+    "sliding_window_mask",
+    "one key too many: the window reaches i − window",
+    explanation="A window of w keys is the query itself and the w − 1 keys before it: keys i − w + 1 … i. Allowing j ≥ i − w lets every query see w + 1 keys.",
+    hint="Keep keys with j > i − window (strictly), and j ≤ i.",
+)
+def sliding_window_one_too_wide(n, window):
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return (j <= i) & (j >= i - window)
+
+
+@misconception(
+    "document_mask",
+    "earlier documents stay visible",
+    explanation="Packed documents are unrelated texts: a token may see its own document only. Comparing ids with ≥ (as a causal mask compares positions) lets every document read the ones packed before it.",
+    hint="Compare the ids for equality: ids[:, None] == ids[None, :].",
+)
+def document_mask_sees_earlier_documents(document_ids):
+    ids = np.asarray(document_ids)
+    return ids[:, None] >= ids[None, :]
+
+
+@misconception(
+    "left_padding_mask",
+    "the padding is put on the right",
+    explanation="With left padding the real tokens come last: row b is False for its first max_len − lengths[b] positions and True after. Marking the first lengths[b] positions real is right padding's mask.",
+    hint="The real tokens of row b start at position max_len − lengths[b].",
+)
+def left_padding_on_the_right(lengths, max_len):
+    return np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]

@@ -1,0 +1,45 @@
+"""Public tests for backward.py, on worked examples small enough to do by hand."""
+
+import numpy as np
+from backward import attention_backward, softmax_backward
+
+from attnlab.expect import expect_close, expect_shape
+
+
+def test_two_way_softmax():
+    """softmax_backward: y = (0.5, 0.5) and dy = (1, 0) give dx = (0.25, -0.25)"""
+    dx = softmax_backward(np.array([0.5, 0.5]), np.array([1.0, 0.0]))
+    expect_close(dx, [0.25, -0.25], "dx = y * (dy - sum(dy * y)) = 0.5 * ([1, 0] - 0.5)")
+
+
+def test_gradient_rows_sum_to_zero():
+    """softmax_backward: shifting every score of a row changes nothing, so each row of dx sums to 0"""
+    y = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])
+    dx = softmax_backward(y, np.array([[3.0, -1.0, 2.0], [0.5, 0.0, 1.0]]))
+    expect_close(dx.sum(axis=-1), [0.0, 0.0], "the row sums of dx")
+
+
+def test_a_zero_query():
+    """attention_backward: a zero query weighs three keys equally; dv = 1/3 each, dq = (5, -5) / (3√2), dk = 0"""
+    q = np.zeros((1, 2))
+    k = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    v = np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])
+    grad_out = np.array([[1.0, 0.0]])
+    dq, dk, dv = attention_backward(q, k, v, grad_out)
+    expect_shape(dq, (1, 2), "dq", "(L_q, d_k)")
+    expect_shape(dk, (3, 2), "dk", "(L_k, d_k)")
+    expect_shape(dv, (3, 2), "dv", "(L_k, d_v)")
+    expect_close(dv, [[1 / 3, 0.0]] * 3, "dv = Aᵀ d_out: every key has weight 1/3")
+    # dA = d_out vᵀ = (10, 0, 5); dS = A ⊙ (dA − 5) = (5, −5, 0) / 3; dq = dS k / √2.
+    expect_close(dq, [[5 / (3 * np.sqrt(2)), -5 / (3 * np.sqrt(2))]], "dq = dS k / √d_k")
+    expect_close(dk, np.zeros((3, 2)), "dk = dSᵀ q / √d_k, with q = 0")
+
+
+def test_a_masked_key_gets_no_gradient():
+    """attention_backward: a key that no query may see gets dk = 0 and dv = 0"""
+    rng = np.random.default_rng(0)
+    q, k, v = rng.standard_normal((2, 3)), rng.standard_normal((3, 3)), rng.standard_normal((3, 4))
+    mask = np.array([[True, True, False], [True, True, False]])
+    _, dk, dv = attention_backward(q, k, v, rng.standard_normal((2, 4)), mask)
+    expect_close(dk[2], np.zeros(3), "dk of the hidden key")
+    expect_close(dv[2], np.zeros(4), "dv of the hidden key")

@@ -1,0 +1,61 @@
+"""Exercise 5: the backward pass by hand.
+
+Autograd hides it, but attention's gradient is four matrix products and one
+rule for the softmax. With out = A v and A = softmax(S), S = q kᵀ / √d_k:
+
+    dv = Aᵀ d_out                     every value row collects the gradient of the queries that read it
+    dA = d_out vᵀ
+    dS = A ⊙ (dA − rowsum(dA ⊙ A))    the softmax's vector-Jacobian product
+    dq = dS k / √d_k,   dk = dSᵀ q / √d_k
+
+The softmax's Jacobian is diag(y) − y yᵀ; multiplying it by a gradient never
+needs the matrix itself, only the row sum above. A masked weight is exactly 0,
+so its score gets no gradient, and a key nobody may see gets none either.
+"""
+
+import numpy as np
+
+from scores import attention_scores
+from softmax import softmax
+
+
+def softmax_backward(weights, grad_weights, axis=-1):
+    """The softmax's vector-Jacobian product: the gradient of its input from the gradient of its output.
+
+    Shapes: weights y = softmax(x, axis) (...), grad_weights dL/dy (same shape)
+    -> dL/dx (same shape); along ``axis`` each row of it sums to 0.
+
+    dx = y ⊙ (dy − Σ (dy ⊙ y)), the sum taken along ``axis``.
+    """
+    ### BEGIN SOLUTION
+    ### HINT: the Jacobian of a softmax row is diag(y) − y yᵀ; multiply it by dy without building it: y * (dy − sum(dy * y)), summing along `axis` with keepdims=True.
+    weights = np.asarray(weights)
+    grad_weights = np.asarray(grad_weights)
+    along = np.sum(grad_weights * weights, axis=axis, keepdims=True)  # yᵀ dy per row
+    return weights * (grad_weights - along)
+    ### END SOLUTION
+
+
+def attention_backward(q, k, v, grad_out, mask=None):
+    """The gradients of scaled dot-product attention's output with respect to q, k and v.
+
+    Shapes: q (..., L_q, d_k), k (..., L_k, d_k), v (..., L_k, d_v), grad_out dL/dout (..., L_q, d_v),
+    mask broadcastable to (..., L_q, L_k), True = may attend
+    -> (dq (..., L_q, d_k), dk (..., L_k, d_k), dv (..., L_k, d_v)).
+
+    The forward pass is recomputed here: out = softmax(q kᵀ / √d_k, masked) v.
+    """
+    ### BEGIN SOLUTION
+    ### HINT: recompute the weights A as in the forward pass; then dv = Aᵀ d_out, dA = d_out vᵀ, dS = softmax_backward(A, dA), and remember the 1/√d_k in dq and dk. Transpose the last two axes only.
+    d_k = q.shape[-1]
+    scores = attention_scores(q, k)  # (..., L_q, L_k), already divided by √d_k
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=-1)  # (..., L_q, L_k)
+    grad_v = np.swapaxes(weights, -1, -2) @ grad_out  # (..., L_k, d_v)
+    grad_weights = grad_out @ np.swapaxes(v, -1, -2)  # (..., L_q, L_k)
+    grad_scores = softmax_backward(weights, grad_weights, axis=-1) / np.sqrt(d_k)  # through the 1/√d_k
+    grad_q = grad_scores @ k  # (..., L_q, d_k)
+    grad_k = np.swapaxes(grad_scores, -1, -2) @ q  # (..., L_k, d_k)
+    return grad_q, grad_k, grad_v
+    ### END SOLUTION
