@@ -262,3 +262,21 @@ def test_without_mutmut_the_audit_says_how_to_install_it():
     done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == ["attnlab: error: attnlab audit makes its mutants with mutmut: pip install 'attnlab[audit]' (or mutmut==3.8.1)"]
+
+
+def test_the_class_path_grades_a_student_on_the_files_the_plan_gives(tmp_path):
+    """``ClassPlan.files_of``: a mutant is graded on its own file only, not on the class's others."""
+    from attnlab.classroom.gradebook import ResultStore
+    from attnlab.classroom.grading import grade_class, plan_class
+    from attnlab.sandbox.host import Limits
+
+    classroom = tmp_path / "class"
+    for student in ("masks_only", "whole"):
+        (classroom / student).mkdir(parents=True)
+        shutil.copyfile(COURSE.solutions_dir / "masks.py", classroom / student / "masks.py")
+    store, limits = ResultStore(tmp_path / "results"), Limits(call_seconds=2.0)
+    plan = plan_class(COURSE, classroom, store, limits, only=["softmax", "masks"])
+    plan.files_of["masks_only"] = ["masks"]
+    grade_class(COURSE, plan, store, limits, jobs=1)
+    modules = {r.student: {t["module"] for t in r.report["tests"]} for r in store.all(["masks_only", "whole"])}
+    assert modules == {"masks_only": {"masks"}, "whole": {"softmax", "masks"}}
