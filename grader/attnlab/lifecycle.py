@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
-SCRATCH_KINDS = ("attnlab-sandbox", "attnlab-stage", "attnlab-staged")
-_SCRATCH_NAME = re.compile(r"(attnlab-sandbox|attnlab-stage|attnlab-staged)-(\d+)-[A-Za-z0-9_]+")
+SCRATCH_KINDS = ("attnlab-sandbox", "attnlab-stage", "attnlab-staged", "attnlab-audit")
+_SCRATCH_NAME = re.compile(r"(attnlab-sandbox|attnlab-stage|attnlab-staged|attnlab-audit)-(\d+)-[A-Za-z0-9_]+")
 
 
 def die_with(parent: int) -> None:

@@ -121,6 +121,27 @@ def test_sdpa_identical_keys_give_uniform_weights(student, reference, lead, n_q,
     expect_close(weights, np.full(lead + (n_q, n_k), 1.0 / n_k), "weights over identical keys", q)
 
 
+BIG = 100.0  # a feature or a projection of 100 on both sides: scores reach about ±1e4
+
+
+@given(st.data())
+def test_sdpa_masked_rows_far_below_zero(student, reference, data):
+    """scaled_dot_product_attention: with a mask, rows whose every score is far below zero (about -1e4) are right"""
+    q, k, v = data.draw(qkv(dtypes=st.just(np.float64)))
+    mask = data.draw(attend_mask(q.shape[:-2], q.shape[-2], k.shape[-2]))
+    d_k = q.shape[-1]
+    # One more feature, BIG in every query and -BIG in every key: each score drops by about 1e4 / √d_k.
+    q = np.concatenate([q, np.full(q.shape[:-1] + (1,), BIG)], axis=-1)
+    k = np.concatenate([k, np.full(k.shape[:-1] + (1,), -BIG)], axis=-1)
+    out, weights = checked_pair(student.scaled_dot_product_attention(q, k, v, mask), "scaled_dot_product_attention with a mask", q.shape[:-1] + v.shape[-1:], mask.shape)
+    what = f"scaled_dot_product_attention with a mask and every score about {-BIG * BIG / np.sqrt(d_k + 1):.0f}"
+    expect_finite(weights, f"{what}: weights")
+    expect_zero_where(weights, ~mask, what)
+    expected_out, expected_weights = reference.scaled_dot_product_attention(q, k, v, mask)
+    expect_close(weights, expected_weights, f"{what}: weights", q)
+    expect_close(out, expected_out, f"{what}: output", q)
+
+
 # ---------------------------------------------------------------- self_attention
 
 
@@ -235,3 +256,34 @@ def test_cross_attention_ignores_padding_content(student, reference, case, seed)
     before, _ = expect_pair(student.cross_attention(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=mask), "cross_attention")
     after, _ = expect_pair(student.cross_attention(x_q, scrambled, w_q, w_k, w_v, kv_padding_mask=mask), "cross_attention")
     expect_close(after, before, "cross_attention's output after changing only padded encoder tokens", x_q)
+
+
+# ---------------------------------------------------------------- extreme magnitudes, every option
+
+@given(projections(), st.booleans())
+def test_self_attention_stable_for_large_scores(student, reference, case, causal):
+    """self_attention: no nan or inf and the right values when scores reach ±1e4, causal or not"""
+    x, w_q, w_k, w_v = case
+    w_q, w_k = w_q * BIG, w_k * BIG
+    out, weights = expect_pair(student.self_attention(x, w_q, w_k, w_v, causal=causal), "self_attention")
+    what = f"self_attention with scores of about ±1e4 (causal={causal})"
+    expect_finite(expect_array(weights, f"{what}'s weights"), f"{what}'s weights")
+    expect_finite(expect_array(out, f"{what}'s output"), f"{what}'s output")
+    expected_out, expected_weights = reference.self_attention(x, w_q, w_k, w_v, causal=causal)
+    expect_close(weights, expected_weights, f"{what}'s weights", x, passport="(..., T, T)")
+    expect_close(out, expected_out, f"{what}'s output", x, passport="(..., T, d_v)")
+
+
+@given(cross_case(), st.booleans())
+def test_cross_attention_stable_for_large_scores(student, reference, case, padded):
+    """cross_attention: no nan or inf and the right values when scores reach ±1e4, with or without a padding mask"""
+    x_q, x_kv, w_q, w_k, w_v, mask = case
+    w_q, w_k = w_q * BIG, w_k * BIG
+    mask = mask if padded else None
+    out, weights = expect_pair(student.cross_attention(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=mask), "cross_attention")
+    what = f"cross_attention with scores of about ±1e4 ({'with' if padded else 'without'} a padding mask)"
+    expect_finite(expect_array(weights, f"{what}'s weights"), f"{what}'s weights")
+    expect_finite(expect_array(out, f"{what}'s output"), f"{what}'s output")
+    expected_out, expected_weights = reference.cross_attention(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=mask)
+    expect_close(weights, expected_weights, f"{what}'s weights", x_q, passport="(B, L_q, L_k)")
+    expect_close(out, expected_out, f"{what}'s output", x_q, passport="(B, L_q, d_v)")

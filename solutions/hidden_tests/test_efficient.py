@@ -5,7 +5,7 @@ from attention_inputs import SEED, SIZE, normal, qkv
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnlab.expect import Mismatch, expect_array, expect_close, expect_pair, expect_shape
+from attnlab.expect import Mismatch, expect_array, expect_close, expect_finite, expect_pair, expect_shape
 
 # Peak memory is measured at a size where holding the score matrix is unmistakable: one
 # (L_q, L_k) float64 array is 8 MiB, and the fixture that builds it measures 17 MiB live (its
@@ -164,3 +164,67 @@ def test_kv_cache_keeps_every_token(student, reference, case):
     _, cache = run_steps(student, x, w_q, w_k, w_v)
     expect_close(cache["k"], x @ w_k, "the cache's keys after every step", x, passport="(B, t, d_k)")
     expect_close(cache["v"], x @ w_v, "the cache's values after every step", x, passport="(B, t, d_v)")
+
+
+# ---------------------------------------------------------------- extreme magnitudes, every option
+
+BIG = 100.0  # one more feature of ±BIG in queries and BIG in keys shifts every score of a row by about ±1e4
+
+
+def shifted_rows(q, k, signs):
+    """q and k with one more feature: ``signs`` (L_q,) · BIG in query i, BIG in every key, so each
+    score of row i moves by signs[i] · BIG² / √d_k (d_k counts the new feature)."""
+    q = np.concatenate([q, np.broadcast_to((np.asarray(signs, dtype=float) * BIG)[:, None], q.shape[:-1] + (1,))], axis=-1)
+    k = np.concatenate([k, np.full(k.shape[:-1] + (1,), BIG)], axis=-1)
+    return q, k
+
+
+@given(qkv(same_length=True, dtypes=st.just(np.float64)), st.data(), st.booleans())
+def test_online_rows_far_below_zero(student, reference, case, data, causal):
+    """online_softmax_attention: rows whose every score is far below zero (about -1e4) are right, causal or not"""
+    q, k, v = case
+    q, k = shifted_rows(q, k, -np.ones(q.shape[-2]))
+    block = data.draw(st.integers(1, k.shape[-2] + 1), label="block_size")
+    mask = reference.causal_mask(q.shape[-2]) if causal else None
+    got = student.online_softmax_attention(q, k, v, block, causal=causal)
+    what = f"online_softmax_attention(block_size={block}, causal={causal}) with every score about {-BIG * BIG / np.sqrt(q.shape[-1]):.0f}"
+    expect_finite(expect_array(got, what), what)
+    expect_close(got, reference.scaled_dot_product_attention(q, k, v, mask)[0], what, q, passport="(..., L_q, d_v)")
+
+
+@given(qkv(dtypes=st.just(np.float64)), st.data())
+def test_online_each_row_uses_its_own_maximum(student, reference, case, data):
+    """online_softmax_attention: rows near +1e4 and rows near -1e4 in one call are all finite and right"""
+    q, k, v = case
+    signs = np.where(np.arange(q.shape[-2]) % 2 == 0, -1.0, 1.0)  # row 0 far below zero, row 1 far above, ...
+    q, k = shifted_rows(q, k, signs)
+    block = data.draw(st.integers(1, k.shape[-2] + 1), label="block_size")
+    got = student.online_softmax_attention(q, k, v, block)
+    what = f"online_softmax_attention(block_size={block}) with rows of scores near +1e4 and near -1e4"
+    expect_finite(expect_array(got, what), what)
+    expect_close(got, reference.scaled_dot_product_attention(q, k, v)[0], what, q, passport="(..., L_q, d_v)")
+
+
+@given(gqa_case(), st.booleans())
+def test_gqa_stable_for_large_scores(student, reference, case, causal):
+    """grouped_query_attention: no nan or inf and the right values when scores reach ±1e4, causal or not"""
+    q, k, v = case
+    q, k = q * BIG, k * BIG
+    out, weights = expect_pair(student.grouped_query_attention(q, k, v, causal=causal), "grouped_query_attention")
+    what = f"grouped_query_attention with scores of about ±1e4 (causal={causal})"
+    expect_finite(expect_array(weights, f"{what}'s weights"), f"{what}'s weights")
+    expect_finite(expect_array(out, f"{what}'s output"), f"{what}'s output")
+    expected_out, expected_weights = reference.grouped_query_attention(q, k, v, causal=causal)
+    expect_close(weights, expected_weights, f"{what}'s weights", q, passport="(B, h_q, T, T)")
+    expect_close(out, expected_out, f"{what}'s output", q, passport="(B, h_q, T, d)")
+
+
+@given(decoding_case())
+def test_kv_cache_stable_for_large_scores(student, reference, case):
+    """kv_cache_step: the steps equal causal self_attention when scores reach ±1e4"""
+    x, w_q, w_k, w_v = case
+    w_q, w_k = w_q * BIG, w_k * BIG
+    outputs, _ = run_steps(student, x, w_q, w_k, w_v)
+    what = "kv_cache_step outputs stacked over the steps, scores of about ±1e4"
+    expect_finite(outputs, what)
+    expect_close(outputs, reference.self_attention(x, w_q, w_k, w_v, causal=True)[0], what, x, passport="(B, T, d_v)")

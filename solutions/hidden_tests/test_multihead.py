@@ -5,7 +5,7 @@ from attention_inputs import LEAD, SEED, SIZE, lengths_for, normal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnlab.expect import Mismatch, expect_array, expect_close, expect_pair, expect_rows_sum_to_one, expect_shape, expect_zero_where
+from attnlab.expect import Mismatch, expect_array, expect_close, expect_finite, expect_pair, expect_rows_sum_to_one, expect_shape, expect_zero_where
 
 HEADS = st.integers(1, 4)
 
@@ -120,3 +120,52 @@ def test_mha_key_padding(student, reference, case, seed):
     expect_zero_where(weights, real & ~mask[:, None, None, :], "multi_head_attention with a key padding mask")
     expected = reference.multi_head_attention(*case, key_padding_mask=mask)[1]
     expect_close(np.where(real, weights, 0.0), np.where(real, expected, 0.0), "multi_head_attention's weights at real queries", x)
+
+
+@st.composite
+def padded_mha_case(draw):
+    """An mha_case with a key padding mask (B, T): at least one sequence padded and, with B > 1,
+    one not, so that a later real key exists for some real query whenever T >= 3."""
+    case = draw(st.one_of(mha_case(), mha_case(batch_equals_tokens=True)))
+    batch, n = case[0].shape[:2]
+    lengths = lengths_for(np.random.default_rng(draw(SEED)), batch, n)
+    lengths[0] = max(1, n - 1)
+    if batch > 1:
+        lengths[-1] = n
+    return case, np.arange(n)[None, :] < lengths[:, None]
+
+
+def expect_mha_at_real_queries(student, reference, case, mask, what, **options):
+    """The student's weights and output equal the reference's at real queries, and hidden keys get
+    weight 0. ``mask`` is the key padding mask passed, or None for none."""
+    x = case[0]
+    batch, n = x.shape[:2]
+    out, weights = mha_pair(student, case, key_padding_mask=mask, **options)
+    real_tokens = np.ones((batch, n), dtype=bool) if mask is None else mask
+    real = real_tokens[:, None, :, None]  # (B, 1, T, 1): rows of padded queries are not graded
+    rows = real_tokens[:, :, None]  # (B, T, 1)
+    expect_finite(np.where(real, weights, 0.0), f"{what}: weights at real queries")
+    expect_finite(np.where(rows, out, 0.0), f"{what}: output at real queries")
+    hidden = ~real_tokens[:, None, None, :]  # (B, 1, 1, T)
+    if options.get("causal"):
+        hidden = hidden | np.triu(np.ones((n, n), dtype=bool), k=1)
+    expect_zero_where(weights, real & hidden, what)
+    expected_out, expected_weights = reference.multi_head_attention(*case, key_padding_mask=mask, **options)
+    expect_close(np.where(real, weights, 0.0), np.where(real, expected_weights, 0.0), f"{what}: weights at real queries", x, passport="(B, n_heads, T, T)")
+    expect_close(np.where(rows, out, 0.0), np.where(rows, expected_out, 0.0), f"{what}: output at real queries", x, passport="(B, T, d_model)")
+
+
+@given(padded_mha_case())
+def test_mha_causal_with_key_padding(student, reference, padded):
+    """multi_head_attention: causal=True with a key padding mask hides both later keys and padded keys"""
+    case, mask = padded
+    expect_mha_at_real_queries(student, reference, case, mask, "multi_head_attention with causal=True and a key padding mask", causal=True)
+
+
+@given(padded_mha_case(), st.booleans(), st.booleans())
+def test_mha_stable_for_large_scores(student, reference, padded, causal, with_padding):
+    """multi_head_attention: no nan or inf and the right values when scores reach ±1e4, with every combination of options"""
+    (x, w_q, w_k, w_v, w_o, heads), mask = padded
+    case = (x, w_q * 100.0, w_k * 100.0, w_v, w_o, heads)  # scores about ±1e4
+    what = f"multi_head_attention with scores of about ±1e4 (causal={causal}, {'with' if with_padding else 'without'} key padding)"
+    expect_mha_at_real_queries(student, reference, case, mask if with_padding else None, what, causal=causal)

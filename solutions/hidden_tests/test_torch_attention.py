@@ -19,7 +19,7 @@ from attention_inputs import SEED, lengths_for, normal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnlab.expect import Mismatch, expect_array, expect_close, expect_shape
+from attnlab.expect import Mismatch, expect_array, expect_close, expect_finite, expect_shape
 from attnlab.outcomes import StudentError
 from attnlab.sandbox.inside.module_harness import drive
 
@@ -264,6 +264,19 @@ def test_gradients_match_reference(student, reference, case, rope, padded, seed)
         if name not in got_weights:
             raise Mismatch(f"the module has no parameter {name}, so it has no gradient")
         expect_close(got_weights[name], expected["grad_weights"][name], f"the gradient of {name}", case.x, passport="(d_model, d_model)")
+
+
+@given(cases(), st.booleans(), st.booleans(), st.booleans())
+def test_stable_for_large_scores(student, reference, case, causal, padded, rope):
+    """MultiHeadSelfAttention: no nan or inf and the right output when scores reach ±1e4, with every combination of causal, padding and RoPE"""
+    scaled = {name: case.weights[name] * (100.0 if name in ("q_proj.weight", "k_proj.weight") else 1.0) for name in NAMES}
+    big = Case(case.x, case.n_heads, scaled, case.lengths)
+    theta = 100.0 if rope else None
+    got = run(student, request(big, causal=causal, padded=padded, rope_theta=theta))["output"]
+    what = f"the output with scores of about ±1e4 ({'causal' if causal else 'not causal'}{', with padding' if padded else ''}{', with RoPE' if rope else ''})"
+    expect_finite(only_real_queries(got, big, padded), what)
+    expected = expected_output(big, reference, causal=causal, padded=padded, rope_theta=theta)
+    expect_close(only_real_queries(got, big, padded), only_real_queries(expected, big, padded), what, case.x, passport="(B, T, d_model)")
 
 
 class _StudentModule(torch.autograd.Function):

@@ -50,6 +50,9 @@ class ClassPlan:
     grader: str
     only: list[str] | None = None
     """The exercise files graded (None: all)."""
+    files_of: dict[str, list[str]] = field(default_factory=dict)
+    """Students graded on fewer files than ``only``, and those files (``attnlab audit``: each
+    mutant on the file it mutates)."""
 
     @property
     def reused(self) -> int:
@@ -117,7 +120,8 @@ def _grade_in_slot(entry: Entry) -> tuple[str, dict | None, str | None]:
     session, store, plan = _FORKED_WITH["session"], _FORKED_WITH["store"], _FORKED_WITH["plan"]
     report, error = None, None
     try:
-        report = grade_entry(session.course, entry, "attnlab-stage", session.grade).to_dict()
+        files = plan.files_of.get(entry.student)
+        report = grade_entry(session.course, entry, "attnlab-stage", lambda folder: session.grade(folder, only=files)).to_dict()
     except (RosterError, SubmissionError) as problem:
         error = str(problem)  # the submission's own fault: saved, with no points
     except GraderFailure:

@@ -15,6 +15,7 @@ docstrings, imports) is written once, in the solution, and copied as is.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.course import CourseError
@@ -32,9 +33,29 @@ class StubError(CourseError):
     """A solution file whose solution regions cannot be turned into a stub (a course's error: one line)."""
 
 
-def make_stub(source: str, filename: str) -> str:
-    """Return the student stub for one solution file's source."""
-    out = [GENERATED_NOTE.format(name=Path(filename).name)]
+@dataclass(frozen=True)
+class Region:
+    """One solution region of a solution file: what students write."""
+
+    function: str | None
+    """The function (``Class.method`` for a method) the region is in, when it is in one."""
+    begin: int
+    """The line number of its ``### BEGIN SOLUTION`` marker."""
+    end: int
+    """The line number of its ``### END SOLUTION`` marker."""
+    indent: str
+    hints: tuple[str, ...]
+
+    @property
+    def code_lines(self) -> range:
+        """The line numbers between the markers (hint lines among them)."""
+        return range(self.begin + 1, self.end)
+
+
+def solution_regions(source: str, filename: str) -> list[Region]:
+    """The solution regions of one solution file's source, in order; ``StubError`` for a nested,
+    unterminated or unopened one."""
+    regions = []
     region_start = None  # line number of the open BEGIN marker
     indent, hints, function, owner = "", [], None, None
     for lineno, line in enumerate(source.splitlines(keepends=True), start=1):
@@ -55,18 +76,29 @@ def make_stub(source: str, filename: str) -> str:
         elif stripped.startswith(END):
             if region_start is None:
                 raise StubError(f"{filename}:{lineno}: {END!r} without a {BEGIN!r} before it")
-            what = f"{function} is" if function else "this part is"
-            out.append(f"{indent}# YOUR CODE HERE\n")
-            out.extend(f"{indent}# Hint: {hint}\n" for hint in hints)
-            out.append(f'{indent}raise NotImplementedError("{what} not implemented yet")\n')
+            regions.append(Region(function, region_start, lineno, indent, tuple(hints)))
             region_start = None
-        elif region_start is not None:
-            if stripped.startswith(HINT):
-                hints.append(stripped[len(HINT):].strip())
-        else:
-            out.append(line)
+        elif region_start is not None and stripped.startswith(HINT):
+            hints.append(stripped[len(HINT):].strip())
     if region_start is not None:
         raise StubError(f"{filename}:{region_start}: {BEGIN!r} is never closed by {END!r}")
+    return regions
+
+
+def make_stub(source: str, filename: str) -> str:
+    """Return the student stub for one solution file's source."""
+    out = [GENERATED_NOTE.format(name=Path(filename).name)]
+    regions = iter(solution_regions(source, filename))
+    region = next(regions, None)
+    for lineno, line in enumerate(source.splitlines(keepends=True), start=1):
+        if region is None or lineno < region.begin:
+            out.append(line)
+        elif lineno == region.end:
+            what = f"{region.function} is" if region.function else "this part is"
+            out.append(f"{region.indent}# YOUR CODE HERE\n")
+            out.extend(f"{region.indent}# Hint: {hint}\n" for hint in region.hints)
+            out.append(f'{region.indent}raise NotImplementedError("{what} not implemented yet")\n')
+            region = next(regions, None)
     return "".join(out)
 
 

@@ -217,9 +217,10 @@ class ClassSession:
         self.fork_server = ForkServer(SandboxEnvironment.for_course(self.course))
         self.answer_cache = AnswerCache()
 
-    def grade(self, submission: Path) -> GradeReport:
-        """Grade one staged submission: the replay first, then the tests it did not pass, live."""
-        return grade(self.course, submission, only=self.only, limits=self.limits, fork_server=self.fork_server, reference=self.reference, answer_cache=self.answer_cache, decide=self.replayer.decide)
+    def grade(self, submission: Path, only: list[str] | None = None) -> GradeReport:
+        """Grade one staged submission on ``only`` these files (default: the class's): the replay
+        first, then the tests it did not pass, live."""
+        return grade(self.course, submission, only=only or self.only, limits=self.limits, fork_server=self.fork_server, reference=self.reference, answer_cache=self.answer_cache, decide=self.replayer.decide)
 
     def close(self) -> None:
         if self.fork_server is not None:
