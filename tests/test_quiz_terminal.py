@@ -163,7 +163,7 @@ def test_lint_reports_every_problem_with_its_line(tmp_path):
     result = quiz_cli("lint", REPO / "quizzes", bad)
     assert result.returncode == 1
     assert f"{bad}:4: questions.0: a single question needs at least two options" in result.stderr
-    assert result.stdout.count("ok ") == 4
+    assert result.stdout.count("ok ") == len(list((REPO / "quizzes").glob("*.yaml")))
 
 
 def test_a_closed_terminal_loses_nothing(tmp_path):

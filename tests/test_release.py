@@ -98,10 +98,8 @@ def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_n
     # With no catalogue in the bundle, a failing check still says what differs, structurally.
     work = tmp_path / "work"
     shutil.copytree(release / "exercises", work, ignore=shutil.ignore_patterns("tests"))
-    (work / "masks.py").write_text(
-        "import numpy as np\n\n\ndef causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool), k=1)\n\n\n"
-        "def padding_mask(lengths, max_len):\n    return np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]\n"
-    )
+    stubs = (work / "masks.py").read_text()  # the other masks stay stubs: only causal_mask is wrong
+    (work / "masks.py").write_text(stubs + "\n\ndef causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool), k=1)\n")
     masks = subprocess.run([env_dir / "bin" / "attnlab", "check", work, "--only", "masks"], cwd=release, capture_output=True, text=True, timeout=300, env=clean)
     assert masks.returncode == 1 and "exact complement of the expected one" in " ".join(masks.stdout.split()), masks.stdout + masks.stderr
     # Plain pytest too, as the students' README says: the shipped pytest options need nothing the

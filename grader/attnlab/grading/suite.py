@@ -132,7 +132,9 @@ def grade(
             live = dict(zip(plugin.nodeids, plugin.results))
     finally:
         backend.close()
-    failure = backend.server.take_failure() if isinstance(backend, SandboxBackend) else None
+        # Taken even when the failure itself is on its way up (a probe's worker that cannot start):
+        # the server's next submission starts clean.
+        failure = backend.server.take_failure() if isinstance(backend, SandboxBackend) else None
     if failure is not None:  # what the sandbox's failure decided is not the student's grade
         raise failure
     merged = {**decided, **live}

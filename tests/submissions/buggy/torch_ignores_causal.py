@@ -24,9 +24,10 @@ class MultiHeadSelfAttention(nn.Module):
 
     def rotate(self, x):
         T, d = x.shape[-2], x.shape[-1]
-        inv_freq = 1.0 / (self.rope_theta ** (torch.arange(0, d, 2, device=x.device, dtype=x.dtype) / d))
-        angles = torch.outer(torch.arange(T, device=x.device, dtype=x.dtype), inv_freq)
-        cos, sin = angles.cos(), angles.sin()
+        table = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype  # half precision cannot count positions
+        inv_freq = 1.0 / (self.rope_theta ** (torch.arange(0, d, 2, device=x.device, dtype=table) / d))
+        angles = torch.outer(torch.arange(T, device=x.device, dtype=table), inv_freq)
+        cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
         even, odd = x[..., 0::2], x[..., 1::2]
         return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
 
