@@ -86,20 +86,15 @@ def drive(module_class, request: dict) -> dict:
 
 def _numpy_or_zeros(grad, like) -> np.ndarray:
     # A parameter the output does not use has no gradient: zeros, as the reference would show.
-    if grad is None:
-        return np.zeros(tuple(like.shape), dtype=np.float32 if like.dtype == torch_bfloat16() else str(like.dtype).removeprefix("torch."))
-    return _as_numpy(grad)
-
-
-def torch_bfloat16():
-    import torch
-
-    return torch.bfloat16
+    return _as_numpy(like.new_zeros(like.shape) if grad is None else grad)
 
 
 def _as_numpy(tensor) -> np.ndarray:
+    """A tensor's values as a numpy array; bfloat16 as float32 (numpy has none; float32 holds it exactly)."""
+    import torch  # here, not at the top: the numpy track's workers never import torch
+
     tensor = tensor.detach().cpu()
-    return (tensor.float() if tensor.dtype == torch_bfloat16() else tensor).numpy().copy()
+    return (tensor.float() if tensor.dtype == torch.bfloat16 else tensor).numpy().copy()
 
 
 def as_called(target):
