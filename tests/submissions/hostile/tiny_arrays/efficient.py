@@ -1,0 +1,16 @@
+"""One zero for every output, and a cache of one zero each.
+
+file: efficient.py
+"""
+
+
+def online_softmax_attention(q, k, v, block_size, causal=False):
+    return np.zeros(1)
+
+
+def grouped_query_attention(q, k, v, causal=False):
+    return np.zeros(1), np.zeros(1)
+
+
+def kv_cache_step(x_t, cache, w_q, w_k, w_v):
+    return np.zeros(1), {"k": np.zeros(1), "v": np.zeros(1)}
