@@ -89,13 +89,14 @@ def hidden_test_ids(course: Course, only: list[str] | None = None) -> list[str]:
     return [line for line in output.splitlines() if "::" in line]
 
 
-def build_submission(folder: Path, fixture: StudentFixture) -> Path:
-    """A full submission: the reference files, with the fixture's functions spliced into its file."""
+def build_submission(folder: Path, fixture: StudentFixture, *more: StudentFixture) -> Path:
+    """A full submission: the reference files, with each fixture's functions spliced into its file."""
     folder.mkdir(parents=True, exist_ok=True)
     for module in COURSE.modules:
         shutil.copyfile(COURSE.solutions_dir / f"{module}.py", folder / f"{module}.py")
-    target = folder / fixture.file
-    target.write_text(splice(target.read_text(), fixture.path.read_text()))
+    for each in (fixture, *more):
+        target = folder / each.file
+        target.write_text(splice(target.read_text(), each.path.read_text()))
     return folder
 
 

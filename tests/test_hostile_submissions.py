@@ -78,8 +78,9 @@ def test_50_mb_of_output_is_cut_and_the_answer_still_counts(grade_fixture):
 def test_patching_numpy_in_the_worker_forges_nothing(grade_fixture):
     report = grade_fixture(hostile("patches_numpy_at_import"))
     sdpa = by_function(report)["scaled_dot_product_attention"]
-    passed = [t.name for t in sdpa if t.outcome is Outcome.PASSED]
-    assert passed == ["scaled_dot_product_attention: output (..., L_q, d_v) and weights (..., L_q, L_k)"], "zeros of the right shape may pass the shape test, nothing else"
+    assert not [t.name for t in sdpa if t.outcome is Outcome.PASSED], "zeros pass nothing, the shape test neither: it is paid with the values"
+    [shape] = [t for t in sdpa if t.name == "scaled_dot_product_attention: output (..., L_q, d_v) and weights (..., L_q, L_k)"]
+    assert shape.feedback.startswith("Not paid yet"), shape.feedback
     assert_others_untouched(report, "scaled_dot_product_attention")
 
 
@@ -143,7 +144,10 @@ def test_torchs_own_out_of_memory_error_is_out_of_memory(grade_fixture):
 
 def test_an_answer_on_the_wrong_device_is_named_not_not_implemented(grade_fixture):
     tests = [t for t in grade_fixture(hostile("torch_answers_on_meta")).tests if t.outcome is not Outcome.PASSED]
-    assert tests and all(t.outcome is Outcome.ERROR for t in tests)
+    # What held without an output (the state dict, the meta device) is not paid without the values.
+    unpaid = [t for t in tests if t.feedback.startswith("Not paid yet")]
+    tests = [t for t in tests if t not in unpaid]
+    assert tests and all(t.outcome is Outcome.ERROR for t in tests) and all(t.outcome is Outcome.FAILED for t in unpaid)
     assert "forward returned a tensor on meta, not on cpu where x was" in tests[0].feedback
 
 

@@ -3,8 +3,11 @@
 Each ``expect_*`` raises ``Mismatch`` (an ``AssertionError``) whose message
 says what is wrong in the student's terms: the shape passport (expected vs
 got, with axis names), the axis the rows really sum to 1 along, which masked
-cells leaked weight, where the first nan is. Tolerances follow the contract:
-float64 results are compared tightly, float32 at float32 precision.
+cells leaked weight, where the first nan is. Tolerances follow the inputs a
+result was computed from (or the dtype the contract gives it): results of
+float32 inputs are compared at float32 precision, all others at float64's.
+Never the answer's own dtype: a student must not loosen the check by
+returning float32.
 """
 
 from __future__ import annotations
@@ -59,11 +62,20 @@ def _where(index) -> str:
     return "(" + ", ".join(str(int(i)) for i in index) + ")"
 
 
-def tolerance(*arrays) -> tuple[float, float]:
-    """(rtol, atol) for comparing results computed from these inputs."""
-    if any(np.asarray(a).dtype == np.float32 for a in arrays):
+def tolerance(*inputs) -> tuple[float, float]:
+    """(rtol, atol) for comparing a result computed from ``inputs``: arrays, or dtypes (``np.float32``)
+    where the contract fixes the result's dtype without an array input. Float32's when any is
+    float32; float64's otherwise, and with none."""
+    if any(_dtype_of(item) == np.float32 for item in inputs):
         return 2e-4, 2e-5
     return 1e-7, 1e-9
+
+
+def _dtype_of(item) -> np.dtype:
+    if isinstance(item, np.dtype) or (isinstance(item, type) and issubclass(item, np.generic)):
+        return np.dtype(item)
+    dtype = getattr(item, "dtype", None)
+    return dtype if isinstance(dtype, np.dtype) else np.asarray(item).dtype
 
 
 def expect_array(got, what: str) -> np.ndarray:
@@ -104,7 +116,8 @@ def expect_finite(got, what: str) -> None:
 
 
 def expect_close(got, expected, what: str, *inputs, passport: str = "", atol: float | None = None) -> None:
-    """``got`` matches ``expected`` in shape and values, at the inputs' precision (or within ``atol``)."""
+    """``got`` matches ``expected`` in shape and values, at the precision of ``inputs`` (``tolerance``:
+    never ``got``'s own dtype), or within ``atol``."""
     got = expect_array(got, what)
     if np.ndim(got) >= 2 and np.shape(got) != np.shape(expected):
         relation = describe_difference(got, expected)
@@ -114,7 +127,7 @@ def expect_close(got, expected, what: str, *inputs, passport: str = "", atol: fl
     expected = np.asarray(expected, dtype=float)
     if np.isfinite(expected).all():
         expect_finite(got, what)
-    rtol, atol = (0.0, atol) if atol is not None else tolerance(*inputs) if inputs else tolerance(got)
+    rtol, atol = (0.0, atol) if atol is not None else tolerance(*inputs)
     close = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
     if not close.all():
         error = np.abs(np.where(close, 0.0, got.astype(np.float64) - expected))
@@ -128,10 +141,11 @@ def expect_close(got, expected, what: str, *inputs, passport: str = "", atol: fl
         )
 
 
-def expect_rows_sum_to_one(weights, what: str, axis_names: tuple[str, ...] = ()) -> None:
-    """Each row of ``weights`` sums to 1 over the last (key) axis; if not, say which axis does."""
+def expect_rows_sum_to_one(weights, what: str, axis_names: tuple[str, ...] = (), inputs: tuple = ()) -> None:
+    """Each row of ``weights`` sums to 1 over the last (key) axis, at the precision of ``inputs``
+    (``tolerance``: never the weights' own dtype); if not, say which axis does."""
     weights = expect_array(weights, what)
-    rtol, atol = tolerance(weights)
+    rtol, atol = tolerance(*inputs)
     sums = weights.sum(axis=-1)
     if np.allclose(sums, 1.0, rtol=max(rtol, 1e-6), atol=max(atol, 1e-6)):
         return

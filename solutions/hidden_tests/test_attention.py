@@ -41,7 +41,7 @@ def test_sdpa_rows_sum_to_one(student, reference, case):
     """scaled_dot_product_attention: weight rows sum to 1 over the keys"""
     q, k, v = case
     _, weights = checked_pair(student.scaled_dot_product_attention(q, k, v), "scaled_dot_product_attention", q.shape[:-1] + v.shape[-1:], q.shape[:-1] + k.shape[-2:-1])
-    expect_rows_sum_to_one(weights, "scaled_dot_product_attention's weights", AXES)
+    expect_rows_sum_to_one(weights, "scaled_dot_product_attention's weights", AXES, inputs=(q,))
 
 
 @given(qkv())
@@ -169,7 +169,7 @@ def test_self_attention_causal_weights(student, reference, case):
     n = x.shape[-2]
     _, weights = checked_pair(student.self_attention(x, w_q, w_k, w_v, causal=True), "causal self_attention", x.shape[:-1] + (w_v.shape[1],), x.shape[:-1] + (n,), "(..., T, d_v)", "(..., T, T)")
     expect_zero_where(weights, np.triu(np.ones((n, n), dtype=bool), k=1), "causal self_attention")
-    expect_rows_sum_to_one(weights, "causal self_attention's weights", AXES)
+    expect_rows_sum_to_one(weights, "causal self_attention's weights", AXES, inputs=(x,))
 
 
 @given(projections(), st.data())
@@ -194,9 +194,10 @@ def test_self_attention_batch_items_independent(student, reference, batch, n, d,
     x, w = normal(seed, (batch, n, d)), normal(seed + 1, (3, d, d))
     changed = x.copy()
     changed[0] += 3.0
-    before, _ = expect_pair(student.self_attention(x, *w), "self_attention")
-    after, _ = expect_pair(student.self_attention(changed, *w), "self_attention")
-    expect_close(np.asarray(after)[1:], np.asarray(before)[1:], "outputs of batch items 1.. after changing item 0", x)
+    shapes = (x.shape[:-1] + (d,), x.shape[:-1] + (n,), "(B, T, d_v)", "(B, T, T)")
+    before, _ = checked_pair(student.self_attention(x, *w), "self_attention", *shapes)
+    after, _ = checked_pair(student.self_attention(changed, *w), "self_attention", *shapes)
+    expect_close(after[1:], before[1:], "outputs of batch items 1.. after changing item 0", x)
 
 
 # ---------------------------------------------------------------- cross_attention
@@ -253,8 +254,9 @@ def test_cross_attention_ignores_padding_content(student, reference, case, seed)
     x_q, x_kv, w_q, w_k, w_v, mask = case
     scrambled = x_kv.copy()
     scrambled[~mask] = normal(seed, scrambled[~mask].shape, scale=10.0)
-    before, _ = expect_pair(student.cross_attention(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=mask), "cross_attention")
-    after, _ = expect_pair(student.cross_attention(x_q, scrambled, w_q, w_k, w_v, kv_padding_mask=mask), "cross_attention")
+    shapes = (x_q.shape[:-1] + (w_v.shape[1],), x_q.shape[:-1] + (x_kv.shape[1],), "(B, L_q, d_v)", "(B, L_q, L_k)")
+    before, _ = checked_pair(student.cross_attention(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=mask), "cross_attention", *shapes)
+    after, _ = checked_pair(student.cross_attention(x_q, scrambled, w_q, w_k, w_v, kv_padding_mask=mask), "cross_attention", *shapes)
     expect_close(after, before, "cross_attention's output after changing only padded encoder tokens", x_q)
 
 

@@ -123,11 +123,14 @@ def test_gqa_head_mapping(student, reference, kv_heads, group, n, seed):
     h_q = kv_heads * group
     q = normal(seed, (1, h_q, n, 2))
     k = normal(seed + 1, (1, kv_heads, n, 2))
-    v = np.broadcast_to(np.arange(kv_heads, dtype=float)[None, :, None, None], (1, kv_heads, n, 2)).copy()  # value = kv head index
+    # Every value of kv head h is labels[h], distinct labels drawn per example: what a query head
+    # outputs names the kv head it read, and no function of the shapes alone can know it.
+    labels = np.random.default_rng(seed).permutation(50)[:kv_heads] * 2.0 + 1.0
+    v = np.broadcast_to(labels[None, :, None, None], (1, kv_heads, n, 2)).copy()
     out, _ = expect_pair(student.grouped_query_attention(q, k, v), "grouped_query_attention")
     out = expect_array(out, "grouped_query_attention's output")
     expect_shape(out, q.shape, "grouped_query_attention's output", "(B, h_q, T, d)")
-    read = np.round(out[0, :, 0, 0]).astype(int)
+    read = np.argmin(np.abs(out[0, :, 0, 0][:, None] - labels[None, :]), axis=1)
     expected = np.arange(h_q) // group
     if not np.array_equal(read, expected):
         raise Mismatch(f"with h_q = {h_q} and h_kv = {kv_heads}, query heads should read kv heads {expected.tolist()}, but they read {read.tolist()}")

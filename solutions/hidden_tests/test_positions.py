@@ -44,12 +44,13 @@ def test_sinusoidal_shape(student, reference, n_positions, d_model):
 def test_sinusoidal_values(student, reference, n_positions, d_model):
     """sinusoidal_encoding: sin in even columns, cos in odd ones, with angle p / 10000^(2i/d_model)"""
     got = student.sinusoidal_encoding(n_positions, d_model)
-    expect_close(got, closed_form_sinusoid(n_positions, d_model), f"sinusoidal_encoding({n_positions}, {d_model})", passport="(n_positions, d_model)")
+    # No array goes in: the contract's float64 sets the tolerance, whatever dtype comes back.
+    expect_close(got, closed_form_sinusoid(n_positions, d_model), f"sinusoidal_encoding({n_positions}, {d_model})", np.float64, passport="(n_positions, d_model)")
 
 
 def test_sinusoidal_long_table(student, reference):
     """sinusoidal_encoding: a 512 × 64 table matches the closed form"""
-    expect_close(student.sinusoidal_encoding(512, 64), closed_form_sinusoid(512, 64), "sinusoidal_encoding(512, 64)")
+    expect_close(student.sinusoidal_encoding(512, 64), closed_form_sinusoid(512, 64), "sinusoidal_encoding(512, 64)", np.float64)
 
 
 @given(LEAD, SIZE, EVEN, SEED)
@@ -81,8 +82,14 @@ def test_rope_position_zero_is_identity(student, reference, n, d, seed):
 def test_rope_scores_depend_on_relative_position(student, reference, d, seed, m, n, shift):
     """rope: q·k after rotation depends only on the distance between positions"""
     q, k = normal(seed, (1, d)), normal(seed + 1, (1, d))
-    first = float(np.sum(student.rope(q, np.array([m])) * student.rope(k, np.array([n]))))
-    second = float(np.sum(student.rope(q, np.array([m + shift])) * student.rope(k, np.array([n + shift]))))
+
+    def rotated(x, p):
+        got = expect_array(student.rope(x, np.array([p])), "rope(x, positions)")
+        expect_shape(got, x.shape, "rope(x, positions)", "(T, d)")
+        return got
+
+    first = float(np.sum(rotated(q, m) * rotated(k, n)))
+    second = float(np.sum(rotated(q, m + shift) * rotated(k, n + shift)))
     if not np.isclose(first, second, rtol=1e-7, atol=1e-9):
         raise Mismatch(f"rotated q·k should depend on m - n only: positions ({m}, {n}) give {first:.6g} but ({m + shift}, {n + shift}) give {second:.6g}")
 

@@ -72,6 +72,7 @@ _RESULTS: dict[tuple[int, str], dict[str, TestResult]] = {}
 def run_hidden_file(course: Course, test_file: str, namespace: dict) -> dict[str, TestResult]:
     """Run one hidden test file against ``namespace``; its results by node id."""
     from attnlab.grading.suite import run_suite
+    from attnlab.points import load_table, pay_for_values
     from attnlab.reference import Reference
 
     module = test_file.removeprefix("test_").removesuffix(".py")
@@ -82,7 +83,8 @@ def run_hidden_file(course: Course, test_file: str, namespace: dict) -> dict[str
         reference = Reference(course)
         reference.preload([f for m in (*course.modules_before(module), module) for f in course.functions_in(m)])
         plugin = run_suite(course, [course.hidden_tests_dir / test_file], NamespaceBackend(course, namespace, reference), reference)
-    return dict(zip(plugin.nodeids, plugin.results))  # node ids relative to hidden_tests/, as exported
+    paid = pay_for_values(load_table(course.hidden_tests_dir), list(zip(plugin.nodeids, plugin.results)))
+    return dict(zip(plugin.nodeids, paid))  # node ids relative to hidden_tests/, as exported
 
 
 def hidden_test_failure(nodeid: str, namespace: dict, course: str | None = None) -> str | None:

@@ -20,6 +20,7 @@ from attnlab.course import Course
 from attnlab.grading.student import StudentProxy
 from attnlab.misconceptions import Misconception, identify, probes_of, run_probes
 from attnlab.outcomes import Outcome, StudentError, SubmissionProblem
+from attnlab.points import load_table
 from attnlab.reference import Reference
 from attnlab.results import TestResult, named_feedback
 
@@ -113,6 +114,7 @@ class GradingPlugin(GradingProfile):
 
     def pytest_collection_modifyitems(self, config, items) -> None:
         cases = collections.Counter((item.path.stem, item.originalname) for item in items)
+        functions: dict[tuple[str, str], str] = {}
         for item in items:
             key = (item.path.stem, item.originalname)
             if key not in self.points:
@@ -122,10 +124,19 @@ class GradingPlugin(GradingProfile):
             function = name.split(":", 1)[0].strip()
             if ":" not in name or function not in {f.name for f in self.course.functions}:
                 self._stop_for(f"hidden test {key[0]}.{key[1]}: its docstring must start with 'function: property' naming a function of the course, e.g. \"{self._example_function(key[0])}: rows sum to 1\" (got {name!r})")
+            functions[key] = function
+        self._check_payers(functions)
         if self._decided:
             skipped = [item for item in items if item.nodeid in self._decided]
             items[:] = [item for item in items if item.nodeid not in self._decided]
             config.hook.pytest_deselected(items=skipped)
+
+    def _check_payers(self, functions: dict[tuple[str, str], str]) -> None:
+        """A property test is paid with values tests of its own function (``points.pay_for_values``)."""
+        for (file_stem, test), payers in load_table(self.course.hidden_tests_dir).paid_with.items():
+            for payer in payers:
+                if (file_stem, test) in functions and (file_stem, payer) in functions and functions[(file_stem, payer)] != functions[(file_stem, test)]:
+                    self._stop_for(f"hidden test {file_stem}.{test} tests {functions[(file_stem, test)]} but is paid with {payer}, a test of {functions[(file_stem, payer)]}: a property is paid with the values of its own function")
 
     def _stop_for(self, problem: str) -> None:
         """Stop the session for a problem of the course itself: pytest says it in one line

@@ -20,7 +20,7 @@ from attnlab.grading.plugin import GradingPlugin, GradingProfile
 from attnlab.grading.student import StudentProxy
 from attnlab.lifecycle import scratch_prefix
 from attnlab.misconceptions import load_catalogue
-from attnlab.points import load_points
+from attnlab.points import load_points, load_table, pay_for_values
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.reference import Reference
 from attnlab.results import GradeReport, TestResult
@@ -138,8 +138,11 @@ def grade(
     if failure is not None:  # what the sandbox's failure decided is not the student's grade
         raise failure
     merged = {**decided, **live}
-    ordered = [merged.pop(n) for n in order if n in merged] + list(merged.values())
-    return GradeReport(submission=str(submission), tests=tuple(ordered), sandbox=backend.mode, duration=time.perf_counter() - started)
+    in_order = set(order)
+    nodeids = [n for n in order if n in merged] + [n for n in merged if n not in in_order]
+    # Where both paths' results meet: a property is paid only with the values it is about.
+    tests = pay_for_values(load_table(course.hidden_tests_dir), [(n, merged[n]) for n in nodeids])
+    return GradeReport(submission=str(submission), tests=tuple(tests), sandbox=backend.mode, duration=time.perf_counter() - started)
 
 
 def grade_entry(course: Course, entry: Entry, scratch_kind: str = "attnlab-stage", grade_folder: Callable[[Path], GradeReport] | None = None) -> GradeReport:
