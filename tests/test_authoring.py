@@ -17,6 +17,7 @@ from conftest import REPO, read_fixture, splice
 
 from attnlab.course import Course
 from attnlab.export.stubs import stale_stubs
+from attnlab.points import load_table
 
 ATTNLAB = [str(Path(sys.executable).with_name("attnlab"))]
 NAME = "unit_rows"
@@ -66,6 +67,7 @@ def test_new_exercise_writes_every_file_and_says_what_next(scaffolded):
     assert manifest.startswith((REPO / "exercises" / "course.toml").read_text().splitlines()[0]), "course.toml keeps its comments"
     assert "docs/authors.md" in run.stderr
     assert stale_stubs(course / "solutions", course / "exercises", [NAME]) == [], "the stub is generated from the new solution"
+    assert load_table(course / "solutions" / "hidden_tests").paid_with[(f"test_{NAME}", "test_shape_is_kept")] == ("test_values",), "a shape test is paid with the values"
 
 
 def test_the_reference_grades_at_full_marks_and_the_stub_at_zero(scaffolded, tmp_path):
@@ -147,6 +149,10 @@ BROKEN = {
                   "hidden test test_softmax.test_unlisted has no points: add `test_unlisted = POINTS` under [test_softmax]"),
     "no docstring": ("\n\ndef test_undocumented(student, reference):\n    pass\n", "test_undocumented = 1",
                      "hidden test test_softmax.test_undocumented: its docstring must start with 'function: property'"),
+    "paid with no test": ("\n\ndef test_property(student, reference):\n    \"\"\"softmax: a property\"\"\"\n", 'test_property = { points = 1, paid_with = ["test_valuez"] }',
+                          "test_softmax.test_property is paid with test_valuez, which is not a test under [test_softmax]"),
+    "paid with another function": ("\n\ndef test_property(student, reference):\n    \"\"\"attention_scores: a property\"\"\"\n", 'test_property = { points = 1, paid_with = ["test_values"] }',
+                                   "hidden test test_softmax.test_property tests attention_scores but is paid with test_values, a test of softmax"),
 }
 
 

@@ -162,7 +162,7 @@ def test_a_submission_that_computes_nothing_earns_nothing_in_a_class_as_alone(gr
     assert [(t.name, t.outcome.value, t.score) for t in alone.tests] == [(t["name"], t["outcome"], t["score"]) for t in in_class]
     copied = {"harvests_answers_from_memory": {"scaled_dot_product_attention", "self_attention", "cross_attention"}, "inverts_what_merge_heads_was_given": {"split_heads"}, "chains_its_masks": {"causal_mask", "padding_mask"}, "chains_its_attention": {"scaled_dot_product_attention"}, "steals_answers_through_the_keyring": set(), "reads_a_classmates_keyring": set()}[name]
     assert {t["function"] for t in in_class if t["score"] > 0} & copied == set()
-    # The keyring's readers return zeros of the right shape: the shape tests' points, no more.
+    # The keyring's readers return zeros of the right shape: nothing, as a shape test is paid with the values.
     assert sum(t["score"] for t in in_class) < sum(t["max_score"] for t in in_class)
 
 

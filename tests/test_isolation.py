@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import COURSE, REPO, SUBMISSIONS, build_submission, private_uids_in, processes_of, read_fixture
+from conftest import COURSE, REPO, SUBMISSIONS, build_submission, fixtures_in, private_uids_in, processes_of, read_fixture
 
 from attnlab.course import Course
 from attnlab.grading.suite import grade
@@ -276,3 +276,30 @@ def test_a_class_holds_every_attack(mode, fresh_course, tmp_path):
     if mode != "bwrap":
         for path in (fresh_course.solutions_dir, classroom, results):
             assert not path.stat().st_mode & 0o007, path
+
+
+# Points for work not done (issue 34, item 1): the rule is the grader's, the same in every mode.
+# The files with shape, row-sum, metamorphic and "position 0 is the identity" tests (the whole
+# course, both tracks, is graded on both paths by test_points_for_values.py).
+PROPERTY_FILES = [arg for module in ("softmax", "attention", "positions") for arg in ("--only", module)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_constants_of_the_shapes_earn_nothing_alone_or_in_a_class_in_every_mode(mode, fresh_course, tmp_path):
+    import json
+
+    classroom = tmp_path / "class"
+    for name in ("constants_of_the_shapes", "tiny_arrays"):
+        build_submission(classroom / name, *fixtures_in(f"hostile/{name}"))
+    alone = attnlab(mode, "grade", classroom / "constants_of_the_shapes", *PROPERTY_FILES, "--json", tmp_path / "alone.json", "--course", fresh_course.root)
+    assert alone.returncode == 0, alone.stderr[-3000:]
+    in_class = attnlab(mode, "grade", classroom, *PROPERTY_FILES, "--jobs", "1", "--timeout", "5", "--course", fresh_course.root)
+    assert in_class.returncode == 0, in_class.stderr[-3000:]
+    results = classroom.parent / "class.results"
+    graded = {name: json.loads((results / f"{name}.json").read_text())["report"] for name in ("constants_of_the_shapes", "tiny_arrays")}
+    assert ("bubblewrap sandbox" in graded["tiny_arrays"]["sandbox"]) == (mode == "bwrap")
+    alone_tests = {t["name"]: t["score"] for t in json.loads((tmp_path / "alone.json").read_text())["tests"]}
+    assert alone_tests == {t["name"]: t["score"] for t in graded["constants_of_the_shapes"]["tests"]}
+    assert sum(alone_tests.values()) <= 0.05 * graded["constants_of_the_shapes"]["max_score"]
+    assert any(t["feedback"].startswith("Not paid yet") for t in graded["constants_of_the_shapes"]["tests"])
+    assert graded["tiny_arrays"]["score"] == 0

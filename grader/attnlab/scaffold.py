@@ -25,6 +25,8 @@ _NAME = re.compile(r"[a-z][a-z0-9_]*")
 # Files of a course's folders that are not exercise files: a new exercise may not take their names.
 _TAKEN = {"conftest", "attnlab", "solutions", "exercises", "hidden_tests", "misconceptions", "tests", "setup"}
 EXAMPLE_POINTS = {"test_shape_is_kept": 1, "test_values": 2}
+# A constant of the input's shape keeps the shape: that test is paid only with the values.
+EXAMPLE_PAID_WITH = {"test_shape_is_kept": ["test_values"]}
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,12 @@ def _added_points(course: Course, name: str) -> str:
         raise CourseError(f"{path} already has a [test_{name}] table: remove it first")
     table = tomlkit.table()
     for test, points in EXAMPLE_POINTS.items():
-        table.add(test, points)
+        if test in EXAMPLE_PAID_WITH:
+            entry = tomlkit.inline_table()
+            entry.update({"points": points, "paid_with": EXAMPLE_PAID_WITH[test]})
+            table.add(test, entry)
+        else:
+            table.add(test, points)
     document.add(f"test_{name}", table)
     return tomlkit.dumps(document)
 
@@ -147,7 +154,10 @@ _HIDDEN_TESTS = '''"""Hidden tests for {name}.py.
 
 Each test takes the `student` and `reference` fixtures, and its docstring starts with
 `function: property`, the test's name in every report. Its points are under [test_{name}] in
-points.toml: a test that is not listed there stops grading with an error.
+points.toml: a test that is not listed there stops grading with an error. A test that a constant
+of the input's shape could pass (a shape, rows summing to 1, an invariance) is paid only with
+the values: `paid_with = ["test_values"]` there. Give expect_close the inputs the result was
+computed from: they, never the student's answer, set the tolerance.
 """
 
 import numpy as np
