@@ -760,18 +760,18 @@ class WorkerProcess:
             self.stop()
             raise CallTimedOut(f"{function} could not be called: the worker for {self.module}.py did not read its call within {self.limits.call_seconds:g} s", function) from None
 
-    def _admit(self, room: AnswerRoom | None, kept: KeptBudget | None = None) -> Callable[[dict, int], None] | None:
-        """What ``wire.receive`` asks of a message before reading its data: a result past its
-        ``room``, or past what ``kept`` may still take, raises ``AnswerTooLarge``."""
+    def _admit(self, room: AnswerRoom | None, kept: KeptBudget | None = None, op: str | None = "result") -> Callable[[dict, int], None] | None:
+        """What ``wire.receive`` asks of a message before reading its data: a message of ``op``
+        (None: any) past its ``room``, or past what ``kept`` may still take, raises ``AnswerTooLarge``."""
         if room is None and kept is None:
             return None
 
         def admit(header: dict, nbytes: int) -> None:
-            if header.get("op") != "result":
+            if op is not None and header.get("op") != op:
                 return
             refusal = room.refusal(nbytes) if room is not None else None
             if refusal is None and kept is not None and not kept.take(nbytes):
-                refusal = (f"{room.function if room else 'the function'} returned {size_in_words(kept.used + nbytes)} over "
+                refusal = (f"{room.function if room else 'the worker'} returned {size_in_words(kept.used + nbytes)} over "
                            f"one test's calls, more than the {size_in_words(kept.limit)} the grader keeps of a test")
             if refusal is not None:
                 raise AnswerTooLarge(refusal)
@@ -881,7 +881,8 @@ class WorkerProcess:
         [(args, kwargs), result] each."""
         self._send(wire.frame({"op": "evidence", "want": [list(w) for w in want]}), self.function)
         try:
-            header, buffers = wire.receive(self.channel, time.monotonic() + self.limits.call_seconds)
+            # What it says its calls were is kept while they are checked: as much as a test's calls.
+            header, buffers = wire.receive(self.channel, time.monotonic() + self.limits.call_seconds, self._admit(None, KeptBudget(KEPT_PER_TEST_BYTES), None))
             if header.get("op") != "evidence":
                 raise wire.WireError("not the evidence asked for")
             values = wire.decode(header.get("value"), buffers)
@@ -890,7 +891,7 @@ class WorkerProcess:
             raise CallTimedOut(f"{self.function}'s worker did not say what its calls were within {self.limits.call_seconds:g} s") from None
         except wire.PeerClosed:
             raise WorkerCrashed(f"{self.function}'s worker {self.stop()}") from None
-        except wire.WireError as error:
+        except (wire.WireError, AnswerTooLarge) as error:
             self.stop()
             raise BadReturn(f"{self.function}'s worker broke the protocol: {error}") from None
         if not (isinstance(values, list) and len(values) == len(want)):
