@@ -505,7 +505,8 @@ def _send_by(sock: socket.socket, data: memoryview, deadline: float) -> None:
                 raise TimeoutError from None
 
 
-def receive(sock: socket.socket, deadline: float | None = None, admit: Callable[[dict, int], None] | None = None) -> tuple[dict, list]:
+def receive(sock: socket.socket, deadline: float | None = None,
+            admit: Callable[[dict, int], None] | None = None) -> tuple[dict, list]:
     """Receive one message, waiting until ``deadline`` (``time.monotonic()``) at most.
 
     Raises ``TimeoutError`` past the deadline, ``PeerClosed`` on end of file and

@@ -26,7 +26,15 @@ from attnlab.answer_room import AnswerRoom, wire_bytes
 from attnlab.course import Course, CourseError
 from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
 from attnlab.reference import Reference
-from attnlab.sandbox.host import AnswerCache, BatchPastItsDeadline, ForkServer, Limits, Watching, WorkerProcess, close_to_workers
+from attnlab.sandbox.host import (
+    AnswerCache,
+    BatchPastItsDeadline,
+    ForkServer,
+    Limits,
+    Watching,
+    WorkerProcess,
+    close_to_workers,
+)
 from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.inside.module_harness import as_called
 
@@ -228,7 +236,8 @@ class SandboxBackend(Backend):
         try:
             with self._calling(worker):
                 baseline = worker.reset_peak_memory() if measure_memory else 0
-                value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs, self._room(function, args, kwargs, return_inputs))
+                room = self._room(function, args, kwargs, return_inputs)
+                value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs, room)
                 peak = worker.peak_memory() - baseline if measure_memory else None
         except CallTimedOut as problem:
             if self._replaying:
@@ -323,7 +332,8 @@ class SandboxBackend(Backend):
                 # worker names the call, which cannot be one that answered.
                 stopped = max(len(worker.notes), min(index, len(calls) - 1))
                 # A batch past its deadline names no call that took longer than its own (``call_batch``).
-                if isinstance(problem, CallTimedOut) and not isinstance(problem, BatchPastItsDeadline) and own and stopped < len(calls):
+                timed_out = isinstance(problem, CallTimedOut) and not isinstance(problem, BatchPastItsDeadline)
+                if timed_out and own and stopped < len(calls):
                     _, args, kwargs, _ = calls[stopped]
                     self.seed_timeout(function, args, kwargs, problem.message)
             raise NotReplayed(function, own) from None

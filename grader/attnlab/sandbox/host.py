@@ -698,14 +698,16 @@ class WorkerProcess:
                 raise ImportFailed(f"{self.module}.py could not be imported: the worker broke the protocol (sent {str(op)[:40]!r})")
             return
 
-    def call(self, function: str, args: tuple, kwargs: dict, answer_callback: Callable[[str, str, tuple, dict], object], return_inputs: bool = False, room: AnswerRoom | None = None):
+    def call(self, function: str, args: tuple, kwargs: dict, answer_callback: Callable[[str, str, tuple, dict], object],
+             return_inputs: bool = False, room: AnswerRoom | None = None):
         """Run ``function(*args, **kwargs)`` in the worker and return its plain-data result
         (with ``return_inputs``: the triple result, args, kwargs as the call left them). An
         answer past its ``room`` is refused, unread (``BadReturn``, the worker stopped)."""
         buffers: list = []
         request = {"op": "call", "function": function, "args": wire.encode((args, kwargs), buffers), "return_inputs": return_inputs}
         self._send(wire.frame(request, buffers), function)
-        return self._await_result(function, return_inputs, answer_callback, StandinBounds(args, kwargs), admit=self._admit(room))
+        bounds = StandinBounds(args, kwargs)
+        return self._await_result(function, return_inputs, answer_callback, bounds, admit=self._admit(room))
 
     def call_batch(self, calls: list[tuple[str, tuple, dict, bool]], answer_for: Callable[[str], Callable[[str, str, tuple, dict], object]], framed: list | None = None, expected: list | None = None) -> list:
         """Run several calls ``(function, args, kwargs, return_inputs)`` with one message, for a
@@ -735,12 +737,15 @@ class WorkerProcess:
         values = []
         for index, ((function, args, kwargs, return_inputs), want) in enumerate(zip(calls, expected)):
             room = AnswerRoom(function, want.nbytes) if want is not None else None
+            bounds = None if self.watching else StandinBounds(args, kwargs)
             try:
-                values.append(self._await_result(function, return_inputs, answer, None if self.watching else StandinBounds(args, kwargs), want, deadline, self._admit(room, kept)))
+                admit = self._admit(room, kept)
+                values.append(self._await_result(function, return_inputs, answer, bounds, want, deadline, admit))
             except CallTimedOut:
                 if index == 0 and self._running_call() == 0:
                     raise
-                raise BatchPastItsDeadline(f"{function}'s {len(calls)} calls did not all come back within {self.limits.call_seconds:g} s together", function) from None
+                late = f"{function}'s {len(calls)} calls were not all back within {self.limits.call_seconds:g} s"
+                raise BatchPastItsDeadline(late, function) from None
         if self.watching:
             # Sent one at a time, the calls would have met a worker that stopped listening to the
             # grader on the way: the batch counts only if it still listens after its last call.
@@ -760,7 +765,7 @@ class WorkerProcess:
             self.stop()
             raise CallTimedOut(f"{function} could not be called: the worker for {self.module}.py did not read its call within {self.limits.call_seconds:g} s", function) from None
 
-    def _admit(self, room: AnswerRoom | None, kept: KeptBudget | None = None, op: str | None = "result") -> Callable[[dict, int], None] | None:
+    def _admit(self, room: AnswerRoom | None, kept: KeptBudget | None = None, op: str | None = "result"):
         """What ``wire.receive`` asks of a message before reading its data: a message of ``op``
         (None: any) past its ``room``, or past what ``kept`` may still take, raises ``AnswerTooLarge``."""
         if room is None and kept is None:
@@ -771,14 +776,16 @@ class WorkerProcess:
                 return
             refusal = room.refusal(nbytes) if room is not None else None
             if refusal is None and kept is not None and not kept.take(nbytes):
-                refusal = (f"{room.function if room else 'the worker'} returned {size_in_words(kept.used + nbytes)} over "
-                           f"one test's calls, more than the {size_in_words(kept.limit)} the grader keeps of a test")
+                who = room.function if room else "the worker"
+                refusal = (f"{who} returned {size_in_words(kept.used + nbytes)} over one test's calls, more than the "
+                           f"{size_in_words(kept.limit)} the grader keeps of a test")
             if refusal is not None:
                 raise AnswerTooLarge(refusal)
 
         return admit
 
-    def _await_result(self, function: str, return_inputs: bool, answer_callback, bounds: StandinBounds, expected: "Expected | None" = None, deadline: float | None = None, admit: Callable | None = None):
+    def _await_result(self, function: str, return_inputs: bool, answer_callback, bounds: StandinBounds,
+                      expected: "Expected | None" = None, deadline: float | None = None, admit: Callable | None = None):
         # The reference's time on stand-in calls counts against the call's deadline: it is work the
         # grader does on the student's behalf, and a loop of them must not cost more than the call.
         deadline = deadline or time.monotonic() + self.limits.call_seconds
@@ -882,7 +889,8 @@ class WorkerProcess:
         self._send(wire.frame({"op": "evidence", "want": [list(w) for w in want]}), self.function)
         try:
             # What it says its calls were is kept while they are checked: as much as a test's calls.
-            header, buffers = wire.receive(self.channel, time.monotonic() + self.limits.call_seconds, self._admit(None, KeptBudget(KEPT_PER_TEST_BYTES), None))
+            admit = self._admit(None, KeptBudget(KEPT_PER_TEST_BYTES), None)
+            header, buffers = wire.receive(self.channel, time.monotonic() + self.limits.call_seconds, admit)
             if header.get("op") != "evidence":
                 raise wire.WireError("not the evidence asked for")
             values = wire.decode(header.get("value"), buffers)
