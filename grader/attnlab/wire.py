@@ -8,6 +8,10 @@ rebuilds arrays as fresh base-class ``ndarray`` objects, so a subclass that
 lies in ``__eq__`` (or anything else the student built) never reaches the
 grader. There is deliberately no pickle: unpickling a hostile stream runs code.
 
+What a message decodes to is bounded by its own size: each buffer is one array's data, named
+once, its bytes exactly the array's (no strides, no broadcasting, no view of another buffer);
+and the header holds at most ``MAX_HEADER_VALUES`` values, counted before it is parsed.
+
 Headers are written and read with orjson where it is installed (a program's
 results are a few hundred kB of JSON per submission; the standard library took
 ten times as long to write them, twice as long to read), else with ``json``.
@@ -24,6 +28,7 @@ import select
 import socket
 import struct
 import time
+from typing import Callable
 
 import numpy as np
 
@@ -45,6 +50,11 @@ MAX_MESSAGE_BYTES = 2 * MAX_ARRAY_BYTES
 MAX_ITEMS = 1 << 16
 MAX_TEXT_CHARS = 1 << 20
 MAX_DEPTH = 32
+# Values (numbers, texts, containers) in one header, all levels together, and what one may cost
+# its reader (a Python object and its slot, parsed and then rebuilt) from as little as two bytes
+# of JSON: counted against the message's limit with its arrays.
+MAX_HEADER_VALUES = 4 * MAX_ITEMS
+VALUE_BYTES = 160
 ARRAY_KINDS = "fbiu"  # float, bool, signed and unsigned integers
 
 _PREFIX = struct.Struct("!IH")  # header length, number of buffers
@@ -128,12 +138,14 @@ def _refused_dtype(dtype) -> WireError:
 
 
 def decode(tree, buffers: list, copy: bool = True) -> object:
-    """Rebuild a value from ``encode``'s tree; raise ``WireError`` on anything unexpected.
+    """Rebuild a value from ``encode``'s tree; raise ``WireError`` on anything unexpected, a
+    buffer named twice included (one buffer is one array: decoded, a value is no larger than
+    the message that carried it).
 
     With ``copy=False`` arrays are writable views of ``buffers`` (which must be writable and
     outlive them): for the worker's own arguments, never for what the grader receives."""
     try:
-        return _decode(tree, buffers, 0, copy)
+        return _decode(tree, buffers, 0, copy, set())
     except WireError:
         raise
     except (TypeError, ValueError, KeyError, IndexError, RecursionError) as error:
@@ -278,7 +290,7 @@ def _array_tag(array: np.ndarray) -> bytes:
     return tag
 
 
-def _decode(tree, buffers, depth, copy=True):
+def _decode(tree, buffers, depth, copy, used):
     # Runs for every argument and result that crosses, thousands per submission: the exact JSON
     # types by identity first (a header holds nothing else), the rare kinds after.
     if depth > MAX_DEPTH:
@@ -289,22 +301,22 @@ def _decode(tree, buffers, depth, copy=True):
             raise WireError("an unknown kind of value")
         described = tree.get("__nd__")
         if described is not None:
-            return _decode_array(described, buffers, copy)
+            return _decode_array(described, buffers, copy, used)
         items = tree.get("__tuple__")
         if items is not None:
-            return tuple([_decode(v, buffers, depth + 1, copy) for v in _as_list(items)])
+            return tuple([_decode(v, buffers, depth + 1, copy, used) for v in _as_list(items)])
         if "__dict__" in tree:
             pairs = _as_list(tree["__dict__"])
             if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in pairs):
                 raise WireError("a malformed dict")
-            return {k: _decode(v, buffers, depth + 1, copy) for k, v in pairs}
+            return {k: _decode(v, buffers, depth + 1, copy, used) for k, v in pairs}
         if "__float__" in tree:
             if tree["__float__"] not in _NON_FINITE:
                 raise WireError("a malformed float")
             return float(tree["__float__"])
         raise WireError("an unknown kind of value")
     if kind is list:
-        return [_decode(v, buffers, depth + 1, copy) for v in tree]
+        return [_decode(v, buffers, depth + 1, copy, used) for v in tree]
     if tree is None or kind is int or kind is float or kind is str or kind is bool:
         return tree
     raise WireError("an unknown kind of value")
@@ -336,23 +348,30 @@ def _accepted_dtype(text) -> np.dtype:
     return dtype
 
 
-def _decode_array(described, buffers, copy=True) -> np.ndarray:
+def _decode_array(described, buffers, copy, used) -> np.ndarray:
     if not (type(described) is list and len(described) == 3):
         raise WireError("a malformed array")
     index, dtype_text, shape = described
     if not (type(index) is int and 0 <= index < len(buffers)):
         raise WireError("an array without its data")
+    if index in used:
+        raise WireError("one buffer named as the data of two arrays")
+    used.add(index)
     dtype = _accepted_dtype(dtype_text)
     if type(shape) is not list or len(shape) > 32:
         raise WireError("an array with a malformed shape")
     size = dtype.itemsize
     for n in shape:
-        if type(n) is not int or n < 0:
+        # No axis past what one array's bytes allow: an empty array of axes (0, 2**62) is refused too.
+        if type(n) is not int or not 0 <= n <= MAX_ARRAY_BYTES:
             raise WireError("an array with a malformed shape")
         size *= n
     payload = buffers[index]
     if size != memoryview(payload).nbytes:
         raise WireError("an array whose data does not match its shape")
+    if dtype.kind == "b" and copy:
+        # A bool is one byte, but only 0 and 1 are bools: any other byte is read as True.
+        return np.frombuffer(payload, dtype=np.uint8).astype(bool).reshape(shape)
     array = np.frombuffer(payload, dtype=dtype).reshape(shape)
     # A fresh, writable, base-class array that owns its memory (or a view, when asked for).
     return array.copy() if copy or array.size == 0 else array
@@ -419,16 +438,37 @@ def _digest(dumped: bytes, buffers: list) -> bytes:
     return hasher.digest()
 
 
+def header_values(data, start: int = 0) -> int:
+    """At least how many values the JSON header ``data[start:]`` holds (each follows a bracket,
+    brace, comma or colon, or is the first), read off its bytes without parsing it."""
+    return 1 + sum(data.count(mark, start) for mark in (b",", b"[", b"{", b":"))
+
+
+def _oversize(data, start: int, lengths) -> str | None:
+    """Why a message of the header ``data[start:]`` and these buffer lengths is too large to
+    read (None: it is not)."""
+    values = header_values(data, start)
+    if values > MAX_HEADER_VALUES:
+        return f"a value of more than {MAX_HEADER_VALUES} numbers, texts and lists in all (an array may hold more)"
+    if sum(lengths) + VALUE_BYTES * values > MAX_MESSAGE_BYTES:
+        return f"a message larger than {MAX_MESSAGE_BYTES >> 20} MiB"
+    return None
+
+
 def frame(header: dict, buffers: list = ()) -> list:
-    """One message as the byte strings that go on the wire, in order."""
+    """One message as the byte strings that go on the wire, in order (``WireError`` when the
+    receiver would refuse it as too large)."""
     body = dumps(header)
     # A C-contiguous array is a byte string to join and send as it is (a memoryview each cost as
     # much as the rest of the framing).
     payloads = [array if type(array) is np.ndarray and array.flags.c_contiguous else as_bytes(array) if isinstance(array, np.ndarray) else memoryview(array) for array in buffers]
     # Prefix, then every buffer's length, then the header, then the buffers back to back: the
     # receiver reads a message in three reads, whatever the number of buffers.
-    lengths = struct.pack(f"!{len(payloads)}Q", *(data.nbytes for data in payloads))
-    return [_PREFIX.pack(len(body), len(payloads)), lengths, body, *payloads]
+    sizes = [data.nbytes for data in payloads]
+    too_large = _oversize(body, 0, sizes)
+    if too_large is not None:
+        raise WireError(too_large)
+    return [_PREFIX.pack(len(body), len(payloads)), struct.pack(f"!{len(payloads)}Q", *sizes), body, *payloads]
 
 
 def send(sock: socket.socket, header: dict, buffers: list = ()) -> None:
@@ -465,11 +505,15 @@ def _send_by(sock: socket.socket, data: memoryview, deadline: float) -> None:
                 raise TimeoutError from None
 
 
-def receive(sock: socket.socket, deadline: float | None = None) -> tuple[dict, list]:
+def receive(sock: socket.socket, deadline: float | None = None,
+            admit: Callable[[dict, int], None] | None = None) -> tuple[dict, list]:
     """Receive one message, waiting until ``deadline`` (``time.monotonic()``) at most.
 
     Raises ``TimeoutError`` past the deadline, ``PeerClosed`` on end of file and
-    ``WireError`` for a message that breaks the format or its size limits.
+    ``WireError`` for a message that breaks the format or its size limits. ``admit`` is
+    called with the header and the message's size in bytes (header and buffers) before the
+    buffers are read: it may raise to refuse them, which are then left unread (the channel
+    cannot be used again).
     """
     header_length, n_buffers = _PREFIX.unpack(_read_exact(sock, _PREFIX.size, deadline))
     if header_length > MAX_HEADER_BYTES or n_buffers > MAX_BUFFERS:
@@ -481,12 +525,18 @@ def receive(sock: socket.socket, deadline: float | None = None) -> tuple[dict, l
         raise WireError(f"a message larger than {MAX_MESSAGE_BYTES >> 20} MiB")
     if n_buffers and max(lengths) > MAX_ARRAY_BYTES:
         raise WireError(f"an array larger than {MAX_ARRAY_BYTES >> 20} MiB")
+    body = memoryview(lengths_and_header)[8 * n_buffers :]
+    too_large = _oversize(lengths_and_header, 8 * n_buffers, lengths)
+    if too_large is not None:
+        raise WireError(too_large)  # before the header is parsed: parsing is what would swell
     try:
-        header = loads(memoryview(lengths_and_header)[8 * n_buffers :])
+        header = loads(body)
     except (ValueError, RecursionError, TypeError):
         raise WireError("a message whose header is not JSON") from None
     if not isinstance(header, dict):
         raise WireError("a message whose header is not an object")
+    if admit is not None:
+        admit(header, header_length + total)
     data = memoryview(_read_exact(sock, total, deadline)) if total else memoryview(b"")
     buffers, start = [], 0
     for length in lengths:

@@ -22,10 +22,19 @@ import tracemalloc
 from pathlib import Path
 
 from attnlab import wire
+from attnlab.answer_room import AnswerRoom, wire_bytes
 from attnlab.course import Course, CourseError
 from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
 from attnlab.reference import Reference
-from attnlab.sandbox.host import AnswerCache, ForkServer, Limits, Watching, WorkerProcess, close_to_workers
+from attnlab.sandbox.host import (
+    AnswerCache,
+    BatchPastItsDeadline,
+    ForkServer,
+    Limits,
+    Watching,
+    WorkerProcess,
+    close_to_workers,
+)
 from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.inside.module_harness import as_called
 
@@ -227,13 +236,32 @@ class SandboxBackend(Backend):
         try:
             with self._calling(worker):
                 baseline = worker.reset_peak_memory() if measure_memory else 0
-                value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs)
+                room = self._room(function, args, kwargs, return_inputs)
+                value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs, room)
                 peak = worker.peak_memory() - baseline if measure_memory else None
         except CallTimedOut as problem:
             if self._replaying:
                 self.seed_timeout(function, args, kwargs, problem.message)
             raise
         return _call_result(value, return_inputs, peak)
+
+    def _room(self, function: str, args: tuple, kwargs: dict, return_inputs: bool) -> AnswerRoom:
+        """The room an answer to this call may take, relative to the reference's answer to it,
+        worked out here (on copies of the inputs) only for an answer past the floor; the inputs'
+        own size where the reference refuses them."""
+
+        def expected_bytes() -> int:
+            inputs = wire.copy_plain((tuple(args), dict(kwargs)))
+            try:
+                answer = as_called(getattr(self.reference, function))(*inputs[0], **inputs[1])
+            except Exception:  # noqa: BLE001 - inputs the reference refuses: their size is the scale
+                answer = inputs
+            try:
+                return wire_bytes(answer) + (wire_bytes(inputs) if return_inputs else 0)
+            except wire.WireError:
+                return wire_bytes(inputs)
+
+        return AnswerRoom(function, expected_bytes)
 
     def probe(self, function, args, kwargs):
         # A function that timed out on a big test may answer a tiny probe: it gets one more try,
@@ -303,7 +331,9 @@ class SandboxBackend(Backend):
                 # The results before it may not have come back (they go back together): the
                 # worker names the call, which cannot be one that answered.
                 stopped = max(len(worker.notes), min(index, len(calls) - 1))
-                if isinstance(problem, CallTimedOut) and own and stopped < len(calls):
+                # A batch past its deadline names no call that took longer than its own (``call_batch``).
+                timed_out = isinstance(problem, CallTimedOut) and not isinstance(problem, BatchPastItsDeadline)
+                if timed_out and own and stopped < len(calls):
                     _, args, kwargs, _ = calls[stopped]
                     self.seed_timeout(function, args, kwargs, problem.message)
             raise NotReplayed(function, own) from None

@@ -2,13 +2,15 @@
 
 The proxy looks like a module of the student's functions. Every call goes to
 a backend (normally a sandboxed worker) and comes back as plain data. It also
-remembers the last call, so feedback can say what the function was given.
+remembers the last call, so feedback can say what the function was given, and
+the test's calls, within a budget per test and per submission (``answer_room``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from attnlab.answer_room import KEPT_PER_SUBMISSION_BYTES, KEPT_PER_TEST_BYTES, KeptBudget, plain_bytes
 from attnlab.grading.backends import Backend
 from attnlab.misconceptions import Raised, RecordedCall
 from attnlab.outcomes import StudentError, SubmissionProblem
@@ -31,11 +33,18 @@ def describe_call(function: str, args: tuple, kwargs: dict) -> str:
     return f"{function}({', '.join(parts)})"
 
 
+class NotKept:
+    """In place of the calls a test made past what the grader keeps: it equals no output, so no
+    misconception is named from a test whose calls were not all kept."""
+
+
 class StudentProxy:
     """A student's submission as hidden tests see it: the ``student`` fixture.
 
     It records the calls of the current test with their results (``calls``), so
-    that a failure can be matched against the misconception catalogue.
+    that a failure can be matched against the misconception catalogue: at most
+    ``KEPT_PER_TEST_BYTES`` of a test's inputs and results, and
+    ``KEPT_PER_SUBMISSION_BYTES`` of every test's together.
     """
 
     def __init__(self, backend: Backend, function_names: list[str]):
@@ -43,9 +52,21 @@ class StudentProxy:
         self._names = set(function_names)
         self.last_call: str | None = None
         self.calls: list[RecordedCall] = []
+        self._kept_of_submission = KeptBudget(KEPT_PER_SUBMISSION_BYTES)
+        self._kept_of_test = KeptBudget(KEPT_PER_TEST_BYTES)
 
     def start_test(self) -> None:
         self.last_call, self.calls = None, []
+        self._kept_of_test = KeptBudget(KEPT_PER_TEST_BYTES)
+
+    def _keep(self, function: str, inputs: tuple, result) -> None:
+        """Record a call of the current test, if it fits what is kept; else, once, ``NotKept``."""
+        size = plain_bytes(inputs) + plain_bytes(result)
+        if self._kept_of_test.used + size <= self._kept_of_test.limit and self._kept_of_submission.take(size):
+            self._kept_of_test.take(size)
+            self.calls.append(RecordedCall(function, inputs[0], inputs[1], result))
+        elif not any(isinstance(call.result, NotKept) for call in self.calls):
+            self.calls.append(RecordedCall(function, (), {}, NotKept()))
 
     def _run(self, function: str, args: tuple, kwargs: dict, **options):
         self.last_call = describe_call(function, args, kwargs)
@@ -54,9 +75,9 @@ class StudentProxy:
             result = self._backend.run(function, args, kwargs, **options)
         except StudentError as error:
             # What it raised is behaviour too: "a mask built on the CPU" shows only as an error on "meta".
-            self.calls.append(RecordedCall(function, inputs[0], inputs[1], Raised(error.error_type or "Exception")))
+            self._keep(function, inputs, Raised(error.error_type or "Exception"))
             raise
-        self.calls.append(RecordedCall(function, inputs[0], inputs[1], result.value))
+        self._keep(function, inputs, result.value)
         return result
 
     def probe(self, function: str, args: tuple, kwargs: dict):

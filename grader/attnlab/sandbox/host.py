@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 from attnlab import wire
+from attnlab.answer_room import KEPT_PER_TEST_BYTES, AnswerRoom, AnswerTooLarge, KeptBudget, size_in_words
 from attnlab.lifecycle import scratch_prefix
 from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.outcomes import (
@@ -594,6 +595,8 @@ class Expected:
         # As JSON text: ``True`` is not ``1``, nor ``1`` ``1.0``, as ``==`` on trees would say.
         self.text = wire.dumps(wire.encode(value, buffers))
         self.payloads = [bytes(wire.as_bytes(b)) for b in buffers]
+        self.nbytes = len(self.text) + sum(len(p) for p in self.payloads)
+        """What the answer takes on the wire (``answer_room.wire_bytes``)."""
 
     def matches(self, tree, buffers: list) -> bool:
         return len(buffers) == len(self.payloads) and wire.dumps(tree) == self.text and all(got == want for got, want in zip(buffers, self.payloads))
@@ -610,8 +613,6 @@ class WorkerProcess:
         self.watched_names = [n for names in standins.values() for n in names]
         self.watched_files = list(standins)
         self.loaded_through = 0
-        self._extended = 0
-        """A watching worker: the last call of the current batch whose deadline began afresh."""
         """A watching worker: the place (from 1) of the last file it imported."""
         self.notes: list = []
         """A watching worker's notes on the watched calls, one list per result, in order."""
@@ -697,31 +698,54 @@ class WorkerProcess:
                 raise ImportFailed(f"{self.module}.py could not be imported: the worker broke the protocol (sent {str(op)[:40]!r})")
             return
 
-    def call(self, function: str, args: tuple, kwargs: dict, answer_callback: Callable[[str, str, tuple, dict], object], return_inputs: bool = False):
+    def call(self, function: str, args: tuple, kwargs: dict, answer_callback: Callable[[str, str, tuple, dict], object],
+             return_inputs: bool = False, room: AnswerRoom | None = None):
         """Run ``function(*args, **kwargs)`` in the worker and return its plain-data result
-        (with ``return_inputs``: the triple result, args, kwargs as the call left them)."""
+        (with ``return_inputs``: the triple result, args, kwargs as the call left them). An
+        answer past its ``room`` is refused, unread (``BadReturn``, the worker stopped)."""
         buffers: list = []
         request = {"op": "call", "function": function, "args": wire.encode((args, kwargs), buffers), "return_inputs": return_inputs}
         self._send(wire.frame(request, buffers), function)
-        return self._await_result(function, return_inputs, answer_callback, StandinBounds(args, kwargs))
+        bounds = StandinBounds(args, kwargs)
+        return self._await_result(function, return_inputs, answer_callback, bounds, admit=self._admit(room))
 
     def call_batch(self, calls: list[tuple[str, tuple, dict, bool]], answer_for: Callable[[str], Callable[[str, str, tuple, dict], object]], framed: list | None = None, expected: list | None = None) -> list:
-        """Run several calls ``(function, args, kwargs, return_inputs)`` with one message.
+        """Run several calls ``(function, args, kwargs, return_inputs)`` with one message, for a
+        class's fast path.
 
-        Each call keeps its own deadline. The first call that fails raises its outcome, as
-        ``call`` would, and the worker runs none of the calls after it. ``framed`` is the
-        message ``batch_message(calls)`` made, when the caller keeps it to send again.
+        The calls share one deadline, one call's: every input is sent at once, so neither what
+        the worker says of its progress nor the times its results come back can tell one call's
+        time from another's; a batch answered whole within one deadline shows that none of its
+        calls took longer. Past it, ``CallTimedOut`` when no result came back and the worker
+        says it is in the first call (that call's own deadline passed, as live), else
+        ``BatchPastItsDeadline``. The first call that fails raises its outcome, as ``call``
+        would, and the worker runs none of the calls after it. ``framed`` is the message
+        ``batch_message(calls)`` made, when the caller keeps it to send again.
         ``expected``: per call, an ``Expected`` answer; a result identical to it on the wire is
-        that answer's value, returned as it is (not decoded again).
+        that answer's value, returned as it is (not decoded again). An answer past ``ROOM_FACTOR``
+        times its expected one, or the batch's answers past ``KEPT_PER_TEST_BYTES`` together, are
+        refused unread (``BadReturn``).
         """
         if self._marker is not None:
             MARKER.pack_into(self._marker, 0, 0, 0, 0)  # this batch's calls only, from its first
-            self._extended = 0
         self._send(framed or batch_message(calls), calls[0][0])
+        deadline = time.monotonic() + self.limits.call_seconds
         expected = expected or [None] * len(calls)
+        kept = KeptBudget(KEPT_PER_TEST_BYTES)
         # A watching worker is answered no stand-in call: it needs no callback, nor bounds for one.
         answer = None if self.watching else answer_for(calls[0][0])
-        values = [self._await_result(function, return_inputs, answer, None if self.watching else StandinBounds(args, kwargs), want, index) for index, ((function, args, kwargs, return_inputs), want) in enumerate(zip(calls, expected))]
+        values = []
+        for index, ((function, args, kwargs, return_inputs), want) in enumerate(zip(calls, expected)):
+            room = AnswerRoom(function, want.nbytes) if want is not None else None
+            bounds = None if self.watching else StandinBounds(args, kwargs)
+            try:
+                admit = self._admit(room, kept)
+                values.append(self._await_result(function, return_inputs, answer, bounds, want, deadline, admit))
+            except CallTimedOut:
+                if index == 0 and self._running_call() == 0:
+                    raise
+                late = f"{function}'s {len(calls)} calls were not all back within {self.limits.call_seconds:g} s"
+                raise BatchPastItsDeadline(late, function) from None
         if self.watching:
             # Sent one at a time, the calls would have met a worker that stopped listening to the
             # grader on the way: the batch counts only if it still listens after its last call.
@@ -741,19 +765,33 @@ class WorkerProcess:
             self.stop()
             raise CallTimedOut(f"{function} could not be called: the worker for {self.module}.py did not read its call within {self.limits.call_seconds:g} s", function) from None
 
-    def _await_result(self, function: str, return_inputs: bool, answer_callback, bounds: StandinBounds, expected: "Expected | None" = None, index: int = 0):
+    def _admit(self, room: AnswerRoom | None, kept: KeptBudget | None = None, op: str | None = "result"):
+        """What ``wire.receive`` asks of a message before reading its data: a message of ``op``
+        (None: any) past its ``room``, or past what ``kept`` may still take, raises ``AnswerTooLarge``."""
+        if room is None and kept is None:
+            return None
+
+        def admit(header: dict, nbytes: int) -> None:
+            if op is not None and header.get("op") != op:
+                return
+            refusal = room.refusal(nbytes) if room is not None else None
+            if refusal is None and kept is not None and not kept.take(nbytes):
+                who = room.function if room else "the worker"
+                refusal = (f"{who} returned {size_in_words(kept.used + nbytes)} over one test's calls, more than the "
+                           f"{size_in_words(kept.limit)} the grader keeps of a test")
+            if refusal is not None:
+                raise AnswerTooLarge(refusal)
+
+        return admit
+
+    def _await_result(self, function: str, return_inputs: bool, answer_callback, bounds: StandinBounds,
+                      expected: "Expected | None" = None, deadline: float | None = None, admit: Callable | None = None):
         # The reference's time on stand-in calls counts against the call's deadline: it is work the
         # grader does on the student's behalf, and a loop of them must not cost more than the call.
-        deadline = time.monotonic() + self.limits.call_seconds
+        deadline = deadline or time.monotonic() + self.limits.call_seconds
         while True:
             try:
-                try:
-                    header, buffers = wire.receive(self.channel, deadline)
-                except TimeoutError:
-                    if not self._moved_on(index):
-                        raise
-                    deadline = time.monotonic() + self.limits.call_seconds
-                    continue
+                header, buffers = wire.receive(self.channel, deadline, admit)
                 op = header.get("op")
                 if op == "callback" and not self.watching:
                     self._answer_callback(header, buffers, answer_callback, function, bounds, deadline)
@@ -775,6 +813,9 @@ class WorkerProcess:
             except wire.WireError as error:
                 self.stop()
                 raise BadReturn(f"{function} returned something that is not plain data: {error}") from None
+            except AnswerTooLarge as refused:
+                self.stop()  # its data is left unread: the channel is of no more use
+                raise BadReturn(str(refused), function) from None
             if op == "raised":
                 message = _problem_message(header)
                 if header.get("not_implemented"):
@@ -847,7 +888,9 @@ class WorkerProcess:
         [(args, kwargs), result] each."""
         self._send(wire.frame({"op": "evidence", "want": [list(w) for w in want]}), self.function)
         try:
-            header, buffers = wire.receive(self.channel, time.monotonic() + self.limits.call_seconds)
+            # What it says its calls were is kept while they are checked: as much as a test's calls.
+            admit = self._admit(None, KeptBudget(KEPT_PER_TEST_BYTES), None)
+            header, buffers = wire.receive(self.channel, time.monotonic() + self.limits.call_seconds, admit)
             if header.get("op") != "evidence":
                 raise wire.WireError("not the evidence asked for")
             values = wire.decode(header.get("value"), buffers)
@@ -856,7 +899,7 @@ class WorkerProcess:
             raise CallTimedOut(f"{self.function}'s worker did not say what its calls were within {self.limits.call_seconds:g} s") from None
         except wire.PeerClosed:
             raise WorkerCrashed(f"{self.function}'s worker {self.stop()}") from None
-        except wire.WireError as error:
+        except (wire.WireError, AnswerTooLarge) as error:
             self.stop()
             raise BadReturn(f"{self.function}'s worker broke the protocol: {error}") from None
         if not (isinstance(values, list) and len(values) == len(want)):
@@ -872,18 +915,11 @@ class WorkerProcess:
             return index, False, None
         return index, True, self.watched_names[place - 1] if 0 < place <= len(self.watched_names) else None
 
-    def _moved_on(self, index: int) -> bool:
-        """A watching worker sends a message's results together: waiting for the result of call
-        ``index``, has it moved on to a later call (as its marker says, once per call, never back)?
-        Then that call's result is held, not late, and the later call gets a deadline of its own.
-        The marker is the worker's word: at worst it buys its own calls their batch's deadlines."""
-        if self._marker is None:
-            return False
-        running = MARKER.unpack_from(self._marker, 0)[2]
-        if running <= max(index, self._extended):
-            return False
-        self._extended = running
-        return True
+    def _running_call(self) -> int:
+        """The place in its batch of the call a watching worker says it is running (0 for a
+        live worker, which sends each result as it is ready). Its word: believed only where a
+        lie costs the worker itself (which call to blame for a timeout)."""
+        return MARKER.unpack_from(self._marker, 0)[2] if self._marker is not None else 0
 
     def file_being_imported(self) -> str | None:
         """For a watching worker that timed out or crashed: the file it was importing then, as it
@@ -974,6 +1010,11 @@ class WorkerProcess:
 
 class _Refused(Exception):
     """A stand-in call the reference will not run: its message goes to the student as a ValueError."""
+
+
+class BatchPastItsDeadline(CallTimedOut):
+    """A batch's calls did not all come back within one call's deadline: no call of it is known
+    to have taken longer than its own deadline, nor known not to have (``call_batch``)."""
 
 
 class ProcessesDuringMeasure(StudentError):

@@ -46,9 +46,8 @@ class _NotMirrored(Exception):
 MARKER = struct.Struct("<BII")
 WATCHED, IMPORTING = 1, 2
 # A message's results go back together, at most this long after the first of them was ready: the
-# grader then wakes once per message, not once per call. Its deadlines stay per call: the marker
-# names the call running, and the grader gives a call whose predecessors' results are held a
-# deadline of its own.
+# grader then wakes once per message, not once per call. It gives a message one deadline, one
+# call's, whole (none of what the worker says extends it), so holding results costs no call time.
 FLUSH_SECONDS = 0.02
 
 
