@@ -1,4 +1,4 @@
-"""RoPE as multiplication by complex exponentials (torch.polar).
+"""RoPE as multiplication by complex exponentials (torch.polar); a query that may see no key is given finite scores by torch.where and zero weights by masked_fill.
 
 file: torch_attention.py
 """
@@ -44,6 +44,7 @@ class MultiHeadSelfAttention(nn.Module):
             scores = scores.masked_fill(~causal, float("-inf"))
         if key_padding_mask is not None:
             scores = scores.masked_fill(~key_padding_mask[:, None, None, :], float("-inf"))
-        weights = torch.softmax(scores, dim=-1)
+        blind = torch.isneginf(scores).all(dim=-1, keepdim=True)  # a query that may see no key
+        weights = torch.softmax(torch.where(blind, torch.zeros_like(scores), scores), dim=-1).masked_fill(blind, 0.0)
         out = (weights @ v).transpose(1, 2).reshape(B, T, D)
         return self.o_proj(out)
