@@ -247,18 +247,26 @@ def blind_qkv_case(draw):
     return normal(seed, lead + (n, d_k)), normal(seed + 1, lead + (n, d_k)), normal(seed + 2, lead + (n, d_v)), real
 
 
-@given(blind_qkv_case(), st.data(), st.booleans())
-def test_online_blind_queries(student, reference, case, data, causal):
-    """online_softmax_attention: with left padding under a causal mask (causal=True and a padding mask, or one mask of both), a query that may see no key gets a zero output for every block size; the other rows are right"""
+# How a left-padded batch under a causal mask reaches the online softmax: causal=True and a mask of
+# the padded keys (B, 1, T), causal=True and a mask of the padded queries (B, T, 1), which broadcasts
+# over the keys, or causal=False and one mask of both (B, T, T).
+MASK_FORMS = ("padded keys", "padded queries", "one mask")
+
+
+@given(blind_qkv_case(), st.data(), st.sampled_from(MASK_FORMS))
+def test_online_blind_queries(student, reference, case, data, form):
+    """online_softmax_attention: with left padding under a causal mask (a mask of the padded keys or queries with causal=True, or one mask of both), a query that may see no key gets a zero output for every block size; the other rows are right"""
     q, k, v, real = case
     heads = (None,) if q.ndim == 4 else ()  # a head axis in the masks, to broadcast over heads
-    both = causal_and(real)[(slice(None), *heads)]  # (B, [1,] T, T)
-    mask = real[(slice(None), *heads, None)] if causal else both  # (B, [1,] 1, T) with causal=True
+    rows = (slice(None), *heads)
+    causal = form != "one mask"
+    mask = {"padded keys": real[(*rows, None, slice(None))], "padded queries": real[(*rows, slice(None), None)], "one mask": causal_and(real)[rows]}[form]
+    both = np.tril(np.ones(2 * real.shape[-1:], dtype=bool)) & mask  # (B, [1,] T, T): what the call hides
     block = data.draw(st.integers(1, k.shape[-2] + 1), label="block_size")
-    what = f"online_softmax_attention(block_size={block}, causal={causal}) with left padding"
+    what = f"online_softmax_attention(block_size={block}, causal={causal}) with {form if form == 'one mask' else 'a mask of the ' + form}"
     got = expect_array(student.online_softmax_attention(q, k, v, block, causal=causal, mask=mask), what)
     expect_shape(got, q.shape[:-1] + v.shape[-1:], what, "(..., L_q, d_v)")
-    blind = blind_queries(real)[(slice(None), *heads)]  # (B, [1,] T)
+    blind = ~both.any(axis=-1)  # (B, [1,] T)
     axes = ("sequence", "head", "query") if q.ndim == 4 else ("sequence", "query")
     uniform = np.broadcast_to(v.mean(axis=-2, keepdims=True), got.shape)  # what a finite fill (-1e9) gives a blind query
     expect_blind_rows(got, blind, what, q, axes=axes, uniform=uniform, unmasked=reference.scaled_dot_product_attention(q, k, v)[0])
@@ -273,22 +281,22 @@ def blind_gqa_case(draw):
     return normal(seed, (batch, kv_heads * group, n, d)), normal(seed + 1, (batch, kv_heads, n, d)), normal(seed + 2, (batch, kv_heads, n, d)), real
 
 
-@given(blind_gqa_case())
-def test_gqa_blind_queries(student, reference, case):
-    """grouped_query_attention: with left padding under causal=True, a query that may see no key gets zero weights in every head and a zero output; the other rows are right"""
+@given(blind_gqa_case(), st.booleans())
+def test_gqa_blind_queries(student, reference, case, causal):
+    """grouped_query_attention: with left padding, padded keys get no weight, and under causal=True a query that may see no key gets zero weights in every head and a zero output; the other rows are right"""
     q, k, v, real = case
-    what = "grouped_query_attention with left padding and causal=True"
-    out, weights = expect_pair(student.grouped_query_attention(q, k, v, causal=True, key_padding_mask=real), what)
+    what = f"grouped_query_attention with left padding and causal={causal}"
+    out, weights = expect_pair(student.grouped_query_attention(q, k, v, causal=causal, key_padding_mask=real), what)
     expect_shape(expect_array(out, f"{what}: output"), q.shape, f"{what}: output", "(B, h_q, T, d)")
     expect_shape(expect_array(weights, f"{what}: weights"), q.shape[:-1] + (q.shape[-2],), f"{what}: weights", "(B, h_q, T, T)")
-    blind = blind_queries(real)[:, None, :]  # (B, 1, T)
+    blind = (blind_queries(real) if causal else np.zeros_like(real))[:, None, :]  # (B, 1, T): only under causal=True
     group = q.shape[1] // k.shape[1]
     uniform = np.broadcast_to(np.repeat(v.mean(axis=-2, keepdims=True), group, axis=1), out.shape)  # what a finite fill gives
     unmasked_out, unmasked_weights = reference.grouped_query_attention(q, k, v)
     axes = ("sequence", "head", "query")
     expect_blind_rows(weights, blind, f"{what}: weights", q, axes=axes, uniform=np.full(weights.shape, 1.0 / q.shape[-2]), unmasked=unmasked_weights)
     expect_blind_rows(out, blind, f"{what}: output", q, axes=axes, uniform=uniform, unmasked=unmasked_out)
-    expected_out, expected_weights = reference.grouped_query_attention(q, k, v, causal=True, key_padding_mask=real)
+    expected_out, expected_weights = reference.grouped_query_attention(q, k, v, causal=causal, key_padding_mask=real)
     expect_close(weights, expected_weights, f"{what}: weights", q, passport="(B, h_q, T, T)")
     expect_close(out, expected_out, f"{what}: output", q, passport="(B, h_q, T, d)")
 

@@ -11,12 +11,14 @@ def online_softmax_attention(q, k, v, block_size, causal=False, mask=None):
     m = np.full(lead + (n_q, 1), -np.inf)
     l = np.zeros(lead + (n_q, 1))
     o = np.zeros(lead + (n_q, v.shape[-1]))
+    if mask is not None:  # a mask broadcast over the keys gets its key axis, so that blocks can be cut from it
+        mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (1, n_k)))
     for j in range(0, n_k, block_size):
         s = (q @ np.swapaxes(k[..., j : j + block_size, :], -1, -2)) * scale
         if causal:
             s = np.where(np.arange(n_q)[:, None] >= np.arange(j, j + s.shape[-1])[None, :], s, -np.inf)
         if mask is not None:
-            s = np.where(np.asarray(mask)[..., j : j + block_size], s, -np.inf)
+            s = np.where(mask[..., j : j + block_size], s, -np.inf)
         m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
         m_safe = np.where(np.isneginf(m_new), 0.0, m_new)
         alpha = np.exp(m - m_safe)
