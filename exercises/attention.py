@@ -1,4 +1,4 @@
-# Exercise stub generated from solutions/attention.py: fill in the parts marked YOUR CODE HERE.
+# Exercise stub of attention.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
 """Exercise 4: scaled dot-product attention, self-attention and cross-attention.
 
 softmax(q kᵀ / √d_k) v: every output row is a convex combination of value

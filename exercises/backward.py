@@ -1,4 +1,4 @@
-# Exercise stub generated from solutions/backward.py: fill in the parts marked YOUR CODE HERE.
+# Exercise stub of backward.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
 """Exercise 5: the backward pass by hand.
 
 Autograd hides it, but attention's gradient is four matrix products and one

@@ -1,4 +1,4 @@
-# Exercise stub generated from solutions/efficient.py: fill in the parts marked YOUR CODE HERE.
+# Exercise stub of efficient.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
 """Exercise 8: attention that scales — online softmax, grouped-query attention, a KV cache.
 
 The score matrix is L_q × L_k per head: O(T²) memory. The online softmax

@@ -1,4 +1,4 @@
-# Exercise stub generated from solutions/multihead.py: fill in the parts marked YOUR CODE HERE.
+# Exercise stub of multihead.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
 """Exercise 6: multi-head attention.
 
 h heads attend in parallel, each on its own d_model / h slice of the

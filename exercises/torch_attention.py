@@ -1,4 +1,4 @@
-# Exercise stub generated from solutions/torch_attention.py: fill in the parts marked YOUR CODE HERE.
+# Exercise stub of torch_attention.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
 """Exercise 9 (the PyTorch track): a multi-head self-attention module with RoPE.
 
 Everything from the numpy files in one ``nn.Module``: three projections,

@@ -83,7 +83,7 @@ def run(student, req, what="the module's output"):
 
 
 def only_real_queries(out, case, padded):
-    """Outputs at padded query positions are not graded (CONTRACT.md): zero them on both sides."""
+    """Outputs at padded query positions are not graded (docs/contract.md): zero them on both sides."""
     return np.where(case.real()[..., None], out, 0.0) if padded else out
 
 
