@@ -38,5 +38,5 @@ class MultiHeadSelfAttention(nn.Module):
     def forward(self, x, key_padding_mask=None):
         """(B, T, d_model), optional (B, T) bool mask (True = real token) -> (B, T, d_model)."""
         # YOUR CODE HERE
-        # Hint: split heads with view(B, T, n_heads, d_head).transpose(1, 2); build every mask and angle table on x.device, for this T (angle tables in float32 or wider, then cast to x.dtype); softmax over the keys (dim=-1). Fill masked scores with -inf (a finite fill such as -1e9 or finfo(dtype).min leaves a row with no visible key uniform, and -1e9 does not even fit in float16); leave such a row finite for the softmax and zero its weights after it (masked_fill), so no nan reaches the output or the gradients.
+        # Hint: split heads with view(B, T, n_heads, d_head).transpose(1, 2); build every mask and angle table on x.device, for this T (angle tables in float32 or wider, then cast to x.dtype); softmax over the keys (dim=-1). Fill masked scores with -inf (a finite fill such as -1e9 or finfo(dtype).min leaves a row with no visible key uniform, and -1e9 does not even fit in float16); leave such a row finite for the softmax and zero its output after it (masked_fill), so no nan reaches the output or the gradients.
         raise NotImplementedError("MultiHeadSelfAttention.forward is not implemented yet")

@@ -45,7 +45,7 @@ class MultiHeadSelfAttention(nn.Module):
     def forward(self, x, key_padding_mask=None):
         """(B, T, d_model), optional (B, T) bool mask (True = real token) -> (B, T, d_model)."""
         ### BEGIN SOLUTION
-        ### HINT: split heads with view(B, T, n_heads, d_head).transpose(1, 2); build every mask and angle table on x.device, for this T (angle tables in float32 or wider, then cast to x.dtype); softmax over the keys (dim=-1). Fill masked scores with -inf (a finite fill such as -1e9 or finfo(dtype).min leaves a row with no visible key uniform, and -1e9 does not even fit in float16); leave such a row finite for the softmax and zero its weights after it (masked_fill), so no nan reaches the output or the gradients.
+        ### HINT: split heads with view(B, T, n_heads, d_head).transpose(1, 2); build every mask and angle table on x.device, for this T (angle tables in float32 or wider, then cast to x.dtype); softmax over the keys (dim=-1). Fill masked scores with -inf (a finite fill such as -1e9 or finfo(dtype).min leaves a row with no visible key uniform, and -1e9 does not even fit in float16); leave such a row finite for the softmax and zero its output after it (masked_fill), so no nan reaches the output or the gradients.
         batch, t, d_model = x.shape
         # Heads are a batch axis: (B, T, d_model) -> (B, T, h, d_head) -> (B, h, T, d_head).
         q, k, v = (proj(x).view(batch, t, self.n_heads, self.d_head).transpose(1, 2) for proj in (self.q_proj, self.k_proj, self.v_proj))
@@ -69,11 +69,11 @@ class MultiHeadSelfAttention(nn.Module):
             allowed = torch.tril(allowed)
         if key_padding_mask is not None:
             allowed = allowed & key_padding_mask[:, None, None, :]  # (B, 1, 1, T): masks keys only
-        # A query that may see no key (left padding under the causal mask) keeps its finite scores
-        # for the softmax and is zeroed after it: -inf everywhere would give nan, forward and backward.
+        # A query that may see no key (left padding under the causal mask) keeps its finite scores,
+        # and its output row is zeroed: -inf everywhere would give nan, forward and backward.
         sees_a_key = allowed.any(dim=-1, keepdim=True)  # (B or 1, 1, T, 1)
-        hidden = ~allowed & sees_a_key  # the masked keys of the queries that see one
-        weights = torch.softmax(scores.masked_fill(hidden, float("-inf")), dim=-1).masked_fill(~sees_a_key, 0.0)  # over the keys
-        out = (weights @ v).transpose(1, 2).reshape(batch, t, d_model)  # merge heads: (B, T, d_model)
+        weights = torch.softmax(scores.masked_fill(~allowed & sees_a_key, float("-inf")), dim=-1)  # over the keys
+        heads = (weights @ v).masked_fill(~sees_a_key, 0.0)  # (B, h, T, d_head)
+        out = heads.transpose(1, 2).reshape(batch, t, d_model)  # merge heads: (B, T, d_model)
         return self.o_proj(out)
         ### END SOLUTION
