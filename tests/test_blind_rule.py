@@ -30,7 +30,8 @@ finally:  # the reference's plain module names must not shadow anything else thi
     for name in ("softmax", "scores", "masks", "attention", "backward", "multihead", "efficient", "torch_attention"):
         sys.modules.pop(name, None)
 
-pytestmark = pytest.mark.skipif(tuple(int(p) for p in torch.__version__.split(".")[:2]) < (2, 5), reason="torch < 2.5 gives a blind query nan")
+TORCH_VERSION = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
+pytestmark = pytest.mark.skipif(TORCH_VERSION < (2, 5), reason="torch < 2.5 gives a blind query nan")
 
 
 @st.composite
@@ -108,7 +109,8 @@ def test_online_softmax_and_kv_cache_are_torchs(real, block, causal, data):
     for t in range(n):
         out_t, cache = kv_cache_step(x[:, t : t + 1], cache, w_q, w_k, w_v, key_padding_mask=real[:, : t + 1])
         steps.append(out_t)
-    np.testing.assert_allclose(np.concatenate(steps, axis=1), torch_attention(x @ w_q, x @ w_k, x @ w_v, mask), atol=1e-12)
+    expected = torch_attention(x @ w_q, x @ w_k, x @ w_v, mask)
+    np.testing.assert_allclose(np.concatenate(steps, axis=1), expected, atol=1e-12)
 
 
 def test_the_online_softmax_never_warns_on_a_blind_query():
@@ -121,7 +123,7 @@ def torch_module_case(dtype, seed):
     """The reference module in ``dtype`` with a left-padded batch, and the same through F.sdpa in float64."""
     torch.manual_seed(seed)
     module = MultiHeadSelfAttention(8, 2).double()
-    real = torch.tensor([[False, False, True, True, True], [True, True, True, True, True], [False, True, True, True, True]])
+    real = torch.arange(5)[None, :] >= torch.tensor([2, 0, 1])[:, None]  # (3, 5): 2, 0 and 1 padding tokens first
     x = torch.randn(3, 5, 8, dtype=torch.float64)
     q, k, v = (proj(x).view(3, 5, 2, 4).transpose(1, 2) for proj in (module.q_proj, module.k_proj, module.v_proj))
     mask = torch.tril(torch.ones(5, 5, dtype=torch.bool)) & real[:, None, None, :]
@@ -129,7 +131,10 @@ def torch_module_case(dtype, seed):
     return module.to(dtype), x.to(dtype), real, expected
 
 
-@pytest.mark.parametrize("dtype, tolerance", [(torch.float64, 1e-12), (torch.float32, 1e-5), (torch.float16, 2e-2), (torch.bfloat16, 1e-1)])
+DTYPES = [(torch.float64, 1e-12), (torch.float32, 1e-5), (torch.float16, 2e-2), (torch.bfloat16, 1e-1)]
+
+
+@pytest.mark.parametrize("dtype, tolerance", DTYPES)
 def test_the_torch_module_is_torchs_in_every_dtype(dtype, tolerance):
     module, x, real, expected = torch_module_case(dtype, 0)
     x.requires_grad_(True)
@@ -151,9 +156,11 @@ def test_the_torch_modules_gradients_are_torchs():
     grad_output = torch.randn(3, 5, 8, dtype=torch.float64)
     x_mine, x_torch = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
     module(x_mine, key_padding_mask=real).backward(grad_output)
-    q, k, v = (proj(x_torch).view(3, 5, 2, 4).transpose(1, 2) for proj in (reference.q_proj, reference.k_proj, reference.v_proj))
+    projections = (reference.q_proj, reference.k_proj, reference.v_proj)
+    q, k, v = (proj(x_torch).view(3, 5, 2, 4).transpose(1, 2) for proj in projections)
     mask = torch.tril(torch.ones(5, 5, dtype=torch.bool)) & real[:, None, None, :]
-    reference.o_proj(F.scaled_dot_product_attention(q, k, v, attn_mask=mask).transpose(1, 2).reshape(3, 5, 8)).backward(grad_output)
+    heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    reference.o_proj(heads.transpose(1, 2).reshape(3, 5, 8)).backward(grad_output)
     torch.testing.assert_close(x_mine.grad, x_torch.grad)
     for (name, mine), theirs in zip(module.named_parameters(), reference.parameters()):
         torch.testing.assert_close(mine.grad, theirs.grad, msg=name)
@@ -178,7 +185,8 @@ TORCH_FIXTURES = {
 def expect_only_the_rule_lost(report, fixture, lost, reason):
     failing = [t for t in report.tests if t.outcome is not Outcome.PASSED]
     assert len(failing) == lost and all("may see no key" in t.name for t in failing), [t.name for t in failing]
-    assert all(reason in t.feedback and "docs/contract.md" in t.feedback for t in failing), [t.feedback[:600] for t in failing]
+    told = all(reason in t.feedback and "docs/contract.md" in t.feedback for t in failing)
+    assert told, [t.feedback[:600] for t in failing]
     assert report.max_score - report.score == sum(t.max_score for t in failing)
 
 

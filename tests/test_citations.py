@@ -29,7 +29,8 @@ def test_no_engine_or_course_file_cites_a_file_outside_the_project():
 
 
 def test_the_contract_is_cited_where_the_course_states_its_rules():
-    for path in ("exercises/course.toml", "grader/CHANGELOG.md", "grader/attnlab/sandbox/inside/worker.py", "exercises/backward.py"):
+    for path in ("exercises/course.toml", "exercises/backward.py", "grader/CHANGELOG.md", 
+                 "grader/attnlab/sandbox/inside/worker.py"):
         assert "docs/contract.md" in citations((REPO / path).read_text()), path
 
 
@@ -53,4 +54,5 @@ def test_a_citation_of_a_missing_file_is_found(tmp_path):
     (tmp_path.parent / "outside.md").write_text("")
     assert missing([tmp_path / "docs" / "contract.md"], tmp_path) == []
     (tmp_path / "docs" / "contract.md").write_text("see ../../outside.md\n")
-    assert missing([tmp_path / "docs" / "contract.md"], tmp_path) == ["docs/contract.md: cites ../../outside.md, which is not there"]
+    outside = missing([tmp_path / "docs" / "contract.md"], tmp_path)
+    assert outside == ["docs/contract.md: cites ../../outside.md, which is not there"]

@@ -68,22 +68,20 @@ def _place(index, axes):
 
 
 def _closest(rows, candidates):
-    """The reason of the candidate the rows match best, loosely (to name what the rows are, in any
-    dtype, half precision too, not to grade them), or None when none is near."""
+    """The reason of the candidate rows that ``rows`` match best, loosely (to name what they are, in
+    any dtype, half precision too, not to grade them), or None when none is near."""
     best, reason = None, None
     for candidate, why in candidates:
-        if candidate is None:
-            continue
-        candidate = np.asarray(candidate, dtype=np.float64)
         distance = float(np.max(np.abs(rows - candidate)))
-        if distance <= 0.02 * max(float(np.max(np.abs(candidate), initial=0.0)), 1e-12) and (best is None or distance < best):
+        near = distance <= 0.02 * max(float(np.max(np.abs(candidate), initial=0.0)), 1e-12)
+        if near and (best is None or distance < best):
             best, reason = distance, why
     return reason
 
 
 def expect_blind_rows(got, blind, what, *inputs, axes=("sequence", "query"), uniform=None, unmasked=None, also=""):
     """The rows of ``got`` (..., rows, C) where ``blind`` (bool, broadcast to ``got.shape[:-1]``) is
-    True are 0, at the inputs' precision. If not, the failure names the first such row and what it
+    True are 0, at the inputs' precision. If not, the failure names the worst such row and what it
     holds: nan, or the rows of ``uniform`` or ``unmasked`` (arrays shaped like ``got``), the
     answers of a finite fill and of an added fill. ``also`` is added to a failure's message."""
     got = np.asarray(got)
@@ -96,17 +94,20 @@ def expect_blind_rows(got, blind, what, *inputs, axes=("sequence", "query"), uni
         return
     except Mismatch:
         pass
-    first = int(np.argmax(np.where(np.isfinite(rows), np.abs(rows), np.inf).max(axis=-1)))  # the worst row, nan first
-    place = _place(np.argwhere(blind)[first], axes[-blind.ndim:])
+    worst = int(np.argmax(np.where(np.isfinite(rows), np.abs(rows), np.inf).max(axis=-1)))  # nan first
+    place = _place(np.argwhere(blind)[worst], axes[-blind.ndim:])
     opening = f"{what}: {place} may see no key ({WHY_BLIND}), so its row must be 0: {RULE}."
     nan_rows = ~np.isfinite(rows)
     if nan_rows.any():
         elsewhere = int((~np.isfinite(np.where(blind[..., None], 0.0, got.astype(np.float64)))).sum())
         spread = f"; it spread to {count(elsewhere, 'entry')} of the other rows" if elsewhere else ""
-        message = f"{opening} It holds nan ({count(int(nan_rows.sum()), 'entry')} in the rows of such queries{spread}). {NAN}"
+        held = count(int(nan_rows.sum()), "entry")
+        message = f"{opening} It holds nan ({held} in the rows of such queries{spread}). {NAN}"
     else:
-        reason = _closest(rows, [(None if c is None else np.asarray(c)[blind], why) for c, why in ((uniform, UNIFORM), (unmasked, UNMASKED))])
-        message = f"{opening} It holds {_row(rows[first])}" + (f": {reason}" if reason else "")
+        known = ((uniform, UNIFORM), (unmasked, UNMASKED))
+        candidates = [(np.asarray(c, dtype=np.float64)[blind], why) for c, why in known if c is not None]
+        reason = _closest(rows, candidates)
+        message = f"{opening} It holds {_row(rows[worst])}" + (f": {reason}" if reason else "")
     raise Mismatch(message + (f". {also}" if also else ""))
 
 

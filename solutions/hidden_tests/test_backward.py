@@ -168,7 +168,8 @@ def blind_case(draw):
     heads = draw(st.sampled_from([(), (2,)]))
     d_k, d_v, seed = draw(SIZE), draw(SIZE), draw(SEED)
     lead, n = (real.shape[0], *heads), real.shape[1]
-    q, k, v, grad_out = normal(seed, lead + (n, d_k)), normal(seed + 1, lead + (n, d_k)), normal(seed + 2, lead + (n, d_v)), normal(seed + 3, lead + (n, d_v))
+    q, k = normal(seed, lead + (n, d_k)), normal(seed + 1, lead + (n, d_k))
+    v, grad_out = normal(seed + 2, lead + (n, d_v)), normal(seed + 3, lead + (n, d_v))
     mask, blind = causal_and(real), blind_queries(real)
     if heads:
         mask, blind = mask[:, None], blind[:, None]
@@ -180,7 +181,8 @@ def gradients_for_weights(weights, q, k, v, grad_out):
     backward pass gives when its forward pass made them (to name a wrong answer, not to grade it)."""
     grad_v = np.swapaxes(weights, -1, -2) @ grad_out
     grad_weights = grad_out @ np.swapaxes(v, -1, -2)
-    grad_scores = weights * (grad_weights - np.sum(grad_weights * weights, axis=-1, keepdims=True)) / np.sqrt(q.shape[-1])
+    along = np.sum(grad_weights * weights, axis=-1, keepdims=True)
+    grad_scores = weights * (grad_weights - along) / np.sqrt(q.shape[-1])
     return grad_scores @ k, np.swapaxes(grad_scores, -1, -2) @ q, grad_v
 
 

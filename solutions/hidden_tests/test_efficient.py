@@ -257,19 +257,24 @@ MASK_FORMS = ("padded keys", "padded queries", "one mask")
 def test_online_blind_queries(student, reference, case, data, form):
     """online_softmax_attention: with left padding under a causal mask (a mask of the padded keys or queries with causal=True, or one mask of both), a query that may see no key gets a zero output for every block size; the other rows are right"""
     q, k, v, real = case
-    heads = (None,) if q.ndim == 4 else ()  # a head axis in the masks, to broadcast over heads
-    rows = (slice(None), *heads)
+    rows = (slice(None), None) if q.ndim == 4 else (slice(None),)  # a head axis in the masks, to broadcast over heads
     causal = form != "one mask"
-    mask = {"padded keys": real[(*rows, None, slice(None))], "padded queries": real[(*rows, slice(None), None)], "one mask": causal_and(real)[rows]}[form]
+    masks = {
+        "padded keys": real[(*rows, None, slice(None))],  # (B, [1,] 1, T)
+        "padded queries": real[(*rows, slice(None), None)],  # (B, [1,] T, 1)
+        "one mask": causal_and(real)[rows],  # (B, [1,] T, T)
+    }
+    mask = masks[form]
     both = np.tril(np.ones(2 * real.shape[-1:], dtype=bool)) & mask  # (B, [1,] T, T): what the call hides
     block = data.draw(st.integers(1, k.shape[-2] + 1), label="block_size")
-    what = f"online_softmax_attention(block_size={block}, causal={causal}) with {form if form == 'one mask' else 'a mask of the ' + form}"
+    said = "one mask" if form == "one mask" else f"a mask of the {form}"
+    what = f"online_softmax_attention(block_size={block}, causal={causal}) with {said}"
     got = expect_array(student.online_softmax_attention(q, k, v, block, causal=causal, mask=mask), what)
     expect_shape(got, q.shape[:-1] + v.shape[-1:], what, "(..., L_q, d_v)")
-    blind = ~both.any(axis=-1)  # (B, [1,] T)
     axes = ("sequence", "head", "query") if q.ndim == 4 else ("sequence", "query")
-    uniform = np.broadcast_to(v.mean(axis=-2, keepdims=True), got.shape)  # what a finite fill (-1e9) gives a blind query
-    expect_blind_rows(got, blind, what, q, axes=axes, uniform=uniform, unmasked=reference.scaled_dot_product_attention(q, k, v)[0])
+    uniform = np.broadcast_to(v.mean(axis=-2, keepdims=True), got.shape)  # what a finite fill (-1e9) gives
+    unmasked = reference.scaled_dot_product_attention(q, k, v)[0]
+    expect_blind_rows(got, ~both.any(axis=-1), what, q, axes=axes, uniform=uniform, unmasked=unmasked)
     expect_close(got, reference.scaled_dot_product_attention(q, k, v, both)[0], what, q, passport="(..., L_q, d_v)")
 
 
@@ -277,8 +282,10 @@ def test_online_blind_queries(student, reference, case, data, form):
 def blind_gqa_case(draw):
     """(q, k, v, real): q (B, h_q, T, d), k and v (B, h_kv, T, d), real (B, T) a left padding mask."""
     real = draw(left_padded())
-    (batch, n), kv_heads, group, d, seed = real.shape, draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(SIZE), draw(SEED)
-    return normal(seed, (batch, kv_heads * group, n, d)), normal(seed + 1, (batch, kv_heads, n, d)), normal(seed + 2, (batch, kv_heads, n, d)), real
+    (batch, n), kv_heads, group = real.shape, draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    d, seed = draw(SIZE), draw(SEED)
+    q = normal(seed, (batch, kv_heads * group, n, d))
+    return q, normal(seed + 1, (batch, kv_heads, n, d)), normal(seed + 2, (batch, kv_heads, n, d)), real
 
 
 @given(blind_gqa_case(), st.booleans())
@@ -288,14 +295,19 @@ def test_gqa_blind_queries(student, reference, case, causal):
     what = f"grouped_query_attention with left padding and causal={causal}"
     out, weights = expect_pair(student.grouped_query_attention(q, k, v, causal=causal, key_padding_mask=real), what)
     expect_shape(expect_array(out, f"{what}: output"), q.shape, f"{what}: output", "(B, h_q, T, d)")
-    expect_shape(expect_array(weights, f"{what}: weights"), q.shape[:-1] + (q.shape[-2],), f"{what}: weights", "(B, h_q, T, T)")
+    weights_shape = q.shape[:-1] + q.shape[-2:-1]
+    expect_shape(expect_array(weights, f"{what}: weights"), weights_shape, f"{what}: weights", "(B, h_q, T, T)")
     blind = (blind_queries(real) if causal else np.zeros_like(real))[:, None, :]  # (B, 1, T): only under causal=True
     group = q.shape[1] // k.shape[1]
-    uniform = np.broadcast_to(np.repeat(v.mean(axis=-2, keepdims=True), group, axis=1), out.shape)  # what a finite fill gives
+    # What a finite fill (-1e9) gives a blind query, and what a fill added to the scores gives it.
+    uniform_weights = np.full(weights.shape, 1.0 / q.shape[-2])
+    uniform_out = np.broadcast_to(np.repeat(v.mean(axis=-2, keepdims=True), group, axis=1), out.shape)
     unmasked_out, unmasked_weights = reference.grouped_query_attention(q, k, v)
     axes = ("sequence", "head", "query")
-    expect_blind_rows(weights, blind, f"{what}: weights", q, axes=axes, uniform=np.full(weights.shape, 1.0 / q.shape[-2]), unmasked=unmasked_weights)
-    expect_blind_rows(out, blind, f"{what}: output", q, axes=axes, uniform=uniform, unmasked=unmasked_out)
+    expect_blind_rows(
+        weights, blind, f"{what}: weights", q, axes=axes, uniform=uniform_weights, unmasked=unmasked_weights
+    )
+    expect_blind_rows(out, blind, f"{what}: output", q, axes=axes, uniform=uniform_out, unmasked=unmasked_out)
     expected_out, expected_weights = reference.grouped_query_attention(q, k, v, causal=causal, key_padding_mask=real)
     expect_close(weights, expected_weights, f"{what}: weights", q, passport="(B, h_q, T, T)")
     expect_close(out, expected_out, f"{what}: output", q, passport="(B, h_q, T, d)")
@@ -306,7 +318,8 @@ def blind_decoding_case(draw):
     """A decoding_case of a left-padded batch: x (B, T, d_model), w_q, w_k, w_v, real (B, T)."""
     real = draw(left_padded())
     (batch, n), d_model, d_k, d_v, seed = real.shape, draw(SIZE), draw(SIZE), draw(SIZE), draw(SEED)
-    return normal(seed, (batch, n, d_model)), normal(seed + 1, (d_model, d_k)), normal(seed + 2, (d_model, d_k)), normal(seed + 3, (d_model, d_v)), real
+    w_q, w_k, w_v = normal(seed + 1, (d_model, d_k)), normal(seed + 2, (d_model, d_k)), normal(seed + 3, (d_model, d_v))
+    return normal(seed, (batch, n, d_model)), w_q, w_k, w_v, real
 
 
 @given(blind_decoding_case())
@@ -316,7 +329,8 @@ def test_kv_cache_blind_queries(student, reference, case):
     cache, outputs = None, []
     for t in range(x.shape[1]):
         what = f"kv_cache_step at step {t} with key_padding_mask (B, {t + 1})"
-        out_t, cache = expect_pair(student.kv_cache_step(x[:, t : t + 1], cache, w_q, w_k, w_v, key_padding_mask=real[:, : t + 1]), what)
+        step = student.kv_cache_step(x[:, t : t + 1], cache, w_q, w_k, w_v, key_padding_mask=real[:, : t + 1])
+        out_t, cache = expect_pair(step, what)
         expect_shape(expect_array(out_t, what), (x.shape[0], 1, w_v.shape[1]), what, "(B, 1, d_v)")
         if not isinstance(cache, dict) or not {"k", "v"} <= set(cache):
             raise Mismatch(f"kv_cache_step should return a cache dict with 'k' and 'v', got {type(cache).__name__}")
@@ -326,6 +340,7 @@ def test_kv_cache_blind_queries(student, reference, case):
     v = x @ w_v
     uniform = np.cumsum(v, axis=1) / np.arange(1, x.shape[1] + 1)[None, :, None]  # step t: the mean of t + 1 values
     unmasked = reference.self_attention(x, w_q, w_k, w_v, causal=True)[0]
-    expect_blind_rows(outputs, blind_queries(real), what, x, axes=("sequence", "step"), uniform=uniform, unmasked=unmasked)
+    axes = ("sequence", "step")
+    expect_blind_rows(outputs, blind_queries(real), what, x, axes=axes, uniform=uniform, unmasked=unmasked)
     expected = reference.scaled_dot_product_attention(x @ w_q, x @ w_k, v, causal_and(real))[0]
     expect_close(outputs, expected, what, x, passport="(B, T, d_v)")

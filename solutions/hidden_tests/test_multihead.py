@@ -196,7 +196,11 @@ def test_mha_blind_queries(student, reference, padded):
     uniform_out = np.broadcast_to((x @ w_v).mean(axis=1, keepdims=True) @ w_o, out.shape)
     # What a fill added to the scores gives it: its row without any mask.
     unmasked_out, unmasked_weights = reference.multi_head_attention(*case)
-    expect_blind_rows(weights, blind[:, None, :], f"{what}: weights", x, axes=("sequence", "head", "query"), uniform=np.full(weights.shape, 1.0 / n), unmasked=unmasked_weights)
+    axes = ("sequence", "head", "query")
+    uniform_weights = np.full(weights.shape, 1.0 / n)
+    expect_blind_rows(
+        weights, blind[:, None, :], f"{what}: weights", x, axes=axes, uniform=uniform_weights, unmasked=unmasked_weights
+    )
     expect_blind_rows(out, blind, f"{what}: output", x, uniform=uniform_out, unmasked=unmasked_out)
     expected_out, expected_weights = reference.multi_head_attention(*case, causal=True, key_padding_mask=real)
     expect_close(weights, expected_weights, f"{what}: weights", x, passport="(B, n_heads, T, T)")

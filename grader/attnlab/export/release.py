@@ -43,6 +43,7 @@ STUDENT_ENGINE = (
 _SHORTEST_LEAK = 24
 # The course's public contract, shipped where the course's files cite it.
 CONTRACT_PAGE = Path("docs") / "contract.md"
+README_CONTRACT = "\n\nWhat each function takes and returns, and the rules they all keep: `{page}`."
 # Tables of course.toml that only the instructor's side reads.
 INSTRUCTOR_TABLES = ("warmup",)
 
@@ -193,7 +194,10 @@ def scan(course: Course, folder: Path) -> list[str]:
             leaks.append(f"{relative}: an instructor's quiz (with its answers); students get the .json copy")
     # What the course tells students must lead to a file they have; the engine's own source is
     # checked against the project it cites (tests/test_citations.py).
-    course_files = [p for p in sorted(folder.rglob("*")) if p.is_file() and p.suffix in citations.TEXT_SUFFIXES and p.relative_to(folder).parts[0] != "grader"]
+    course_files = [
+        p for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.suffix in citations.TEXT_SUFFIXES and p.relative_to(folder).parts[0] != "grader"
+    ]
     leaks.extend(citations.missing(course_files, folder))
     return leaks
 
@@ -265,7 +269,8 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
     staging = Path(tempfile.mkdtemp(prefix=".release-", dir=out.parent))  # same file system: one rename
     try:
         shutil.copytree(course.exercises_dir, staging / "exercises", ignore=NOT_COPIED)
-        (staging / MANIFEST).write_text(student_manifest((course.root / MANIFEST).read_text(encoding="utf-8")), encoding="utf-8")
+        manifest = student_manifest((course.root / MANIFEST).read_text(encoding="utf-8"))
+        (staging / MANIFEST).write_text(manifest, encoding="utf-8")
         if (course.root / CONTRACT_PAGE).is_file():  # the course's files cite it
             (staging / CONTRACT_PAGE).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(course.root / CONTRACT_PAGE, staging / CONTRACT_PAGE)
@@ -288,8 +293,9 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
                 (staging / "quizzes" / f"{path.stem}.exam.json").write_text(json.dumps(exam, indent=1), encoding="utf-8")
         files = ", ".join(f"`{m}.py`" for m in course.modules)
         has_contract = (course.root / CONTRACT_PAGE).is_file()
-        contract = f"\n\nWhat each function takes and returns, and the rules they all keep: `{CONTRACT_PAGE.as_posix()}`." if has_contract else ""
-        readme = STUDENT_README.format(name=course.name, files=files, quizzes=", ".join(p.stem for p in quizzes) or "none yet", contract=contract)
+        contract = README_CONTRACT.format(page=CONTRACT_PAGE.as_posix()) if has_contract else ""
+        quiz_names = ", ".join(p.stem for p in quizzes) or "none yet"
+        readme = STUDENT_README.format(name=course.name, files=files, quizzes=quiz_names, contract=contract)
         (staging / "README.md").write_text(readme, encoding="utf-8")
         leaks = scan(course, staging)
         if leaks:
