@@ -85,7 +85,10 @@ def expect_blind_rows(got, blind, what, *inputs, axes=("sequence", "query"), uni
     holds: nan, or the rows of ``uniform`` or ``unmasked`` (arrays shaped like ``got``), the
     answers of a finite fill and of an added fill. ``also`` is added to a failure's message."""
     got = np.asarray(got)
-    blind = np.broadcast_to(blind, got.shape[:-1])
+    try:
+        blind = np.broadcast_to(blind, got.shape[:-1])
+    except ValueError:
+        raise Mismatch(f"{what} has the wrong shape {got.shape}: it should have a row per query") from None
     if not blind.any():
         return
     rows = got[blind].astype(np.float64)  # (n_blind, C)

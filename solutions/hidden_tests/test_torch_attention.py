@@ -436,6 +436,7 @@ def test_blind_queries_gradients(student, reference, case, seed, grad_seed):
     expect_blind_rows(got["output"], blind, f"the output {LEFT_PADDED}", case.x, uniform=uniform, unmasked=unmasked)
     # A padding token is a blind query and a hidden key: nothing it holds reaches the output.
     grad_x = expect_array(got.get("grad_x"), "the gradient of x")
+    expect_shape(grad_x, case.shape, "the gradient of x", "(B, T, d_model)")
     axes = ("sequence", "token")
     expect_blind_rows(grad_x, blind, f"the gradient of x {LEFT_PADDED}", case.x, axes=axes, also=HIDDEN_NAN)
     gradients = {"x": grad_x, **(got.get("grad_weights") or {})}
