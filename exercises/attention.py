@@ -1,4 +1,4 @@
-# Exercise stub generated from solutions/attention.py: fill in the parts marked YOUR CODE HERE.
+# Exercise stub of attention.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
 """Exercise 4: scaled dot-product attention, self-attention and cross-attention.
 
 softmax(q kᵀ / √d_k) v: every output row is a convex combination of value
@@ -24,7 +24,8 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 
     Masked scores become -inf before the softmax, so masked weights are exactly 0. A query that
     may see no key at all (a padding query under a causal mask, with left padding) gets a row of
-    zero weights and a zero output, never nan.
+    zero weights and a zero output: never nan (the softmax of a row of -inf is 0 / 0), and never a
+    uniform row (what a finite fill such as -1e9 gives it).
     """
     # YOUR CODE HERE
     # Hint: masked scores must become -inf *before* the softmax; the softmax runs over the last (key) axis. A row with no visible key is all -inf: give it zeros (np.where on the mask after the softmax), not the nan of 0 / 0.
@@ -48,7 +49,8 @@ def cross_attention(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=None):
 
     Shapes: x_q (B, L_q, d), x_kv (B, L_k, d), w_q and w_k (d, d_k), w_v (d, d_v),
     kv_padding_mask (B, L_k) bool, True at real encoder tokens
-    -> (out (B, L_q, d_v), weights (B, L_q, L_k)).
+    -> (out (B, L_q, d_v), weights (B, L_q, L_k)). A sequence with no real encoder token gives
+    each of its queries zero weights and a zero output.
     """
     # YOUR CODE HERE
     # Hint: the padding mask hides keys from every query: give it a query axis, (B, 1, L_k).

@@ -1,4 +1,4 @@
-# Exercise stub generated from solutions/efficient.py: fill in the parts marked YOUR CODE HERE.
+# Exercise stub of efficient.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
 """Exercise 8: attention that scales — online softmax, grouped-query attention, a KV cache.
 
 The score matrix is L_q × L_k per head: O(T²) memory. The online softmax
@@ -15,39 +15,45 @@ from attention import scaled_dot_product_attention
 from masks import causal_mask
 
 
-def online_softmax_attention(q, k, v, block_size, causal=False):
+def online_softmax_attention(q, k, v, block_size, causal=False, mask=None):
     """Scaled dot-product attention computed over key blocks, never holding an (L_q, L_k) array.
 
-    Shapes: q (..., L_q, d_k), k (..., L_k, d_k), v (..., L_k, d_v), block_size >= 1
+    Shapes: q (..., L_q, d_k), k (..., L_k, d_k), v (..., L_k, d_v), block_size >= 1,
+    mask None or broadcastable to (..., L_q, L_k), True = may attend
     -> out (..., L_q, d_v), equal to scaled_dot_product_attention(q, k, v, mask)[0].
-    With ``causal=True`` (L_q == L_k) query i sees keys 0..i.
+    With ``causal=True`` (L_q == L_k) query i sees keys 0..i, and the mask hides more. A query
+    that may see no key gets a zero output (its running sum stays 0), never nan.
     """
     # YOUR CODE HERE
-    # Hint: keep per query a running max m, a running sum l and an output accumulator; when a block raises m to m', multiply l and the accumulator by exp(m - m') before adding the block.
+    # Hint: keep per query a running max m, a running sum l and an output accumulator; when a block raises m to m', multiply l and the accumulator by exp(m - m') before adding the block. Slice the mask per block (np.broadcast_to it to (..., L_q, L_k) first: a view, no memory). While a query has seen no visible key its m is -inf: shift by 0 instead of m', since -inf - (-inf) is nan; at the end a query whose l is still 0 saw no key: its output is 0, not 0 / 0.
     raise NotImplementedError("online_softmax_attention is not implemented yet")
 
 
-def grouped_query_attention(q, k, v, causal=False):
+def grouped_query_attention(q, k, v, causal=False, key_padding_mask=None):
     """Grouped-query attention: h_q query heads share h_kv key/value heads.
 
-    Shapes: q (B, h_q, T, d), k and v (B, h_kv, T, d), h_q % h_kv == 0
+    Shapes: q (B, h_q, T, d), k and v (B, h_kv, T, d), h_q % h_kv == 0,
+    key_padding_mask (B, T) bool, True at real tokens
     -> (out (B, h_q, T, d), weights (B, h_q, T, T)).
-    Query head h reads key/value head h // (h_q / h_kv).
+    Query head h reads key/value head h // (h_q / h_kv). A query that may see no key (left
+    padding under ``causal=True``) gets zero weights and a zero output in every head.
     """
     # YOUR CODE HERE
-    # Hint: with group = h_q // h_kv, np.repeat(k, group, axis=1) lines up kv head h // group with query head h.
+    # Hint: with group = h_q // h_kv, np.repeat(k, group, axis=1) lines up kv head h // group with query head h; a (B, T) padding mask becomes (B, 1, 1, T), combined with the causal mask by &.
     raise NotImplementedError("grouped_query_attention is not implemented yet")
 
 
-def kv_cache_step(x_t, cache, w_q, w_k, w_v):
+def kv_cache_step(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
     """One decoding step with a key/value cache.
 
     Shapes: x_t (B, 1, d_model), cache None or {"k": (B, t, d_k), "v": (B, t, d_v)},
-    w_q, w_k (d_model, d_k), w_v (d_model, d_v)
+    w_q, w_k (d_model, d_k), w_v (d_model, d_v),
+    key_padding_mask None or (B, t+1) bool, True at real tokens among the cached ones and the new one
     -> (out_t (B, 1, d_v), new_cache {"k": (B, t+1, d_k), "v": (B, t+1, d_v)}).
     The cache passed in is left unchanged. Running the steps over a sequence
-    gives the same outputs as causal self_attention over it.
+    gives the same outputs as causal self_attention over it. With left padding, a step whose
+    token and every earlier one are padding may see no key: its output is 0.
     """
     # YOUR CODE HERE
-    # Hint: append the new key and value along the token axis (-2); the newest query may see every cached key, so no mask is needed.
+    # Hint: append the new key and value along the token axis (-2); the newest query may see every cached key, so no causal mask is needed, only the padding mask as (B, 1, t+1).
     raise NotImplementedError("kv_cache_step is not implemented yet")

@@ -1,4 +1,4 @@
-# Exercise stub generated from solutions/masks.py: fill in the parts marked YOUR CODE HERE.
+# Exercise stub of masks.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
 """Exercise 3: causal, padding, local and document masks.
 
 In this course a mask is boolean and ``True`` means "this query may attend to

@@ -1,4 +1,4 @@
-# Exercise stub generated from solutions/multihead.py: fill in the parts marked YOUR CODE HERE.
+# Exercise stub of multihead.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
 """Exercise 6: multi-head attention.
 
 h heads attend in parallel, each on its own d_model / h slice of the
@@ -38,8 +38,9 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_paddi
     Shapes: x (B, T, d_model), w_q, w_k, w_v, w_o (d_model, d_model),
     key_padding_mask (B, T) bool, True at real tokens
     -> (out (B, T, d_model), weights (B, n_heads, T, T)).
-    out = merge_heads(per-head attention) @ w_o; scores are scaled by 1/√d_head.
+    out = merge_heads(per-head attention) @ w_o; scores are scaled by 1/√d_head. A query that may
+    see no key (left padding under ``causal=True``) gets zero weights in every head and a zero output.
     """
     # YOUR CODE HERE
-    # Hint: project first, then split; a (B, T) padding mask must become (B, 1, 1, T) to hide keys in every head.
+    # Hint: project first, then split; a (B, T) padding mask must become (B, 1, 1, T) to hide keys in every head; scaled_dot_product_attention already gives a query with no visible key a row of zeros.
     raise NotImplementedError("multi_head_attention is not implemented yet")

@@ -1,4 +1,4 @@
-# Exercise stub generated from solutions/positions.py: fill in the parts marked YOUR CODE HERE.
+# Exercise stub of positions.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
 """Exercise 7: positions, and why attention needs them.
 
 Self-attention is permutation equivariant: shuffling the input tokens

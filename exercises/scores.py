@@ -1,4 +1,4 @@
-# Exercise stub generated from solutions/scores.py: fill in the parts marked YOUR CODE HERE.
+# Exercise stub of scores.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
 """Exercise 2: attention scores, the scaled dot products of queries and keys.
 
 Cell (i, j) of ``q kᵀ`` is query i · key j. A dot product of d_k unit-variance

@@ -1,4 +1,4 @@
-# Exercise stub generated from solutions/softmax.py: fill in the parts marked YOUR CODE HERE.
+# Exercise stub of softmax.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
 """Exercise 1: a numerically stable softmax.
 
 Attention turns scores into weights with a softmax: each row of weights is a

@@ -10,13 +10,15 @@ rule for the softmax. With out = A v and A = softmax(S), S = q kᵀ / √d_k:
 
 The softmax's Jacobian is diag(y) − y yᵀ; multiplying it by a gradient never
 needs the matrix itself, only the row sum above. A masked weight is exactly 0,
-so its score gets no gradient, and a key nobody may see gets none either.
+so its score gets no gradient, and a key nobody may see gets none either. A
+query that may see no key has a row of zero weights and a zero output whatever
+q, k and v are (docs/contract.md), so it has no gradient: its row of dq is 0
+and it adds nothing to dk or dv.
 """
 
 import numpy as np
 
-from scores import attention_scores
-from softmax import softmax
+from attention import scaled_dot_product_attention
 
 
 def softmax_backward(weights, grad_weights, axis=-1):
@@ -43,15 +45,14 @@ def attention_backward(q, k, v, grad_out, mask=None):
     mask broadcastable to (..., L_q, L_k), True = may attend
     -> (dq (..., L_q, d_k), dk (..., L_k, d_k), dv (..., L_k, d_v)).
 
-    The forward pass is recomputed here: out = softmax(q kᵀ / √d_k, masked) v.
+    The forward pass is recomputed here: out = softmax(q kᵀ / √d_k, masked) v. A query that may
+    see no key (a row of the mask all False) has zero weights and a zero output, so its row of dq
+    is 0 and it adds nothing to dk and dv; no entry is ever nan.
     """
     ### BEGIN SOLUTION
-    ### HINT: recompute the weights A as in the forward pass; then dv = Aᵀ d_out, dA = d_out vᵀ, dS = softmax_backward(A, dA), and remember the 1/√d_k in dq and dk. Transpose the last two axes only.
+    ### HINT: recompute the weights A with scaled_dot_product_attention (its zero rows for a query with no visible key give that query no gradient; a softmax of an all -inf row would make every entry nan through the products below); then dv = Aᵀ d_out, dA = d_out vᵀ, dS = softmax_backward(A, dA), and remember the 1/√d_k in dq and dk. Transpose the last two axes only.
     d_k = q.shape[-1]
-    scores = attention_scores(q, k)  # (..., L_q, L_k), already divided by √d_k
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    weights = softmax(scores, axis=-1)  # (..., L_q, L_k)
+    _, weights = scaled_dot_product_attention(q, k, v, mask)  # (..., L_q, L_k): the forward's, blind rows 0
     grad_v = np.swapaxes(weights, -1, -2) @ grad_out  # (..., L_k, d_v)
     grad_weights = grad_out @ np.swapaxes(v, -1, -2)  # (..., L_q, L_k)
     grad_scores = softmax_backward(weights, grad_weights, axis=-1) / np.sqrt(d_k)  # through the 1/√d_k

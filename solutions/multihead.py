@@ -44,10 +44,11 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_paddi
     Shapes: x (B, T, d_model), w_q, w_k, w_v, w_o (d_model, d_model),
     key_padding_mask (B, T) bool, True at real tokens
     -> (out (B, T, d_model), weights (B, n_heads, T, T)).
-    out = merge_heads(per-head attention) @ w_o; scores are scaled by 1/√d_head.
+    out = merge_heads(per-head attention) @ w_o; scores are scaled by 1/√d_head. A query that may
+    see no key (left padding under ``causal=True``) gets zero weights in every head and a zero output.
     """
     ### BEGIN SOLUTION
-    ### HINT: project first, then split; a (B, T) padding mask must become (B, 1, 1, T) to hide keys in every head.
+    ### HINT: project first, then split; a (B, T) padding mask must become (B, 1, 1, T) to hide keys in every head; scaled_dot_product_attention already gives a query with no visible key a row of zeros.
     q = split_heads(x @ w_q, n_heads)  # (B, h, T, d_head)
     k = split_heads(x @ w_k, n_heads)  # (B, h, T, d_head)
     v = split_heads(x @ w_v, n_heads)  # (B, h, T, d_head)

@@ -23,6 +23,9 @@ class MultiHeadSelfAttention(nn.Module):
     ``v_proj`` and ``o_proj`` are ``nn.Linear(d_model, d_model, bias=False)``. With
     ``rope_theta``, queries and keys (B, n_heads, T, d_head) are rotated by position after the
     projections (adjacent pairs, as ``positions.rope`` with d = d_head); values never are.
+    A query that may see no key (every key masked: a padding query under the causal mask, with
+    left padding) gets a zero output and no gradient, in every dtype, as in
+    ``F.scaled_dot_product_attention``.
     """
 
     def __init__(self, d_model, n_heads, causal=True, rope_theta=None):
@@ -42,7 +45,7 @@ class MultiHeadSelfAttention(nn.Module):
     def forward(self, x, key_padding_mask=None):
         """(B, T, d_model), optional (B, T) bool mask (True = real token) -> (B, T, d_model)."""
         ### BEGIN SOLUTION
-        ### HINT: split heads with view(B, T, n_heads, d_head).transpose(1, 2); build every mask and angle table on x.device, for this T (angle tables in float32 or wider, then cast to x.dtype); softmax over the keys (dim=-1).
+        ### HINT: split heads with view(B, T, n_heads, d_head).transpose(1, 2); build every mask and angle table on x.device, for this T (angle tables in float32 or wider, then cast to x.dtype); softmax over the keys (dim=-1). Fill masked scores with -inf (a finite fill such as -1e9 or finfo(dtype).min leaves a row with no visible key uniform, and -1e9 does not even fit in float16); leave such a row finite for the softmax and zero its output after it (masked_fill), so no nan reaches the output or the gradients.
         batch, t, d_model = x.shape
         # Heads are a batch axis: (B, T, d_model) -> (B, T, h, d_head) -> (B, h, T, d_head).
         q, k, v = (proj(x).view(batch, t, self.n_heads, self.d_head).transpose(1, 2) for proj in (self.q_proj, self.k_proj, self.v_proj))
@@ -66,7 +69,11 @@ class MultiHeadSelfAttention(nn.Module):
             allowed = torch.tril(allowed)
         if key_padding_mask is not None:
             allowed = allowed & key_padding_mask[:, None, None, :]  # (B, 1, 1, T): masks keys only
-        weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1)  # over the keys
-        out = (weights @ v).transpose(1, 2).reshape(batch, t, d_model)  # merge heads: (B, T, d_model)
+        # A query that may see no key (left padding under the causal mask) keeps its finite scores,
+        # and its output row is zeroed: -inf everywhere would give nan, forward and backward.
+        sees_a_key = allowed.any(dim=-1, keepdim=True)  # (B or 1, 1, T, 1)
+        weights = torch.softmax(scores.masked_fill(~allowed & sees_a_key, float("-inf")), dim=-1)  # over the keys
+        heads = (weights @ v).masked_fill(~sees_a_key, 0.0)  # (B, h, T, d_head)
+        out = heads.transpose(1, 2).reshape(batch, t, d_model)  # merge heads: (B, T, d_model)
         return self.o_proj(out)
         ### END SOLUTION

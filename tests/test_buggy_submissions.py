@@ -12,6 +12,12 @@ NOT_NAMEABLE = {"online_holds_the_full_matrix", "kv_cache_updates_its_input"}
 # Bugs the hidden suite catches since `attnlab audit` strengthened it, not in the catalogue yet:
 # their own tests say what is wrong.
 NOT_CATALOGUED = {"mha_padding_replaces_causal", "online_max_starts_at_zero"}
+# Code that breaks the rule for a query that may see no key: the blind-query tests name nan, a
+# finite fill and an added fill themselves (tests/test_blind_rule.py); catalogue entries to come.
+NOT_CATALOGUED |= {
+    "attention_backward_nan_for_blind_rows", "attention_backward_fill_minus_1e9", "mha_additive_minus_1e9", "online_blind_rows_nan",
+    "gqa_nan_for_blind_rows", "kv_cache_fill_minus_1e9", "torch_blind_rows_nan", "torch_mask_fill_finfo_min", "torch_additive_mask_nan_to_num",
+}
 
 
 def test_there_are_enough_buggy_fixtures():

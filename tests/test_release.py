@@ -23,7 +23,7 @@ def test_the_release_holds_what_students_need(release):
     names = {p.relative_to(release).as_posix() for p in release.rglob("*") if p.is_file()}
     for module in COURSE.modules:
         assert f"exercises/{module}.py" in names and f"exercises/tests/test_{module}.py" in names
-    assert {"README.md", "pyproject.toml", "exercises/course.toml", "grader/attnlab/cli.py"} <= names
+    assert {"README.md", "pyproject.toml", "exercises/course.toml", "grader/attnlab/cli.py", "docs/contract.md"} <= names
     assert {f"quizzes/{p.stem}.json" for p in (REPO / "quizzes").glob("*.yaml")} <= names  # practice copies
     assert {f"quizzes/{p.stem}.exam.json" for p in (REPO / "quizzes").glob("*.yaml")} <= names
 
@@ -47,6 +47,17 @@ def test_the_release_holds_no_solutions_hidden_tests_or_answers(release):
         assert (release / "exercises" / f"{module}.py").read_text() == (COURSE.exercises_dir / f"{module}.py").read_text()
 
 
+def test_the_release_cites_no_file_students_lack(release):
+    """The course's files cite the contract page, shipped with them; the warm-up the course's
+    manifest names lives in solutions/, so the students' manifest leaves it out."""
+    shipped = (release / "exercises" / "course.toml").read_text()
+    assert "docs/contract.md" in shipped and "solutions/" not in shipped and "[course.warmup]" not in shipped
+    assert "[course.warmup]" in (COURSE.root / "exercises" / "course.toml").read_text()
+    assert (release / "docs" / "contract.md").read_text() == (REPO / "docs" / "contract.md").read_text()
+    assert "`docs/contract.md`" in (release / "README.md").read_text()
+    assert Course.load(release).warmups == {} and Course.load(release).depends == COURSE.depends
+
+
 def test_the_scan_finds_each_kind_of_leak(release, tmp_path):
     """The scan is what makes the claim above; it must be able to fail."""
     leaky = tmp_path / "leaky"
@@ -64,6 +75,9 @@ def test_the_scan_finds_each_kind_of_leak(release, tmp_path):
     (leaky / "quizzes" / "masks.exam.json").write_text(json.dumps(exam))
     (leaky / "misconceptions").mkdir()
     (leaky / "misconceptions" / "x.py").write_text("")
+    shutil.copyfile(COURSE.root / "exercises" / "course.toml", leaky / "exercises" / "course.toml")  # the instructor's
+    (leaky / "docs" / "contract.md").unlink()
+    (leaky / "exercises" / "tests" / "test_masks.py").write_text("# as ../shared/LESSONS.md says\n" + (leaky / "exercises" / "tests" / "test_masks.py").read_text())
     leaks = "\n".join(scan(COURSE, leaky))
     assert "exercises/softmax.py: holds" in leaks
     assert "grader/test_masks.py: a hidden test file" in leaks
@@ -74,6 +88,9 @@ def test_the_scan_finds_each_kind_of_leak(release, tmp_path):
     assert "quizzes/masks.exam.json: exam question 1 holds hint" in leaks
     assert "quizzes/masks.exam.json: an exam copy's student entries hold more than prompts and options" in leaks
     assert "misconceptions/x.py: a folder students must not get" in leaks
+    assert "exercises/course.toml: cites solutions/warmup_torch.py, which is not there" in leaks
+    assert "exercises/backward.py: cites docs/contract.md, which is not there" in leaks
+    assert "exercises/tests/test_masks.py: cites ../shared/LESSONS.md, which is not there" in leaks
 
 
 def test_release_refuses_a_folder_in_use(release):

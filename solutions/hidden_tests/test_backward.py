@@ -8,6 +8,7 @@ reference itself is checked against torch autograd in the project's tests.)
 
 import numpy as np
 from attention_inputs import LEAD, SEED, SIZE, attend_mask, normal, qkv
+from blind_queries import blind_queries, causal_and, expect_blind_rows, left_padded
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -154,3 +155,47 @@ def test_attention_backward_hidden_key_gets_nothing(student, reference, n_q, n_k
     expect_close(dv[-1], np.zeros(d + 1), "dv of the last key, which no query may see", atol=1e-12)
     for name, g, e in zip(("dq", "dk", "dv"), (dq, dk, dv), reference.attention_backward(q, k, v, grad_out, mask)):
         expect_close(g, e, f"attention_backward's {name} with the last key hidden", q)
+
+
+# ---------------------------------------------------------------- a query that may see no key
+
+
+@st.composite
+def blind_case(draw):
+    """(q, k, v, grad_out, mask, blind): a left-padded batch under a causal mask, with or without a
+    head axis; mask (B, [1,] T, T), blind (B, [1,] T) True at the queries that may see no key."""
+    real = draw(left_padded())
+    heads = draw(st.sampled_from([(), (2,)]))
+    d_k, d_v, seed = draw(SIZE), draw(SIZE), draw(SEED)
+    lead, n = (real.shape[0], *heads), real.shape[1]
+    q, k = normal(seed, lead + (n, d_k)), normal(seed + 1, lead + (n, d_k))
+    v, grad_out = normal(seed + 2, lead + (n, d_v)), normal(seed + 3, lead + (n, d_v))
+    mask, blind = causal_and(real), blind_queries(real)
+    if heads:
+        mask, blind = mask[:, None], blind[:, None]
+    return q, k, v, grad_out, mask, blind
+
+
+def gradients_for_weights(weights, q, k, v, grad_out):
+    """(dq, dk, dv) of out = weights v, weights = softmax(q kᵀ / √d_k) for these weights: what a
+    backward pass gives when its forward pass made them (to name a wrong answer, not to grade it)."""
+    grad_v = np.swapaxes(weights, -1, -2) @ grad_out
+    grad_weights = grad_out @ np.swapaxes(v, -1, -2)
+    along = np.sum(grad_weights * weights, axis=-1, keepdims=True)
+    grad_scores = weights * (grad_weights - along) / np.sqrt(q.shape[-1])
+    return grad_scores @ k, np.swapaxes(grad_scores, -1, -2) @ q, grad_v
+
+
+@given(blind_case())
+def test_attention_backward_blind_queries(student, reference, case):
+    """attention_backward: with left padding under a causal mask, a query that may see no key has no gradient (its row of dq is 0), and dq, dk, dv are right and never nan"""
+    q, k, v, grad_out, mask, blind = case
+    what = "attention_backward with left padding under a causal mask"
+    got = gradients(student.attention_backward(q, k, v, grad_out, mask), q, k, v, what)
+    _, weights = reference.scaled_dot_product_attention(q, k, v, mask)
+    # A finite fill (-1e9) leaves a blind query's row uniform, and the row then has a gradient.
+    uniform = gradients_for_weights(np.where(blind[..., None], 1.0 / k.shape[-2], weights), q, k, v, grad_out)
+    axes = ("sequence", "head", "query") if q.ndim == 4 else ("sequence", "query")
+    expect_blind_rows(got[0], blind, f"{what}: dq", q, axes=axes, uniform=uniform[0])
+    for name, g, e in zip(("dq", "dk", "dv"), got, reference.attention_backward(q, k, v, grad_out, mask)):
+        expect_close(g, e, f"{what}: {name}", q)

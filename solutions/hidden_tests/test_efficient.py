@@ -2,6 +2,7 @@
 
 import numpy as np
 from attention_inputs import SEED, SIZE, normal, qkv
+from blind_queries import blind_queries, causal_and, expect_blind_rows, left_padded
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -234,3 +235,115 @@ def test_kv_cache_stable_for_large_scores(student, reference, case):
     what = "kv_cache_step outputs stacked over the steps, scores of about ±1e4"
     expect_finite(outputs, what)
     expect_close(outputs, reference.self_attention(x, w_q, w_k, w_v, causal=True)[0], what, x, passport="(B, T, d_v)")
+
+
+# ---------------------------------------------------------------- a query that may see no key
+
+
+@st.composite
+def blind_qkv_case(draw):
+    """(q, k, v, real): a left-padded batch, q and k (B, [h,] T, d_k), v (B, [h,] T, d_v), with or
+    without a head axis; real (B, T) True at real tokens."""
+    real = draw(left_padded())
+    heads, d_k, d_v, seed = draw(st.sampled_from([(), (2,)])), draw(SIZE), draw(SIZE), draw(SEED)
+    lead, n = (real.shape[0], *heads), real.shape[1]
+    return normal(seed, lead + (n, d_k)), normal(seed + 1, lead + (n, d_k)), normal(seed + 2, lead + (n, d_v)), real
+
+
+# How a left-padded batch under a causal mask reaches the online softmax: causal=True and a mask of
+# the padded keys (B, 1, T), causal=True and a mask of the padded queries (B, T, 1), which broadcasts
+# over the keys, or causal=False and one mask of both (B, T, T).
+MASK_FORMS = ("padded keys", "padded queries", "one mask")
+
+
+@given(blind_qkv_case(), st.data(), st.sampled_from(MASK_FORMS))
+def test_online_blind_queries(student, reference, case, data, form):
+    """online_softmax_attention: with left padding under a causal mask (a mask of the padded keys or queries with causal=True, or one mask of both), a query that may see no key gets a zero output for every block size; the other rows are right"""
+    q, k, v, real = case
+    rows = (slice(None), None) if q.ndim == 4 else (slice(None),)  # a head axis in the masks, to broadcast over heads
+    causal = form != "one mask"
+    masks = {
+        "padded keys": real[(*rows, None, slice(None))],  # (B, [1,] 1, T)
+        "padded queries": real[(*rows, slice(None), None)],  # (B, [1,] T, 1)
+        "one mask": causal_and(real)[rows],  # (B, [1,] T, T)
+    }
+    mask = masks[form]
+    both = np.tril(np.ones(2 * real.shape[-1:], dtype=bool)) & mask  # (B, [1,] T, T): what the call hides
+    block = data.draw(st.integers(1, k.shape[-2] + 1), label="block_size")
+    said = "one mask" if form == "one mask" else f"a mask of the {form}"
+    what = f"online_softmax_attention(block_size={block}, causal={causal}) with {said}"
+    got = expect_array(student.online_softmax_attention(q, k, v, block, causal=causal, mask=mask), what)
+    expect_shape(got, q.shape[:-1] + v.shape[-1:], what, "(..., L_q, d_v)")
+    axes = ("sequence", "head", "query") if q.ndim == 4 else ("sequence", "query")
+    uniform = np.broadcast_to(v.mean(axis=-2, keepdims=True), got.shape)  # what a finite fill (-1e9) gives
+    unmasked = reference.scaled_dot_product_attention(q, k, v)[0]
+    expect_blind_rows(got, ~both.any(axis=-1), what, q, axes=axes, uniform=uniform, unmasked=unmasked)
+    expect_close(got, reference.scaled_dot_product_attention(q, k, v, both)[0], what, q, passport="(..., L_q, d_v)")
+
+
+@st.composite
+def blind_gqa_case(draw):
+    """(q, k, v, real): q (B, h_q, T, d), k and v (B, h_kv, T, d), real (B, T) a left padding mask."""
+    real = draw(left_padded())
+    (batch, n), kv_heads, group = real.shape, draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    d, seed = draw(SIZE), draw(SEED)
+    q = normal(seed, (batch, kv_heads * group, n, d))
+    return q, normal(seed + 1, (batch, kv_heads, n, d)), normal(seed + 2, (batch, kv_heads, n, d)), real
+
+
+@given(blind_gqa_case(), st.booleans())
+def test_gqa_blind_queries(student, reference, case, causal):
+    """grouped_query_attention: with left padding, padded keys get no weight, and under causal=True a query that may see no key gets zero weights in every head and a zero output; the other rows are right"""
+    q, k, v, real = case
+    what = f"grouped_query_attention with left padding and causal={causal}"
+    out, weights = expect_pair(student.grouped_query_attention(q, k, v, causal=causal, key_padding_mask=real), what)
+    expect_shape(expect_array(out, f"{what}: output"), q.shape, f"{what}: output", "(B, h_q, T, d)")
+    weights_shape = q.shape[:-1] + q.shape[-2:-1]
+    expect_shape(expect_array(weights, f"{what}: weights"), weights_shape, f"{what}: weights", "(B, h_q, T, T)")
+    blind = (blind_queries(real) if causal else np.zeros_like(real))[:, None, :]  # (B, 1, T): only under causal=True
+    group = q.shape[1] // k.shape[1]
+    # What a finite fill (-1e9) gives a blind query, and what a fill added to the scores gives it.
+    uniform_weights = np.full(weights.shape, 1.0 / q.shape[-2])
+    uniform_out = np.broadcast_to(np.repeat(v.mean(axis=-2, keepdims=True), group, axis=1), out.shape)
+    unmasked_out, unmasked_weights = reference.grouped_query_attention(q, k, v)
+    axes = ("sequence", "head", "query")
+    expect_blind_rows(
+        weights, blind, f"{what}: weights", q, axes=axes, uniform=uniform_weights, unmasked=unmasked_weights
+    )
+    expect_blind_rows(out, blind, f"{what}: output", q, axes=axes, uniform=uniform_out, unmasked=unmasked_out)
+    expected_out, expected_weights = reference.grouped_query_attention(q, k, v, causal=causal, key_padding_mask=real)
+    expect_close(weights, expected_weights, f"{what}: weights", q, passport="(B, h_q, T, T)")
+    expect_close(out, expected_out, f"{what}: output", q, passport="(B, h_q, T, d)")
+
+
+@st.composite
+def blind_decoding_case(draw):
+    """A decoding_case of a left-padded batch: x (B, T, d_model), w_q, w_k, w_v, real (B, T)."""
+    real = draw(left_padded())
+    (batch, n), d_model, d_k, d_v, seed = real.shape, draw(SIZE), draw(SIZE), draw(SIZE), draw(SEED)
+    w_q, w_k, w_v = normal(seed + 1, (d_model, d_k)), normal(seed + 2, (d_model, d_k)), normal(seed + 3, (d_model, d_v))
+    return normal(seed, (batch, n, d_model)), w_q, w_k, w_v, real
+
+
+@given(blind_decoding_case())
+def test_kv_cache_blind_queries(student, reference, case):
+    """kv_cache_step: decoding a left-padded batch (key_padding_mask of the tokens so far), a step that may see no key outputs 0; the steps equal masked causal attention"""
+    x, w_q, w_k, w_v, real = case
+    cache, outputs = None, []
+    for t in range(x.shape[1]):
+        what = f"kv_cache_step at step {t} with key_padding_mask (B, {t + 1})"
+        step = student.kv_cache_step(x[:, t : t + 1], cache, w_q, w_k, w_v, key_padding_mask=real[:, : t + 1])
+        out_t, cache = expect_pair(step, what)
+        expect_shape(expect_array(out_t, what), (x.shape[0], 1, w_v.shape[1]), what, "(B, 1, d_v)")
+        if not isinstance(cache, dict) or not {"k", "v"} <= set(cache):
+            raise Mismatch(f"kv_cache_step should return a cache dict with 'k' and 'v', got {type(cache).__name__}")
+        outputs.append(out_t)
+    outputs = np.concatenate(outputs, axis=1)  # (B, T, d_v)
+    what = "kv_cache_step outputs stacked over the steps of a left-padded batch"
+    v = x @ w_v
+    uniform = np.cumsum(v, axis=1) / np.arange(1, x.shape[1] + 1)[None, :, None]  # step t: the mean of t + 1 values
+    unmasked = reference.self_attention(x, w_q, w_k, w_v, causal=True)[0]
+    axes = ("sequence", "step")
+    expect_blind_rows(outputs, blind_queries(real), what, x, axes=axes, uniform=uniform, unmasked=unmasked)
+    expected = reference.scaled_dot_product_attention(x @ w_q, x @ w_k, v, causal_and(real))[0]
+    expect_close(outputs, expected, what, x, passport="(B, T, d_v)")

@@ -2,6 +2,7 @@
 
 import numpy as np
 from attention_inputs import LEAD, SEED, SIZE, lengths_for, normal
+from blind_queries import blind_queries, expect_blind_rows, left_padded
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -169,3 +170,38 @@ def test_mha_stable_for_large_scores(student, reference, padded, causal, with_pa
     case = (x, w_q * 100.0, w_k * 100.0, w_v, w_o, heads)  # scores about ±1e4
     what = f"multi_head_attention with scores of about ±1e4 (causal={causal}, {'with' if with_padding else 'without'} key padding)"
     expect_mha_at_real_queries(student, reference, case, mask if with_padding else None, what, causal=causal)
+
+
+@st.composite
+def left_padded_mha_case(draw):
+    """(an mha_case, real): x (B, T, d_model) with a left padding mask real (B, T), True at real
+    tokens; under causal=True the first queries of a padded sequence may see no key."""
+    real = draw(left_padded())
+    batch, n = real.shape
+    heads, d_head, seed = draw(HEADS), draw(st.integers(1, 3)), draw(SEED)
+    d_model = heads * d_head
+    return (normal(seed, (batch, n, d_model)), *normal(seed + 1, (4, d_model, d_model)), heads), real
+
+
+@given(left_padded_mha_case())
+def test_mha_blind_queries(student, reference, padded):
+    """multi_head_attention: with left padding under causal=True, a query that may see no key gets zero weights in every head and a zero output; the other rows are right"""
+    case, real = padded
+    x, _, _, w_v, w_o, heads = case
+    what = "multi_head_attention with left padding and causal=True"
+    out, weights = mha_pair(student, case, causal=True, key_padding_mask=real)
+    blind = blind_queries(real)  # (B, T)
+    n = x.shape[1]
+    # What a finite fill (-1e9) gives a blind query: weights of 1/T, so the mean of the values, mixed by w_o.
+    uniform_out = np.broadcast_to((x @ w_v).mean(axis=1, keepdims=True) @ w_o, out.shape)
+    # What a fill added to the scores gives it: its row without any mask.
+    unmasked_out, unmasked_weights = reference.multi_head_attention(*case)
+    axes = ("sequence", "head", "query")
+    uniform_weights = np.full(weights.shape, 1.0 / n)
+    expect_blind_rows(
+        weights, blind[:, None, :], f"{what}: weights", x, axes=axes, uniform=uniform_weights, unmasked=unmasked_weights
+    )
+    expect_blind_rows(out, blind, f"{what}: output", x, uniform=uniform_out, unmasked=unmasked_out)
+    expected_out, expected_weights = reference.multi_head_attention(*case, causal=True, key_padding_mask=real)
+    expect_close(weights, expected_weights, f"{what}: weights", x, passport="(B, n_heads, T, T)")
+    expect_close(out, expected_out, f"{what}: output", x, passport="(B, T, d_model)")

@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch.autograd.gradcheck import GradcheckError
 from attention_inputs import SEED, lengths_for, normal
+from blind_queries import NAN, RULE, blind_queries, expect_blind_rows, left_padding_for
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -82,7 +83,7 @@ def run(student, req, what="the module's output"):
 
 
 def only_real_queries(out, case, padded):
-    """Outputs at padded query positions are not graded (CONTRACT.md): zero them on both sides."""
+    """Outputs at padded query positions are not graded (docs/contract.md): zero them on both sides."""
     return np.where(case.real()[..., None], out, 0.0) if padded else out
 
 
@@ -373,3 +374,78 @@ def test_device_agnostic(student, reference):
 def test_device_agnostic_with_rope(student, reference):
     """MultiHeadSelfAttention: runs on the meta device with RoPE: the angle table is made on x.device"""
     _on_meta(student, Case(np.zeros((2, 7, 8)), 2, {}, np.array([7, 4])), 10000.0)
+
+
+# ---------------------------------------------------------------- a query that may see no key
+
+BLIND_DTYPES = ["float64", "float32", "float16", "bfloat16"]
+LEFT_PADDED = "with left padding under the causal mask"
+HIDDEN_NAN = (
+    "A nan the forward pass hides (torch.nan_to_num) still flows backward where the scores were masked by an "
+    "addition; mask with masked_fill or torch.where"
+)
+
+
+def left_padded_request(case, seed, **options):
+    """A request for ``case`` with the causal mask and a left padding mask (B, T): the first queries
+    of sequence 0 may see no key. -> (request, real (B, T), blind (B, T))."""
+    real = left_padding_for(np.random.default_rng(seed), case.shape[0], case.shape[1])
+    req = request(case, causal=True, **options)
+    req["key_padding_mask"] = real
+    return req, real, blind_queries(real)
+
+
+def blind_candidates(case, reference):
+    """(uniform, unmasked) outputs (B, T, d_model): what a finite fill (-1e9, finfo.min) gives a
+    query that may see no key (the mean of the values, mixed by o_proj), and what a fill added to
+    the scores gives it (its row with no mask at all)."""
+    values = case.x @ case.weights["v_proj.weight"].T
+    uniform = np.broadcast_to(values.mean(axis=1, keepdims=True) @ case.weights["o_proj.weight"].T, case.shape)
+    return uniform, expected_output(case, reference, causal=False)
+
+
+@given(cases(min_t=2), st.sampled_from(BLIND_DTYPES), SEED)
+def test_blind_queries(student, reference, case, dtype, seed):
+    """MultiHeadSelfAttention: with left padding under the causal mask, a query that may see no key gets a zero output in float64, float32, float16 and bfloat16; the other rows are right"""
+    req, real, blind = left_padded_request(case, seed, dtype=dtype)
+    answer = run(student, req)
+    what = f"the output in {dtype} {LEFT_PADDED}"
+    if answer.get("dtype") != dtype:
+        raise Mismatch(f"after module.to({dtype}) and a {dtype} input, the output is {answer.get('dtype')}")
+    got = np.asarray(answer["output"], dtype=np.float64)
+    uniform, unmasked = blind_candidates(case, reference)
+    expect_blind_rows(got, blind, what, case.x, uniform=uniform, unmasked=unmasked)
+    # The course's rule, whatever torch's own F.scaled_dot_product_attention gives a blind row.
+    expected = np.where(blind[..., None], 0.0, expected_output(case, reference, causal=True, keys=real))
+    if dtype in HALF_PRECISION_TOLERANCE:
+        error = float(np.max(np.abs(got - expected)))
+        allowed = HALF_PRECISION_TOLERANCE[dtype] * float(np.max(np.abs(expected)))
+        if not error <= allowed:
+            raise Mismatch(f"{what} is off by up to {error:.3g} from float64 where queries see a key (allowed {allowed:.3g})")
+    else:
+        expect_close(got, expected, what, case.x.astype(dtype), passport="(B, T, d_model)")
+
+
+@given(cases(min_t=2), SEED, st.integers(0, 2**16))
+def test_blind_queries_gradients(student, reference, case, seed, grad_seed):
+    """MultiHeadSelfAttention: with left padding under the causal mask, a query that may see no key gets no gradient: the gradients of x and of every weight are finite and equal the reference's"""
+    req, _, blind = left_padded_request(case, seed, grad_output=normal(grad_seed, case.shape))
+    got = run(student, req)
+    expected = drive(reference.MultiHeadSelfAttention, req)
+    uniform, unmasked = blind_candidates(case, reference)
+    expect_blind_rows(got["output"], blind, f"the output {LEFT_PADDED}", case.x, uniform=uniform, unmasked=unmasked)
+    # A padding token is a blind query and a hidden key: nothing it holds reaches the output.
+    grad_x = expect_array(got.get("grad_x"), "the gradient of x")
+    expect_shape(grad_x, case.shape, "the gradient of x", "(B, T, d_model)")
+    axes = ("sequence", "token")
+    expect_blind_rows(grad_x, blind, f"the gradient of x {LEFT_PADDED}", case.x, axes=axes, also=HIDDEN_NAN)
+    gradients = {"x": grad_x, **(got.get("grad_weights") or {})}
+    for name in NAMES:
+        if name not in gradients:
+            raise Mismatch(f"the module has no parameter {name}, so it has no gradient")
+        if not np.isfinite(expect_array(gradients[name], f"the gradient of {name}")).all():
+            raise Mismatch(f"the gradient of {name} {LEFT_PADDED} holds nan or inf: {RULE}. {NAN}. {HIDDEN_NAN}")
+    expect_close(grad_x, expected["grad_x"], f"the gradient of x {LEFT_PADDED}", case.x, passport="(B, T, d_model)")
+    for name in NAMES:
+        what = f"the gradient of {name} {LEFT_PADDED}"
+        expect_close(gradients[name], expected["grad_weights"][name], what, case.x, passport="(d_model, d_model)")

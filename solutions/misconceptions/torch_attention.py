@@ -146,7 +146,7 @@ class torch_rope_on_values(_Configurable):
 @misconception(
     "MultiHeadSelfAttention",
     "RoPE rotates the two halves (i, i + d/2) instead of adjacent pairs",
-    explanation="The course's RoPE (CONTRACT.md, as positions.rope) turns adjacent pairs (x[2i], x[2i+1]). The GPT-NeoX 'rotate half' layout pairs x[i] with x[i + d/2]: also a rotation, but not the same one.",
+    explanation="The course's RoPE (docs/contract.md, as positions.rope) turns adjacent pairs (x[2i], x[2i+1]). The GPT-NeoX 'rotate half' layout pairs x[i] with x[i + d/2]: also a rotation, but not the same one.",
     hint="even, odd = q[..., 0::2], q[..., 1::2]; interleave the rotated pairs back with stack(..., dim=-1).flatten(-2).",
 )
 class torch_rope_halves(_Configurable):

@@ -4,9 +4,12 @@ The bundle is the generated stubs with their public tests, the student copy of
 every quiz, the part of the engine students run (``STUDENT_ENGINE``: ``attnlab
 check``, ``attnlab quiz take`` and the public tests' helpers; not the class
 grader, the fast path, the sandbox's host or the exports), a ``pyproject.toml``
-to install it with, and a README for students. It holds no
+to install it with, the course's contract page (``docs/contract.md``) when it has
+one, and a README for students. Its ``course.toml`` leaves out what only the
+instructor's side reads (``[course.warmup]``, a file in ``solutions/``). It holds no
 solutions, hidden tests, answer keys or misconception catalogue: ``scan`` looks
-for each of them, and a release with a leak is not written.
+for each of them, and for a course file that cites a file the bundle has not got;
+a release with either is not written.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import attnlab
-from attnlab.course import Course, CourseError
+from attnlab.course import MANIFEST, Course, CourseError
+from attnlab.export import citations
 from attnlab.export.stubs import BEGIN, END, stale_stubs
 from attnlab.wording import count
 
@@ -37,6 +41,11 @@ STUDENT_ENGINE = (
 )
 # Lines shorter than this (``return out``, ``d = x.shape[-1]``) are too common to call a leak.
 _SHORTEST_LEAK = 24
+# The course's public contract, shipped where the course's files cite it.
+CONTRACT_PAGE = Path("docs") / "contract.md"
+README_CONTRACT = "\n\nWhat each function takes and returns, and the rules they all keep: `{page}`."
+# Tables of course.toml that only the instructor's side reads.
+INSTRUCTOR_TABLES = ("warmup",)
 
 STUDENT_README = """# {name}: your exercises
 
@@ -71,7 +80,7 @@ may import the ones before it): {files}. Check as often as you like:
 
 The public tests in `exercises/tests/` are the lessons' worked examples; your instructor grades
 with more tests than these. Hand in your exercise files, the `.py` files of `exercises/` (the
-folder, or a .zip of it), as your instructor asks.
+folder, or a .zip of it), as your instructor asks.{contract}
 
 ## Quizzes
 
@@ -105,6 +114,19 @@ def student_pyproject(text: str) -> str:
     if re.search(r"^\[tool\.pytest\.ini_options\]\s*$", text, re.M):
         return re.sub(r"^\[tool\.pytest\.ini_options\]\s*$", f"[tool.pytest.ini_options]\n{public}", text, count=1, flags=re.M)
     return text.rstrip("\n") + f"\n\n[tool.pytest.ini_options]\n{public}\n"
+
+
+def student_manifest(text: str) -> str:
+    """The course's ``course.toml`` as the bundle ships it: without the tables only the
+    instructor's side reads (``[course.warmup]`` names a file of ``solutions/``)."""
+    import tomlkit
+
+    manifest = tomlkit.parse(text)
+    course = manifest.get("course")
+    for table in INSTRUCTOR_TABLES:
+        if course is not None and table in course:
+            del course[table]
+    return tomlkit.dumps(manifest).rstrip("\n") + "\n"
 
 
 def _as_a_new_folder(folder: Path) -> None:
@@ -170,6 +192,13 @@ def scan(course: Course, folder: Path) -> list[str]:
                 leaks.append(f"{relative}: holds {count(len(tests), 'hidden test')}, e.g. {tests[0]!r}")
         if path.suffix in (".yaml", ".yml") and "quizzes" in relative.parts:
             leaks.append(f"{relative}: an instructor's quiz (with its answers); students get the .json copy")
+    # What the course tells students must lead to a file they have; the engine's own source is
+    # checked against the project it cites (tests/test_citations.py).
+    course_files = [
+        p for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.suffix in citations.TEXT_SUFFIXES and p.relative_to(folder).parts[0] != "grader"
+    ]
+    leaks.extend(citations.missing(course_files, folder))
     return leaks
 
 
@@ -240,6 +269,11 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
     staging = Path(tempfile.mkdtemp(prefix=".release-", dir=out.parent))  # same file system: one rename
     try:
         shutil.copytree(course.exercises_dir, staging / "exercises", ignore=NOT_COPIED)
+        manifest = student_manifest((course.root / MANIFEST).read_text(encoding="utf-8"))
+        (staging / MANIFEST).write_text(manifest, encoding="utf-8")
+        if (course.root / CONTRACT_PAGE).is_file():  # the course's files cite it
+            (staging / CONTRACT_PAGE).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(course.root / CONTRACT_PAGE, staging / CONTRACT_PAGE)
         _copy_student_engine(staging / "grader" / "attnlab")
         if (course.root / "pyproject.toml").is_file():
             pyproject = (course.root / "pyproject.toml").read_text(encoding="utf-8")
@@ -258,7 +292,11 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
                 exam = student_copy.build(quiz, "exam", factory, list(roster))
                 (staging / "quizzes" / f"{path.stem}.exam.json").write_text(json.dumps(exam, indent=1), encoding="utf-8")
         files = ", ".join(f"`{m}.py`" for m in course.modules)
-        (staging / "README.md").write_text(STUDENT_README.format(name=course.name, files=files, quizzes=", ".join(p.stem for p in quizzes) or "none yet"), encoding="utf-8")
+        has_contract = (course.root / CONTRACT_PAGE).is_file()
+        contract = README_CONTRACT.format(page=CONTRACT_PAGE.as_posix()) if has_contract else ""
+        quiz_names = ", ".join(p.stem for p in quizzes) or "none yet"
+        readme = STUDENT_README.format(name=course.name, files=files, quizzes=quiz_names, contract=contract)
+        (staging / "README.md").write_text(readme, encoding="utf-8")
         leaks = scan(course, staging)
         if leaks:
             raise ReleaseError(f"the release would leak: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else ""))

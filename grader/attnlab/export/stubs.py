@@ -23,7 +23,8 @@ from attnlab.course import CourseError
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 HINT = "### HINT:"
-GENERATED_NOTE = "# Exercise stub generated from solutions/{name}: fill in the parts marked YOUR CODE HERE.\n"
+# Students have no solutions/ folder: the note names no path into it.
+GENERATED_NOTE = "# Exercise stub of {name}, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.\n"
 
 _DEF = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(")
 _CLASS = re.compile(r"^class\s+([A-Za-z_]\w*)\b")

@@ -4,6 +4,9 @@ file: backward.py
 breaks: attention_backward
 """
 
+from scores import attention_scores
+from softmax import softmax
+
 
 def attention_backward(q, k, v, grad_out, mask=None):
     d_k = q.shape[-1]

@@ -1,4 +1,4 @@
-"""Multi-head attention with a Python loop over heads and explicit column slices.
+"""Multi-head attention with a Python loop over heads and explicit column slices; a query that may see no key gets a row of exp(-inf) = 0 and is divided by 1, not 0.
 
 file: multihead.py
 """
@@ -18,8 +18,10 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_paddi
         q, k, v = x @ w_q[:, cols], x @ w_k[:, cols], x @ w_v[:, cols]
         scores = q @ k.transpose(0, 2, 1) / np.sqrt(d_head)
         scores = np.where(mask[:, 0], scores, -np.inf)
-        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
-        weights /= weights.sum(axis=-1, keepdims=True)
+        row_max = scores.max(axis=-1, keepdims=True)
+        weights = np.exp(scores - np.where(np.isfinite(row_max), row_max, 0.0))
+        total = weights.sum(axis=-1, keepdims=True)
+        weights = weights / np.where(total > 0, total, 1.0)
         outputs.append(weights @ v)
         all_weights.append(weights)
     return np.concatenate(outputs, axis=-1) @ w_o, np.stack(all_weights, axis=1)

@@ -1,4 +1,4 @@
-"""Explicit loops over the batch and the heads, masks by torch.where.
+"""Explicit loops over the batch and the heads, masks by torch.where; a query that may see no key gets its scores replaced by zeros before the softmax and its weights by zeros after it.
 
 file: torch_attention.py
 """
@@ -44,14 +44,18 @@ class MultiHeadSelfAttention(nn.Module):
         positions = torch.arange(T, device=x.device)
         rows = []
         for b in range(B):
+            allowed = torch.ones(T, T, dtype=torch.bool, device=x.device)
+            if self.causal:
+                allowed = allowed & (positions[None, :] <= positions[:, None])
+            if key_padding_mask is not None:
+                allowed = allowed & key_padding_mask[b][None, :]
+            seen = allowed.any(dim=-1, keepdim=True)  # (T, 1): False for a query that may see no key
             heads = []
             for h in range(self.n_heads):
                 scores = (q[b, h] @ k[b, h].T) / math.sqrt(self.d_head)  # (T, T)
-                if self.causal:
-                    scores = torch.where(positions[None, :] <= positions[:, None], scores, float("-inf"))
-                if key_padding_mask is not None:
-                    scores = torch.where(key_padding_mask[b][None, :], scores, float("-inf"))
-                heads.append(torch.softmax(scores, dim=-1) @ v[b, h])  # (T, d_head)
+                scores = torch.where(allowed | ~seen, scores, float("-inf"))  # a blind row stays finite
+                weights = torch.where(seen, torch.softmax(scores, dim=-1), 0.0)
+                heads.append(weights @ v[b, h])  # (T, d_head)
             rows.append(torch.cat(heads, dim=-1))  # (T, D): head h in columns h*d_head:(h+1)*d_head
         out = torch.stack(rows)
         return self.o_proj(out)

@@ -1,4 +1,4 @@
-"""One fused (3D, D) projection for queries, keys and values, split afterwards.
+"""One fused (3D, D) projection for queries, keys and values, split afterwards; masks with the dtype's most negative number and multiplies the weights by the mask, which zeroes a query that may see no key (its row was uniform).
 
 file: torch_attention.py
 """
@@ -42,11 +42,11 @@ class MultiHeadSelfAttention(nn.Module):
             q = self.rotate(q)
             k = self.rotate(k)
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        allowed = torch.ones(T, T, dtype=torch.bool, device=x.device)
         if self.causal:
-            causal = torch.tril(torch.ones(T, T, dtype=torch.bool, device=x.device))
-            scores = scores.masked_fill(~causal, float("-inf"))
+            allowed = torch.tril(allowed)
         if key_padding_mask is not None:
-            scores = scores.masked_fill(~key_padding_mask[:, None, None, :], float("-inf"))
-        weights = torch.softmax(scores, dim=-1)
+            allowed = allowed & key_padding_mask[:, None, None, :]
+        weights = torch.softmax(scores.masked_fill(~allowed, torch.finfo(scores.dtype).min), dim=-1) * allowed
         out = (weights @ v).transpose(1, 2).reshape(B, T, D)
         return self.o_proj(out)

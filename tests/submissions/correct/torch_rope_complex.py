@@ -1,4 +1,4 @@
-"""RoPE as multiplication by complex exponentials (torch.polar).
+"""RoPE as multiplication by complex exponentials (torch.polar); a query that may see no key is softmaxed as a row of zeros and its output multiplied by 0.
 
 file: torch_attention.py
 """
@@ -39,11 +39,12 @@ class MultiHeadSelfAttention(nn.Module):
             q = self.rotate(q)
             k = self.rotate(k)
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        visible = torch.ones(T, T, dtype=torch.bool, device=x.device)
         if self.causal:
-            causal = torch.tril(torch.ones(T, T, dtype=torch.bool, device=x.device))
-            scores = scores.masked_fill(~causal, float("-inf"))
+            visible = torch.tril(visible)
         if key_padding_mask is not None:
-            scores = scores.masked_fill(~key_padding_mask[:, None, None, :], float("-inf"))
-        weights = torch.softmax(scores, dim=-1)
-        out = (weights @ v).transpose(1, 2).reshape(B, T, D)
+            visible = visible & key_padding_mask[:, None, None, :]
+        seen = visible.any(dim=-1, keepdim=True)  # False for a query that may see no key
+        scores = scores.masked_fill(~visible, float("-inf")).masked_fill(~seen, 0.0)
+        out = ((torch.softmax(scores, dim=-1) @ v) * seen).transpose(1, 2).reshape(B, T, D)
         return self.o_proj(out)

@@ -2,7 +2,7 @@
 
 Runs in a process forked by the fork server, after its limits are set. It
 imports the student's file with stand-ins in place of the files before it
-(CONTRACT.md: what a file imports is the reference version, so a bug costs
+(docs/contract.md: what a file imports is the reference version, so a bug costs
 points once) and in place of the function's declared same-file dependencies
 (for its direct calls only), then answers ``call`` messages until told to
 stop. Stand-ins hold no reference code: each call crosses back to the trusted
