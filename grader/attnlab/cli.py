@@ -464,7 +464,7 @@ def export_gradescope(zip_path: Path, torch_version: str, visibility: str, cours
 
 @main.command()
 @click.argument("out_dir", metavar="OUT_DIR", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="The class's student ids, one a line: each quiz's exam copy holds their questions (no roster: no exam copies).")
+@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False), help="The class list: a plain list of student ids, one a line, or a class-list CSV (an LMS's export); each quiz's exam copy holds their questions (no roster: no exam copies).")
 @COURSE_OPTION
 @library_errors
 def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None:
@@ -475,10 +475,10 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
     """
     from attnlab import console
     from attnlab.export.release import build
-    from attnlab.roster import read_student_ids
+    from attnlab.lms.roster import read_roster
 
     course = find_course(course_dir)
-    students = read_student_ids(roster)
+    students = read_roster(roster).ids if roster is not None else []  # before anything is written
     made = build(course, out_dir, students)
     exams = "practice and exam copies" if students else "practice copies (no --roster: no exam copies)"
     console.err.print(f"Wrote {made.folder}: {count(made.exercise_files, 'exercise file')}, {count(made.quizzes, 'quiz')} ({exams}); scanned: no solutions, hidden tests or answers")

@@ -83,13 +83,6 @@ class Entry:
         return digest.hexdigest()
 
 
-def read_student_ids(path: Path | None) -> list[str]:
-    """Student ids from a roster file, one a line; blank lines and ``#`` comments are skipped."""
-    if path is None:
-        return []
-    return [line.strip() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
-
-
 def safe_id(name: str) -> str:
     """A student id usable as a file name (``results/<id>.json``); an id is its own safe id.
 
