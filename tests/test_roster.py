@@ -57,12 +57,18 @@ def test_an_id_is_a_file_name_and_its_own_id():
     assert safe_id(unicodedata.normalize("NFD", "José")) == safe_id("José") == "José"
 
 
-def test_two_submissions_of_one_student_are_refused_in_one_line(tmp_path):
+def test_two_submissions_of_one_student_are_each_refused_in_one_line_and_the_rest_found(tmp_path):
+    # Once the whole class stopped (exit 2, nobody graded) for one such pair.
+    from attnlab.roster import survey
+
     hand_in(tmp_path / "ada")
+    hand_in(tmp_path / "bob")
     with zipfile.ZipFile(tmp_path / "ada.zip", "w") as bundle:
         bundle.writestr("softmax.py", SOFTMAX)
-    with pytest.raises(RosterError, match="two submissions for student 'ada'"):
-        find_entries(tmp_path, COURSE)
+    found = survey(tmp_path, COURSE)
+    assert students(found.entries) == {"bob": "bob"}
+    assert [line.split(":")[0] for line in found.not_graded] == ["ada", "ada.zip"]
+    assert all("would both be student 'ada'" in line and "\n" not in line for line in found.not_graded)
 
 
 def test_nbgrader_layout_takes_each_students_newest_assignment_or_the_one_named(tmp_path):

@@ -163,8 +163,10 @@ def run(root: Path, visibility: str = "visible") -> dict:
     Raises ``GraderFailure``, writing nothing, when the sandbox failed: Gradescope then shows the
     submission as not graded (the autograder failed), never a score of 0 the student did not earn."""
     from attnlab.grading.suite import grade_entry
+    from attnlab.lifecycle import keep_hypothesis_in_scratch
     from attnlab.roster import Entry, NoExerciseFile, RosterError
 
+    keep_hypothesis_in_scratch()  # not in the autograder's source folder
     results_path = root / "results" / "results.json"
     results_path.parent.mkdir(parents=True, exist_ok=True)
     try:
