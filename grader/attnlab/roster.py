@@ -377,7 +377,7 @@ def stage_submission(entry: Entry, course: Course, target: Path, pick: str | Non
             notes += [solution.problems] if solution.problems else []
             set_aside += [solution.not_run] if solution.not_run else []
     if set_aside:  # one line for all the notebooks: the same words nine times read as nine failures
-        notes.append(f"{NOT_RUN}: {'; '.join(set_aside)}")
+        notes.append(f"{NOT_RUN}: {' · '.join(set_aside)}")
     return Staged(staged, tuple(notes), tuple(not_graded))
 
 
