@@ -13,7 +13,8 @@ from conftest import COURSE
 
 from attnlab.classroom.gradebook import ResultStore
 from attnlab.classroom.grading import plan_class
-from attnlab.roster import MAX_ID_BYTES, RosterError, find_entries, safe_id, stage
+from attnlab.class_folder import find_entries
+from attnlab.roster import MAX_ID_BYTES, RosterError, safe_id, stage
 from attnlab.sandbox.host import Limits
 
 SOFTMAX = (COURSE.solutions_dir / "softmax.py").read_text()
@@ -59,7 +60,7 @@ def test_an_id_is_a_file_name_and_its_own_id():
 
 def test_two_submissions_of_one_student_are_each_refused_in_one_line_and_the_rest_found(tmp_path):
     # Once the whole class stopped (exit 2, nobody graded) for one such pair.
-    from attnlab.roster import survey
+    from attnlab.class_folder import survey
 
     hand_in(tmp_path / "ada")
     hand_in(tmp_path / "bob")

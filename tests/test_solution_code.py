@@ -13,7 +13,8 @@ import time
 import pytest
 from conftest import COURSE, REPO
 
-from attnlab.roster import find_entries, notebook_cells, stage_submission
+from attnlab.class_folder import find_entries
+from attnlab.roster import notebook_cells, stage_submission
 from attnlab.solution_code import MAX_SORTED_BYTES, CodeCell, solution_code
 
 SOFTMAX = (COURSE.solutions_dir / "softmax.py").read_text()
