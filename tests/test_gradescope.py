@@ -246,3 +246,10 @@ def test_an_upload_with_two_drafts_is_refused_and_says_which(autograder):
     results = run_autograder(autograder, {"v1/softmax.py": reference, "v2/softmax.py": reference})
     check_results_format(results)
     assert results["score"] == 0 and results["output"].startswith("Your upload could not be read: submission: v1/ and v2/ each hold exercise files (drafts?): hand in one of them")
+
+
+def test_an_upload_of_two_copies_says_what_was_found(autograder):
+    reference = (COURSE.solutions_dir / "softmax.py").read_text()
+    results = run_autograder(autograder, {"Softmax.py": reference, "softmax (2).py": reference})
+    check_results_format(results)
+    assert results["score"] == 0 and "Found and not graded: Softmax.py and softmax (2).py: not graded, as either may be softmax.py: name the one to grade softmax.py." in results["output"]

@@ -19,11 +19,12 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from attnlab.course import Course
 from attnlab.misnamed import without_copy_suffix
 from attnlab.roster import Entry, RosterError, safe_id, shown
+from attnlab.uploads import zip_holds
 
 # What archivers and file managers leave beside the students' entries (a zip made on a Mac holds
 # __MACOSX/): never a student.
@@ -81,22 +82,12 @@ def _plain_entries(folder: Path, not_graded: list[str]) -> list[Entry]:
             not_graded.append(f"{name}: not graded: a file, not a student's folder or .zip (named by the student's id)")
         elif path.is_dir() and not path.is_symlink() and (path / "submission_metadata.yml").is_file():
             entries += _gradescope_entries(path)  # an export dropped into the class: its submissions, each a student
-        elif is_zip and _is_gradescope_export(path):
+        elif is_zip and zip_holds(path, "submission_metadata.yml"):
             not_graded.append(f"{name}: not graded: a Gradescope export; unzip it in the class folder and its submissions are graded")
         else:
             stem, copy = without_copy_suffix(path.stem if is_zip else path.name)
             entries.append(Entry(safe_id(stem), path, copy=copy))
     return entries
-
-
-def _is_gradescope_export(path: Path) -> bool:
-    import zipfile
-
-    try:
-        with zipfile.ZipFile(path) as bundle:
-            return any(PurePosixPath(name).name == "submission_metadata.yml" and len(PurePosixPath(name).parts) <= 2 for name in bundle.namelist()[:MAX_LISTED])
-    except (zipfile.BadZipFile, OSError, ValueError):
-        return False  # a damaged zip: its grading says so
 
 
 MAX_LISTED = 2000

@@ -41,7 +41,12 @@ class RosterError(Exception):
 
 
 class NoExerciseFile(RosterError):
-    """A submission holds none of the exercise files (nor their notebooks)."""
+    """A submission holds none of the exercise files (nor their notebooks); ``found`` says what it
+    holds that could each be one (two misnamed copies), one line each."""
+
+    def __init__(self, message: str, found: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.found = found
 
 
 class SubmissionError(Exception):
@@ -165,7 +170,7 @@ def stage_submission(entry: Entry, course: Course, target: Path, pick: str | Non
     if not files:
         names = ", ".join(f"{m}.py" for m in course.modules)
         refused = f" ({'; '.join(found.not_graded)})" if found.not_graded else ""
-        raise NoExerciseFile(f"{shown(entry.source.name)}: no exercise file found (looked for {names}){refused}")
+        raise NoExerciseFile(f"{shown(entry.source.name)}: no exercise file found (looked for {names}){refused}", found.not_graded)
     staged = target / "submission"
     staged.mkdir(parents=True)
     notes, not_graded = list(found.notes), list(found.not_graded)

@@ -129,6 +129,23 @@ def exercise_files(source: Path, names: set[str], *, read: bool = True, pick: st
         os.close(fd)
 
 
+def zip_holds(path: Path, name: str, depth: int = 2) -> bool:
+    """Does the zip at ``path`` hold a member called ``name`` at most ``depth`` folders deep? Read
+    within the bounds every zip is read within (its size and its list of members checked before
+    the list is parsed); a zip that cannot be read, or is refused, holds nothing."""
+    try:
+        fd = _open(path, shown(path.name))
+        with os.fdopen(fd, "rb") as archive:
+            size = os.fstat(archive.fileno()).st_size
+            if size > MAX_ARCHIVE_BYTES or not stat.S_ISREG(os.fstat(archive.fileno()).st_mode):
+                return False
+            _check_directory(archive, size, shown(path.name))
+            with zipfile.ZipFile(archive) as bundle:
+                return any(PurePosixPath(member).name == name and len(PurePosixPath(member).parts) <= depth for member in bundle.namelist())
+    except (UploadRefused, *_UNREADABLE):
+        return False
+
+
 def _choose(candidates: list[Candidate], label: str, pick: str | None) -> Choice:
     try:
         return choose(candidates, pick, shown)

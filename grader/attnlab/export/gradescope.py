@@ -173,9 +173,10 @@ def run(root: Path, visibility: str = "visible") -> dict:
         course = Course.load(root / "source")
         try:
             results = grade_entry(course, Entry("submission", root / "submission")).to_gradescope(visibility)
-        except NoExerciseFile:
+        except NoExerciseFile as missing:
             names = ", ".join(f"{m}.py" for m in course.modules)
-            results = _nothing_to_grade(f"No exercise file was found in your upload. Upload {names} (or the notebooks), at the top level or in one folder.")
+            found = "".join(f" Found and not graded: {line}." for line in missing.found)
+            results = _nothing_to_grade(f"No exercise file was found in your upload. Upload {names} (or the notebooks), at the top level or in one folder.{found}")
         except RosterError as problem:  # a notebook that is not one, say: the student can mend it
             results = _nothing_to_grade(f"Your upload could not be read: {problem}.")
     except GraderFailure:
