@@ -286,3 +286,13 @@ def test_a_results_folder_belongs_to_one_class(tmp_path):
     ResultStore(tmp_path / "class" / "ps1.results").claim(tmp_path / "elsewhere")
     plan = plan_class(COURSE, tmp_path / "class", ResultStore(tmp_path / "class.results"), Limits())
     assert [e.student for e in plan.entries] == ["ada"]
+
+
+def test_nbgrader_students_that_would_share_an_id_are_each_refused_by_their_own_folder(tmp_path):
+    from attnlab.class_folder import survey
+
+    for student in ("Alice", "alice", "bob"):
+        hand_in(tmp_path / "submitted" / student / "ps1")
+    found = survey(tmp_path, COURSE)
+    assert students(found.entries) == {"bob": "ps1"}
+    assert sorted(line.split(": not graded")[0] for line in found.not_graded) == ["submitted/Alice/ps1", "submitted/alice/ps1"]

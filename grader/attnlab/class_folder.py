@@ -68,7 +68,7 @@ def survey(folder: Path, course: Course, assignment: str | None = None) -> Class
         entries = _nbgrader_entries(folder if folder.name == "submitted" else folder / "submitted", assignment, not_graded)
     else:
         entries = _plain_entries(folder, not_graded)
-    return ClassFolder(sorted(_one_per_student(entries, not_graded), key=lambda e: e.student), not_graded)
+    return ClassFolder(sorted(_one_per_student(entries, not_graded, folder), key=lambda e: e.student), not_graded)
 
 
 def _plain_entries(folder: Path, not_graded: list[str]) -> list[Entry]:
@@ -116,9 +116,17 @@ def _when(seconds: float) -> str:
     return datetime.datetime.fromtimestamp(seconds).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _one_per_student(entries: list[Entry], not_graded: list[str]) -> list[Entry]:
+def _one_per_student(entries: list[Entry], not_graded: list[str], folder: Path) -> list[Entry]:
     """One entry per student: the newest of a student's uploads with copy suffixes; entries that
-    would share a student (and a results file) otherwise, each refused in a line of its own."""
+    would share a student (and a results file) otherwise, each refused in a line of its own, named
+    by its place in the class ``folder`` (nbgrader's ``alice/ps1``)."""
+
+    def where(entry: Entry) -> str:
+        try:
+            return shown(entry.source.relative_to(folder))
+        except ValueError:
+            return shown(entry.source.name)
+
     groups: dict[str, list[Entry]] = {}
     for entry in entries:
         groups.setdefault(entry.student.casefold(), []).append(entry)
@@ -133,9 +141,9 @@ def _one_per_student(entries: list[Entry], not_graded: list[str]) -> list[Entry]
             if timed[0][:2] != timed[1][:2]:
                 kept.append(_newest_upload(timed, not_graded))
                 continue
-        names = " and ".join(repr(shown(e.source.name)) for e in group)
+        names = " and ".join(repr(where(e)) for e in group)
         for entry in group:
-            not_graded.append(f"{shown(entry.source.name)}: not graded: {names} would both be student {entry.student!r} (one results file): rename one, or remove one")
+            not_graded.append(f"{where(entry)}: not graded: {names} would both be student {entry.student!r} (one results file): rename one, or remove one")
     return kept
 
 

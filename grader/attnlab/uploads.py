@@ -164,8 +164,9 @@ def _found_in(fd: int, names: set[str], budget: list[int]) -> dict[str, list[str
     found = {name: [name] for name in sorted(names) if _lexists(name, fd)}
     listed: list[str] = []
     with os.scandir(fd) as entries:
-        for entry in entries:
-            if len(listed) >= min(LISTED_PER_FOLDER, budget[0]):
+        for looked, entry in enumerate(entries, start=1):
+            if looked > min(LISTED_PER_FOLDER, budget[0]):
+                budget[0] -= looked - 1
                 return found  # too many to look through: the exact names only
             if not entry.name.startswith(".") and entry.name not in names and not entry.is_dir(follow_symlinks=False):
                 listed.append(entry.name)
