@@ -226,3 +226,30 @@ def test_export_gradescope_refuses_an_unknown_visibility(tmp_path):
     process = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert process.returncode == 2 and "after_published" in process.stderr and "visible" in process.stderr
     assert not (tmp_path / "a.zip").exists()
+
+
+def test_a_misnamed_upload_is_graded_as_the_file_meant_and_the_student_is_told(autograder):
+    # "Attention.py" or "attention (1).py" cost the student every point of the file, and the page
+    # said "the submission has no attention.py" once a test.
+    reference = (COURSE.solutions_dir / "softmax.py").read_text()
+    results = run_autograder(autograder, {"Softmax (1).py": reference})
+    check_results_format(results)
+    softmax = [t for t in results["tests"] if "softmax" in t["tags"]]
+    assert softmax and all(t["status"] == "passed" for t in softmax)
+    assert "About what you handed in: Softmax (1).py was graded as softmax.py" in results["output"]
+    assert results["output"].count("the submission has no masks.py") == 1  # a missing file, said once
+    assert "uid" not in results["output"] and "sandbox" not in results["output"]  # the instructor's business
+
+
+def test_an_upload_with_two_drafts_is_refused_and_says_which(autograder):
+    reference = (COURSE.solutions_dir / "softmax.py").read_text()
+    results = run_autograder(autograder, {"v1/softmax.py": reference, "v2/softmax.py": reference})
+    check_results_format(results)
+    assert results["score"] == 0 and results["output"].startswith("Your upload could not be read: submission: v1/ and v2/ each hold exercise files (drafts?): hand in one of them")
+
+
+def test_an_upload_of_two_copies_says_what_was_found(autograder):
+    reference = (COURSE.solutions_dir / "softmax.py").read_text()
+    results = run_autograder(autograder, {"Softmax.py": reference, "softmax (2).py": reference})
+    check_results_format(results)
+    assert results["score"] == 0 and "Found and not graded: Softmax.py and softmax (2).py: not graded, as either may be softmax.py: name the one to grade softmax.py." in results["output"]

@@ -40,7 +40,7 @@ def test_a_roster_separated_by_semicolons_or_tabs_with_its_own_header_names(tmp_
 
 @pytest.mark.parametrize(("content", "message"), [
     (b"", "an empty roster"),
-    (b"name,email\nAda,a@x.org\n", "no id column"),
+    (b"name,section\nAda,A\n", "no id column"),
     (b"id,name\n", "a header and no students"),
     (b"id,name\ns1,Ada\ns1,Bob\n", "roster.csv:3: student 's1' is also on line 2"),
     (b"id,name\na b,Ada\na_b,Bob\n", "is also on line 2"),  # one results file, a_b.json, for both

@@ -186,7 +186,7 @@ def test_one_buggy_cell_costs_what_attnlab_grade_only_takes_in_all_three(autogra
 def test_a_notebook_with_a_matplotlib_cell_is_graded_right_and_told_what_was_skipped(autograded, attnlab_graded, gradescope_graded):
     full_softmax = sum(t.max_score for t in grade(COURSE, COURSE.solutions_dir, only=["softmax"], in_process=True).tests)
     assert autograded["explorer"][2]["softmax"] == full_softmax
-    note = "softmax.ipynb: not run, as no function of yours uses it (plots, prints, trying things out): cell 3 `import matplotlib.pyplot as plt`"
+    note = "notebook cells not run, as no function of yours uses them (plots, prints, trying things out): softmax.ipynb cell 3 `import matplotlib.pyplot as plt`"
     for results in (attnlab_graded["explorer"], gradescope_graded["explorer"]):
         assert results["score"] == full_softmax
         assert note in results["output"] and "`plt.imshow(weights)`" in results["output"]

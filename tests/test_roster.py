@@ -13,7 +13,8 @@ from conftest import COURSE
 
 from attnlab.classroom.gradebook import ResultStore
 from attnlab.classroom.grading import plan_class
-from attnlab.roster import MAX_ID_BYTES, RosterError, find_entries, safe_id, stage
+from attnlab.class_folder import find_entries
+from attnlab.roster import MAX_ID_BYTES, RosterError, safe_id, stage
 from attnlab.sandbox.host import Limits
 
 SOFTMAX = (COURSE.solutions_dir / "softmax.py").read_text()
@@ -57,12 +58,18 @@ def test_an_id_is_a_file_name_and_its_own_id():
     assert safe_id(unicodedata.normalize("NFD", "José")) == safe_id("José") == "José"
 
 
-def test_two_submissions_of_one_student_are_refused_in_one_line(tmp_path):
+def test_two_submissions_of_one_student_are_each_refused_in_one_line_and_the_rest_found(tmp_path):
+    # Once the whole class stopped (exit 2, nobody graded) for one such pair.
+    from attnlab.class_folder import survey
+
     hand_in(tmp_path / "ada")
+    hand_in(tmp_path / "bob")
     with zipfile.ZipFile(tmp_path / "ada.zip", "w") as bundle:
         bundle.writestr("softmax.py", SOFTMAX)
-    with pytest.raises(RosterError, match="two submissions for student 'ada'"):
-        find_entries(tmp_path, COURSE)
+    found = survey(tmp_path, COURSE)
+    assert students(found.entries) == {"bob": "bob"}
+    assert [line.split(":")[0] for line in found.not_graded] == ["ada", "ada.zip"]
+    assert all("would both be student 'ada'" in line and "\n" not in line for line in found.not_graded)
 
 
 def test_nbgrader_layout_takes_each_students_newest_assignment_or_the_one_named(tmp_path):
@@ -279,3 +286,13 @@ def test_a_results_folder_belongs_to_one_class(tmp_path):
     ResultStore(tmp_path / "class" / "ps1.results").claim(tmp_path / "elsewhere")
     plan = plan_class(COURSE, tmp_path / "class", ResultStore(tmp_path / "class.results"), Limits())
     assert [e.student for e in plan.entries] == ["ada"]
+
+
+def test_nbgrader_students_that_would_share_an_id_are_each_refused_by_their_own_folder(tmp_path):
+    from attnlab.class_folder import survey
+
+    for student in ("Alice", "alice", "bob"):
+        hand_in(tmp_path / "submitted" / student / "ps1")
+    found = survey(tmp_path, COURSE)
+    assert students(found.entries) == {"bob": "ps1"}
+    assert sorted(line.split(": not graded")[0] for line in found.not_graded) == ["submitted/Alice/ps1", "submitted/alice/ps1"]

@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 from conftest import COURSE, REPO
 
-from attnlab.roster import RosterError, find_entries, stage
+from attnlab.class_folder import find_entries
+from attnlab.roster import RosterError, stage
 
 SOFTMAX = (COURSE.solutions_dir / "softmax.py").read_text()
 ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
@@ -139,6 +140,13 @@ def linked_file(folder: Path) -> Path:
     return folder
 
 
+def linked_misnamed(folder: Path) -> Path:
+    """A misnamed exercise file (graded as softmax.py were it a file) that is a link to the solutions'."""
+    folder.mkdir(parents=True)
+    (folder / "Softmax (1).py").symlink_to(COURSE.solutions_dir / "softmax.py")
+    return folder
+
+
 def linked_notebook(folder: Path) -> Path:
     folder.mkdir(parents=True)
     (folder / "softmax.ipynb").symlink_to("/etc/passwd")
@@ -176,6 +184,7 @@ BAD = {
     "linked-folder": (linked_folder, "linked-folder is a symbolic link"),
     "linked-file": (linked_file, "softmax.py is a symbolic link"),
     "linked-notebook": (linked_notebook, "softmax.ipynb is a symbolic link"),
+    "linked-misnamed": (linked_misnamed, "Softmax (1).py is a symbolic link"),
     "linked-subfolder": (linked_subfolder, "linked-subfolder: work is a symbolic link"),
     "fifo": (fifo, "softmax.py is not a regular file"),
 }
@@ -314,6 +323,8 @@ def test_a_zip_whose_list_of_members_is_huge_is_refused_before_it_is_parsed(tmp_
     try:
         with pytest.raises(UploadRefused, match="^listed.zip: a zip of more than"):
             exercise_files(tmp_path / "listed.zip", {"softmax.py"})
+        # Nor when the class folder is looked through (is it a Gradescope export?).
+        assert [e.student for e in find_entries(tmp_path, COURSE)] == ["listed"]
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

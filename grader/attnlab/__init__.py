@@ -12,8 +12,9 @@ The engine is topic-free: everything about attention lives in the course's ``sol
 
 Beneath them, the base modules: ``course`` (a course on disk), ``reference`` (the reference
 solutions), ``points``, ``expect`` (checks for hidden tests), ``misconceptions`` (the catalogue),
-``outcomes`` and ``results`` (how a test ends, what grading produces), ``roster`` and
-``uploads`` (students' submissions, read without trusting them), ``wire`` (values between the
+``outcomes`` and ``results`` (how a test ends, what grading produces), ``roster``,
+``class_folder``, ``misnamed`` and ``uploads`` (students' submissions: found, matched to the
+names meant, and read without trusting them), ``wire`` (values between the
 grader and its workers), ``lifecycle`` (a run's processes and scratch folders end with it),
 ``pytest_runs``, ``atomic``, ``console``, ``inert`` (student text made harmless where it is
 shown), ``wording`` (counts and articles in messages) and ``errors``. ``cli`` is the ``attnlab`` command over all of it. The base modules import

@@ -80,12 +80,14 @@ def main() -> None:
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds one call of a student function may take.")
 @click.option("--budget", type=click.FloatRange(min=1.0), default=60.0, show_default=True, help="Seconds all of one submission's calls may take together.")
 @click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory a worker may add to its own.")
+@click.option("--pick", type=click.Choice(["newest"]), default=None, help="A submission with drafts (v1/, v2/: folders that each hold the exercise files): grade the newest (default: refuse it, saying why).")
+@click.option("--excel", is_flag=True, help="Write the CSV as UTF-8 with a byte order mark, which Excel needs to read names such as José or 张文, as Excel saves a CSV UTF-8 file.")
 @click.option("--shard", metavar="K/N", default=None, help="A class: grade only shard K of N (a hash of each student id; default results: CLASS.results/shard-K-of-N/). Merge the shards with attnlab gradebook merge.")
 @LMS_OPTIONS
 @click.option("--no-sandbox", "in_process", is_flag=True, hidden=True, help="Run the code in this process (benchmark baseline only).")
 @COURSE_OPTION
 @library_errors
-def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, jobs, students, assignment, csv_path, timeout, budget, memory_mib, shard, roster_path, lms_format, lms_column, in_process, course_dir) -> None:
+def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, jobs, students, assignment, csv_path, timeout, budget, memory_mib, pick, excel, shard, roster_path, lms_format, lms_column, in_process, course_dir) -> None:
     """Grade PATH with the hidden tests: one submission, or a whole class.
 
     \b
@@ -107,6 +109,9 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
 
     course = find_course(course_dir)
     limits = Limits(call_seconds=timeout, memory_bytes=memory_mib << 20, submission_seconds=budget)
+    from attnlab.lifecycle import keep_hypothesis_in_scratch
+
+    keep_hypothesis_in_scratch()  # not .hypothesis/ in whatever folder grade is run from
     from attnlab.classroom.shards import parse_shard
     from attnlab.lms.commands import load_roster, refuse_without
     from attnlab.roster import is_submission
@@ -122,16 +127,18 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
             raise UserError(f"--shard: {error}") from None
         if shard and csv_path:
             raise UserError("--csv is for the whole class: merge the shards (attnlab gradebook merge), then write the CSV")
+        if excel and not csv_path:
+            raise UserError("--excel shapes the CSV: give --csv FILE too")
         lms = (load_roster(roster_path), lms_format, lms_column)
-        _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path, course.select(only, tracks), explain, shard, lms)
+        _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path, course.select(only, tracks), explain, shard, lms, pick, excel)
         return
-    for flag, given in (("--results", results_dir), ("--jobs", jobs), ("--student", students), ("--assignment", assignment), ("--csv", csv_path), ("--shard", shard), ("--roster", roster_path), ("--format", lms_format), ("--column", lms_column)):
+    for flag, given in (("--results", results_dir), ("--jobs", jobs), ("--student", students), ("--assignment", assignment), ("--csv", csv_path), ("--excel", excel), ("--shard", shard), ("--roster", roster_path), ("--format", lms_format), ("--column", lms_column)):
         if given:
             raise UserError(f"{flag} is for a class folder; {path} is one submission")
-    _grade_one(course, path, limits, json_path, course.select(only, tracks) or [], explain, html_path, in_process)
+    _grade_one(course, path, limits, json_path, course.select(only, tracks) or [], explain, html_path, in_process, pick)
 
 
-def _grade_one(course, submission: Path, limits, json_path, only, explain, html_path, in_process) -> None:
+def _grade_one(course, submission: Path, limits, json_path, only, explain, html_path, in_process, pick=None) -> None:
     """Grade one submission, staged as a class's entry is (its exercise files of a folder, a .zip or
     notebooks, no link in it followed), and report it."""
     from attnlab import console
@@ -147,7 +154,7 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
         raise SubmissionError(f"{submission}: no such folder" if not submission.exists() else f"{submission}: not a folder (a submission is a folder of exercise files, or a .zip of one)")
     try:
         with console.err.status(f"Grading {submission} …"):
-            report = grade_entry(course, Entry(submission.stem, submission), "attnlab-staged", lambda folder: grade(course, folder, only=only or None, in_process=in_process, limits=limits))
+            report = grade_entry(course, Entry(submission.stem, submission), "attnlab-staged", lambda folder: grade(course, folder, only=only or None, in_process=in_process, limits=limits), pick)
     except GraderFailure as failure:
         raise GraderError(f"not graded: {failure}") from None
     render(report, console.out, explain=explain)
@@ -181,7 +188,7 @@ def _interrupted_by_termination():
             signal.signal(number, handler)
 
 
-def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path, only=None, explain=False, shard=None, lms=(None, None, None)) -> None:
+def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path, only=None, explain=False, shard=None, lms=(None, None, None), pick=None, excel=False) -> None:
     from attnlab import console
     from attnlab.classroom.gradebook import ResultsNotSaved, ResultsOfAnotherClass, ResultStore, default_results_folder, write_csv
     from attnlab.classroom.grading import grade_class, plan_class
@@ -191,11 +198,11 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     from attnlab.lms.grades import Score
     from attnlab.misconceptions import load_catalogue
     from attnlab.outcomes import GraderFailure
-    from attnlab.report.class_summary import ClassProgress, render_class_summary
+    from attnlab.report.class_summary import ClassProgress, render_class_summary, score_changes, why_grading
     from attnlab.sandbox.host import describe_mode
 
     store = ResultStore(results_dir or (default_results_folder(folder) / shard.folder_name if shard else default_results_folder(folder)))
-    plan = plan_class(course, folder, store, limits, students=students or None, assignment=assignment, only=only, shard=shard)
+    plan = plan_class(course, folder, store, limits, students=students or None, assignment=assignment, only=only, shard=shard, pick=pick)
     try:  # before any grading: a result that cannot be saved is a result lost
         store.folder.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=store.folder).close()
@@ -207,6 +214,8 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     except (ResultsOfAnotherClass, ResultsNotSaved) as error:
         raise UserError(str(error)) from None
     console.err.print(f"{count(len(plan.entries), 'submission')} in {folder}{f' (shard {shard})' if shard else ''}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
+    if plan.to_grade and plan.reused + len(plan.before):  # a regrade: why, counted by reason
+        console.err.print(f"To grade: {why_grading(plan.why)}.", markup=False)
     console.err.print(f"Sandbox: {describe_mode()}")
     jobs, memory_note = choose_jobs(jobs, len(plan.to_grade), limits, available=available_memory())
     if memory_note:
@@ -229,18 +238,41 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     if students:  # the named students' own tables, not the class's summary
         _render_students(console.out, [r for r in stored if r.student in {e.student for e in plan.to_grade}], explain, outcome.failures)
     else:
-        render_class_summary(console.out, [r.data for r in stored], load_catalogue(course, only), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds)
+        results = [r.data for r in stored]
+        found = _write_not_graded(store.folder, plan.not_graded, results)
+        changed = score_changes(plan.before, results)
+        render_class_summary(console.out, results, load_catalogue(course, only), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds, not_graded=plan.not_graded, changed=changed, all_not_graded=found)
     console.err.print(f"Gradebook: {outcome.gradebook}")
     if csv_path is not None and wants_sheet(*lms):  # lms: (the roster read, the format, the column)
-        scores = [Score(r.student, (r.report or {}).get("score", 0.0), (r.report or {}).get("max_score") or 0.0) for r in stored]
-        write_sheet(csv_path, scores, lms[0], lms[1], lms[2] or course.name, console.err.print)
+        # Not gradable (an empty zip) is 0 of the class's points, not 0 of 0.
+        possible = max(((r.report or {}).get("max_score") or 0.0 for r in stored), default=0.0)
+        scores = [Score(r.student, (r.report or {}).get("score", 0.0), (r.report or {}).get("max_score") or possible, tuple(r.data.get("also") or ())) for r in stored]
+        write_sheet(csv_path, scores, lms[0], lms[1], lms[2] or course.name, console.err.print, excel)
         console.err.print(f"Wrote {csv_path}")
     elif csv_path is not None:
         with writing(csv_path):
-            write_csv(stored, only or list(course.modules), csv_path)
+            write_csv(stored, only or list(course.modules), csv_path, excel)
         console.err.print(f"Wrote {csv_path}")
     if outcome.failures:
         raise GraderError(f"the grader failed on {count(len(outcome.failures), 'submission')}, listed above: nothing was saved for them, and the same command grades them again")
+
+
+def _write_not_graded(folder: Path, class_lines: list[str], results: list[dict]) -> Path | None:
+    """Every line of what was found and not graded, in ``not-graded.txt`` of the results folder
+    (the summary shows the first of them); None when there is none, or it cannot be written."""
+    from attnlab.atomic import write_text_atomically
+    from attnlab.report.class_figures import not_graded_lines
+
+    lines = not_graded_lines(results, class_lines)
+    path = folder / "not-graded.txt"
+    try:
+        if lines:
+            write_text_atomically(path, "\n".join(lines) + "\n")
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:
+        return None
+    return path if lines else None
 
 
 def _render_students(out, stored, explain: bool, failures: list[str]) -> None:
@@ -332,6 +364,9 @@ def audit(only, tracks, jobs, markdown_path, fail_under, timeout, budget, memory
     course = find_course(course_dir)
     modules = course.select(only, tracks) or list(course.modules)
     limits = Limits(call_seconds=timeout, memory_bytes=memory_mib << 20, submission_seconds=budget)
+    from attnlab.lifecycle import keep_hypothesis_in_scratch
+
+    keep_hypothesis_in_scratch()
     sandbox = describe_mode()
     console.err.print(f"Sandbox: {sandbox}")
     progress = AuditProgress(console.err)
@@ -464,7 +499,7 @@ def export_gradescope(zip_path: Path, torch_version: str, visibility: str, cours
 
 @main.command()
 @click.argument("out_dir", metavar="OUT_DIR", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="The class's student ids, one a line: each quiz's exam copy holds their questions (no roster: no exam copies).")
+@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False), help="The class list: a plain list of student ids, one a line, or a class-list CSV (an LMS's export); each quiz's exam copy holds their questions (no roster: no exam copies).")
 @COURSE_OPTION
 @library_errors
 def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None:
@@ -475,10 +510,10 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
     """
     from attnlab import console
     from attnlab.export.release import build
-    from attnlab.roster import read_student_ids
+    from attnlab.lms.roster import read_roster
 
     course = find_course(course_dir)
-    students = read_student_ids(roster)
+    students = read_roster(roster).ids if roster is not None else []  # before anything is written
     made = build(course, out_dir, students)
     exams = "practice and exam copies" if students else "practice copies (no --roster: no exam copies)"
     console.err.print(f"Wrote {made.folder}: {count(made.exercise_files, 'exercise file')}, {count(made.quizzes, 'quiz')} ({exams}); scanned: no solutions, hidden tests or answers")

@@ -77,10 +77,20 @@ def markdown_literal(text: str) -> str:
 
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+# What can start markup inside a line (emphasis, code, links, images, HTML, entities, strikethrough,
+# tables, math, a heading's closing #s): escaped always. The rest of ASCII's punctuation is left
+# as it is ("softmax.py", not "softmax\.py"), but where an autolinker could make a link of it.
+# An underscore between letters or digits (scaled_dot_product) cannot open or close emphasis.
+_MARKDOWN_MARKUP = re.compile(r"([\\`*\[\]<>&~|#!$^{}=]|(?<![^\W_])_|_(?![^\W_]))")
+_AUTOLINK = re.compile(r"www\.|://|@|^\s*[-+0-9]", re.IGNORECASE)
 
 
 def markdown_words(text: str) -> str:
-    """``text`` as one line of Markdown that shows as written: every ASCII punctuation mark
-    backslash-escaped (CommonMark's escapes), so no ``*``, ``_``, ``[``, ``<`` or ``#`` in a
-    name or a test's title becomes emphasis, a link, HTML or a heading."""
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(terminal_text(text).split()))
+    """``text`` as one line of Markdown, inside a line, that shows as written: what could start
+    markup is backslash-escaped (CommonMark's escapes), so no ``*``, ``_``, ``[``, ``<`` or ``#``
+    in a name or a test's title becomes emphasis, a link, HTML or a heading; text an autolinker
+    would link (``www.``, ``://``, an email), or that could start a list, has every ASCII
+    punctuation mark escaped."""
+    text = " ".join(terminal_text(text).split())
+    pattern = _MARKDOWN_PUNCTUATION if _AUTOLINK.search(text) else _MARKDOWN_MARKUP
+    return pattern.sub(r"\\\1", text)

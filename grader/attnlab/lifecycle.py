@@ -4,7 +4,8 @@ Every process a run forks for its work asks the kernel to kill it when its paren
 (``die_with``), so a ``kill -9`` or the OOM killer cannot leave a recording or grading
 process behind. A folder that holds copies of students' code is named after the process
 that made it (``scratch_prefix``): a killed run cannot remove its own, so the next run
-removes those whose process is gone (``remove_stale_scratch``).
+removes those whose process is gone (``remove_stale_scratch``). Hypothesis's own files go in
+such a folder too (``keep_hypothesis_in_scratch``), not in the folder a run was started from.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import tempfile
 from pathlib import Path
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
-SCRATCH_KINDS = ("attnlab-sandbox", "attnlab-stage", "attnlab-staged", "attnlab-audit")
-_SCRATCH_NAME = re.compile(r"(attnlab-sandbox|attnlab-stage|attnlab-staged|attnlab-audit)-(\d+)-[A-Za-z0-9_]+")
+SCRATCH_KINDS = ("attnlab-sandbox", "attnlab-stage", "attnlab-staged", "attnlab-audit", "attnlab-hypothesis")
+_SCRATCH_NAME = re.compile(r"(attnlab-sandbox|attnlab-stage|attnlab-staged|attnlab-audit|attnlab-hypothesis)-(\d+)-[A-Za-z0-9_]+")
 
 
 def die_with(parent: int) -> None:
@@ -37,6 +38,21 @@ def scratch_prefix(kind: str) -> str:
     """The name a scratch folder of ``kind`` (one of ``SCRATCH_KINDS``) made by this process starts with."""
     assert kind in SCRATCH_KINDS
     return f"{kind}-{os.getpid()}-"
+
+
+def keep_hypothesis_in_scratch() -> Path:
+    """Point hypothesis's own files (``.hypothesis/``, where it keeps the literals of the modules
+    it runs: the solutions', the hidden tests') at a scratch folder of this process, closed to
+    other users and removed when it ends, rather than the working folder it was started in."""
+    import atexit
+
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    folder = Path(tempfile.mkdtemp(prefix=scratch_prefix("attnlab-hypothesis")))
+    owner = os.getpid()
+    atexit.register(lambda: os.getpid() == owner and shutil.rmtree(folder, ignore_errors=True))
+    set_hypothesis_home_dir(folder)
+    return folder
 
 
 def running(pid: int) -> bool:

@@ -8,8 +8,20 @@ from attnlab.inert import markdown_literal, terminal_text
 from attnlab.outcomes import Outcome
 from attnlab.wording import count
 
+ABOUT_HEADING = "About what you handed in"
+NOT_GRADED_HEADING = "Found and not graded"
 _MISTAKE = "Known mistake: "
 _HINT = "\nHint: "
+
+
+def not_importable(outcome: str, feedback: str, module: str) -> bool:
+    """Did a test end because its exercise file is missing or could not be imported? The sentence
+    is the grader's own, first in the feedback, where no student text can come first."""
+    return outcome == Outcome.ERROR.value and feedback.startswith(f"{module}.py could not be imported")
+
+
+def first_line(text: str) -> str:
+    return text.split("\n", 1)[0]
 
 
 def writable_text(text: str) -> str:
@@ -94,12 +106,25 @@ class GradeReport:
     """How the student's code was run, in words."""
     duration: float
     notes: tuple[str, ...] = ()
-    """What grading set aside of the submission as handed in (a notebook's plots and prints), one
-    line each, in the student's words; it may quote their code."""
+    """How the submission as handed in was read (a misnamed file graded as the exercise file, a
+    notebook's plots and prints not run), one line each; it may quote their code."""
+    not_graded: tuple[str, ...] = ()
+    """What was found in the submission and not graded, and why (a second copy of a file, an older
+    draft, an earlier upload), one line each."""
 
     def __post_init__(self):
         object.__setattr__(self, "submission", terminal_text(writable_text(self.submission)))  # a folder's name need not be UTF-8
-        object.__setattr__(self, "notes", tuple(terminal_text(writable_text(note)) for note in self.notes))
+        for name in ("notes", "not_graded"):
+            object.__setattr__(self, name, tuple(terminal_text(writable_text(note)) for note in getattr(self, name)))
+
+    def files_not_imported(self) -> dict[str, list[TestResult]]:
+        """Each exercise file that was missing or could not be imported, and the tests it cost:
+        one reason, told once rather than once a test."""
+        found: dict[str, list[TestResult]] = {}
+        for test in self.tests:
+            if not_importable(test.outcome.value, test.feedback, test.module):
+                found.setdefault(test.module, []).append(test)
+        return found
 
     @property
     def score(self) -> float:
@@ -132,11 +157,22 @@ class GradeReport:
             "score": self.score,
             "execution_time": round(self.duration, 3),
             # Shown as text (no top-level output_format): the notes may quote the student's code.
-            "output": "\n".join([f"Graded {count(len(self.tests), 'hidden test')}: {self.score:g} of {count(self.max_score, 'point')}; {self.sandbox}.", *self.notes]),
+            "output": "\n".join(self.summary_lines()),
             "visibility": visibility,
             "extra_data": {"max_score": self.max_score, "sandbox": self.sandbox},
             "tests": tests,
         }
+
+    def summary_lines(self) -> list[str]:
+        """What a student reads first, one line each: the score, the files that could not be
+        imported (once each), how the upload was read and what of it was not graded. (How the
+        sandbox ran is the instructor's: not here.)"""
+        lines = [f"Graded {count(len(self.tests), 'hidden test')}: {self.score:g} of {count(self.max_score, 'point')}."]
+        for module, tests in self.files_not_imported().items():
+            lines.append(f"{first_line(tests[0].feedback)} ({count(len(tests), 'test')}, {count(sum(t.max_score for t in tests), 'point')})")
+        lines += [f"{ABOUT_HEADING}: {note}" for note in self.notes]
+        lines += [f"{NOT_GRADED_HEADING}: {line}" for line in self.not_graded]
+        return lines
 
     @classmethod
     def from_dict(cls, data: dict) -> "GradeReport":
@@ -144,7 +180,8 @@ class GradeReport:
         try:
             tests = tuple(TestResult(**{**test, "outcome": Outcome(test["outcome"])}) for test in data["tests"])
             notes = tuple(str(note) for note in data.get("notes", ()))  # results stored before notes had none
-            return cls(str(data["submission"]), tests, str(data["sandbox"]), float(data["duration"]), notes)
+            not_graded = tuple(str(line) for line in data.get("not_graded", ()))
+            return cls(str(data["submission"]), tests, str(data["sandbox"]), float(data["duration"]), notes, not_graded)
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a report attnlab wrote ({type(error).__name__}: {error})") from None
 
@@ -156,5 +193,6 @@ class GradeReport:
             "score": self.score,
             "max_score": self.max_score,
             "notes": list(self.notes),
+            "not_graded": list(self.not_graded),
             "tests": [{**asdict(t), "outcome": t.outcome.value} for t in self.tests],
         }

@@ -1,13 +1,6 @@
-"""Find the submissions in a class folder, whatever tool collected them.
-
-A class folder holds one entry per student: a folder or a ``.zip`` named by the
-student's id. Two layouts of other tools are recognised too:
-
-- nbgrader's ``submitted/<student>/<assignment>/`` (give the class folder or its
-  ``submitted/``; with several assignments, the newest is taken unless one is named);
-- a Gradescope export: ``submission_<id>/`` folders with ``submission_metadata.yml``
-  mapping each to its submitters (a student's id is their SID, else their email; each member
-  of a group submission gets its result).
+"""A student's submission: its id (``safe_id``), its entry as handed in, and its exercise files
+staged for grading (``stage_submission``: read through ``uploads``, found by the names meant,
+``misnamed``). ``class_folder`` finds a class's entries.
 
 Notebooks (``softmax.ipynb``) count as their exercise file: the solution code of their code cells
 (``solution_code``), in order.
@@ -24,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.course import Course
+from attnlab.misnamed import meant_name
 from attnlab.solution_code import CodeCell, solution_code
 from attnlab.uploads import MAX_FILE_BYTES, UploadRefused, exercise_files, read_file
 
@@ -47,7 +41,12 @@ class RosterError(Exception):
 
 
 class NoExerciseFile(RosterError):
-    """A submission holds none of the exercise files (nor their notebooks)."""
+    """A submission holds none of the exercise files (nor their notebooks); ``found`` says what it
+    holds that could each be one (two misnamed copies), one line each."""
+
+    def __init__(self, message: str, found: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.found = found
 
 
 class SubmissionError(Exception):
@@ -61,6 +60,12 @@ class Entry:
     student: str
     source: Path
     """The folder or zip as found."""
+    copy: int = 0
+    """Which copy its name says it is (``s2311 (2)``: 2; none: 0)."""
+    also: tuple[str, ...] = ()
+    """Other ids the submission names its student by (a Gradescope submitter's email)."""
+    notes: tuple[str, ...] = ()
+    """What the student is told about how it was found (the newest of their uploads)."""
 
     def fingerprint(self) -> str:
         """A hash of what was submitted: a changed submission is graded again."""
@@ -81,13 +86,6 @@ class Entry:
                 digest.update(f"unreadable: {error.strerror}".encode())
             digest.update(b"\0")
         return digest.hexdigest()
-
-
-def read_student_ids(path: Path | None) -> list[str]:
-    """Student ids from a roster file, one a line; blank lines and ``#`` comments are skipped."""
-    if path is None:
-        return []
-    return [line.strip() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
 
 
 def safe_id(name: str) -> str:
@@ -111,99 +109,32 @@ def safe_id(name: str) -> str:
 
 
 def is_submission(folder: Path, course: Course) -> bool:
-    """Does this folder hold exercise files (``softmax.py`` or ``softmax.ipynb``) itself? (Of
-    any kind: a link or a pipe by such a name is the submission's, and refused when staged.)"""
-    return any(os.path.lexists(folder / name) for name in _exercise_names(course))
+    """Does this folder hold exercise files (``softmax.py`` or ``softmax.ipynb``, or a misnamed
+    ``Softmax.py``) itself? (Of any kind: a link or a pipe by such a name is the submission's, and
+    refused when staged.)"""
+    names = _exercise_names(course)
+    if any(os.path.lexists(folder / name) for name in names):
+        return True
+    try:
+        return any(meant_name(p.name, names) and not p.is_dir() for p in folder.iterdir() if not p.name.startswith("."))
+    except OSError:
+        return False
 
 
 def _exercise_names(course: Course) -> set[str]:
     return {f"{m}{suffix}" for m in course.modules for suffix in (".py", ".ipynb")}
 
 
-# What archivers and file managers leave beside the students' entries (a zip made on a Mac holds
-# __MACOSX/): never a student.
-ARCHIVE_LITTER = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})
-
-
-def _is_litter(path: Path) -> bool:
-    return path.name.startswith(".") or path.name in ARCHIVE_LITTER
-
-
-def find_entries(folder: Path, course: Course, assignment: str | None = None) -> list[Entry]:
-    """The class's submissions, one per student, sorted by student id."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise RosterError(f"{folder}: no such folder")
-    if (folder / "submission_metadata.yml").is_file():
-        entries = _gradescope_entries(folder)
-    elif (folder / "submitted").is_dir() or folder.name == "submitted":
-        entries = _nbgrader_entries(folder if folder.name == "submitted" else folder / "submitted", assignment)
-    else:
-        entries = [
-            Entry(safe_id(p.stem if p.suffix == ".zip" else p.name), p)
-            for p in sorted(folder.iterdir())
-            if not _is_litter(p) and (p.is_dir() or p.suffix == ".zip")
-        ]
-    seen: dict[str, Path] = {}
-    for entry in entries:
-        if entry.student in seen:
-            raise RosterError(f"two submissions for student {entry.student!r}: {shown(seen[entry.student])} and {shown(entry.source)}")
-        seen[entry.student] = entry.source
-    return sorted(entries, key=lambda e: e.student)
-
-
-def _nbgrader_entries(submitted: Path, assignment: str | None) -> list[Entry]:
-    entries = []
-    for student in sorted(p for p in submitted.iterdir() if p.is_dir() and not _is_litter(p)):
-        if student.is_symlink():  # not followed: refused, by name, when it is graded
-            entries.append(Entry(safe_id(student.name), student))
-            continue
-        assignments = sorted((p for p in student.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
-        if assignment is not None:
-            assignments = [p for p in assignments if p.name == assignment]
-        if assignments:
-            entries.append(Entry(safe_id(student.name), assignments[-1]))
-    return entries
-
-
-def _gradescope_entries(export: Path) -> list[Entry]:
-    import yaml
-
-    try:
-        metadata = yaml.safe_load((export / "submission_metadata.yml").read_text()) or {}
-    except yaml.YAMLError as error:
-        raise RosterError(f"{export / 'submission_metadata.yml'}: not valid YAML ({error.problem})") from None
-    if not isinstance(metadata, dict):
-        raise RosterError(f"{export / 'submission_metadata.yml'}: not a Gradescope export's metadata (no submission_<id>: entries)")
-    entries = []
-    for key, info in sorted(metadata.items(), key=lambda item: str(item[0])):
-        if not (export / str(key)).is_dir():
-            continue
-        info = info if isinstance(info, dict) else {}
-        submitters = info.get(":submitters") or info.get("submitters") or []
-        submitters = submitters if isinstance(submitters, list) else []
-        # A group submission is every member's: each gets the group's result under their own id.
-        ids = [_gradescope_id(submitter) for submitter in submitters if isinstance(submitter, dict)]
-        for student in dict.fromkeys(i for i in ids if i) or [str(key)]:
-            entries.append(Entry(safe_id(student), export / str(key)))
-    return entries
-
-
-def _gradescope_id(submitter: dict) -> str | None:
-    """A submitter's SID, else their email (Gradescope writes the keys with a leading colon)."""
-    for field in (":sid", "sid", ":email", "email"):
-        if submitter.get(field) not in (None, ""):
-            return str(submitter[field])
-    return None
-
-
 def looks_like_submission(entry: Entry, course: Course) -> bool:
     """Does the entry hold an exercise file somewhere (without unpacking it)? One refused (a
-    link, a damaged zip) counts: its grading says why it is refused."""
+    link, a damaged zip, drafts) counts: its grading says why it is refused."""
     try:
-        return bool(exercise_files(entry.source, _exercise_names(course), read=False))
+        return bool(exercise_files(entry.source, _exercise_names(course), read=False, pick="newest").files)
     except UploadRefused:
         return True
+
+
+NOT_RUN = "notebook cells not run, as no function of yours uses them (plots, prints, trying things out)"
 
 
 @dataclass(frozen=True)
@@ -212,7 +143,9 @@ class Staged:
 
     folder: Path
     notes: tuple[str, ...]
-    """What was set aside of the notebooks handed in (``solution_code``), one line each."""
+    """How its files were found and read (a misnamed file, a notebook's cells set aside), one line each."""
+    not_graded: tuple[str, ...] = ()
+    """What was found in it and not graded, and why, one line each."""
 
 
 def stage(entry: Entry, course: Course, target: Path) -> Path:
@@ -226,28 +159,36 @@ def stage(entry: Entry, course: Course, target: Path) -> Path:
     return stage_submission(entry, course, target).folder
 
 
-def stage_submission(entry: Entry, course: Course, target: Path) -> Staged:
-    """``stage``, with the notes of what was set aside of its notebooks."""
+def stage_submission(entry: Entry, course: Course, target: Path, pick: str | None = None) -> Staged:
+    """``stage``, with what was said of the files found (``Staged``); ``pick`` (``"newest"``)
+    grades the newest of several drafts rather than refusing them."""
     try:
-        files = exercise_files(entry.source, _exercise_names(course))
+        found = exercise_files(entry.source, _exercise_names(course), pick=pick)
     except UploadRefused as refused:
         raise RosterError(str(refused)) from None
+    files = found.files
     if not files:
         names = ", ".join(f"{m}.py" for m in course.modules)
-        raise NoExerciseFile(f"{shown(entry.source.name)}: no exercise file found (looked for {names})")
+        refused = f" ({'; '.join(found.not_graded)})" if found.not_graded else ""
+        raise NoExerciseFile(f"{shown(entry.source.name)}: no exercise file found (looked for {names}){refused}", found.not_graded)
     staged = target / "submission"
     staged.mkdir(parents=True)
-    notes = []
+    notes, not_graded = list(found.notes), list(found.not_graded)
+    set_aside = []
     for module in course.modules:
         script, notebook = f"{module}.py", f"{module}.ipynb"
         if script in files:
             (staged / script).write_bytes(files[script])
+            if notebook in files:
+                not_graded.append(f"{notebook}: not graded, as {script} was (hand in one of the two)")
         elif notebook in files:
             solution = solution_code(notebook_cells(files[notebook], notebook), notebook, tuple(course.functions_in(module)))
             (staged / script).write_text(solution.code, encoding="utf-8", errors="surrogatepass")
-            if solution.skipped:
-                notes.append(solution.skipped)
-    return Staged(staged, tuple(notes))
+            notes += [solution.problems] if solution.problems else []
+            set_aside += [solution.not_run] if solution.not_run else []
+    if set_aside:  # one line for all the notebooks: the same words nine times read as nine failures
+        notes.append(f"{NOT_RUN}: {' · '.join(set_aside)}")
+    return Staged(staged, tuple(notes), tuple(not_graded))
 
 
 def notebook_code(notebook: Path, keep=lambda cell: True) -> str:

@@ -58,6 +58,11 @@ class SolutionCode:
     """The kept statements, in the notebook's order, as one Python file."""
     skipped: str | None
     """One line for the student naming what was set aside, or None when nothing of theirs was."""
+    not_run: str | None = None
+    """Of ``skipped``, the cells not run as no function uses them (``cell 3 `plt.show()```), alone:
+    the notes of a submission's notebooks say once, not once each, why they were not run."""
+    problems: str | None = None
+    """Of ``skipped``, the rest (cells that are not Python, a notebook too large to sort)."""
 
 
 def _kind(cell: CodeCell) -> str:
@@ -145,7 +150,8 @@ def solution_code(cells: list[CodeCell], name: str, exercise_names: tuple[str, .
     ours = [c for c in cells if _kind(c) != "course"]
     if sum(len(c.source.encode("utf-8", "surrogatepass")) for c in ours) > MAX_SORTED_BYTES:
         code = "\n\n".join(c.source for c in ours) + "\n"
-        return SolutionCode(code, f"{name}: too large to sort its functions from the rest, so all of its code cells were run as one file")
+        problem = f"{name}: too large to sort its functions from the rest, so all of its code cells were run as one file"
+        return SolutionCode(code, problem, None, problem)
     statements: list[_Statement] = []
     unreadable: list[str] = []
     for cell in ours:
@@ -179,7 +185,10 @@ def solution_code(cells: list[CodeCell], name: str, exercise_names: tuple[str, .
     if not set_aside and not unreadable:
         return SolutionCode(code, None)
     parts = unreadable[:SHOWN_SKIPS] + ([f"and {len(unreadable) - SHOWN_SKIPS} more cells that are not valid Python"] if len(unreadable) > SHOWN_SKIPS else [])
+    problems = f"{name}: " + "; ".join(parts) if parts else None
+    not_run = None
     if set_aside:
         shown = "; ".join(set_aside[:SHOWN_SKIPS]) + (f"; and {len(set_aside) - SHOWN_SKIPS} more" if len(set_aside) > SHOWN_SKIPS else "")
         parts.append(f"not run, as no function of yours uses it (plots, prints, trying things out): {shown}")
-    return SolutionCode(code, f"{name}: " + "; ".join(parts))
+        not_run = f"{name} {shown}"
+    return SolutionCode(code, f"{name}: " + "; ".join(parts), not_run, problems)

@@ -19,7 +19,10 @@ import stat
 import struct
 import zipfile
 import zlib
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from attnlab.misnamed import AmbiguousUpload, Candidate, Choice, choose, meant_name
 
 MAX_FILE_BYTES = 8 << 20
 """One exercise file (a script or a notebook) at most, as unpacked."""
@@ -92,10 +95,24 @@ def read_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         os.close(fd)
 
 
-def exercise_files(source: Path, names: set[str], *, read: bool = True) -> dict[str, bytes]:
-    """The exercise files (``names``, such as ``softmax.py``) of an upload, by name: those of the
-    folder itself or of the shallowest folder below it that holds any (in a zip alike). Empty
-    when there are none; with ``read=False``, their contents are left empty (names only).
+@dataclass(frozen=True)
+class Found:
+    """The exercise files of an upload, and what was said about finding them."""
+
+    files: dict[str, bytes]
+    """Exercise file name (``softmax.py``) -> its bytes (empty with ``read=False``)."""
+    notes: tuple[str, ...] = ()
+    """How they were found (``Attention.py`` graded as ``attention.py``), one line each."""
+    not_graded: tuple[str, ...] = ()
+    """What was found and not graded, and why, one line each."""
+
+
+def exercise_files(source: Path, names: set[str], *, read: bool = True, pick: str | None = None) -> Found:
+    """The exercise files (``names``, such as ``softmax.py``) of an upload: those of the folder
+    itself or of the shallowest folder below it that holds any (in a zip alike), found by the names
+    meant (``misnamed``: ``Attention.py``, ``attention (1).py``). Several folders at that depth
+    holding the same files are drafts: refused unless ``pick`` is ``"newest"``. Empty when there
+    are none; with ``read=False``, their contents are left empty (names only).
 
     Raises ``UploadRefused``."""
     label = shown(source.name)
@@ -103,32 +120,102 @@ def exercise_files(source: Path, names: set[str], *, read: bool = True) -> dict[
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
-            return _folder_files(fd, label, names, read)
+            return _folder_files(fd, label, names, read, pick)
         if stat.S_ISREG(mode):
             with os.fdopen(os.dup(fd), "rb") as archive:
-                return _zip_files(archive, label, names, read)
+                return _zip_files(archive, label, names, read, pick)
         raise UploadRefused(f"{label} is neither a folder nor a zip")
     finally:
         os.close(fd)
 
 
-def _folder_files(top: int, label: str, names: set[str], read: bool) -> dict[str, bytes]:
+def zip_holds(path: Path, name: str, depth: int = 2) -> bool:
+    """Does the zip at ``path`` hold a member called ``name`` at most ``depth`` folders deep? Read
+    within the bounds every zip is read within (its size and its list of members checked before
+    the list is parsed); a zip that cannot be read, or is refused, holds nothing."""
+    try:
+        fd = _open(path, shown(path.name))
+        with os.fdopen(fd, "rb") as archive:
+            size = os.fstat(archive.fileno()).st_size
+            if size > MAX_ARCHIVE_BYTES or not stat.S_ISREG(os.fstat(archive.fileno()).st_mode):
+                return False
+            _check_directory(archive, size, shown(path.name))
+            with zipfile.ZipFile(archive) as bundle:
+                return any(PurePosixPath(member).name == name and len(PurePosixPath(member).parts) <= depth for member in bundle.namelist())
+    except (UploadRefused, *_UNREADABLE):
+        return False
+
+
+def _choose(candidates: list[Candidate], label: str, pick: str | None) -> Choice:
+    try:
+        return choose(candidates, pick, shown)
+    except AmbiguousUpload as ambiguous:
+        raise UploadRefused(f"{label}: {ambiguous}") from None
+
+
+LISTED_PER_FOLDER = 1000
+"""Names of one folder looked through for misnamed exercise files at most: past it (a data set),
+only the exact names are sought there."""
+
+
+def _found_in(fd: int, names: set[str], budget: list[int]) -> dict[str, list[str]]:
+    """The exercise files in the folder open as ``fd``: each exact name that exists, then the
+    misnamed ones a bounded listing finds (``budget``: names the whole search may still list)."""
+    found = {name: [name] for name in sorted(names) if _lexists(name, fd)}
+    listed: list[str] = []
+    with os.scandir(fd) as entries:
+        for looked, entry in enumerate(entries, start=1):
+            if looked > min(LISTED_PER_FOLDER, budget[0]):
+                budget[0] -= looked - 1
+                return found  # too many to look through: the exact names only
+            if not entry.name.startswith(".") and entry.name not in names and not entry.is_dir(follow_symlinks=False):
+                listed.append(entry.name)
+    budget[0] -= len(listed)
+    for name in sorted(listed):
+        meant = meant_name(name, names)
+        if meant is not None:
+            found.setdefault(meant, []).append(name)
+    return found
+
+
+def _newest(fd: int, found: dict[str, list[str]]) -> float:
+    times = []
+    for name in (n for handed_in in found.values() for n in handed_in):
+        try:
+            times.append(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mtime)
+        except OSError:
+            pass
+    return max(times, default=0.0)
+
+
+def _folder_files(top: int, label: str, names: set[str], read: bool, pick: str | None) -> Found:
     # Breadth first: the shallowest folder holding an exercise file is the submission's, and no
-    # folder is listed (a data set beside the work may hold thousands of files) before it is sought.
+    # folder is listed whole (a data set beside the work may hold thousands of files) before it is sought.
     level: list[tuple[str, ...]] = [()]
     looked = 0
+    budget = [MAX_MEMBERS]
     for depth in range(MAX_DEPTH + 1):
+        candidates = []
         for parts in sorted(level):
             fd = _open_below(top, parts, label)
             try:
-                found = [n for n in sorted(names) if _lexists(n, fd)]
+                found = _found_in(fd, names, budget)
                 if found:
-                    files = {n: _read_below(fd, n, label, "/".join(parts), read) for n in found}
-                    if sum(map(len, files.values())) > MAX_UNPACKED_BYTES:
-                        raise UploadRefused(f"{label}: its exercise files are larger than {MAX_UNPACKED_BYTES >> 20} MiB together")
-                    return files
+                    candidates.append(Candidate("/".join(parts), found, _newest(fd, found)))
             finally:
                 os.close(fd)
+        if candidates:
+            choice = _choose(candidates, label, pick)
+            files = {}
+            for expected, (where, name) in sorted(choice.chosen.items()):
+                fd = _open_below(top, tuple(where.split("/")) if where else (), label)
+                try:
+                    files[expected] = _read_below(fd, name, label, where, read)
+                finally:
+                    os.close(fd)
+            if sum(map(len, files.values())) > MAX_UNPACKED_BYTES:
+                raise UploadRefused(f"{label}: its exercise files are larger than {MAX_UNPACKED_BYTES >> 20} MiB together")
+            return Found(files, choice.notes, choice.not_graded)
         below: list[tuple[str, ...]] = []
         for parts in level if depth < MAX_DEPTH else ():
             fd = _open_below(top, parts, label)
@@ -147,7 +234,7 @@ def _folder_files(top: int, label: str, names: set[str], read: bool) -> dict[str
             finally:
                 os.close(fd)
         level = below
-    return {}
+    return Found({})
 
 
 def _inside(label: str, where: str) -> str:
@@ -188,7 +275,7 @@ def _read_below(folder: int, name: str, label: str, where: str, read: bool) -> b
         os.close(fd)
 
 
-def _zip_files(archive, label: str, names: set[str], read: bool) -> dict[str, bytes]:
+def _zip_files(archive, label: str, names: set[str], read: bool, pick: str | None) -> Found:
     size = os.fstat(archive.fileno()).st_size
     if size > MAX_ARCHIVE_BYTES:
         raise UploadRefused(f"{label}: a zip larger than {MAX_ARCHIVE_BYTES >> 20} MiB; hand in the exercise files alone")
@@ -198,17 +285,18 @@ def _zip_files(archive, label: str, names: set[str], read: bool) -> dict[str, by
             members = bundle.infolist()
             if len(members) > MAX_MEMBERS:
                 raise UploadRefused(f"{label}: a zip of more than {MAX_MEMBERS} files; hand in the exercise files alone")
-            chosen = _choose_members(members, label, names)
+            by_path, choice = _choose_members(members, label, names, pick)
             files, total = {}, 0
-            for name, member in chosen.items():
-                where = f"{label}: {shown(member.filename)}"
+            for name, (where, handed_in) in sorted(choice.chosen.items()):
+                member = by_path[(where, handed_in)]
+                shown_as = f"{label}: {shown(member.filename)}"
                 if member.flag_bits & 0x1:
-                    raise UploadRefused(f"{where} is encrypted: zip it again without a password")
-                files[name] = _unpack(bundle, member, where) if read else b""
+                    raise UploadRefused(f"{shown_as} is encrypted: zip it again without a password")
+                files[name] = _unpack(bundle, member, shown_as) if read else b""
                 total += len(files[name])
                 if total > MAX_UNPACKED_BYTES:
                     raise UploadRefused(f"{label}: its exercise files unpack to more than {MAX_UNPACKED_BYTES >> 20} MiB")
-            return files
+            return Found(files, choice.notes, choice.not_graded)
     except _UNREADABLE as error:
         raise UploadRefused(f"{label}: not a readable zip ({shown(str(error))})") from None
 
@@ -235,10 +323,16 @@ def _check_directory(archive, size: int, label: str) -> None:
         raise UploadRefused(f"{label}: a zip of more than {MAX_MEMBERS} files; hand in the exercise files alone")
 
 
-def _choose_members(members: list[zipfile.ZipInfo], label: str, names: set[str]) -> dict[str, zipfile.ZipInfo]:
-    """The exercise members of the shallowest folder of the zip that holds any, by file name;
+def _zip_time(member: zipfile.ZipInfo) -> float:
+    """A member's time as a number that orders times (its fields may be anything a zip says)."""
+    return float(sum(value * 100**place for value, place in zip(member.date_time, range(5, -1, -1))))
+
+
+def _choose_members(members: list[zipfile.ZipInfo], label: str, names: set[str], pick: str | None) -> tuple[dict, Choice]:
+    """The exercise members of the shallowest folder of the zip that holds any (``choose``);
     refuse the zip for a member that is a link, leaves the zip, lies too deep, or comes twice."""
-    by_folder: dict[PurePosixPath, dict[str, zipfile.ZipInfo]] = {}
+    by_folder: dict[PurePosixPath, dict[str, list[str]]] = {}
+    by_path: dict[tuple[str, str], zipfile.ZipInfo] = {}
     for member in members:
         path = PurePosixPath(member.filename)
         where = f"{label}: {shown(member.filename)}"
@@ -250,15 +344,23 @@ def _choose_members(members: list[zipfile.ZipInfo], label: str, names: set[str])
             continue
         if stat.S_ISLNK(member.external_attr >> 16):
             raise _link_refusal(where)
-        if member.is_dir() or path.name not in names:
+        meant = None if member.is_dir() or path.name.startswith(".") else meant_name(path.name, names)
+        if meant is None:
             continue
-        folder = by_folder.setdefault(path.parent, {})
-        if path.name in folder:
+        folder = "" if path.parent == PurePosixPath(".") else str(path.parent)
+        if (folder, path.name) in by_path:
             raise UploadRefused(f"{where} is in the zip twice")
-        folder[path.name] = member
+        by_path[(folder, path.name)] = member
+        by_folder.setdefault(path.parent, {}).setdefault(meant, []).append(path.name)
     if not by_folder:
-        return {}
-    return by_folder[min(by_folder, key=lambda folder: (len(folder.parts), str(folder)))]
+        return by_path, Choice({}, (), ())
+    shallowest = min(len(folder.parts) for folder in by_folder)
+    candidates = [
+        Candidate("" if folder == PurePosixPath(".") else str(folder), found, max(_zip_time(by_path[("" if folder == PurePosixPath(".") else str(folder), n)]) for handed_in in found.values() for n in handed_in))
+        for folder, found in sorted(by_folder.items(), key=lambda item: str(item[0]))
+        if len(folder.parts) == shallowest
+    ]
+    return by_path, _choose(candidates, label, pick)
 
 
 def _unpack(bundle: zipfile.ZipFile, member: zipfile.ZipInfo, where: str) -> bytes:

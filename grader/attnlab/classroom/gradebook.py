@@ -40,14 +40,46 @@ CREATE TABLE results (
 """
 
 
-def grader_fingerprint(course: Course, limits, only: list[str] | None = None) -> str:
-    """What a grade depends on besides the submission: hidden tests, reference, limits, engine,
-    and which exercise files are graded."""
-    digest = hashlib.sha256(f"{__version__}\n{limits!r}\n{sorted(only or course.modules)}\n".encode())
+def grader_parts(course: Course, limits, only: list[str] | None = None, pick: str | None = None) -> dict[str, str]:
+    """What a grade depends on besides the submission, part by part (``REGRADE_REASONS``): a
+    stored result says which of them changed since it was graded."""
+    digest = hashlib.sha256()
     folders = [course.hidden_tests_dir, course.solutions_dir]
     for path in sorted(p for folder in folders for p in folder.rglob("*") if p.is_file() and p.suffix in (".py", ".toml", ".ini")):
         digest.update(str(path.relative_to(course.root)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return {"tests": digest.hexdigest(), "limits": repr(limits), "files": f"{sorted(only or course.modules)} pick={pick}", "engine": __version__}
+
+
+REGRADE_REASONS = {
+    "tests": "the hidden tests or the reference solutions changed",
+    "limits": "the limits changed (--timeout, --budget, --memory)",
+    "files": "the files graded changed (--only, --track, --pick)",
+    "engine": "attnlab changed",
+}
+
+
+def grader_fingerprint(course: Course, limits, only: list[str] | None = None, pick: str | None = None) -> str:
+    """What a grade depends on besides the submission: hidden tests, reference, limits, engine,
+    and which exercise files are graded (one hash of ``grader_parts``)."""
+    return fingerprint_of(grader_parts(course, limits, only, pick))
+
+
+def fingerprint_of(parts: dict[str, str]) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def why_regraded(stored: "StoredResult | None", fingerprint: str, parts: dict[str, str]) -> str | None:
+    """Why a student's submission is graded (again), in a few words; None when its stored result
+    is current."""
+    if stored is None:
+        return "not graded before"
+    if stored.fingerprint != fingerprint:
+        return "the submission changed since it was graded"
+    if stored.grader == fingerprint_of(parts):
+        return None
+    before = stored.data.get("grader_parts")
+    changed = [REGRADE_REASONS[k] for k in REGRADE_REASONS if isinstance(before, dict) and before.get(k) != parts[k]]
+    return "; ".join(changed) or "the grader changed since it was graded"
 
 
 class ResultsNotSaved(Exception):
@@ -132,12 +164,14 @@ class ResultStore:
         stored = self.load(student)
         return stored is not None and stored.fingerprint == fingerprint and stored.grader == grader
 
-    def save(self, student: str, *, source: str, fingerprint: str, grader: str, report: dict | None, error: str | None) -> dict:
+    def save(self, student: str, *, source: str, fingerprint: str, grader: str, report: dict | None, error: str | None, grader_parts: dict | None = None, also: tuple[str, ...] = ()) -> dict:
         data = {  # the source and an error may name a student's folder: stored inert, as reports are
             "student": student,
             "source": inert.terminal_text(source),
             "fingerprint": fingerprint,
             "grader": grader,
+            "grader_parts": grader_parts,
+            "also": [inert.terminal_text(other) for other in also],
             "graded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "error": None if error is None else inert.terminal_text(error),
             "report": report,
@@ -206,5 +240,7 @@ def gradebook_csv(results: list[StoredResult], modules: list[str]) -> str:
     return out.getvalue()
 
 
-def write_csv(results: list[StoredResult], modules: list[str], path: Path) -> None:
-    write_text_atomically(path, gradebook_csv(results, modules))
+def write_csv(results: list[StoredResult], modules: list[str], path: Path, excel: bool = False) -> None:
+    """The gradebook CSV at ``path``; ``excel``: with UTF-8's byte order mark, which Excel needs to
+    read names such as José."""
+    write_text_atomically(path, ("\ufeff" if excel else "") + gradebook_csv(results, modules))

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from attnlab.classroom.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, grader_fingerprint, holds_results
+from attnlab.classroom.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, fingerprint_of, grader_parts, holds_results, why_regraded
 from attnlab.classroom.jobs import choose_jobs
 from attnlab.classroom.shards import Shard
 from attnlab.course import Course
@@ -36,7 +36,8 @@ from attnlab.replay import ClassSession
 from attnlab.replay.kept import load_script, save_script, script_key
 from attnlab.replay.recording import record_script_in_parallel
 from attnlab.replay.script import Script
-from attnlab.roster import Entry, RosterError, SubmissionError, find_entries, looks_like_submission, safe_id, shown
+from attnlab.class_folder import survey
+from attnlab.roster import Entry, RosterError, SubmissionError, looks_like_submission, safe_id, shown
 from attnlab.sandbox.host import Limits, bwrap_path, close_to_workers
 
 
@@ -53,6 +54,15 @@ class ClassPlan:
     files_of: dict[str, list[str]] = field(default_factory=dict)
     """Students graded on fewer files than ``only``, and those files (``attnlab audit``: each
     mutant on the file it mutates)."""
+    not_graded: list[str] = field(default_factory=list)
+    """What the class folder holds that is no student's graded submission, and why, one line each."""
+    why: dict[str, str] = field(default_factory=dict)
+    """Each student to grade -> why (``gradebook.why_regraded``)."""
+    before: dict[str, float | None] = field(default_factory=dict)
+    """Each student to grade who had a result -> its score then (None: not gradable then)."""
+    pick: str | None = None
+    """``"newest"``: the newest of a submission's drafts is graded, not refused."""
+    grader_parts: dict[str, str] = field(default_factory=dict)
 
     @property
     def reused(self) -> int:
@@ -72,18 +82,21 @@ class ClassOutcome:
     wall_seconds: float = 0.0
 
 
-def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits, *, students: list[str] | None = None, assignment: str | None = None, only: list[str] | None = None, shard: Shard | None = None) -> ClassPlan:
+def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits, *, students: list[str] | None = None, assignment: str | None = None, only: list[str] | None = None, shard: Shard | None = None, pick: str | None = None) -> ClassPlan:
     """Find the class's submissions and pick those to grade: the named ``students`` (always
     regraded), else every one without a current result (graded on the ``only`` files, default all).
-    With a ``shard``, the class is that shard's students only."""
+    With a ``shard``, the class is that shard's students only (and what the folder holds that is
+    not graded is told by every shard: it is the class's)."""
+    found = survey(folder, course, assignment)
     # A results folder kept inside the class folder is not a student (it was, from the second run on).
-    entries = [e for e in find_entries(folder, course, assignment) if e.source.resolve() != store.folder.resolve() and not holds_results(e.source)]
+    entries = [e for e in found.entries if e.source.resolve() != store.folder.resolve() and not holds_results(e.source)]
     if not any(looks_like_submission(e, course) for e in entries):
         expected = ", ".join(f"{m}.py" for m in course.modules)
         raise RosterError(f"{folder}: not a submission (none of {expected} is in it), nor a class folder (no folder or .zip in it holds them)")
     if shard is not None:
         entries = [e for e in entries if shard.holds(e.student)]
-    grader = grader_fingerprint(course, limits, only)
+    parts = grader_parts(course, limits, only, pick)
+    grader = fingerprint_of(parts)
     fingerprints = {e.student: e.fingerprint() for e in entries}
     if students:
         students = [safe_id(s) for s in students]  # an id as shown, or the folder's name as it is
@@ -92,9 +105,16 @@ def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits,
             where = f"shard {shard} of {folder}" if shard is not None else str(folder)
             raise RosterError(f"no submission for student {', '.join(unknown)} in {where}")
         to_grade = [e for e in entries if e.student in students]
+        why = {e.student: "named with --student" for e in to_grade}
     else:
-        to_grade = [e for e in entries if not store.is_current(e.student, fingerprints[e.student], grader)]
-    return ClassPlan(entries, to_grade, fingerprints, grader, only)
+        why = {e.student: reason for e in entries if (reason := why_regraded(store.load(e.student), fingerprints[e.student], parts))}
+        to_grade = [e for e in entries if e.student in why]
+    before = {}
+    for entry in to_grade:
+        stored = store.load(entry.student)
+        if stored is not None:
+            before[entry.student] = None if stored.report is None else stored.report.get("score")
+    return ClassPlan(entries, to_grade, fingerprints, grader, only, not_graded=found.not_graded, why=why, before=before, pick=pick, grader_parts=parts)
 
 
 # In a grading process only: what it was forked with (inherited, not pickled).
@@ -121,7 +141,7 @@ def _grade_in_slot(entry: Entry) -> tuple[str, dict | None, str | None]:
     report, error = None, None
     try:
         files = plan.files_of.get(entry.student)
-        report = grade_entry(session.course, entry, "attnlab-stage", lambda folder: session.grade(folder, only=files)).to_dict()
+        report = grade_entry(session.course, entry, "attnlab-stage", lambda folder: session.grade(folder, only=files), plan.pick).to_dict()
     except (RosterError, SubmissionError) as problem:
         error = str(problem)  # the submission's own fault: saved, with no points
     except GraderFailure:
@@ -139,7 +159,7 @@ def _grade_in_slot(entry: Entry) -> tuple[str, dict | None, str | None]:
 def _save(store: ResultStore, plan: ClassPlan, entry: Entry, report: dict | None, error: str | None) -> dict:
     """Save ``entry``'s result, with what says when it must be graded again (its fingerprint, the
     grader's); return the stored data."""
-    return store.save(entry.student, source=shown(entry.source), fingerprint=plan.fingerprints[entry.student], grader=plan.grader, report=report, error=error)
+    return store.save(entry.student, source=shown(entry.source), fingerprint=plan.fingerprints[entry.student], grader=plan.grader, report=report, error=error, grader_parts=plan.grader_parts, also=entry.also)
 
 
 def grade_class(

@@ -163,17 +163,20 @@ def run(root: Path, visibility: str = "visible") -> dict:
     Raises ``GraderFailure``, writing nothing, when the sandbox failed: Gradescope then shows the
     submission as not graded (the autograder failed), never a score of 0 the student did not earn."""
     from attnlab.grading.suite import grade_entry
+    from attnlab.lifecycle import keep_hypothesis_in_scratch
     from attnlab.roster import Entry, NoExerciseFile, RosterError
 
+    keep_hypothesis_in_scratch()  # not in the autograder's source folder
     results_path = root / "results" / "results.json"
     results_path.parent.mkdir(parents=True, exist_ok=True)
     try:
         course = Course.load(root / "source")
         try:
             results = grade_entry(course, Entry("submission", root / "submission")).to_gradescope(visibility)
-        except NoExerciseFile:
+        except NoExerciseFile as missing:
             names = ", ".join(f"{m}.py" for m in course.modules)
-            results = _nothing_to_grade(f"No exercise file was found in your upload. Upload {names} (or the notebooks), at the top level or in one folder.")
+            found = "".join(f" Found and not graded: {line}." for line in missing.found)
+            results = _nothing_to_grade(f"No exercise file was found in your upload. Upload {names} (or the notebooks), at the top level or in one folder.{found}")
         except RosterError as problem:  # a notebook that is not one, say: the student can mend it
             results = _nothing_to_grade(f"Your upload could not be read: {problem}.")
     except GraderFailure:

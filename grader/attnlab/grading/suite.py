@@ -145,16 +145,18 @@ def grade(
     return GradeReport(submission=str(submission), tests=tuple(tests), sandbox=backend.mode, duration=time.perf_counter() - started)
 
 
-def grade_entry(course: Course, entry: Entry, scratch_kind: str = "attnlab-stage", grade_folder: Callable[[Path], GradeReport] | None = None) -> GradeReport:
+def grade_entry(course: Course, entry: Entry, scratch_kind: str = "attnlab-stage", grade_folder: Callable[[Path], GradeReport] | None = None, pick: str | None = None) -> GradeReport:
     """Stage ``entry``'s exercise files in a scratch folder (``lifecycle.scratch_prefix`` of
     ``scratch_kind``: a killed run's copy is removed by the next), grade them with
     ``grade_folder`` (default: ``grade(course, folder)``), and label the report with the entry as
-    handed in, not the scratch folder, which is gone by then, with what staging set aside of its
-    notebooks (``GradeReport.notes``).
+    handed in, not the scratch folder, which is gone by then, with how it was read and what of it
+    was not graded (``GradeReport.notes`` and ``not_graded``). ``pick`` (``"newest"``) grades the
+    newest of several drafts in it rather than refusing them.
 
     Raises ``RosterError`` (``NoExerciseFile`` among them) when the entry holds no exercise file
     or is refused, before anything is graded."""
     with tempfile.TemporaryDirectory(prefix=scratch_prefix(scratch_kind)) as scratch:
-        staged = stage_submission(entry, course, Path(scratch))
+        staged = stage_submission(entry, course, Path(scratch), pick)
         report = grade_folder(staged.folder) if grade_folder is not None else grade(course, staged.folder)
-    return dataclasses.replace(report, submission=shown(entry.source), notes=(*report.notes, *staged.notes))
+    notes = (*entry.notes, *report.notes, *staged.notes)
+    return dataclasses.replace(report, submission=shown(entry.source), notes=notes, not_graded=(*report.not_graded, *staged.not_graded))

@@ -26,13 +26,15 @@ def load_roster(path: Path | None):
         raise UserError(str(error)) from None
 
 
-def write_sheet(path: Path, scores: list[Score], roster, lms_format, column: str, say) -> None:
-    """Write the score sheet to ``path`` and ``say`` (a line printer) what it could not place."""
+def write_sheet(path: Path, scores: list[Score], roster, lms_format, column: str, say, excel: bool = False) -> None:
+    """Write the score sheet to ``path`` and ``say`` (a line printer) what it could not place;
+    ``excel``: with UTF-8's byte order mark (an LMS's import takes the sheet as it is saved by
+    Excel, with one; not every one takes a sheet with one it did not ask for, so it is asked for)."""
     from attnlab.atomic import write_text_atomically
 
     sheet = score_sheet(lms_format or "csv", scores, roster, column)
     with writing(path):
-        write_text_atomically(path, sheet_csv(sheet))
+        write_text_atomically(path, sheet_csv(sheet, bom=excel))
     if sheet.not_on_roster:
         say(f"{count(len(sheet.not_on_roster), 'student')} graded but not on the roster, written at the end without a name: {', '.join(sheet.not_on_roster)}")
     for roster_id, ids in sheet.scored_twice.items():

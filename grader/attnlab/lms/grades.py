@@ -32,6 +32,8 @@ class Score:
     """The id grading knows (a submission's folder, an answers file's student)."""
     points: float
     max_points: float
+    also: tuple[str, ...] = ()
+    """Other ids of the student (a Gradescope submitter's email), tried when ``student`` is not on the roster."""
 
 
 @dataclass(frozen=True)
@@ -51,14 +53,15 @@ def _number(value: float):
 
 
 def score_sheet(output_format: str, scores: list[Score], roster: Roster | None, column: str) -> ScoreSheet:
-    """The rows of the CSV in ``output_format`` (``FORMATS``), the score in column ``column``."""
+    """The rows of the CSV in ``output_format`` (``FORMATS``), the score in column ``column``. A
+    score finds its roster student by its id, else by one of its ``also`` ids (an email)."""
     if output_format not in FORMATS:
         raise ValueError(f"unknown format {output_format!r}")
     by_student = {score.student: score for score in scores}
     placed: dict[str, RosterStudent] = {}
     if roster is not None:
         for score in scores:
-            found = roster.find(score.student)
+            found = roster.find(score.student, *score.also)
             if found is not None:
                 placed[score.student] = found
     listed = list(roster.students) if roster is not None else []
@@ -82,7 +85,11 @@ def score_sheet(output_format: str, scores: list[Score], roster: Roster | None, 
     return ScoreSheet(rows, [s.student for s in strays] if roster is not None else [], [s.id for s, score in entries if score is None and s.id not in twice], twice)
 
 
-def sheet_csv(sheet: ScoreSheet) -> str:
+BOM = "\ufeff"
+"""UTF-8's byte order mark: what tells Excel a CSV is UTF-8 (without it, "José" reads "JosÃ©")."""
+
+
+def sheet_csv(sheet: ScoreSheet, bom: bool = False) -> str:
     out = io.StringIO()
     inert.write_csv(out, sheet.rows)
-    return out.getvalue()
+    return (BOM if bom else "") + out.getvalue()

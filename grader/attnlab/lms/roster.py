@@ -1,10 +1,19 @@
-"""A class roster as an LMS or a registrar exports it: a CSV with id, name, email, section.
+"""The class list, read once for every command that takes ``--roster`` (``attnlab release``,
+``attnlab grade``, ``attnlab quiz student-copy`` and ``quiz grade``).
 
-Only ``id`` is required; the header names the columns in any order and case (``Student ID``,
-``SIS User ID`` and ``E-mail`` are read too). The file may be UTF-8 with or without Excel's BOM,
-UTF-16 (Excel's "Unicode text"), or a legacy single-byte encoding (read as Windows-1252), and
-separated by commas, semicolons or tabs. A row without an id, and an id given twice, are refused
-with the line they are on.
+Two forms are read, and anything else is refused in one line before a command writes anything:
+
+- a **plain list** of student ids, one a line (blank lines and ``#`` comments skipped);
+- a **class-list CSV** as an LMS or a registrar exports it: its first line names the columns, in
+  any order and case. The id is the first column of ``_ID_COLUMNS`` the header has (Canvas's
+  ``SIS User ID`` before its own ``ID``; Gradescope's ``SID``; Moodle's ``ID number``), else the
+  email. A name is one column (``Name``, Canvas's ``Student``) or two (``First name``,
+  ``Last name``). Rows that are no student are skipped: Canvas's ``Points Possible`` row and its
+  test student, and a row whose ``Role`` is not a student's (Gradescope's staff).
+
+The file may be UTF-8 with or without Excel's BOM, UTF-16 (Excel's "Unicode text"), or a legacy
+single-byte encoding (read as Windows-1252), separated by commas, semicolons or tabs. A row
+without an id, and an id given twice, are refused with the line they are on.
 """
 
 from __future__ import annotations
@@ -19,12 +28,22 @@ from attnlab.roster import RosterError, safe_id
 MAX_ROSTER_BYTES = 16 * 1024 * 1024
 """A roster of a hundred thousand students is a few megabytes."""
 
+_ID_COLUMNS = ("id", "sis user id", "sis_user_id", "student id", "studentid", "student number", "sid", "id number", "idnumber", "user id", "canvas id")
+_ID_PREFERRED = ("sis user id", "sis_user_id", "student id", "studentid", "student number", "sid", "id number", "idnumber", "id", "user id", "canvas id")
+"""Which id column wins where a header has several: Canvas's ``ID`` is its own user number, which
+no other tool knows; its ``SIS User ID`` is the school's."""
 _COLUMNS = {
-    "id": ("id", "student id", "studentid", "sis user id", "sis_user_id", "sid", "idnumber", "id number", "user id"),
     "name": ("name", "student", "full name", "student name"),
+    "first": ("first name", "firstname", "given name"),
+    "last": ("last name", "lastname", "surname", "family name"),
     "email": ("email", "e-mail", "email address", "mail"),
     "section": ("section", "sections", "group"),
+    "role": ("role", "roles"),
 }
+# Rows of an LMS's export that are no student: Canvas's points row (and its old "Muted" row) and
+# the test student of Canvas's "student view", none of which has the school's id.
+_NOT_STUDENTS = ("points possible", "muted", "student, test", "test student")
+_HEADER_WORDS = frozenset(_ID_COLUMNS) | frozenset(_COLUMNS["email"])
 
 
 @dataclass(frozen=True)
@@ -43,16 +62,26 @@ class Roster:
         self._by_id: dict[str, RosterStudent] = {}
         for student in reversed(self.students):  # an id before an email, the first row before a later one
             if student.email:
-                self._by_id[safe_id(student.email)] = student
+                self._by_id[safe_id(student.email)] = self._by_id[safe_id(student.email.lower())] = student
         for student in reversed(self.students):
             self._by_id[student.id] = self._by_id[safe_id(student.id)] = student
 
-    def find(self, grading_id: str) -> RosterStudent | None:
-        """The student a grading id (a submission's folder name, a Gradescope SID or email) is."""
-        return self._by_id.get(grading_id)
+    @property
+    def ids(self) -> list[str]:
+        """The students' ids, in the roster's order."""
+        return [s.id for s in self.students]
+
+    def find(self, grading_id: str, *also: str) -> RosterStudent | None:
+        """The student a grading id (a submission's folder name, a Gradescope SID or email) is;
+        else the one of the first of ``also`` (the other ids the submission gave: an email) found."""
+        for candidate in (grading_id, *also):
+            for key in (candidate, safe_id(candidate), safe_id(candidate.lower())):
+                if key in self._by_id:
+                    return self._by_id[key]
+        return None
 
 
-def _decode(raw: bytes, path: Path) -> str:
+def _decode(raw: bytes) -> str:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         return raw.decode("utf-16")
     try:
@@ -61,9 +90,7 @@ def _decode(raw: bytes, path: Path) -> str:
         return raw.decode("cp1252", errors="replace")
 
 
-def read_roster(path: Path) -> Roster:
-    """The roster at ``path``; a ``RosterError`` (one line) for what cannot be used."""
-    path = Path(path)
+def _read_bytes(path: Path) -> bytes:
     try:
         with open(path, "rb") as stream:
             raw = stream.read(MAX_ROSTER_BYTES + 1)
@@ -75,34 +102,81 @@ def read_roster(path: Path) -> Roster:
         raise RosterError(f"{path}: cannot be read ({error.strerror})") from None
     if len(raw) > MAX_ROSTER_BYTES:
         raise RosterError(f"{path}: too large for a roster (over {MAX_ROSTER_BYTES >> 20} MiB)")
-    text = _decode(raw, path)
+    if raw.startswith(b"PK\x03\x04"):
+        raise RosterError(f"{path}: a spreadsheet workbook, not a text file: save it as CSV (a class list with a header), or give a plain list of ids, one a line")
+    return raw
+
+
+_FORMS = "a plain list of student ids, one a line, or a class-list CSV whose first line names its columns (id, name, email, section)"
+
+
+def read_roster(path: Path) -> Roster:
+    """The roster at ``path``, a plain id list or a class-list CSV; a ``RosterError`` (one line)
+    for what cannot be used."""
+    path = Path(path)
+    text = _decode(_read_bytes(path))
     lines = text.splitlines()
-    if not lines or not lines[0].strip():
-        raise RosterError(f"{path}: an empty roster (a CSV with a header: id, name, email, section)")
-    delimiter = max(",;\t", key=lines[0].count)
-    rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
-    header = [cell.strip().lower() for cell in rows[0]]
-    where: dict[str, int] = {}
-    for field, names in _COLUMNS.items():
-        found = [i for i, cell in enumerate(header) if cell in names]
-        if found:
-            where[field] = found[0]
-    if "id" not in where:
-        raise RosterError(f"{path}: the header has no id column (it reads: {', '.join(rows[0])}); a roster is a CSV with id, name, email, section")
+    first = next((line for line in lines if line.strip() and not line.lstrip().startswith("#")), None)
+    if first is None:
+        raise RosterError(f"{path}: an empty roster (give {_FORMS})")
+    delimiter = max(",;\t", key=first.count)
+    if first.count(delimiter) == 0 and first.strip().lower() not in _HEADER_WORDS:
+        return _read_plain(path, lines)
+    return _read_csv(path, text, delimiter)
+
+
+def _read_plain(path: Path, lines: list[str]) -> Roster:
     students, lines_of = [], {}
-    for number, row in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in row):
+    for number, line in enumerate(lines, start=1):
+        student = line.strip()
+        if not student or student.startswith("#"):
             continue
-        if len(row) > len(header) and any(c.strip() for c in row[len(header):]):
+        if any(mark in student for mark in ",;\t"):
+            raise RosterError(f"{path}:{number}: {student[:60]!r} is not one id, and the first line names no columns: give {_FORMS}")
+        key = safe_id(student).casefold()
+        if key in lines_of:
+            raise RosterError(f"{path}:{number}: student {student!r} is also on line {lines_of[key]}: each id once")
+        lines_of[key] = number
+        students.append(RosterStudent(student))
+    return Roster(tuple(students))
+
+
+def _column(header: list[str], names: tuple[str, ...]) -> int | None:
+    for name in names:
+        if name in header:
+            return header.index(name)
+    return None
+
+
+def _read_csv(path: Path, text: str, delimiter: str) -> Roster:
+    rows = [row for row in csv.reader(io.StringIO(text), delimiter=delimiter)]
+    start = next(i for i, row in enumerate(rows) if any(cell.strip() for cell in row) and not row[0].lstrip().startswith("#"))
+    header = [cell.strip().lower() for cell in rows[start]]
+    where = {field: _column(header, names) for field, names in _COLUMNS.items()}
+    where["id"] = _column(header, _ID_PREFERRED)
+    if where["id"] is None:
+        where["id"] = where["email"]  # a roster of emails (Gradescope's may have no SID): the email is the id
+    if where["id"] is None:
+        raise RosterError(f"{path}: the first line names no id column (it reads: {', '.join(rows[start])[:120]}); give {_FORMS}")
+    students, lines_of = [], {}
+    for number, row in enumerate(rows[start + 1 :], start=start + 2):
+        if not any(cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
+            continue
+        if len(row) > len(header) and any(c.strip() for c in row[len(header) :]):
             raise RosterError(f"{path}:{number}: {len(row)} cells where the header has {len(header)} (a name with a {delimiter!r} in it must be in double quotes)")
-        cell = {field: (row[i].strip() if i < len(row) else "") for field, i in where.items()}
+        cell = {field: (row[i].strip() if i is not None and i < len(row) else "") for field, i in where.items()}
+        name = cell["name"] or " ".join(part for part in (cell["first"], cell["last"]) if part)
+        if cell["role"] and not any(word in cell["role"].lower() for word in ("student", "learner")):
+            continue  # staff on a Gradescope or Moodle roster
         if not cell["id"]:
-            raise RosterError(f"{path}:{number}: a student without an id")
-        key = safe_id(cell["id"])
+            if name.strip().lower() in _NOT_STUDENTS:
+                continue
+            raise RosterError(f"{path}:{number}: a student without an id ({header[where['id']]} is empty)")
+        key = safe_id(cell["id"]).casefold()
         if key in lines_of:
             raise RosterError(f"{path}:{number}: student {cell['id']!r} is also on line {lines_of[key]}: each id once")
         lines_of[key] = number
-        students.append(RosterStudent(cell["id"], cell.get("name", ""), cell.get("email", ""), cell.get("section", "")))
+        students.append(RosterStudent(cell["id"], name, cell["email"], cell["section"]))
     if not students:
         raise RosterError(f"{path}: a header and no students")
     return Roster(tuple(students))

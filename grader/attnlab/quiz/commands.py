@@ -304,7 +304,7 @@ def lint(paths, course_dir) -> None:
 @quiz.command("student-copy")
 @QUIZ
 @click.option("--mode", type=click.Choice(["practice", "exam"]), default="practice", show_default=True, help="practice: a pool of practice variants, checked by hashes; exam: the questions only, nothing to check against.")
-@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="Exam copy (required): the class's student ids, one a line; each gets their questions as text.")
+@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False), help="Exam copy (required): the class list (student ids one a line, or a class-list CSV); each gets their questions as text.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the student copy (.json; by convention ID.json for practice, ID.exam.json for the exam).")
 @COURSE_OPTION
 @quiz_errors
@@ -314,15 +314,23 @@ def student_copy_command(quiz_name, mode, roster, output, course_dir) -> None:
     from attnlab.quiz import student_copy
     from attnlab.quiz.items import find_quiz
     from attnlab.quiz.schema import load_quiz
-    from attnlab.roster import read_student_ids
 
-    students = read_student_ids(roster)
+    students = _roster_ids(roster)
     path = find_quiz(quiz_name, _quizzes_dir(course_dir))
     if path.suffix == ".json":
         raise UserError(f"{path} is a student copy: give the instructor's quiz")
     copy = student_copy.build(load_quiz(path), mode, _reference_factory(course_dir), students)
     write_json_atomically(output, copy)
     click.echo(f"Wrote the {mode} copy {output} ({count(len(copy['questions']), 'question')})", err=True)
+
+
+def _roster_ids(path: Path | None) -> list[str]:
+    """The ids of the class list at ``path`` (none: none), read as every command reads a roster."""
+    if path is None:
+        return []
+    from attnlab.lms.commands import load_roster  # the instructor's side: not in the student bundle
+
+    return load_roster(path).ids
 
 
 @quiz.command("export")

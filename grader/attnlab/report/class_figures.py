@@ -11,7 +11,7 @@ import collections
 from dataclasses import dataclass
 
 from attnlab.misconceptions import Misconception
-from attnlab.outcomes import Outcome
+from attnlab import results
 
 BAR = "█"
 REASON_CHARS = 100
@@ -36,9 +36,8 @@ def score_histogram(percentages: list[float], bins: int = 10, width: int = 40) -
 
 
 def not_importable(test: dict) -> bool:
-    """Did ``test`` fail because its exercise file is missing or could not be imported? The
-    sentence is the grader's own, first in the feedback, where no student text can come first."""
-    return test.get("outcome") == Outcome.ERROR.value and str(test.get("feedback", "")).startswith(f"{test.get('module')}.py could not be imported")
+    """Did ``test`` (stored) fail because its exercise file is missing or could not be imported?"""
+    return results.not_importable(str(test.get("outcome")), str(test.get("feedback", "")), str(test.get("module")))
 
 
 def _first_line(text: str) -> str:
@@ -85,11 +84,31 @@ def most_failed(results: list[dict], catalogue: list[Misconception], limit: int 
     return rows
 
 
-def files_not_importable(results: list[dict]) -> list[tuple[str, int]]:
-    """(exercise file, students) for each file some students handed in missing or not importable,
-    most students first."""
-    students: collections.Counter = collections.Counter()
+def files_not_importable(results: list[dict]) -> list[tuple[str, list[str]]]:
+    """(exercise file, the students) for each file some students handed in missing or not
+    importable, most students first."""
+    students: dict[str, list[str]] = collections.defaultdict(list)
     for data in results:
         files = {f"{t['module']}.py" for t in (data.get("report") or {}).get("tests", []) if not_importable(t)}
-        students.update(files)
-    return sorted(students.items(), key=lambda item: (-item[1], item[0]))
+        for name in sorted(files):
+            students[name].append(str(data.get("student", "?")))
+    return sorted(students.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
+def names_of(students: list[str], shown: int = 8) -> str:
+    """Some students' ids, the first ``shown`` of them, then how many more."""
+    more = f", and {len(students) - shown} more" if len(students) > shown else ""
+    return ", ".join(students[:shown]) + more
+
+
+def not_graded_lines(results: list[dict], class_lines: list[str]) -> list[str]:
+    """What was found and not graded, and why, one line each: what the class folder holds that
+    is no student's submission (``class_lines``), each submission that could not be graded, and
+    what each graded submission held that was not graded (a second copy, an older draft)."""
+    lines = list(class_lines)
+    for data in results:
+        student = str(data.get("student", "?"))
+        if data.get("error"):
+            lines.append(f"not gradable: {student}: {data['error']}")
+        lines += [f"{student}: {line}" for line in (data.get("report") or {}).get("not_graded", [])]
+    return lines

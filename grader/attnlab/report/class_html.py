@@ -11,7 +11,7 @@ import html
 from urllib.parse import quote
 
 from attnlab.misconceptions import Misconception
-from attnlab.report.class_figures import files_not_importable, most_failed, percentages, score_histogram
+from attnlab.report.class_figures import files_not_importable, most_failed, names_of, not_graded_lines, percentages, score_histogram
 from attnlab.report.html import page
 from attnlab.wording import count
 
@@ -67,7 +67,7 @@ def render_class_html(class_name: str, results: list[dict], catalogue: list[Misc
         parts.append(f"<h2>Score distribution</h2>{score_chart_svg(scores)}")
     files = files_not_importable(results)
     if files:
-        listed = "".join(f"<li>{html.escape(name)}: {count(students, 'student')}</li>" for name, students in files)
+        listed = "".join(f"<li>{html.escape(name)}: {count(len(students), 'student')} ({html.escape(names_of(students))})</li>" for name, students in files)
         parts.append(f'<h2>File missing / not importable</h2><ul class="not-importable">{listed}</ul>')
     missed = most_failed(results, catalogue)
     if missed:
@@ -78,4 +78,10 @@ def render_class_html(class_name: str, results: list[dict], catalogue: list[Misc
         )
         parts.append(f'<h2>Tests most students answer wrong (the file imported)</h2><table class="summary most-missed"><tr><th>test</th><th>students</th><th>most common reason</th></tr>{rows}</table>')
     parts.append(f'<h2>Students</h2><table class="summary students"><tr><th>student</th><th>points</th><th>score</th></tr>{_student_rows(results, maximum, set(linked))}</table>')
+    found = not_graded_lines(results, [])
+    if found:
+        parts.append(f'<h2>Found and not graded</h2><ul class="not-graded">{"".join(f"<li>{html.escape(line)}</li>" for line in found)}</ul>')
+    sandboxes = sorted({str((d.get("report") or {}).get("sandbox")) for d in results if d.get("report")})
+    if sandboxes:  # the instructor's business, not on the students' pages
+        parts.append(f'<h2>Sandbox</h2>{"".join(f"<p>{html.escape(mode)}</p>" for mode in sandboxes)}')
     return page(title, "".join(parts))

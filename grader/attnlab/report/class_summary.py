@@ -10,7 +10,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from attnlab.misconceptions import Misconception
-from attnlab.report.class_figures import files_not_importable, most_failed, percentages, score_histogram
+from attnlab.report.class_figures import files_not_importable, most_failed, names_of, not_graded_lines, percentages, score_histogram
 from attnlab.uploads import shown
 from attnlab.wording import count
 
@@ -72,36 +72,29 @@ class ClassProgress:
         self.progress.update(self.task, advance=1, counts=counts)
 
 
-NOT_GRADABLE_SHOWN = 20
-"""Not gradable submissions listed with their reason at most; the rest are in the gradebook."""
+NOT_GRADED_SHOWN = 40
+"""Lines of what was found and not graded shown at most; all of them are written to a file."""
 
 
-def _render_not_gradable(console: Console, results: list[dict]) -> None:
-    """Each submission that could not be graded, and why (a link, a zip bomb, no exercise file)."""
-    refused = [d for d in results if d.get("error")]
-    for data in refused[:NOT_GRADABLE_SHOWN]:
-        # The reason names the student's files: no markup, no control characters.
-        console.print(Text(f"  not gradable: {shown(str(data.get('student', '?')))}: {shown(str(data['error']))}", style="red"))
-    if len(refused) > NOT_GRADABLE_SHOWN:
-        console.print(Text(f"  and {len(refused) - NOT_GRADABLE_SHOWN} more (their reasons are in the gradebook)", style="red"))
-
-
-def render_class_summary(console: Console, results: list[dict], catalogue: list[Misconception], *, graded_now: int, reused: int, failures: list[str], wall: float) -> None:
-    """Score distribution (a chart), the files students could not hand in importable, and the
-    tests most students answered wrong with their most common reason (a table)."""
+def render_class_summary(console: Console, results: list[dict], catalogue: list[Misconception], *, graded_now: int, reused: int, failures: list[str], wall: float, not_graded: list[str] = (), changed: list[str] = (), all_not_graded: str | None = None) -> None:
+    """Score distribution (a chart), the files students could not hand in importable (and whose),
+    the tests most students answered wrong with their most common reason (a table), whose scores
+    a regrade changed, and last, what was found and not graded, and why (``not_graded``: the class
+    folder's own lines; the rest is read from the results), one line each."""
     scores = percentages(results)
     console.print(Text(f"\n{count(len(results), 'submission')}: {graded_now} graded now, {reused} unchanged since they were graded ({wall:.1f} s)", style="bold"))
     if scores:
         mean = sum(scores) / len(scores)
         full = sum(p >= 100 for p in scores)
         console.print(f"Mean score {mean:.1f}%, full marks {full} of {len(scores)}; not gradable {sum(bool(d.get('error')) for d in results)}.")
-        _render_not_gradable(console, results)
         console.print(Text("\nScore distribution", style="bold"))
         for label, students, bar in score_histogram(scores):
             console.print(Text(f"  {label} ") + Text(bar, style="cyan") + Text(f" {students}" if students else ""))
     files = files_not_importable(results)
     if files:
-        console.print(Text("\nFile missing / not importable: ", style="bold") + Text(", ".join(f"{name} ({count(students, 'student')})" for name, students in files)))
+        console.print(Text("\nFile missing / not importable:", style="bold"))
+        for name, students in files:  # whose: the ids are the students', shown as text
+            console.print(Text(f"  {name}: {count(len(students), 'student')} ({shown(names_of(students))})"))
     rows = most_failed(results, catalogue)
     if rows:
         table = Table(title="Tests most students answer wrong (the file imported)", title_justify="left", show_lines=False)
@@ -111,5 +104,37 @@ def render_class_summary(console: Console, results: list[dict], catalogue: list[
         for row in rows:
             table.add_row(row.name, str(row.students), f"{row.reason} ({row.reason_students})" if row.reason_students < row.students else row.reason)
         console.print(table)
+    if changed:
+        console.print(Text(f"\nScores changed since they were last graded ({len(changed)}):", style="bold"))
+        for line in changed:
+            console.print(Text(f"  {shown(line)}"))
     for failure in failures:
         console.print(Text(f"could not grade {failure} (not saved; run again to retry)", style="red"))
+    found = not_graded_lines(results, list(not_graded))
+    if found:
+        console.print(Text(f"\nFound and not graded ({len(found)}):", style="bold"))
+        for line in found[:NOT_GRADED_SHOWN]:  # the reasons name the students' files: no markup, no control characters
+            console.print(Text(f"  {shown(line)}", style="yellow"))
+        if len(found) > NOT_GRADED_SHOWN:
+            console.print(Text(f"  and {len(found) - NOT_GRADED_SHOWN} more{f': every line is in {all_not_graded}' if all_not_graded else ''}", style="yellow"))
+
+
+def score_changes(before: dict[str, float | None], results: list[dict]) -> list[str]:
+    """One line per student whose score a regrade changed: ``ada: 170 → 182``."""
+    lines = []
+    for data in results:
+        student = str(data.get("student"))
+        if student not in before:
+            continue
+        report = data.get("report")
+        now = None if report is None else report.get("score")
+        if now != before[student]:
+            shown_score = lambda score: "not gradable" if score is None else f"{score:g}"  # noqa: E731
+            lines.append(f"{student}: {shown_score(before[student])} → {shown_score(now)}")
+    return lines
+
+
+def why_grading(why: dict[str, str]) -> str:
+    """Why the submissions to grade are graded, counted by reason: one line."""
+    reasons = collections.Counter(why.values())
+    return "; ".join(f"{n} {'because ' if not reason.startswith(('not ', 'named')) else ''}{reason}" for reason, n in reasons.most_common())

@@ -10,7 +10,8 @@ import html
 import math
 
 from attnlab.outcomes import Outcome
-from attnlab.results import GradeReport, TestResult
+from attnlab.results import ABOUT_HEADING, NOT_GRADED_HEADING, GradeReport, TestResult
+from attnlab.wording import count
 
 CELL = 34
 
@@ -75,7 +76,8 @@ def render_not_graded_html(name: str, error: str) -> str:
 
 def render_html(report: GradeReport, name: str | None = None) -> str:
     """The report of one graded submission, titled with ``name`` (default: the submission as
-    handed in; a student's copy names the student, not the instructor's folders)."""
+    handed in; a student's copy names the student, not the instructor's folders). How the sandbox
+    ran is not on it: that is the instructor's (the terminal, the class page)."""
     functions: dict[str, list[TestResult]] = {}
     for test in report.tests:
         functions.setdefault(test.function, []).append(test)
@@ -88,7 +90,14 @@ def render_html(report: GradeReport, name: str | None = None) -> str:
             f'<td class="num">{sum(t.score for t in tests):g}/{sum(t.max_score for t in tests):g}</td><td class="{css}">{"all passed" if css == "passed" else "see below"}</td></tr>'
         )
     failing = []
-    for test in (t for t in report.tests if t.outcome is not Outcome.PASSED):
+    missing = report.files_not_imported()
+    for module, tests in missing.items():  # once a file: every one of its tests says the same
+        failing.append(
+            f'<section class="test"><h3>{html.escape(module)}.py <span class="error">({count(len(tests), "test")}, '
+            f"0/{sum(t.max_score for t in tests):g})</span></h3><pre>{html.escape(tests[0].feedback)}</pre></section>"
+        )
+    unimported = {id(t) for tests in missing.values() for t in tests}
+    for test in (t for t in report.tests if t.outcome is not Outcome.PASSED and id(t) not in unimported):
         css = {Outcome.FAILED: "failed", Outcome.ERROR: "error"}.get(test.outcome, "other")
         printed = f"<p>Your code printed:</p><pre>{html.escape(test.output)}</pre>" if test.output else ""
         failing.append(
@@ -100,8 +109,12 @@ def render_html(report: GradeReport, name: str | None = None) -> str:
     return page(
         title,
         f"<h1>{title}</h1>"
-        f"<p><strong>{report.score:g} / {report.max_score:g}</strong> ({percent:.0f}%) · graded in {report.duration:.1f} s · {html.escape(report.sandbox)}</p>"
-        + "".join(f"<p class=\"note\">Not graded: {html.escape(note)}</p>" for note in report.notes)
+        f"<p><strong>{report.score:g} / {report.max_score:g}</strong> ({percent:.0f}%) · graded in {report.duration:.1f} s</p>"
+        + "".join(
+            f'<h2>{heading}</h2><ul class="{css}">{"".join(f"<li>{html.escape(line)}</li>" for line in lines)}</ul>'
+            for heading, css, lines in ((ABOUT_HEADING, "notes", report.notes), (NOT_GRADED_HEADING, "not-graded", report.not_graded))
+            if lines
+        )
         + '<table class="summary"><tr><th>file</th><th>function</th><th>tests</th><th>points</th><th>status</th></tr>'
         + "".join(rows)
         + "</table>"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from attnlab.inert import markdown_literal, markdown_words
 from attnlab.outcomes import Outcome
-from attnlab.results import GradeReport, markdown_feedback
+from attnlab.results import ABOUT_HEADING, NOT_GRADED_HEADING, GradeReport, markdown_feedback
 from attnlab.wording import count
 
 
@@ -27,10 +27,15 @@ def render_markdown(report: GradeReport, student: str) -> str:
         passed = sum(t.outcome is Outcome.PASSED for t in tests)
         points = f"{sum(t.score for t in tests):g}/{sum(t.max_score for t in tests):g} points"
         lines.append(f"- {markdown_words(f'{module}.py')} · {markdown_words(function)}: {passed} of {len(tests)} tests passed, {points}")
-    if report.notes:  # what grading set aside (a notebook's plots and prints); it may quote the student's code
-        lines += ["", "Not graded:", "", markdown_literal("\n".join(report.notes))]
-    failing = [t for t in report.tests if t.outcome is not Outcome.PASSED]
-    lines += ["", "## What went wrong" if failing else "Every hidden test passed."]
+    for heading, said in ((ABOUT_HEADING, report.notes), (NOT_GRADED_HEADING, report.not_graded)):
+        if said:  # the names of the student's files, and a notebook's code: never Markdown
+            lines += ["", f"**{heading}:**", "", markdown_literal("\n".join(said))]
+    missing = report.files_not_imported()
+    unimported = {id(t) for tests in missing.values() for t in tests}
+    failing = [t for t in report.tests if t.outcome is not Outcome.PASSED and id(t) not in unimported]
+    lines += ["", "## What went wrong" if failing or missing else "Every hidden test passed."]
+    for module, tests in missing.items():  # once a file: every one of its tests says the same
+        lines += ["", f"### {markdown_words(f'{module}.py')}: {count(len(tests), 'test')}, 0/{sum(t.max_score for t in tests):g}", "", markdown_literal(tests[0].feedback)]
     for test in failing:
         lines += ["", f"### {markdown_words(test.name)}", "", f"*{markdown_words(test.outcome.value)}, {test.score:g}/{test.max_score:g}*", "", markdown_feedback(test)]
     return "\n".join(lines) + "\n"

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from attnlab.outcomes import Outcome
-from attnlab.results import GradeReport
+from attnlab.results import ABOUT_HEADING, NOT_GRADED_HEADING, GradeReport, first_line
 from attnlab.wording import count
 
 MARKS = {
@@ -86,7 +86,14 @@ def _pictures(test) -> list:
 def render(report: GradeReport, console: Console, *, explain: bool = False) -> None:
     """Print the summary; failing tests with the first line of their feedback, or all of it with ``explain``."""
     console.print(_function_table(report))
-    failing = [t for t in report.tests if t.outcome is not Outcome.PASSED]
+    missing = report.files_not_imported()
+    for module, tests in missing.items():  # once a file, not once a test: a missing file is one reason
+        line = Text(" ✗ ", style="red")
+        line.append(first_line(tests[0].feedback), style="bold")
+        line.append(f"  0/{_points(sum(t.max_score for t in tests))} ({count(len(tests), 'test')})", style="red")
+        console.print(line)
+    unimported = {id(t) for tests in missing.values() for t in tests}
+    failing = [t for t in report.tests if t.outcome is not Outcome.PASSED and id(t) not in unimported]
     not_implemented = [t for t in failing if t.outcome is Outcome.NOT_IMPLEMENTED]
     others = [t for t in failing if t.outcome is not Outcome.NOT_IMPLEMENTED]
     if not_implemented:
@@ -108,6 +115,9 @@ def render(report: GradeReport, console: Console, *, explain: bool = False) -> N
         console.print(Group(*parts))
     if others and not explain:
         console.print(Text("\n(--explain shows the whole feedback of each failing test)", style="dim"))
-    for note in report.notes:  # a notebook's plots and prints, set aside: said, so nothing is a surprise
-        console.print(Text(f"\nNot graded: {note}", style="yellow"))
+    for heading, lines in ((ABOUT_HEADING, report.notes), (NOT_GRADED_HEADING, report.not_graded)):
+        if lines:  # said, so nothing handed in is dropped without a word
+            console.print(Text(f"\n{heading}:", style="yellow"))
+            for line in lines:
+                console.print(Text(f"  · {line}", style="yellow"))
     console.print(Text(f"\nGraded in {report.duration:.1f} s; {report.sandbox}.", style="dim"))

@@ -376,8 +376,18 @@ def _import_library(name: str, warmup: str | None) -> None:
 
 
 def main(control_fd: int) -> None:
-    """Serve the grader on ``control_fd``; ``sys.argv[2]``, when given, is the environment's
-    configuration (``SandboxEnvironment.as_config``)."""
+    """Serve the grader on ``control_fd`` until it goes; ``sys.argv[2]``, when given, is the
+    environment's configuration (``SandboxEnvironment.as_config``). Ctrl-C is the grader's: it
+    stops this server by closing the socket, and a reply that finds it closed ends the server
+    without a word (it printed a ``BrokenPipeError`` traceback over the grader's last lines)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        _serve(control_fd)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
+def _serve(control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
     config = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
     warmups = config.get("warmups", {})

@@ -1,0 +1,211 @@
+"""The submissions a class folder holds, whatever tool collected it, and what else it holds.
+
+A class folder holds one entry per student: a folder or a ``.zip`` named by the student's id.
+Two layouts of other tools are recognised too:
+
+- nbgrader's ``submitted/<student>/<assignment>/`` (give the class folder or its
+  ``submitted/``; with several assignments, the newest is taken unless one is named);
+- a Gradescope export: ``submission_<id>/`` folders with ``submission_metadata.yml``
+  mapping each to its submitters (a student's id is their SID, else their email; each member
+  of a group submission gets its result), given as the class or dropped into a class folder.
+
+``survey`` also says, one line each, what it found that is no student's graded submission: a
+loose file, an earlier upload of a student (``s2311`` beside ``s2311 (1)``), entries that would
+share a student and a results file (``alice.`` beside ``alice``), an older nbgrader assignment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnlab.course import Course
+from attnlab.misnamed import without_copy_suffix
+from attnlab.roster import Entry, RosterError, safe_id, shown
+from attnlab.uploads import zip_holds
+
+# What archivers and file managers leave beside the students' entries (a zip made on a Mac holds
+# __MACOSX/): never a student.
+ARCHIVE_LITTER = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})
+
+
+def _is_litter(path: Path) -> bool:
+    return path.name.startswith(".") or path.name in ARCHIVE_LITTER
+
+
+@dataclass(frozen=True)
+class ClassFolder:
+    """What a class folder holds: the students' submissions, and what else was found there."""
+
+    entries: list[Entry]
+    """One per student, sorted by student id."""
+    not_graded: list[str]
+    """What was found and is no student's graded submission, and why, one line each."""
+
+
+def find_entries(folder: Path, course: Course, assignment: str | None = None) -> list[Entry]:
+    """The class's submissions, one per student, sorted by student id (``survey``'s entries)."""
+    return survey(folder, course, assignment).entries
+
+
+def survey(folder: Path, course: Course, assignment: str | None = None) -> ClassFolder:
+    """The class's submissions, and a line for each thing found that is not graded.
+
+    A folder or zip with a copy suffix (``s2311 (1)``, ``s2311 copy``) is another upload of its
+    student: the one saved last is graded, and the others are named. Two entries that would be one
+    student otherwise (``alice.`` and ``alice``, ``Alice.zip`` and ``alice``: one results file on a
+    disk that ignores case) are each refused, and the rest of the class is graded. A Gradescope
+    export inside the class folder is its submissions, not one student."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise RosterError(f"{folder}: no such folder")
+    not_graded: list[str] = []
+    if (folder / "submission_metadata.yml").is_file():
+        entries = _gradescope_entries(folder)
+    elif (folder / "submitted").is_dir() or folder.name == "submitted":
+        entries = _nbgrader_entries(folder if folder.name == "submitted" else folder / "submitted", assignment, not_graded)
+    else:
+        entries = _plain_entries(folder, not_graded)
+    return ClassFolder(sorted(_one_per_student(entries, not_graded, folder), key=lambda e: e.student), not_graded)
+
+
+def _plain_entries(folder: Path, not_graded: list[str]) -> list[Entry]:
+    entries = []
+    for path in sorted(folder.iterdir()):
+        name = shown(path.name)
+        if _is_litter(path):
+            continue
+        is_zip = path.suffix.lower() == ".zip" and not path.is_dir()
+        if not (path.is_dir() or is_zip):
+            not_graded.append(f"{name}: not graded: a file, not a student's folder or .zip (named by the student's id)")
+        elif path.is_dir() and not path.is_symlink() and (path / "submission_metadata.yml").is_file():
+            entries += _gradescope_entries(path)  # an export dropped into the class: its submissions, each a student
+        elif is_zip and zip_holds(path, "submission_metadata.yml"):
+            not_graded.append(f"{name}: not graded: a Gradescope export; unzip it in the class folder and its submissions are graded")
+        else:
+            stem, copy = without_copy_suffix(path.stem if is_zip else path.name)
+            entries.append(Entry(safe_id(stem), path, copy=copy))
+    return entries
+
+
+MAX_LISTED = 2000
+"""Files looked at for when a folder was saved, at most (a data set beside the work holds many)."""
+
+
+def saved_at(path: Path) -> float:
+    """When an entry was last saved: a zip's time, or the newest time of a folder's files (not
+    the folder's own, which is when it was unpacked)."""
+    times = []
+    if path.is_dir() and not path.is_symlink():
+        for number, (folder, _, files) in enumerate(os.walk(path)):
+            for name in files[:MAX_LISTED]:
+                try:
+                    times.append(os.lstat(os.path.join(folder, name)).st_mtime)
+                except OSError:
+                    pass
+            if number > MAX_LISTED:
+                break
+    return max(times, default=path.lstat().st_mtime)
+
+
+def _when(seconds: float) -> str:
+    import datetime
+
+    return datetime.datetime.fromtimestamp(seconds).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _one_per_student(entries: list[Entry], not_graded: list[str], folder: Path) -> list[Entry]:
+    """One entry per student: the newest of a student's uploads with copy suffixes; entries that
+    would share a student (and a results file) otherwise, each refused in a line of its own, named
+    by its place in the class ``folder`` (nbgrader's ``alice/ps1``)."""
+
+    def where(entry: Entry) -> str:
+        try:
+            return shown(entry.source.relative_to(folder))
+        except ValueError:
+            return shown(entry.source.name)
+
+    groups: dict[str, list[Entry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.student.casefold(), []).append(entry)
+    kept = []
+    for group in groups.values():
+        if len(group) == 1:
+            kept.append(group[0])
+            continue
+        bases = {without_copy_suffix(e.source.stem if e.source.suffix.lower() == ".zip" else e.source.name)[0] for e in group}
+        if len(bases) == 1 and any(e.copy for e in group):
+            timed = sorted(((saved_at(e.source), e.copy, e) for e in group), key=lambda item: item[:2], reverse=True)
+            if timed[0][:2] != timed[1][:2]:
+                kept.append(_newest_upload(timed, not_graded))
+                continue
+        names = " and ".join(repr(where(e)) for e in group)
+        for entry in group:
+            not_graded.append(f"{where(entry)}: not graded: {names} would both be student {entry.student!r} (one results file): rename one, or remove one")
+    return kept
+
+
+def _newest_upload(timed: list[tuple[float, int, Entry]], not_graded: list[str]) -> Entry:
+    """The first of one student's uploads, newest first (a tie: the later copy), told to the
+    student and the instructor with the ones not graded."""
+    _, _, newest = timed[0]
+    tie = " (saved at the same time: the later copy)" if timed[0][0] == timed[1][0] else ""
+    older = [f"{shown(e.source.name)!r} (saved {_when(t)})" for t, _, e in timed[1:]]
+    for t, _, entry in timed[1:]:
+        not_graded.append(f"{shown(entry.source.name)}: not graded: an earlier upload of {newest.student} than {shown(newest.source.name)!r}{tie}")
+    note = f"graded your upload {shown(newest.source.name)!r} (saved {_when(timed[0][0])}), the newest{tie}; not graded: {', '.join(older)}"
+    return dataclasses.replace(newest, notes=(*newest.notes, note))
+
+
+def _nbgrader_entries(submitted: Path, assignment: str | None, not_graded: list[str]) -> list[Entry]:
+    entries = []
+    for student in sorted(p for p in submitted.iterdir() if p.is_dir() and not _is_litter(p)):
+        if student.is_symlink():  # not followed: refused, by name, when it is graded
+            entries.append(Entry(safe_id(student.name), student))
+            continue
+        assignments = sorted((p for p in student.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+        if assignment is not None:
+            assignments = [p for p in assignments if p.name == assignment]
+        if assignments:
+            entries.append(Entry(safe_id(student.name), assignments[-1]))
+            not_graded += [f"{shown(student.name)}/{shown(a.name)}: not graded: {shown(assignments[-1].name)} is newer (--assignment names one)" for a in assignments[:-1]]
+    return entries
+
+
+def _gradescope_entries(export: Path) -> list[Entry]:
+    import yaml
+
+    try:
+        metadata = yaml.safe_load((export / "submission_metadata.yml").read_text()) or {}
+    except yaml.YAMLError as error:
+        raise RosterError(f"{export / 'submission_metadata.yml'}: not valid YAML ({error.problem})") from None
+    if not isinstance(metadata, dict):
+        raise RosterError(f"{export / 'submission_metadata.yml'}: not a Gradescope export's metadata (no submission_<id>: entries)")
+    entries = []
+    for key, info in sorted(metadata.items(), key=lambda item: str(item[0])):
+        if not (export / str(key)).is_dir():
+            continue
+        info = info if isinstance(info, dict) else {}
+        submitters = info.get(":submitters") or info.get("submitters") or []
+        submitters = submitters if isinstance(submitters, list) else []
+        # A group submission is every member's: each gets the group's result under their own id.
+        known = {_gradescope_id(s): _gradescope_email(s) for s in submitters if isinstance(s, dict) and _gradescope_id(s)}
+        for student, email in (known or {str(key): None}).items():
+            also = (email,) if email and email != student else ()
+            entries.append(Entry(safe_id(student), export / str(key), also=also))
+    return entries
+
+
+def _gradescope_email(submitter: dict) -> str | None:
+    email = submitter.get(":email", submitter.get("email"))
+    return str(email) if email not in (None, "") else None
+
+
+def _gradescope_id(submitter: dict) -> str | None:
+    """A submitter's SID, else their email (Gradescope writes the keys with a leading colon)."""
+    for field in (":sid", "sid", ":email", "email"):
+        if submitter.get(field) not in (None, ""):
+            return str(submitter[field])
+    return None
