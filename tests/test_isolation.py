@@ -197,9 +197,23 @@ CLASS = {
 }
 
 
-def attnlab(mode: str, *args) -> subprocess.CompletedProcess:
+# Entries readable by all that a machine may keep in a shared folder (a checkout with its virtual
+# environment under /tmp holds about 46,000): past the old clean-up's bound of 100,000.
+CROWD = 100_001
+_CROWDED_VAR_TMP = """
+mount -t tmpfs -o size=64m,nr_inodes=150000,mode=1777 attnlab-crowd /var/tmp
+mkdir -m 0755 /var/tmp/a-checkout
+python3 -c 'import os, sys
+for i in range(int(sys.argv[1])): os.close(os.open(f"/var/tmp/a-checkout/f{i:06d}", os.O_CREAT | os.O_WRONLY, 0o644))' "$0"
+exec "$@"
+"""
+
+
+def attnlab(mode: str, *args, crowded: bool = False) -> subprocess.CompletedProcess:
     """The command line in ``mode``: "bwrap", "plain", or "container" (plain, and without
-    CAP_SYS_ADMIN, as in a Docker container: no bubblewrap, no private mounts or IPC)."""
+    CAP_SYS_ADMIN, as in a Docker container: no bubblewrap, no private mounts or IPC).
+    ``crowded``: on a machine whose /var/tmp holds ``CROWD`` files readable by all (a memory
+    folder mounted over it for this command alone, so other graders on this host see nothing)."""
     if mode == "bwrap" and bwrap_path() is None:
         pytest.skip("bubblewrap is not installed")
     env = {k: v for k, v in os.environ.items() if k != "ATTNLAB_SANDBOX"}
@@ -210,6 +224,10 @@ def attnlab(mode: str, *args) -> subprocess.CompletedProcess:
         if shutil.which("capsh") is None:
             pytest.skip("capsh is not installed")
         command = ["capsh", "--drop=cap_sys_admin", "--", "-c", 'exec "$@"', "attnlab", *command]
+    if crowded:
+        if shutil.which("unshare") is None:
+            pytest.skip("unshare is not installed")
+        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", _CROWDED_VAR_TMP, str(CROWD), *command]
     return subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
 
 
@@ -276,3 +294,44 @@ def test_a_class_holds_every_attack(mode, fresh_course, tmp_path):
     if mode != "bwrap":
         for path in (fresh_course.solutions_dir, classroom, results):
             assert not path.stat().st_mode & 0o007, path
+
+
+@pytest.mark.parametrize("mode", ["container"])
+def test_a_classmates_leftovers_go_whatever_the_machine_keeps_in_its_shared_folders(mode, fresh_course, tmp_path):
+    """On a machine whose /var/tmp holds 100,001 files readable by all (as a checkout under /tmp
+    does), the clean-up once stopped its walk there, before /dev/shm: the next student read what
+    the last one left (the README's test command failed on a fresh machine). It now walks only
+    the folders the student could write in."""
+    import json
+
+    classroom = tmp_path / "class"
+    for student, name in {"a-leaves-segment": "leaves_a_shared_memory_segment", "b-reads-segment": "reads_a_shared_memory_segment"}.items():
+        build_submission(classroom / student, hostile(name))
+    result = attnlab(mode, "grade", classroom, "--only", "softmax", "--jobs", "1", "--course", fresh_course.root, crowded=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = classroom.parent / "class.results"
+    reader = [t for t in json.loads((results / "b-reads-segment.json").read_text())["report"]["tests"] if t["function"] == "softmax"]
+    assert {t["outcome"] for t in reader} == {"error"} and "nothing left in shared memory" in reader[0]["feedback"], reader[0]["feedback"]
+    uids = private_uids_in(results)
+    assert left_in_shared_folders(uids) == [] and segments_of(uids) == []
+
+
+def test_ipc_objects_are_found_without_proc_as_with_it():
+    """Where /proc/sysvipc cannot be read (a masked /proc), the clean-up asks the kernel index by
+    index: both ways find the same objects, owner and creator."""
+    import ctypes
+
+    from attnlab.sandbox.inside.leftovers import _ipc_objects_in_proc, ipc_objects_by_index
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    made = {"shm": libc.shmget(0, 4096, 0o1000 | 0o600), "sem": libc.semget(0, 1, 0o1000 | 0o600), "msg": libc.msgget(0, 0o1000 | 0o600)}
+    try:
+        for kind, ident in made.items():
+            assert ident >= 0, kind
+            by_index = ipc_objects_by_index(kind)
+            assert (ident, os.geteuid(), os.geteuid()) in by_index, kind
+            assert sorted(by_index) == sorted(_ipc_objects_in_proc(kind)), kind
+    finally:
+        libc.shmctl(made["shm"], 0, None)
+        libc.semctl(made["sem"], 0, 0)
+        libc.msgctl(made["msg"], 0, None)

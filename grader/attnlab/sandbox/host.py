@@ -42,7 +42,7 @@ from attnlab.outcomes import (
     StudentError,
     WorkerCrashed,
 )
-from attnlab.sandbox.inside.forkserver import SHARED_FOLDERS
+from attnlab.sandbox.inside.leftovers import SHARED_FOLDERS
 from attnlab.sandbox.inside.watching_worker import IMPORTING, MARKER, WATCHED
 from attnlab.sandbox.inside.worker import LEFT_A_THREAD
 

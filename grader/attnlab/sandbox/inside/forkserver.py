@@ -18,11 +18,12 @@ import importlib
 import json
 import os
 import resource
-import shutil
 import signal
 import socket
 import sys
 import time
+
+from attnlab.sandbox.inside.leftovers import SHARED_FOLDERS, remove_leftovers, writable_folders
 
 CONTROL_MESSAGE_BYTES = 1 << 16
 PREIMPORTED = (
@@ -112,10 +113,6 @@ def _mount(libc, source: str, target: str, flags: int) -> None:
 
 PRIVATE_WORKERS = False
 """Whether workers get mounts and IPC of their own here (found once, at the fork server's start)."""
-# Folders every user may write to: what a submission leaves there is removed after it.
-SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
-_SHARED_ENTRIES_WALKED = 100_000
-_IPC_RMID = 0
 _CLONE_NEWIPC = 0x08000000
 _CLONE_NEWNS = 0x00020000
 _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x1000, 0x4000, 0x40000
@@ -162,50 +159,33 @@ def _kill_everything_of(uid: int) -> None:
         time.sleep(0.005)
 
 
-def _clean_up_after(uid: int) -> None:
-    """Remove what the processes of ``uid`` (all dead now) left: System V IPC objects in this
-    IPC namespace, files and folders in the folders all users may write to, and its keyrings."""
-    _as(uid, lambda: (_remove_ipc_of(uid), _remove_files_of(uid), _clear_keyrings()))
+def _clean_up_after(uid: int, folders: list[str]) -> None:
+    """Remove what the processes of ``uid`` (all dead now) left: System V IPC objects in this IPC
+    namespace, its entries in the ``folders`` it may write in, and its keyrings."""
+    _as(uid, lambda: remove_leftovers(uid, folders))
 
 
-def _remove_ipc_of(uid: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    removers = {"shm": lambda i: libc.shmctl(i, _IPC_RMID, None), "sem": lambda i: libc.semctl(i, 0, _IPC_RMID), "msg": lambda i: libc.msgctl(i, _IPC_RMID, None)}
-    for kind, remove in removers.items():
+def _folders_writable_by(uid: int) -> list[str]:
+    """The folders in or beneath the shared folders where ``uid`` may make an entry, as a child
+    that becomes ``uid`` finds them (``leftovers.writable_folders``)."""
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid == 0:
         try:
-            with open(f"/proc/sysvipc/{kind}") as table:
-                header, *rows = [line.split() for line in table]
-        except OSError:
-            continue
-        # Owner or creator: an owner may hand its object to another user (IPC_SET), not its creation.
-        ident, owners = header.index(f"{kind}id" if kind != "msg" else "msqid"), [header.index(c) for c in ("uid", "cuid") if c in header]
-        for row in rows:
-            if any(int(row[owner]) == uid for owner in owners):
-                remove(int(row[ident]))
-
-
-def _remove_files_of(uid: int) -> None:
-    """Remove every entry ``uid`` owns in the shared folders. Only the machine's own entries count
-    towards the walk's bound: a submission that floods /tmp pays for its own removal, and cannot
-    make the walk stop before what it left (100,001 files in /tmp did)."""
-    foreign = 0
-    for top in SHARED_FOLDERS:
-        for folder, dirs, files in os.walk(top):
-            for name in list(dirs) + files:
-                path = os.path.join(folder, name)
-                try:
-                    if os.lstat(path).st_uid != uid:
-                        foreign += 1
-                        continue
-                    if name in dirs:
-                        dirs.remove(name)
-                        shutil.rmtree(path, ignore_errors=True)
-                    else:
-                        os.unlink(path)
-                except OSError:
-                    pass
-            if foreign > _SHARED_ENTRIES_WALKED:
-                return
+            os.close(reading)
+            _become(uid)
+            with os.fdopen(writing, "w") as out:
+                json.dump(writable_folders(), out)
+        finally:
+            os._exit(0)
+    os.close(writing)
+    with os.fdopen(reading) as answer:
+        text = answer.read()
+    os.waitpid(pid, 0)
+    try:
+        return [str(f) for f in json.loads(text)]
+    except ValueError:
+        return list(SHARED_FOLDERS)
 
 
 def _forbid_new_processes(uid: int) -> None:
@@ -265,24 +245,6 @@ def _deny_persistent_stores() -> bool:
     if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0:
         return False
     return libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(Program(len(program), instructions)), 0, 0) == 0
-
-
-def _clear_keyrings() -> None:
-    """As the private user: empty its user, user-session and persistent keyrings (where a worker
-    could not be denied them, what it left there goes with the submission)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    number = {"x86_64": 250, "aarch64": 219}.get(__import__("platform").machine())
-    if number is None:
-        return
-    keyctl_clear, keyctl_get_persistent = 7, 22
-    user, user_session, process = -4, -5, -2
-    keyrings = [user, user_session]
-    persistent = libc.syscall(number, ctypes.c_long(keyctl_get_persistent), ctypes.c_long(-1), ctypes.c_long(process))
-    if persistent > 0:
-        keyrings.append(persistent)
-    for keyring in keyrings:
-        libc.syscall(number, ctypes.c_long(keyctl_clear), ctypes.c_long(keyring))
 
 
 def _can_unshare() -> bool:
@@ -408,6 +370,7 @@ def main(control_fd: int) -> None:
     # namespace: cleaning those after each submission is needed only where the kernel refuses.
     global PRIVATE_WORKERS
     PRIVATE_WORKERS = private = os.geteuid() == 0 and _can_unshare()
+    writable: list[str] | None = None
     while True:
         try:
             data, fds, _flags, _address = socket.recv_fds(control, CONTROL_MESSAGE_BYTES, 4)
@@ -440,7 +403,9 @@ def main(control_fd: int) -> None:
             if os.geteuid() == 0 and request.get("uid") is not None:
                 _kill_everything_of(request["uid"])
                 if not private:
-                    _clean_up_after(request["uid"])
+                    # Found once, after the first submission: what the machine lets the user write.
+                    writable = writable if writable is not None else _folders_writable_by(request["uid"])
+                    _clean_up_after(request["uid"], writable)
             control.send(b"{}")
         elif request["op"] == "seal":
             if os.geteuid() == 0 and request.get("uid") is not None:
