@@ -5,7 +5,9 @@ The table has one section per test file and one key per test function::
     [test_softmax]
     test_rows_sum_to_one = 2
 
-A parametrized test's points are shared evenly among its cases.
+A parametrized test's points are shared evenly among its cases. A test worth 0 is run and its
+verdict and feedback shown, never scored: for a property the grader can only take the student's
+code's word for (a module run on the meta device gives no value to check).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def load_points(hidden_tests_dir: Path) -> dict[tuple[str, str], float]:
         if not isinstance(tests, dict):
             raise CourseError(f"{path}: [{file_stem}] must be a table of test = points")
         for test, value in tests.items():
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-                raise CourseError(f"{path}: {file_stem}.{test} must be a positive number of points")
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+                raise CourseError(f"{path}: {file_stem}.{test} must be a number of points, 0 or more")
             points[(file_stem, test)] = float(value)
     return points

@@ -461,14 +461,17 @@ def _send_by(sock: socket.socket, data: memoryview, deadline: float) -> None:
             sent += sock.send(data[sent:], socket.MSG_DONTWAIT)
         except BlockingIOError:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([], [sock], [], remaining)[1]:
+            if remaining <= 0:
                 raise TimeoutError from None
+            select.select([], [sock], [], remaining)  # until there is room, or to ask the deadline again
 
 
 def receive(sock: socket.socket, deadline: float | None = None) -> tuple[dict, list]:
     """Receive one message, waiting until ``deadline`` (``time.monotonic()``) at most.
 
-    Raises ``TimeoutError`` past the deadline, ``PeerClosed`` on end of file and
+    A deadline is read as ``deadline - time.monotonic()``: the seconds left to wait before it is
+    asked again (``sandbox.deadlines.Deadline`` answers so in CPU time). Raises ``TimeoutError``
+    past the deadline, ``PeerClosed`` on end of file and
     ``WireError`` for a message that breaks the format or its size limits.
     """
     header_length, n_buffers = _PREFIX.unpack(_read_exact(sock, _PREFIX.size, deadline))
@@ -504,8 +507,9 @@ def _read_exact(sock: socket.socket, n: int, deadline: float | None) -> bytearra
             count = sock.recv_into(view[received:], n - received, socket.MSG_DONTWAIT if deadline is not None else 0)
         except BlockingIOError:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([sock], [], [], remaining)[0]:
+            if remaining <= 0:
                 raise TimeoutError from None
+            select.select([sock], [], [], remaining)  # until data comes, or to ask the deadline again
             continue
         except (ConnectionResetError, BrokenPipeError):
             raise PeerClosed from None

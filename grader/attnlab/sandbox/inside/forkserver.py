@@ -23,6 +23,7 @@ import socket
 import sys
 import time
 
+from attnlab.sandbox.inside import syscalls
 from attnlab.sandbox.inside.leftovers import SHARED_FOLDERS, remove_leftovers, writable_folders
 
 CONTROL_MESSAGE_BYTES = 1 << 16
@@ -188,65 +189,6 @@ def _folders_writable_by(uid: int) -> list[str]:
         return list(SHARED_FOLDERS)
 
 
-def _forbid_new_processes(uid: int) -> None:
-    """Set RLIMIT_NPROC to 0 in every process of ``uid``, until none is left unset: from now on
-    none of them can start a process (or a thread). Only lowering: needs no capability."""
-    def seal() -> None:
-        me, sealed = str(os.getpid()), set()
-        while True:
-            pids = set(_processes_of(uid)) - {me}
-            if pids <= sealed:
-                return
-            for pid in pids - sealed:
-                try:
-                    resource.prlimit(int(pid), resource.RLIMIT_NPROC, (0, 0))
-                except (ProcessLookupError, PermissionError, OSError):
-                    pass
-            sealed |= pids
-
-    _as(uid, seal)
-
-
-# Kernel stores that outlive the processes that filled them: a user's keyrings (add_key,
-# request_key, keyctl) and POSIX message queues (mq_*). Nothing a worker needs; a submission's
-# processes could leave answers there for a later process (a live run, a classmate) to read.
-_DENIED_CALLS = {
-    0xC000003E: (248, 249, 250, 240, 241, 242, 243, 244, 245),  # x86_64
-    0xC00000B7: (217, 218, 219, 180, 181, 182, 183, 184, 185),  # aarch64
-}
-_X32_BIT = 0x40000000
-
-
-def _deny_persistent_stores() -> bool:
-    """Forbid this process and its children the system calls of ``_DENIED_CALLS`` (a seccomp
-    filter; they fail with EPERM), and any gaining of privileges; False where that cannot be done."""
-    import platform
-
-    arch = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}.get(platform.machine())
-    if arch is None:
-        return False
-    denied = _DENIED_CALLS[arch]
-    errno_eperm, allow = 0x00050000 | 1, 0x7FFF0000
-    ld_w_abs, jeq_k, jge_k, ret_k = 0x20, 0x15, 0x35, 0x06
-    program = [(ld_w_abs, 0, 0, 4), (jeq_k, 1, 0, arch), (ret_k, 0, 0, errno_eperm), (ld_w_abs, 0, 0, 0)]
-    program.append((jge_k, len(denied) + 1, 0, _X32_BIT))  # another ABI's numbering: refused
-    program += [(jeq_k, len(denied) - i, 0, number) for i, number in enumerate(denied)]
-    program += [(ret_k, 0, 0, allow), (ret_k, 0, 0, errno_eperm)]
-
-    class Instruction(ctypes.Structure):
-        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint32)]
-
-    class Program(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Instruction))]
-
-    instructions = (Instruction * len(program))(*[Instruction(*i) for i in program])
-    libc = ctypes.CDLL(None, use_errno=True)
-    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
-    if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0:
-        return False
-    return libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(Program(len(program), instructions)), 0, 0) == 0
-
-
 def _can_unshare() -> bool:
     """Can a worker have mounts and an IPC namespace of its own here (CAP_SYS_ADMIN)?"""
     pid = os.fork()
@@ -302,11 +244,20 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
         os.mkdir(scratch, 0o700)
     os.chdir(scratch)  # where relative paths write: the one folder the student may fill
     _set_limits(request["limits"], baseline_vm)
-    _deny_persistent_stores()
+    measured = bool(request.get("measured"))
+    if measured:  # a memory-measured call's worker: no other process beside it, ever
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+        _map_cached_file_pages()
+    syscalls.deny(measured)
     # First words on the channel, once the worker is set up and before any student code runs (a
     # worker that dies before them is the sandbox's failure, not the student's): the kernel
     # attaches this process's pid as the grader sees it (the grader may live in another pid namespace).
-    socket.socket(fileno=os.dup(channel_fd)).send(b"hello")
+    # Then nothing of the submission runs until the grader says so, once it has put this worker in
+    # its slot's control groups (where the machine has them).
+    with socket.socket(fileno=os.dup(channel_fd)) as first:
+        first.send(b"hello")
+        if first.recv(1, socket.MSG_WAITALL) != b"g":
+            os._exit(0)
     # A worker's calls (a program's above all) make and drop many small containers: collections
     # of the youngest objects ten times less often (cycles are still collected; a worker lives
     # one submission).
@@ -321,6 +272,30 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
         WatchingWorker(channel, request["submission"], request["standins"], request["serves"], request["depends"], marker_fd[0], request.get("poisoned", []), request.get("skipped", [])).serve()
         return
     Worker(channel, request["submission"], request["module"], request["function"], request["standins"]).serve()
+
+
+def _map_cached_file_pages() -> None:
+    """A memory-measured worker, before any of the submission's code runs: map every page of its
+    file mappings (libraries) that the page cache holds, so that the library code the call runs
+    later adds nothing to the resident size it is measured by: only what it allocates does."""
+    import numpy as np
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    page = os.sysconf("SC_PAGE_SIZE")
+    with open("/proc/self/maps") as maps:
+        lines = maps.read().splitlines()
+    for line in lines:
+        fields = line.split(maxsplit=5)
+        if len(fields) < 6 or not fields[5].startswith("/") or fields[5].startswith("/dev/") or not fields[1].startswith("r"):
+            continue
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        present = (ctypes.c_ubyte * ((end - start) // page))()
+        if libc.mincore(ctypes.c_void_p(start), ctypes.c_size_t(end - start), present) != 0:
+            continue
+        cached = np.flatnonzero(np.frombuffer(present, np.uint8) & 1)
+        # Reading one byte of a page maps it; a page the cache does not hold (past the end of the
+        # file, or never read) is left alone.
+        np.frombuffer((ctypes.c_ubyte * (end - start)).from_address(start), np.uint8)[cached * page].sum()
 
 
 def _import_library(name: str, warmup: str | None) -> None:
@@ -406,10 +381,6 @@ def main(control_fd: int) -> None:
                     # Found once, after the first submission: what the machine lets the user write.
                     writable = writable if writable is not None else _folders_writable_by(request["uid"])
                     _clean_up_after(request["uid"], writable)
-            control.send(b"{}")
-        elif request["op"] == "seal":
-            if os.geteuid() == 0 and request.get("uid") is not None:
-                _forbid_new_processes(request["uid"])
             control.send(b"{}")
         elif request["op"] == "reap":
             try:
