@@ -39,7 +39,7 @@ def _two_per_function(fixtures):
 FIXTURES = [f for kind in ("correct", "hostile", "printing", "compensating") for f in fixtures_in(kind) if f.file.removesuffix(".py") in NUMPY]
 FIXTURES += _two_per_function([f for f in fixtures_in("buggy") if f.file.removesuffix(".py") in NUMPY])
 # Fixtures whose time is their point: graded by the tests below with their own deadlines.
-SLOW = {"infinite_loop", "hangs_on_a_probe", "hangs_at_import", "threads_that_print_forever", "asks_the_reference_for_too_much", "is_slow_but_within_every_deadline", "floods_tmp_to_outlast_the_clean_up", "is_slow_and_gets_two_budgets_in_a_class", "stalls_the_grader_on_a_stand_in_answer"}
+SLOW = {"infinite_loop", "hangs_on_a_probe", "hangs_at_import", "threads_that_print_forever", "asks_the_reference_for_too_much", "is_slow_but_within_every_deadline", "floods_tmp_to_outlast_the_clean_up", "is_slow_and_gets_two_budgets_in_a_class", "stalls_the_grader_on_a_stand_in_answer", "burns_cpu_beside_its_classmates", "is_slow_in_cpu_time_and_honest"}
 # Fixtures whose outcome is a race with the deadline (a bounded search of the whole disk): graded
 # on both paths by tests/test_isolation.py, for their score.
 RACES = {"searches_the_disk_for_the_answers"}

@@ -157,12 +157,16 @@ class SandboxBackend(Backend):
         if worker is None or not worker.alive:
             if self._staged is None:
                 self._staged = self.server.stage(self.submission)
+            self._room_for_a_worker()
             try:
                 worker = WorkerProcess(self.server, self._staged, module, function, self.course.standins_for(function), self.limits, self._answer_cache, self.course.needs_of(module), import_answers=self._answer_for(function))
             except SubmissionProblem as problem:
                 # Unimportable, or an import that hangs or crashes: deterministic, so not tried again.
+                over = self._over_budget()
+                if over is not None:
+                    problem = OutOfMemory(f"{module}.py could not be imported: it ran out of memory: {over}")
                 self._import_failures[module] = problem
-                raise
+                raise problem from None
             self._workers[function] = worker
         return worker
 
@@ -229,6 +233,12 @@ class SandboxBackend(Backend):
         try:
             with self._working(worker):
                 yield
+            over = self._over_budget()
+            if over is not None:
+                # One of the submission's processes was ended for the budget during the call (the
+                # kernel picks one; the watch ends them all): the call ran out of memory, either way.
+                worker.stop()
+                raise OutOfMemory(f"{function or 'the function'} ran out of memory: {over}", function)
         except WorkerCrashed as crash:
             over = self._over_budget()
             if over is not None:
@@ -297,6 +307,17 @@ class SandboxBackend(Backend):
             worker.close()
             self.server.end_measured()
         return _call_result(value, return_inputs, peak)
+
+    def _room_for_a_worker(self) -> None:
+        """Before a worker starts: once the submission's processes hold more than half its memory
+        budget, its other workers stop first (each starts again when it is asked), so that they
+        never hold more than the budget together."""
+        used = self.server.groups.usage() if self.server.groups is not None else self._memory_watch.added() if self._memory_watch is not None else 0
+        if used > self.limits.memory_bytes // 2:
+            for worker in [*self._workers.values(), *([self._watcher] if self._watcher else [])]:
+                worker.close()
+            self._workers.clear()
+            self._watcher = None
 
     def _over_budget(self) -> str | None:
         """Why the submission's processes were ended for its memory budget since this was last
@@ -425,6 +446,7 @@ class SandboxBackend(Backend):
         if self._watcher is None or not self._watcher.alive:
             if self._staged is None:
                 self._staged = self.server.stage(self.submission)
+            self._room_for_a_worker()
             served = [f for module in files for f in self.course.functions_in(module)]
             serves = tuple(f for f in served if f not in self._not_replayable)
             if function not in serves:

@@ -170,6 +170,8 @@ class SlotGroups:
             _write(self.memory / "memory.max", str(memory_bytes))
             if (self.memory / "memory.swap.max").exists():
                 _write(self.memory / "memory.swap.max", "0")
+            if (self.memory / "memory.oom.group").exists():
+                _write(self.memory / "memory.oom.group", "1")  # past it, all of them end together
             return
         swap = self.memory / "memory.memsw.limit_in_bytes"
         # memsw must stay at or above the plain limit: lowered after it, raised before it.
@@ -210,12 +212,21 @@ class SlotGroups:
             _remove_tree(self.measured)
             self.measured = None
 
+    def usage(self) -> int:
+        """What the slot's processes hold now (bytes), as the kernel charges it."""
+        try:
+            return _read_number(self.memory / ("memory.current" if self.version == 2 else "memory.usage_in_bytes"))
+        except (OSError, ValueError):
+            return 0
+
     def oom_kills(self) -> int:
         """How many of the slot's processes the kernel has ended for the budget so far."""
         try:
             if self.version == 2:
-                return _read_number(self.memory / "memory.events", "oom_kill")
-            return _read_number(self.memory / "memory.oom_control", "oom_kill")
+                return _read_number(self.memory / "memory.events", "oom_kill")  # counts the groups beneath
+            # v1 counts a kill in the victim's own group only.
+            groups = [self.memory, *(p for p in self.memory.iterdir() if p.is_dir())]
+            return sum(_read_number(group / "memory.oom_control", "oom_kill") for group in groups)
         except (OSError, ValueError):
             return 0
 

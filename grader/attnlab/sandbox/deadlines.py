@@ -9,13 +9,17 @@ computing (a sleep, a read that never comes) is ended by the wall clock, ``BACKS
 deadline later.
 
 ``wire``'s functions read a ``Deadline`` as they read a monotonic one: ``deadline -
-time.monotonic()`` is how long to wait before asking again, 0 or less once the time is up.
+time.monotonic()`` is how long to wait before asking again, 0 or less once the time is up; a
+worker that has ended is ``wire.PeerClosed`` there, even while a process it started still holds
+its end of the line open.
 """
 
 from __future__ import annotations
 
 import os
 import time
+
+from attnlab import wire
 
 BACKSTOP = 10.0
 """The wall-clock backstop, as a multiple of the CPU-time deadline."""
@@ -37,6 +41,8 @@ class CpuMeter:
     def __init__(self, pid: int):
         self.pid = pid
         self.last = 0.0
+        self.gone = False
+        """Has the process ended (a zombie, or reaped)?"""
         self.seconds()
 
     def seconds(self) -> float:
@@ -46,8 +52,9 @@ class CpuMeter:
             # After the command's closing parenthesis: state is field 3, utime 14, stime 15,
             # cutime 16, cstime 17 (proc(5)).
             self.last = max(self.last, sum(int(f) for f in fields[11:15]) / _TICKS)
+            self.gone = fields[0] in (b"Z", b"X")
         except (OSError, ValueError, IndexError):
-            pass  # gone: its time is what was last read
+            self.gone = True  # its time is what was last read
         return self.last
 
 
@@ -78,6 +85,8 @@ class Deadline:
         return self.spent() < self.seconds
 
     def __sub__(self, now: float) -> float:
+        if self.meter.gone:
+            raise wire.PeerClosed
         wall_left = self.wall_end - now
         work_left = self.seconds - self.spent()
         if wall_left <= 0 or work_left <= 0:

@@ -90,7 +90,9 @@ class Limits:
     """Deadline of one call (and of importing the file), in CPU time of the worker's processes and
     the grader's on its behalf; the wall clock ends it ``deadlines.BACKSTOP`` times later."""
     memory_bytes: int = 1 << 30
-    """Address space the student's code may add to the worker's own."""
+    """Memory all of one submission's processes may hold together beyond what the fork server
+    gave them (the slot's control group, or the grader's watch: ``memory_watch``), and the
+    address space one worker may add to its own."""
     output_chars: int = 64 << 10
     """Characters of printed output kept per worker; the rest is counted and dropped."""
     file_bytes: int = 1 << 20
