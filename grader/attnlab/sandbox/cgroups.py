@@ -95,7 +95,8 @@ def _remove_stale(parent: Path) -> None:
         return
     for child in children:
         number = child.name.removeprefix(_PREFIX).partition("-")[0]
-        if child.name.startswith(_PREFIX) and number.isdigit() and child.is_dir() and not Path(f"/proc/{number}").exists():
+        ours = child.name.startswith(_PREFIX) and number.isdigit() and child.is_dir()
+        if ours and not Path(f"/proc/{number}").exists():
             _remove_tree(child)
 
 
@@ -122,10 +123,9 @@ class SlotGroups:
                 made = cls._make_v2(Path(mount) / own[""].lstrip("/"), name)
                 if made is not None:
                     return made
-        memory = next((Path(m) / own["memory"].lstrip("/") for m, kind, options in mounts if kind == "cgroup" and "memory" in options and "memory" in own), None)
+        memory, cpu = (cls._v1_group(mounts, own, controller) for controller in ("memory", "cpu"))
         if memory is None:
             return None
-        cpu = next((Path(m) / own["cpu"].lstrip("/") for m, kind, options in mounts if kind == "cgroup" and "cpu" in options and "cpu" in own), None)
         try:
             _remove_stale(memory)
             (memory / name).mkdir(exist_ok=True)
@@ -138,6 +138,14 @@ class SlotGroups:
             return cls(1, memory / name, cpu / name if cpu is not None else None)
         except OSError:
             return None
+
+    @staticmethod
+    def _v1_group(mounts: list, own: dict[str, str], controller: str) -> Path | None:
+        """This process's group in the v1 hierarchy of ``controller`` (None: there is none)."""
+        for mount, kind, options in mounts:
+            if kind == "cgroup" and controller in options and controller in own:
+                return Path(mount) / own[controller].lstrip("/")
+        return None
 
     @classmethod
     def _make_v2(cls, own: Path, name: str) -> "SlotGroups | None":

@@ -137,7 +137,11 @@ def ipc_objects_by_index(kind: str) -> list[tuple[int, int, int]]:
     libc = ctypes.CDLL(None, use_errno=True)
     _, info, stat_any, stat_plain = _IPC_KINDS[kind]
     buffer = ctypes.create_string_buffer(_IPC_PERM)
-    control = {"shm": lambda i, c: libc.shmctl(i, c, buffer), "sem": lambda i, c: libc.semctl(i, 0, c, buffer), "msg": lambda i, c: libc.msgctl(i, c, buffer)}[kind]
+    control = {
+        "shm": lambda i, c: libc.shmctl(i, c, buffer),
+        "sem": lambda i, c: libc.semctl(i, 0, c, buffer),
+        "msg": lambda i, c: libc.msgctl(i, c, buffer),
+    }[kind]
     highest = control(0, info)
     found = []
     for index in range(max(highest, -1) + 1):
@@ -145,7 +149,7 @@ def ipc_objects_by_index(kind: str) -> list[tuple[int, int, int]]:
         if ident < 0 and ctypes.get_errno() == 22:  # EINVAL: a kernel without STAT_ANY
             ident = control(index, stat_plain)
         if ident >= 0:
-            _key, owner, _group, creator = (int.from_bytes(buffer.raw[offset : offset + 4], "little") for offset in (0, 4, 8, 12))
+            owner, creator = (int.from_bytes(buffer.raw[offset : offset + 4], "little") for offset in (4, 12))
             found.append((ident, owner, creator))
     return found
 
@@ -154,7 +158,11 @@ def remove_ipc_of(uid: int) -> None:
     """Remove the System V IPC objects ``uid`` owns or created (an owner may hand its object to
     another user with IPC_SET, never its creation); run as ``uid``, who may remove them."""
     libc = ctypes.CDLL(None, use_errno=True)
-    removers = {"shm": lambda i: libc.shmctl(i, _IPC_RMID, None), "sem": lambda i: libc.semctl(i, 0, _IPC_RMID), "msg": lambda i: libc.msgctl(i, _IPC_RMID, None)}
+    removers = {
+        "shm": lambda i: libc.shmctl(i, _IPC_RMID, None),
+        "sem": lambda i: libc.semctl(i, 0, _IPC_RMID),
+        "msg": lambda i: libc.msgctl(i, _IPC_RMID, None),
+    }
     for kind, remove in removers.items():
         for ident, owner, creator in ipc_objects(kind):
             if uid in (owner, creator):

@@ -22,11 +22,12 @@ _KEYRINGS_AND_QUEUES = {
     _X86_64: (248, 249, 250, 240, 241, 242, 243, 244, 245),
     _AARCH64: (217, 218, 219, 180, 181, 182, 183, 184, 185),
 }
-# memfd_create, memfd_secret, pipe(2), socket, socketpair, shmget, msgget, semget, io_uring_setup,
-# openat2 (its flags are behind a pointer the filter cannot read), creat.
+# memfd_create, memfd_secret, pipe(2), socket, socketpair, shmget, shmat (memory another process
+# filled), msgget, semget, io_uring_setup, openat2 (its flags are behind a pointer the filter
+# cannot read), creat.
 _MEASURED_DENIED = {
-    _X86_64: (319, 447, 22, 293, 41, 53, 29, 68, 64, 425, 437, 85),
-    _AARCH64: (279, 447, 59, 198, 199, 194, 186, 190, 425, 437),
+    _X86_64: (319, 447, 22, 293, 41, 53, 29, 30, 68, 64, 425, 437, 85),
+    _AARCH64: (279, 447, 59, 198, 199, 194, 196, 186, 190, 425, 437),
 }
 # Calls refused for some values of one argument: (number, argument, rule, value). "any": refused
 # when the argument shares a bit with the value; "is": when it is the value.
