@@ -143,7 +143,9 @@ def test_a_submissions_processes_hold_no_more_than_its_budget_together(slot, tmp
                 report = grade(COURSE, submission, only=["masks"], limits=BUDGET, fork_server=slot.fork_server)
             else:
                 report = slot.grade(submission, only=["masks"])
-        assert most[0] == 1, (path, most[0])
+        # Alone, the old grader kept all five at once; in a class one watching worker serves every
+        # function (and may come and go between two looks): never more than one either way.
+        assert most[0] == 1 if path == "alone" else most[0] <= 1, (path, most[0])
         assert report.score == report.max_score, (path, [t.feedback[:300] for t in report.tests if t.score < t.max_score])
 
 

@@ -167,6 +167,11 @@ class SandboxBackend(Backend):
                     problem = OutOfMemory(f"{module}.py could not be imported: it ran out of memory: {over}")
                 self._import_failures[module] = problem
                 raise problem from None
+            over = self._over_budget(now=True)
+            if over is not None:  # what its import holds, with the rest, is past the budget
+                worker.close()
+                self._import_failures[module] = OutOfMemory(f"{module}.py could not be imported: it ran out of memory: {over}")
+                raise self._import_failures[module]
             self._workers[function] = worker
         return worker
 
@@ -312,21 +317,31 @@ class SandboxBackend(Backend):
         """Before a worker starts: once the submission's processes hold more than half its memory
         budget, its other workers stop first (each starts again when it is asked), so that they
         never hold more than the budget together."""
-        used = self.server.groups.usage() if self.server.groups is not None else self._memory_watch.added() if self._memory_watch is not None else 0
+        if self.server.groups is not None:
+            used = self.server.groups.usage()
+        else:
+            used = self._memory_watch.added() if self._memory_watch is not None else 0
         if used > self.limits.memory_bytes // 2:
             for worker in [*self._workers.values(), *([self._watcher] if self._watcher else [])]:
                 worker.close()
             self._workers.clear()
             self._watcher = None
 
-    def _over_budget(self) -> str | None:
+    def _over_budget(self, now: bool = False) -> str | None:
         """Why the submission's processes were ended for its memory budget since this was last
-        asked, in words (None: they were not)."""
+        asked, in words (None: they were not). Without control groups, the watch looks again
+        first when ``now`` (a worker has just imported its file) or when its last look found them
+        past half the budget: so a call is not answered between two of its looks by processes
+        that hold more."""
         budget = f"the submission's processes together held more than its {self.limits.memory_bytes >> 20} MiB"
         if self.server.groups is not None and self.server.groups.over_budget_since_last_asked():
             return budget
-        if self._memory_watch is not None and self._memory_watch.take_over() is not None:
-            return budget
+        watch = self._memory_watch
+        if watch is not None:
+            if now or watch.last > self.limits.memory_bytes // 2:
+                watch.check()
+            if watch.take_over() is not None:
+                return budget
         return None
 
     def probe(self, function, args, kwargs):

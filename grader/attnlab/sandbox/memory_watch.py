@@ -61,6 +61,8 @@ class MemoryWatch:
         """What each worker held when the grader let it go on (bytes), by pid."""
         self.over: int | None = None
         """The sum that passed the budget (None: it has not)."""
+        self.last = 0
+        """The sum at the last look (bytes)."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="attnlab-memory-watch", daemon=True)
         self._thread.start()
@@ -71,30 +73,37 @@ class MemoryWatch:
 
     def added(self) -> int:
         """The memory the processes of the user added to what each started with, in all (bytes)."""
-        total = 0
+        total, started_with = 0, dict(self.started_with)  # a copy: the grader adds workers meanwhile
         for pid in _processes_of(self.uid):
             start, ancestor = None, pid
             for _ in range(32):  # a child is charged from what its nearest known ancestor started with
-                start = self.started_with.get(ancestor)
+                start = started_with.get(ancestor)
                 ancestor = _parent(ancestor) if start is None else ancestor
                 if start is not None or ancestor is None:
                     break
-            if start is None and not self.started_with:
+            if start is None and not started_with:
                 continue  # no worker yet: the fork server's own helpers, as the user, hold only what it gave them
-            total += max(0, resident_bytes(pid) - (start if start is not None else max(self.started_with.values())))
+            total += max(0, resident_bytes(pid) - (start if start is not None else max(started_with.values())))
         return total
+
+    def check(self) -> None:
+        """Look now: past the budget, end every process of the user (``over`` says so)."""
+        total = self.last = self.added()
+        if total > self.budget:
+            self.over = total
+            for _ in range(3):  # a process forking at the moment of the kill gets a second try
+                for pid in _processes_of(self.uid):
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
 
     def _watch(self) -> None:
         while not self._stop.wait(EVERY):
-            total = self.added()
-            if total > self.budget:
-                self.over = total
-                for _ in range(3):  # a process forking at the moment of the kill gets a second try
-                    for pid in _processes_of(self.uid):
-                        try:
-                            os.kill(pid, signal.SIGKILL)
-                        except OSError:
-                            pass
+            try:
+                self.check()
+            except Exception:  # noqa: BLE001 - a process met half-gone: the next look counts again
+                continue
 
     def take_over(self) -> int | None:
         """The sum that passed the budget since this was last asked (None: none did)."""
