@@ -119,7 +119,10 @@ def test_hostile_students_get_named_outcomes(graded_class):
 def test_the_class_costs_its_deadlines_and_not_more(graded_class):
     root, *_ = graded_class
     report = stored(root, "hostile-infinite_loop")["report"]
-    assert report["duration"] < DEADLINE * 3 + 10, "one deadline for the looping function, not one per test"
+    # Deadlines are CPU seconds: how long one takes by the clock depends on the machine's load, so
+    # what is counted is the tests that waited one out, at most one of them.
+    looping = [t for t in report["tests"] if t["function"] == "softmax"]
+    assert looping and sum(t["duration"] >= DEADLINE for t in looping) <= 1, "one deadline for the looping function, not one per test"
 
 
 def test_no_process_survives_and_nothing_is_written_outside_the_results(graded_class):

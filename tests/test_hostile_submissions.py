@@ -184,7 +184,8 @@ def test_a_file_that_hangs_at_import_costs_one_deadline(grade_fixture):
     tests = by_function(report)["attention_scores"]
     assert all(t.outcome is Outcome.TIMED_OUT for t in tests)
     assert "importing scores.py took longer than" in tests[0].feedback
-    assert sum(t.duration for t in tests) < 2.0 * 2, "the import is not waited for again on every test"
+    # One import deadline in all (2 s of CPU time, longer by the clock on a busy machine), not one per test.
+    assert all(t.duration < 0.5 for t in tests[1:]), "the import is not waited for again on every test"
 
 
 def test_a_reference_error_goes_back_to_the_student_and_the_worker_carries_on(grade_fixture):

@@ -151,20 +151,45 @@ def test_workers_hold_no_capability_of_the_fork_server(server, tmp_path):
     assert tests and all(t.outcome is Outcome.ERROR for t in tests) and "no capability" in tests[0].feedback, tests[0].feedback
 
 
-# Item 3: the memory test counts every process of the submission, and a measured call may start none.
+# The memory test counts what the measured process holds, where it cannot touch the reading.
+
+
+@pytest.fixture(scope="module", params=["bwrap", "plain", "plain-without-control-groups"])
+def measuring_server(request):
+    """A fork server in each mode a memory-measured call may meet: with the slot's control groups
+    (bubblewrap, plain) or, as in a container that shows none, without them."""
+    from attnlab.sandbox import cgroups
+
+    mode = request.param.removesuffix("-without-control-groups")
+    with sandbox_mode(mode), pytest.MonkeyPatch.context() as patch:
+        if mode != request.param:
+            patch.setattr(cgroups.SlotGroups, "make", classmethod(lambda cls: None))
+        server = ForkServer(SandboxEnvironment.for_course(COURSE))
+    assert (server.groups is None) == (mode != request.param)
+    yield server
+    server.close()
 
 
 @pytest.mark.parametrize("name, reason", [
-    ("forks_to_hold_the_scores", "Resource temporarily unavailable"),  # its fork is refused
-    ("keeps_a_helper_process_for_the_scores", "MiB at L_q = 256"),  # its helper's memory counts (27-28 MiB)
-    ("uses_helpers_that_exit", "ended during a call whose memory is measured"),  # it cannot slip away uncounted
+    ("forks_to_hold_the_scores", "Operation not permitted"),  # its pipe, then its fork, are refused
+    ("keeps_a_helper_process_for_the_scores", "may start no process"),  # its helper cannot start at import
+    ("uses_helpers_that_exit", "may start no process"),
+    ("keeps_the_scores_in_a_buffer_made_at_import", "MiB at L_q = 256"),  # what the import made counts
+    ("resets_its_peak_before_returning", "MiB at L_q = 256"),  # it cannot write clear_refs
+    ("keeps_the_scores_in_memory_files", "Operation not permitted"),  # memory files are refused
 ])
-def test_building_the_scores_in_another_process_does_not_pass_the_memory_test(server, tmp_path, name, reason):
-    report = grade_alone(tmp_path, hostile(name), server, COURSE)
+def test_the_memory_test_counts_what_the_process_holds_where_it_cannot_touch_the_reading(measuring_server, tmp_path, name, reason):
+    report = grade_alone(tmp_path, hostile(name), measuring_server, COURSE)
     memory = [t for t in report.tests if "never holds an (L_q, L_k) array" in t.name]
     assert len(memory) == 1 and memory[0].outcome is not Outcome.PASSED, memory
     assert reason in memory[0].feedback, memory[0].feedback
-    assert processes_of({server.uid}) == []
+    assert [t.name for t in report.tests if t.outcome is not Outcome.PASSED] == [memory[0].name], "only the memory test"
+    assert processes_of({measuring_server.uid}) == []
+
+
+def test_an_honest_online_softmax_passes_the_memory_test_in_every_mode(measuring_server, tmp_path):
+    report = grade(COURSE, COURSE.solutions_dir, only=["efficient"], limits=Limits(call_seconds=2.0), fork_server=measuring_server)
+    assert report.score == report.max_score, [t.feedback for t in report.tests if t.score < t.max_score]
 
 
 # Item 9: a submission that fills its folders fails its own call, with the reason named, and nothing stays.
@@ -189,6 +214,9 @@ CLASS = {
     "e-forks": "forks_to_hold_the_scores",
     "f-helper": "keeps_a_helper_process_for_the_scores",
     "f-helpers-that-exit": "uses_helpers_that_exit",
+    "f-buffer-at-import": "keeps_the_scores_in_a_buffer_made_at_import",
+    "f-resets-its-peak": "resets_its_peak_before_returning",
+    "f-memory-files": "keeps_the_scores_in_memory_files",
     "g-fills-disk": "fills_the_disk",
     "h-floods-tmp": "floods_tmp_to_outlast_the_clean_up",
     "i-reads-tmp": "reads_masks_a_classmate_left_in_tmp",
@@ -197,19 +225,45 @@ CLASS = {
 }
 
 
-def attnlab(mode: str, *args) -> subprocess.CompletedProcess:
-    """The command line in ``mode``: "bwrap", "plain", or "container" (plain, and without
-    CAP_SYS_ADMIN, as in a Docker container: no bubblewrap, no private mounts or IPC)."""
+# Entries readable by all that a machine may keep in a shared folder (a checkout with its virtual
+# environment under /tmp holds about 46,000): past the old clean-up's bound of 100,000.
+CROWD = 100_001
+_CROWDED_VAR_TMP = """
+mount -t tmpfs -o size=64m,nr_inodes=150000,mode=1777 attnlab-crowd /var/tmp
+mkdir -m 0755 /var/tmp/a-checkout
+python3 -c 'import os, sys
+for i in range(int(sys.argv[1])): os.close(os.open(f"/var/tmp/a-checkout/f{i:06d}", os.O_CREAT | os.O_WRONLY, 0o644))' "$0"
+"""
+# A container shows its control groups read-only (Docker's default): none for the grader to make.
+_CONTROL_GROUPS_READ_ONLY = """
+for place in $(awk '$9 ~ /^cgroup/ {print $5}' /proc/self/mountinfo); do mount -o remount,bind,ro "$place"; done
+"""
+
+
+def attnlab(mode: str, *args, crowded: bool = False) -> subprocess.CompletedProcess:
+    """The command line in ``mode``: "bwrap", "plain", or "container" (plain, and as in a Docker
+    container: no CAP_SYS_ADMIN, so no bubblewrap, private mounts or IPC; control groups
+    read-only). ``crowded``: on a machine whose /var/tmp holds ``CROWD`` files readable by all.
+    What the command needs of the machine (a memory folder, read-only groups) is made in a mount
+    namespace of its own, so that other graders on this host see none of it."""
     if mode == "bwrap" and bwrap_path() is None:
         pytest.skip("bubblewrap is not installed")
     env = {k: v for k, v in os.environ.items() if k != "ATTNLAB_SANDBOX"}
     command = [sys.executable, "-m", "attnlab.cli", *map(str, args)]
     if mode != "bwrap":
         env["ATTNLAB_SANDBOX"] = "plain"
+    setup = ""
     if mode == "container":
         if shutil.which("capsh") is None:
             pytest.skip("capsh is not installed")
         command = ["capsh", "--drop=cap_sys_admin", "--", "-c", 'exec "$@"', "attnlab", *command]
+        setup += _CONTROL_GROUPS_READ_ONLY
+    if crowded:
+        setup += _CROWDED_VAR_TMP
+    if setup:
+        if shutil.which("unshare") is None:
+            pytest.skip("unshare is not installed")
+        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", setup + 'exec "$@"', str(CROWD), *command]
     return subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
 
 
@@ -249,12 +303,13 @@ def test_a_class_holds_every_attack(mode, fresh_course, tmp_path):
     sandbox = json.loads((results / "a-leaves-segment.json").read_text())["report"]["sandbox"]
     assert ("bubblewrap sandbox" in sandbox) == (mode == "bwrap")
     assert ("no CAP_SYS_ADMIN" in sandbox) == (mode == "container"), sandbox
+    assert ("no control groups" in sandbox) == (mode == "container"), sandbox
     assert {t["outcome"] for t in tests_of("a-leaves-segment", {"softmax"})} == {"passed"}
     reader = tests_of("b-reads-segment", {"softmax"})
     assert {t["outcome"] for t in reader} == {"error"} and "nothing left in shared memory" in reader[0]["feedback"]
     assert all(t["outcome"] != "passed" for t in tests_of("c-searches-disk", ATTENTION))
     assert {t["outcome"] for t in tests_of("d-leaves-files", {"softmax"})} == {"passed"}
-    for student in ("e-forks", "f-helper", "f-helpers-that-exit"):
+    for student in ("e-forks", "f-helper", "f-helpers-that-exit", "f-buffer-at-import", "f-resets-its-peak", "f-memory-files"):
         [memory] = [t for t in tests_of(student, {"online_softmax_attention"}) if "never holds an (L_q, L_k) array" in t["name"]]
         assert memory["outcome"] != "passed", (student, memory)
     if "g-fills-disk" in students:
@@ -303,3 +358,44 @@ def test_constants_of_the_shapes_earn_nothing_alone_or_in_a_class_in_every_mode(
     assert sum(alone_tests.values()) <= 0.05 * graded["constants_of_the_shapes"]["max_score"]
     assert any(t["feedback"].startswith("Not paid yet") for t in graded["constants_of_the_shapes"]["tests"])
     assert graded["tiny_arrays"]["score"] == 0
+
+
+@pytest.mark.parametrize("mode", ["container"])
+def test_a_classmates_leftovers_go_whatever_the_machine_keeps_in_its_shared_folders(mode, fresh_course, tmp_path):
+    """On a machine whose /var/tmp holds 100,001 files readable by all (as a checkout under /tmp
+    does), the clean-up once stopped its walk there, before /dev/shm: the next student read what
+    the last one left (the README's test command failed on a fresh machine). It now walks only
+    the folders the student could write in."""
+    import json
+
+    classroom = tmp_path / "class"
+    for student, name in {"a-leaves-segment": "leaves_a_shared_memory_segment", "b-reads-segment": "reads_a_shared_memory_segment"}.items():
+        build_submission(classroom / student, hostile(name))
+    result = attnlab(mode, "grade", classroom, "--only", "softmax", "--jobs", "1", "--course", fresh_course.root, crowded=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = classroom.parent / "class.results"
+    reader = [t for t in json.loads((results / "b-reads-segment.json").read_text())["report"]["tests"] if t["function"] == "softmax"]
+    assert {t["outcome"] for t in reader} == {"error"} and "nothing left in shared memory" in reader[0]["feedback"], reader[0]["feedback"]
+    uids = private_uids_in(results)
+    assert left_in_shared_folders(uids) == [] and segments_of(uids) == []
+
+
+def test_ipc_objects_are_found_without_proc_as_with_it():
+    """Where /proc/sysvipc cannot be read (a masked /proc), the clean-up asks the kernel index by
+    index: both ways find the same objects, owner and creator."""
+    import ctypes
+
+    from attnlab.sandbox.inside.leftovers import _ipc_objects_in_proc, ipc_objects_by_index
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    made = {"shm": libc.shmget(0, 4096, 0o1000 | 0o600), "sem": libc.semget(0, 1, 0o1000 | 0o600), "msg": libc.msgget(0, 0o1000 | 0o600)}
+    try:
+        for kind, ident in made.items():
+            assert ident >= 0, kind
+            by_index = ipc_objects_by_index(kind)
+            assert (ident, os.geteuid(), os.geteuid()) in by_index, kind
+            assert sorted(by_index) == sorted(_ipc_objects_in_proc(kind)), kind
+    finally:
+        libc.shmctl(made["shm"], 0, None)
+        libc.semctl(made["sem"], 0, 0)
+        libc.msgctl(made["msg"], 0, None)

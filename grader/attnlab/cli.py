@@ -77,9 +77,9 @@ def main() -> None:
 @click.option("--student", "students", multiple=True, metavar="ID", help="A class: (re)grade only this student and print their own table; repeat for more.")
 @click.option("--assignment", metavar="NAME", help="A class in nbgrader's layout: the assignment to grade (default: each student's newest).")
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="A class: also export the gradebook as CSV (student, total, points per exercise file; with --roster or --format, the sheet an LMS imports).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds one call of a student function may take.")
-@click.option("--budget", type=click.FloatRange(min=1.0), default=60.0, show_default=True, help="Seconds all of one submission's calls may take together.")
-@click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory a worker may add to its own.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds of CPU time one call of a student function may take (the clock ends a call that waits, 10 times later).")
+@click.option("--budget", type=click.FloatRange(min=1.0), default=60.0, show_default=True, help="Seconds of CPU time all of one submission's calls may take together.")
+@click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory all of a submission's processes may hold together.")
 @click.option("--pick", type=click.Choice(["newest"]), default=None, help="A submission with drafts (v1/, v2/: folders that each hold the exercise files): grade the newest (default: refuse it, saying why).")
 @click.option("--excel", is_flag=True, help="Write the CSV as UTF-8 with a byte order mark, which Excel needs to read names such as José or 张文, as Excel saves a CSV UTF-8 file.")
 @click.option("--shard", metavar="K/N", default=None, help="A class: grade only shard K of N (a hash of each student id; default results: CLASS.results/shard-K-of-N/). Merge the shards with attnlab gradebook merge.")
@@ -328,9 +328,9 @@ def feedback(class_folder: Path, out: Path | None, students, results_dir: Path |
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Mutants graded at once (default: the machine's cores, fewer where memory is short).")
 @click.option("--markdown", "markdown_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write the summary (scores, survivors' diffs, equivalent mutants) as Markdown to this file.")
 @click.option("--fail-under", type=click.FloatRange(min=0, max=100), default=None, metavar="PERCENT", help="Exit 1 when a function's score is under PERCENT, or the equivalent list is wrong or stale.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds one call of a mutant may take (as a student's, in grading).")
-@click.option("--budget", type=click.FloatRange(min=1.0), default=60.0, show_default=True, help="Seconds all of one mutant's calls may take together.")
-@click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory a worker may add to its own.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds of CPU time one call of a mutant may take (as a student's, in grading).")
+@click.option("--budget", type=click.FloatRange(min=1.0), default=60.0, show_default=True, help="Seconds of CPU time all of one mutant's calls may take together.")
+@click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory all of a submission's processes may hold together.")
 @COURSE_OPTION
 @library_errors
 def audit(only, tracks, jobs, markdown_path, fail_under, timeout, budget, memory_mib, course_dir) -> None:

@@ -6,7 +6,9 @@ The table has one section per test file and one key per test function::
     test_values = 2
     test_rows_sum_to_one = { points = 2, paid_with = ["test_values"] }
 
-A parametrized test's points are shared evenly among its cases.
+A parametrized test's points are shared evenly among its cases. A test worth 0 is run and its
+verdict and feedback shown, never scored: for a property the grader can only take the student's
+code's word for (a module run on the meta device gives no value to check).
 
 A test of a property (a shape, rows summing to 1, an invariance) that a constant of the inputs'
 shapes could pass names the values tests of its function it is ``paid_with``: it earns its points
@@ -38,7 +40,7 @@ class PointsTable:
 
 
 def load_table(hidden_tests_dir: Path) -> PointsTable:
-    """Read and check ``points.toml``: every entry a positive number of points or an inline table
+    """Read and check ``points.toml``: every entry a number of points (0 or more) or an inline table
     ``{ points = N, paid_with = ["test_values", ...] }`` naming unconditional tests of its section."""
     path = hidden_tests_dir / POINTS_FILE
     table = read_toml(path, missing=f"{path} is missing: every hidden test needs its points there")
@@ -56,8 +58,8 @@ def load_table(hidden_tests_dir: Path) -> PointsTable:
                     raise CourseError(f"{path}: {file_stem}.{test}: paid_with must be a list of the test names that pay it, e.g. [\"test_values\"]")
                 paid_with[(file_stem, test)] = tuple(payers)
                 value = value["points"]
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-                raise CourseError(f"{path}: {file_stem}.{test} must be a positive number of points")
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+                raise CourseError(f"{path}: {file_stem}.{test} must be a number of points, 0 or more")
             points[(file_stem, test)] = float(value)
     for (file_stem, test), payers in paid_with.items():
         for payer in payers:

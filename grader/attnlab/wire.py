@@ -501,19 +501,21 @@ def _send_by(sock: socket.socket, data: memoryview, deadline: float) -> None:
             sent += sock.send(data[sent:], socket.MSG_DONTWAIT)
         except BlockingIOError:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([], [sock], [], remaining)[1]:
+            if remaining <= 0:
                 raise TimeoutError from None
+            select.select([], [sock], [], remaining)  # until there is room, or to ask the deadline again
 
 
 def receive(sock: socket.socket, deadline: float | None = None,
             admit: Callable[[dict, int], None] | None = None) -> tuple[dict, list]:
     """Receive one message, waiting until ``deadline`` (``time.monotonic()``) at most.
 
-    Raises ``TimeoutError`` past the deadline, ``PeerClosed`` on end of file and
-    ``WireError`` for a message that breaks the format or its size limits. ``admit`` is
-    called with the header and the message's size in bytes (header and buffers) before the
-    buffers are read: it may raise to refuse them, which are then left unread (the channel
-    cannot be used again).
+    A deadline is read as ``deadline - time.monotonic()``: the seconds left to wait before it is
+    asked again (``sandbox.deadlines.Deadline`` answers so in CPU time). Raises ``TimeoutError``
+    past the deadline, ``PeerClosed`` on end of file and ``WireError`` for a message that breaks
+    the format or its size limits. ``admit`` is called with the header and the message's size in
+    bytes (header and buffers) before the buffers are read: it may raise to refuse them, which are
+    then left unread (the channel cannot be used again).
     """
     header_length, n_buffers = _PREFIX.unpack(_read_exact(sock, _PREFIX.size, deadline))
     if header_length > MAX_HEADER_BYTES or n_buffers > MAX_BUFFERS:
@@ -554,8 +556,9 @@ def _read_exact(sock: socket.socket, n: int, deadline: float | None) -> bytearra
             count = sock.recv_into(view[received:], n - received, socket.MSG_DONTWAIT if deadline is not None else 0)
         except BlockingIOError:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([sock], [], [], remaining)[0]:
+            if remaining <= 0:
                 raise TimeoutError from None
+            select.select([sock], [], [], remaining)  # until data comes, or to ask the deadline again
             continue
         except (ConnectionResetError, BrokenPipeError):
             raise PeerClosed from None

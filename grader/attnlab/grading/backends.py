@@ -26,6 +26,7 @@ from attnlab.answer_room import AnswerRoom, wire_bytes
 from attnlab.course import Course, CourseError
 from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
 from attnlab.reference import Reference
+from attnlab.sandbox.deadlines import Budget
 from attnlab.sandbox.host import (
     AnswerCache,
     BatchPastItsDeadline,
@@ -36,6 +37,7 @@ from attnlab.sandbox.host import (
     close_to_workers,
 )
 from attnlab.sandbox.environment import SandboxEnvironment
+from attnlab.sandbox.memory_watch import MemoryWatch
 from attnlab.sandbox.inside.module_harness import as_called
 
 
@@ -101,8 +103,14 @@ class Backend:
     def end_fast_path(self) -> None:
         """The class's fast path is over and tests will run live: nothing it started may go on."""
 
-    def count_as_live(self, seconds: float) -> None:
-        """A test the fast path passed took ``seconds``: alone, the live run would have spent them."""
+    def count_as_live(self, seconds: float, wall_seconds: float = 0.0) -> None:
+        """A test the fast path passed took ``seconds`` of work (``wall_seconds`` by the clock):
+        alone, the live run would have spent them."""
+
+    def charged(self) -> tuple[float, float]:
+        """Seconds of work and of the wall clock charged to the submission's budgets so far (the
+        live run's and the fast path's together), as deadlines count them."""
+        return 0.0, 0.0
 
     def fresh_processes(self) -> None:
         """Nothing the submission's code ran so far may go on: the next call starts afresh."""
@@ -125,15 +133,23 @@ class SandboxBackend(Backend):
         self.server = fork_server or ForkServer(environment)
         close_to_workers((course.solutions_dir, course.hidden_tests_dir), self.server.bwrap)  # before any worker starts
         self.mode = self.server.mode
+        # One memory budget for all of the submission's processes: the slot's control group, or
+        # where the machine has none for this grader, a watch that adds up what they hold.
+        self._memory_watch: MemoryWatch | None = None
+        if self.server.groups is not None:
+            self.server.groups.budget(self.limits.memory_bytes)
+            self.server.groups.over_budget_since_last_asked()  # a classmate's, before: not this submission's
+        elif self.server.uid is not None:
+            self._memory_watch = self.server.watch = MemoryWatch(self.server.uid, self.limits.memory_bytes)
         self._workers: dict[str, WorkerProcess] = {}
         self._import_failures: dict[str, SubmissionProblem] = {}
         self._timed_out: dict[str, str] = {}  # function -> first timeout's message
         self._replay_timed_out: dict[str, str] = {}  # the same, in the fast path
         self._seeded_timeouts: dict[tuple[str, str], str] = {}  # (function, digest of arguments) -> message
-        self._spent = 0.0  # seconds of the live run's calls so far, against limits.submission_seconds
+        self._spent = Budget(self.limits.submission_seconds)  # the live run's calls so far
         # The class's fast path has a budget of its own: what it spends on tests that then run live
         # never shortens the live run; what the tests it passed took counts, as it would alone.
-        self._replay_spent = 0.0
+        self._replay_spent = Budget(self.limits.submission_seconds)
         self._replaying = False
         self._output: list[str] = []
         self._staged: Path | None = None
@@ -150,12 +166,21 @@ class SandboxBackend(Backend):
         if worker is None or not worker.alive:
             if self._staged is None:
                 self._staged = self.server.stage(self.submission)
+            self._room_for_a_worker()
             try:
                 worker = WorkerProcess(self.server, self._staged, module, function, self.course.standins_for(function), self.limits, self._answer_cache, self.course.needs_of(module), import_answers=self._answer_for(function))
             except SubmissionProblem as problem:
                 # Unimportable, or an import that hangs or crashes: deterministic, so not tried again.
+                over = self._over_budget()
+                if over is not None:
+                    problem = OutOfMemory(f"{module}.py could not be imported: it ran out of memory: {over}")
                 self._import_failures[module] = problem
-                raise
+                raise problem from None
+            over = self._over_budget(now=True)
+            if over is not None:  # what its import holds, with the rest, is past the budget
+                worker.close()
+                self._import_failures[module] = OutOfMemory(f"{module}.py could not be imported: it ran out of memory: {over}")
+                raise self._import_failures[module]
             self._workers[function] = worker
         return worker
 
@@ -173,8 +198,9 @@ class SandboxBackend(Backend):
         if function in timed_out:
             # A second timeout of the same function would cost another deadline and say nothing new.
             raise CallTimedOut(f"{timed_out[function]} on an earlier test, so it was not run again")
-        if (self._replay_spent if self._replaying else self._spent) > self.limits.submission_seconds:
-            raise CallTimedOut(f"{function} was not run: the submission used up its {self.limits.submission_seconds:g} s of grading time")
+        budget = self._replay_spent if self._replaying else self._spent
+        if budget.used_up():
+            raise CallTimedOut(f"{function} was not run: the submission used up its {budget.words()}")
 
     @contextlib.contextmanager
     def fast_path(self):
@@ -184,23 +210,32 @@ class SandboxBackend(Backend):
         finally:
             self._replaying = False
 
-    def count_as_live(self, seconds: float) -> None:
-        self._spent += seconds
+    def count_as_live(self, seconds: float, wall_seconds: float = 0.0) -> None:
+        self._spent.charge(seconds, wall_seconds)
 
-    def _charge(self, seconds: float) -> None:
-        if self._replaying:
-            self._replay_spent += seconds
-        else:
-            self._spent += seconds
+    def charged(self) -> tuple[float, float]:
+        return self._spent.work + self._replay_spent.work, self._spent.wall + self._replay_spent.wall
+
+    def _charge(self, work: float, wall: float) -> None:
+        (self._replay_spent if self._replaying else self._spent).charge(work, wall)
 
     @contextlib.contextmanager
     def charging(self):
-        """Charge the time spent inside to the submission's budget."""
-        started = time.monotonic()
+        """Charge the grader's time spent inside (its CPU time, and the clock's) to the submission's budget."""
+        started, started_work = time.monotonic(), time.thread_time()
         try:
             yield
         finally:
-            self._charge(time.monotonic() - started)
+            self._charge(time.thread_time() - started_work, time.monotonic() - started)
+
+    @contextlib.contextmanager
+    def _working(self, worker: WorkerProcess):
+        """Charge what ``worker`` (and the grader on its behalf) spent inside to the submission's budget."""
+        started, started_work = time.monotonic(), worker.work_seconds()
+        try:
+            yield
+        finally:
+            self._charge(max(0.0, worker.work_seconds() - started_work), time.monotonic() - started)
 
     def seed_timeout(self, function: str, args: tuple, kwargs: dict, message: str) -> None:
         """``function`` timed out on these arguments already (in the fast path): the live call
@@ -208,10 +243,21 @@ class SandboxBackend(Backend):
         self._seeded_timeouts[(function, _arguments_digest(args, kwargs))] = message
 
     @contextlib.contextmanager
-    def _calling(self, worker: WorkerProcess):
-        started = time.monotonic()
+    def _calling(self, worker: WorkerProcess, function: str | None = None):
         try:
-            yield
+            with self._working(worker):
+                yield
+            over = self._over_budget()
+            if over is not None:
+                # One of the submission's processes was ended for the budget during the call (the
+                # kernel picks one; the watch ends them all): the call ran out of memory, either way.
+                worker.stop()
+                raise OutOfMemory(f"{function or 'the function'} ran out of memory: {over}", function)
+        except WorkerCrashed as crash:
+            over = self._over_budget()
+            if over is not None:
+                raise OutOfMemory(f"{function or crash.function or 'a function'} ran out of memory: {over}", crash.function) from None
+            raise
         except CallTimedOut as problem:
             # A timeout in the fast path says nothing of the live run's earlier tests, which run
             # after it: it stops that function in the fast path only (``run`` seeds its call).
@@ -219,7 +265,6 @@ class SandboxBackend(Backend):
                 (self._replay_timed_out if self._replaying else self._timed_out)[problem.function] = problem.message
             raise
         finally:
-            self._charge(time.monotonic() - started)
             self._output.append(worker.take_output())
             if not worker.alive:
                 worker.close()
@@ -230,19 +275,53 @@ class SandboxBackend(Backend):
             message = self._seeded_timeouts.pop((function, _arguments_digest(args, kwargs)), None)
             if message is not None:
                 self._timed_out[function] = message
-                self._charge(self.limits.call_seconds)  # the deadline a live run alone waits out
+                self._charge(self.limits.call_seconds, self.limits.call_seconds)  # the deadline a live run alone waits out
                 raise CallTimedOut(message, function)
+        if measure_memory:
+            return self._run_measured(function, args, kwargs, return_inputs)
         worker = self._worker(function)
         try:
-            with self._calling(worker):
-                baseline = worker.reset_peak_memory() if measure_memory else 0
+            with self._calling(worker, function):
                 room = self._room(function, args, kwargs, return_inputs)
                 value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs, room)
-                peak = worker.peak_memory() - baseline if measure_memory else None
         except CallTimedOut as problem:
             if self._replaying:
                 self.seed_timeout(function, args, kwargs, problem.message)
             raise
+        return _call_result(value, return_inputs)
+
+    def _run_measured(self, function: str, args: tuple, kwargs: dict, return_inputs: bool) -> CallResult:
+        """A memory-measured call, in a worker started for it alone once every other process of
+        the submission is stopped: one that may start no process and open no file for writing
+        (``sandbox.inside.syscalls``), so that what it holds, from the import of its file on, is in
+        its own pages, which the grader reads where the worker cannot reset the reading
+        (``WorkerProcess.measured_peak``)."""
+        module = self.course.function(function).module
+        if module in self._import_failures:
+            raise self._import_failures[module]
+        self.fresh_processes()
+        if self._staged is None:
+            self._staged = self.server.stage(self.submission)
+        try:
+            worker = WorkerProcess(self.server, self._staged, module, function, self.course.standins_for(function), self.limits, self._answer_cache, self.course.needs_of(module), import_answers=self._answer_for(function), measured=True)
+        except ImportFailed as problem:
+            self.server.end_measured()
+            raise StudentError(f"{function}'s memory is measured in a process of its own, which may start no process and open no file for writing; there {problem.message}", function) from None
+        except SubmissionProblem:
+            self.server.end_measured()
+            raise
+        try:
+            with self._calling(worker, function):
+                room = self._room(function, args, kwargs, return_inputs)
+                value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs, room)
+                peak = worker.measured_peak()
+        except CallTimedOut as problem:
+            if self._replaying:
+                self.seed_timeout(function, args, kwargs, problem.message)
+            raise
+        finally:
+            worker.close()
+            self.server.end_measured()
         return _call_result(value, return_inputs, peak)
 
     def _room(self, function: str, args: tuple, kwargs: dict, return_inputs: bool) -> AnswerRoom:
@@ -262,6 +341,37 @@ class SandboxBackend(Backend):
                 return wire_bytes(inputs)
 
         return AnswerRoom(function, expected_bytes)
+
+    def _room_for_a_worker(self) -> None:
+        """Before a worker starts: once the submission's processes hold more than half its memory
+        budget, its other workers stop first (each starts again when it is asked), so that they
+        never hold more than the budget together."""
+        if self.server.groups is not None:
+            used = self.server.groups.usage()
+        else:
+            used = self._memory_watch.added() if self._memory_watch is not None else 0
+        if used > self.limits.memory_bytes // 2:
+            for worker in [*self._workers.values(), *([self._watcher] if self._watcher else [])]:
+                worker.close()
+            self._workers.clear()
+            self._watcher = None
+
+    def _over_budget(self, now: bool = False) -> str | None:
+        """Why the submission's processes were ended for its memory budget since this was last
+        asked, in words (None: they were not). Without control groups, the watch looks again
+        first when ``now`` (a worker has just imported its file) or when its last look found them
+        past half the budget: so a call is not answered between two of its looks by processes
+        that hold more."""
+        budget = f"the submission's processes together held more than its {self.limits.memory_bytes >> 20} MiB"
+        if self.server.groups is not None and self.server.groups.over_budget_since_last_asked():
+            return budget
+        watch = self._memory_watch
+        if watch is not None:
+            if now or watch.last > self.limits.memory_bytes // 2:
+                watch.check()
+            if watch.take_over() is not None:
+                return budget
+        return None
 
     def probe(self, function, args, kwargs):
         # A function that timed out on a big test may answer a tiny probe: it gets one more try,
@@ -283,7 +393,7 @@ class SandboxBackend(Backend):
             raise ValueError(f"a batch must call one function, not {sorted({f for f, *_ in calls})}")
         self._may_run(function)
         worker = self._worker(function)
-        with self._calling(worker):
+        with self._calling(worker, function):
             values = worker.call_batch(calls, self._answer_for, framed, expected)
         return [_call_result(value, return_inputs) for (_, _, _, return_inputs), value in zip(calls, values)]
 
@@ -308,7 +418,7 @@ class SandboxBackend(Backend):
         module = self.course.function(function).module
         files = files or (*self.course.modules_before(module), module)
         worker = self._watching_worker(function, files)
-        started = time.monotonic()
+        started, started_work = time.monotonic(), worker.work_seconds()
         worker.notes = []
         try:
             worker.load(files.index(module) + 1)
@@ -338,7 +448,7 @@ class SandboxBackend(Backend):
                     self.seed_timeout(function, args, kwargs, problem.message)
             raise NotReplayed(function, own) from None
         finally:
-            self._charge(time.monotonic() - started)
+            self._charge(max(0.0, worker.work_seconds() - started_work), time.monotonic() - started)
             self._output.append(worker.take_output())
             if not worker.alive:
                 worker.close()
@@ -364,19 +474,17 @@ class SandboxBackend(Backend):
         worker = self._watcher
         if worker is None or not worker.alive:
             raise NotReplayed(function)
-        started = time.monotonic()
         try:
-            return worker.evidence(want)
+            with self._working(worker):
+                return worker.evidence(want)
         except SubmissionProblem:
             self._not_replayable.add(function)
             raise NotReplayed(function) from None
-        finally:
-            self._charge(time.monotonic() - started)
 
     def replayable(self, function: str) -> bool:
         """May ``function`` still be asked in a watching worker (nothing went wrong there yet)?"""
         module = self.course.function(function).module
-        return function not in self._not_replayable and module not in self._import_failures and self._replay_spent <= self.limits.submission_seconds
+        return function not in self._not_replayable and module not in self._import_failures and not self._replay_spent.used_up()
 
     def _watching_worker(self, function: str, files: tuple[str, ...]) -> WorkerProcess:
         """The submission's one watching worker, for every file of ``files`` (in course order),
@@ -384,6 +492,7 @@ class SandboxBackend(Backend):
         if self._watcher is None or not self._watcher.alive:
             if self._staged is None:
                 self._staged = self.server.stage(self.submission)
+            self._room_for_a_worker()
             served = [f for module in files for f in self.course.functions_in(module)]
             serves = tuple(f for f in served if f not in self._not_replayable)
             if function not in serves:
@@ -409,6 +518,9 @@ class SandboxBackend(Backend):
         if self._staged is not None:
             shutil.rmtree(self._staged.parent, ignore_errors=True)
         self.server.clean()  # what the submission's code started and left running dies with it
+        if self._memory_watch is not None:
+            self._memory_watch.close()
+            self._memory_watch = self.server.watch = None
         if self._owns_server:
             self.server.close()
 

@@ -115,14 +115,15 @@ class Replayer:
         if not test.replayable or test.result is None or not all(backend.replayable(f) for f in functions):
             self._pending |= functions
             return
-        started = time.perf_counter()
+        started, charged = time.perf_counter(), backend.charged()
         verdict = self._replay_test(test, backend, watching=True)
         if verdict is _DEPENDENCIES and not self._awaits_live(functions):
             backend.take_output()
             verdict = self._replay_test(test, backend, watching=False)
         if verdict is _PASSED:
             duration = round(time.perf_counter() - started, 4)
-            backend.count_as_live(duration)
+            work, wall = (now - before for now, before in zip(backend.charged(), charged))
+            backend.count_as_live(work, wall)
             passed[test.nodeid] = TestResult(**{**vars(test.result), "output": backend.take_output(), "duration": duration})
         else:
             self._pending |= functions

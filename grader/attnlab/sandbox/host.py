@@ -32,7 +32,10 @@ from typing import Callable
 from attnlab import wire
 from attnlab.answer_room import KEPT_PER_TEST_BYTES, AnswerRoom, AnswerTooLarge, KeptBudget, size_in_words
 from attnlab.lifecycle import scratch_prefix
+from attnlab.sandbox.cgroups import SlotGroups
+from attnlab.sandbox.deadlines import CpuMeter, Deadline
 from attnlab.sandbox.environment import SandboxEnvironment
+from attnlab.sandbox.memory_watch import MemoryWatch
 from attnlab.outcomes import (
     BadReturn,
     CallTimedOut,
@@ -43,7 +46,7 @@ from attnlab.outcomes import (
     StudentError,
     WorkerCrashed,
 )
-from attnlab.sandbox.inside.forkserver import SHARED_FOLDERS
+from attnlab.sandbox.inside.leftovers import SHARED_FOLDERS
 from attnlab.sandbox.inside.watching_worker import IMPORTING, MARKER, WATCHED
 from attnlab.sandbox.inside.worker import LEFT_A_THREAD
 
@@ -85,9 +88,12 @@ class Limits:
     """What one worker may use."""
 
     call_seconds: float = 2.0
-    """Wall-clock deadline of one call (and of importing the file)."""
+    """Deadline of one call (and of importing the file), in CPU time of the worker's processes and
+    the grader's on its behalf; the wall clock ends it ``deadlines.BACKSTOP`` times later."""
     memory_bytes: int = 1 << 30
-    """Address space the student's code may add to the worker's own."""
+    """Memory all of one submission's processes may hold together beyond what the fork server
+    gave them (the slot's control group, or the grader's watch: ``memory_watch``), and the
+    address space one worker may add to its own."""
     output_chars: int = 64 << 10
     """Characters of printed output kept per worker; the rest is counted and dropped."""
     file_bytes: int = 1 << 20
@@ -97,7 +103,8 @@ class Limits:
     cpu_seconds: int = 60
     """CPU time of one worker over all its calls: a backstop behind the deadline."""
     submission_seconds: float = 60.0
-    """Wall-clock time all of one submission's calls may take together; later calls are not run."""
+    """CPU time all of one submission's calls may take together, counted as their deadlines are
+    (with the wall-clock backstop); later calls are not run."""
     folder_bytes: int = 64 << 20
     """Bytes of files a worker may write in all (its scratch folder and /tmp), where the kernel
     lets the sandbox mount a memory folder of that size (root with CAP_SYS_ADMIN)."""
@@ -220,6 +227,10 @@ class ForkServer:
             self._link_imports()
         self.failure: GraderFailure | None = None
         """Why the sandbox failed since ``take_failure`` was last asked: then no worker is started."""
+        self.groups = SlotGroups.make()
+        """This slot's control groups (None: the machine lets this grader make none)."""
+        self.watch: "MemoryWatch | None" = None
+        """Without groups: the watch that adds up what the submission being graded holds."""
         self._start()
 
     @property
@@ -229,7 +240,10 @@ class ForkServer:
             return (f"forked workers as the grader's own user (uid {os.geteuid()}), with rlimits and a deadline per call; "
                     "NOT isolated: student code can read and write whatever the grader can (run as root to isolate it)")
         user = f"a private user (uid {self.uid})"
-        measure = "a memory-measured call counts every process of that user and may start none"
+        groups = getattr(self, "groups", None)
+        measure = ("a memory-measured call runs alone in a worker of its own that may start no process and open no file for writing, "
+                   + ("its peak read from a control group made for it; all of a submission's processes share one memory budget and one CPU share (control groups)"
+                      if groups is not None else "its peak read from its peak resident size; no control groups: a watch adds up what a submission's processes hold, and ends them past its memory budget"))
         if private_mounts_possible():
             folders = (f"each worker writes only into a memory folder of its own ({Limits.folder_bytes >> 20} MiB in all: "
                        f"its scratch folder and {', '.join(SHARED_FOLDERS)}) and has an IPC namespace of its own, both gone with it")
@@ -368,10 +382,11 @@ class ForkServer:
             raise self.fail(f"the sandbox could not copy the submission: {error.strerror or error}") from None
         return staged / "files"
 
-    def spawn(self, workdir: Path, submission: Path, module: str, function: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), watching: "Watching | None" = None) -> int:
+    def spawn(self, workdir: Path, submission: Path, module: str, function: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), watching: "Watching | None" = None, measured: bool = False) -> int:
         """Fork a worker that serves ``function`` of ``module`` in the staged ``submission``, with
         ``standins`` answered by the reference; or, with ``watching``, a ``WatchingWorker`` that
-        runs the student's own code for them, and watches it."""
+        runs the student's own code for them, and watches it. ``measured``: for one
+        memory-measured call (``inside.syscalls``: no process, no file opened for writing)."""
         request = {
             "op": "spawn",
             "watching": watching is not None,
@@ -387,6 +402,7 @@ class ForkServer:
             "standins": standins,
             "limits": limits.as_request(),
             "uid": self.uid,
+            "measured": measured,
         }
         if self.failure is not None:
             raise self.failure
@@ -397,12 +413,6 @@ class ForkServer:
             return self._request({"op": "reap", "pid": pid})
         except GraderFailure:
             return {}
-
-    def forbid_new_processes(self) -> None:
-        """As root: no process of the workers' user may start a process or a thread from now on
-        (RLIMIT_NPROC 0 in each, which only a capability this grader lacks could raise again)."""
-        if self.uid is not None:
-            self._request({"op": "seal", "uid": self.uid})
 
     def clean(self) -> None:
         """Kill every process the workers left behind (as root: everything of the private user)."""
@@ -417,9 +427,29 @@ class ForkServer:
         self._start()
 
     def close(self) -> None:
-        """Stop the server and everything it started, and remove its work folder."""
+        """Stop the server and everything it started, and remove its work folder and groups."""
         self._stop()
         shutil.rmtree(self.workroot, ignore_errors=True)
+        if self.groups is not None:
+            self.groups.close()
+            self.groups = None
+
+    def admit(self, pid: int, measured: bool) -> None:
+        """Put worker ``pid``, which has run nothing of the submission yet, in this slot's groups
+        (``measured``: a group of its own, for a memory-measured call)."""
+        if self.watch is not None:
+            self.watch.admit(pid)
+        if self.groups is None:
+            return
+        try:
+            self.groups.enter(pid, measured)
+        except OSError as error:
+            raise self.fail(f"the sandbox could not put a worker in its control group: {error.strerror or error}") from None
+
+    def end_measured(self) -> None:
+        """The memory-measured call's worker is gone."""
+        if self.groups is not None:
+            self.groups.end_measured()
 
     def _stop(self) -> None:
         if self.control is not None:
@@ -441,8 +471,12 @@ class ForkServer:
 def describe_mode() -> str:
     """The mode new fork servers run in, in words (each has a private user of its own)."""
     server = ForkServer.__new__(ForkServer)
-    server.uid, server.bwrap = private_uid(), bwrap_path()
-    return server.mode.replace(f"a private user (uid {server.uid})", "a private user per grading process")
+    server.uid, server.bwrap, server.groups = private_uid(), bwrap_path(), SlotGroups.make()
+    try:
+        return server.mode.replace(f"a private user (uid {server.uid})", "a private user per grading process")
+    finally:
+        if server.groups is not None:
+            server.groups.close()
 
 
 def _copy_submission(submission: Path, target: Path) -> None:
@@ -605,10 +639,12 @@ class Expected:
 class WorkerProcess:
     """One live worker serving one function of a submission file."""
 
-    def __init__(self, server: ForkServer, staged: Path, module: str, function: str, standins: dict, limits: Limits, answer_cache: AnswerCache | None = None, needs: tuple[str, ...] = (), watching: Watching | None = None, import_answers: Callable | None = None):
+    def __init__(self, server: ForkServer, staged: Path, module: str, function: str, standins: dict, limits: Limits, answer_cache: AnswerCache | None = None, needs: tuple[str, ...] = (), watching: Watching | None = None, import_answers: Callable | None = None, measured: bool = False):
         """``staged``: the submission as ``ForkServer.stage`` copied it. ``watching``: a watching
         worker for these functions (``function`` is the first of them). ``import_answers``: the
-        callback that answers the stand-in calls the file makes while it is imported."""
+        callback that answers the stand-in calls the file makes while it is imported.
+        ``measured``: a worker for one memory-measured call (``measured_peak``)."""
+        self.measured = measured
         self.watching = watching is not None
         self.watched_names = [n for names in standins.values() for n in names]
         self.watched_files = list(standins)
@@ -632,11 +668,13 @@ class WorkerProcess:
         except OSError as error:  # a full or missing temporary folder: the grader's, not the student's
             raise server.fail(f"the sandbox could not prepare a worker's folder for {module}.py: {error.strerror or error}") from None
         self._output_read = [0, 0]
+        self.charged = 0.0
+        """Seconds the grader spent on this worker's behalf (its stand-ins' answers)."""
         self.alive = True
         self.channel, theirs = socket.socketpair()
         self.channel.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         try:
-            self.server_pid = server.spawn(self.workdir, staged, module, function, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output), *extra_fds], needs, watching)
+            self.server_pid = server.spawn(self.workdir, staged, module, function, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output), *extra_fds], needs, watching, measured)
         finally:
             for fd in extra_fds:
                 os.close(fd)
@@ -656,6 +694,7 @@ class WorkerProcess:
             for level, kind, payload in ancillary:
                 if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and data == b"hello":
                     self.pid = _UCRED.unpack(payload[: _UCRED.size])[0]
+                    self._admit()
                     return
         if self.server.bwrap:
             # Its pid as seen here is unknown (the server's is another namespace's, maybe a host
@@ -669,17 +708,32 @@ class WorkerProcess:
         # No code of the submission ran before that message: the sandbox failed, not the student.
         raise self.server.fail(f"the sandbox could not start a worker for {self.module}.py (it ended before any of the submission's code ran)")
 
+    def _admit(self) -> None:
+        """The worker said hello and waits: put it in the slot's groups, note what it holds before
+        anything of the submission runs, and let it go on."""
+        try:
+            self.server.admit(self.pid, self.measured)
+            self.meter = CpuMeter(self.pid)
+            self._resident_at_start = _proc_status_bytes(self.pid, "VmRSS") if self.measured else 0
+            self.channel.sendall(b"g")
+        except GraderFailure:
+            self.stop()
+            raise
+        except (OSError, RuntimeError):
+            self.stop()  # gone between its hello and the grader's word: nothing of the submission ran
+            raise self.server.fail(f"the sandbox could not start a worker for {self.module}.py (it ended before any of the submission's code ran)") from None
+
     def _await_import(self, answer_callback: Callable | None) -> None:
         """Wait for the import of the worker's file, answering the stand-in calls it makes at
         module level (``StandinBounds.for_import``), all within an import's deadline."""
-        deadline = time.monotonic() + max(self.limits.call_seconds, 2.0)
+        deadline = self.deadline(max(self.limits.call_seconds, 2.0))
         bounds = StandinBounds.for_import()
         while True:
             try:
                 header, buffers = wire.receive(self.channel, deadline)
             except TimeoutError:
                 self.stop()
-                raise CallTimedOut(f"importing {self.module}.py took longer than {max(self.limits.call_seconds, 2.0):g} s") from None
+                raise CallTimedOut(f"importing {self.module}.py took longer than {deadline.words()}") from None
             except (wire.PeerClosed, wire.WireError):
                 raise ImportFailed(f"{self.module}.py could not be imported: the worker {self.stop()} while importing it") from None
             op = header.get("op")
@@ -688,7 +742,7 @@ class WorkerProcess:
                     self._answer_callback(header, buffers, answer_callback, self.function, bounds, deadline)
                 except TimeoutError:
                     self.stop()
-                    raise CallTimedOut(f"importing {self.module}.py took longer than {max(self.limits.call_seconds, 2.0):g} s") from None
+                    raise CallTimedOut(f"importing {self.module}.py took longer than {deadline.words()}") from None
                 continue
             if op == "import_failed":
                 self.stop()
@@ -729,7 +783,7 @@ class WorkerProcess:
         if self._marker is not None:
             MARKER.pack_into(self._marker, 0, 0, 0, 0)  # this batch's calls only, from its first
         self._send(framed or batch_message(calls), calls[0][0])
-        deadline = time.monotonic() + self.limits.call_seconds
+        deadline = self.deadline()
         expected = expected or [None] * len(calls)
         kept = KeptBudget(KEPT_PER_TEST_BYTES)
         # A watching worker is answered no stand-in call: it needs no callback, nor bounds for one.
@@ -744,7 +798,7 @@ class WorkerProcess:
             except CallTimedOut:
                 if index == 0 and self._running_call() == 0:
                     raise
-                late = f"{function}'s {len(calls)} calls were not all back within {self.limits.call_seconds:g} s"
+                late = f"{function}'s {len(calls)} calls were not all back within {deadline.words()}"
                 raise BatchPastItsDeadline(late, function) from None
         if self.watching:
             # Sent one at a time, the calls would have met a worker that stopped listening to the
@@ -756,14 +810,15 @@ class WorkerProcess:
         """Send a message of calls, the first of them to ``function``. A worker that stopped
         reading (its code shut the line to the grader) or is gone is a crash, as on the way back."""
         try:
-            wire.send_framed(self.channel, framed, time.monotonic() + self.limits.call_seconds)
+            deadline = self.deadline()
+            wire.send_framed(self.channel, framed, deadline)
         except wire.PeerClosed:
             # How the worker then ended is a race with its own exit, not worth a different message.
             self.stop()
             raise WorkerCrashed(f"{function} could not be called: the worker for {self.module}.py had stopped listening to the grader, so it was stopped", function) from None
         except TimeoutError:
             self.stop()
-            raise CallTimedOut(f"{function} could not be called: the worker for {self.module}.py did not read its call within {self.limits.call_seconds:g} s", function) from None
+            raise CallTimedOut(f"{function} could not be called: the worker for {self.module}.py did not read its call within {deadline.words()}", function) from None
 
     def _admit(self, room: AnswerRoom | None, kept: KeptBudget | None = None, op: str | None = "result"):
         """What ``wire.receive`` asks of a message before reading its data: a message of ``op``
@@ -785,10 +840,10 @@ class WorkerProcess:
         return admit
 
     def _await_result(self, function: str, return_inputs: bool, answer_callback, bounds: StandinBounds,
-                      expected: "Expected | None" = None, deadline: float | None = None, admit: Callable | None = None):
+                      expected: "Expected | None" = None, deadline: "Deadline | None" = None, admit: Callable | None = None):
         # The reference's time on stand-in calls counts against the call's deadline: it is work the
         # grader does on the student's behalf, and a loop of them must not cost more than the call.
-        deadline = deadline or time.monotonic() + self.limits.call_seconds
+        deadline = deadline or self.deadline()
         while True:
             try:
                 header, buffers = wire.receive(self.channel, deadline, admit)
@@ -807,7 +862,7 @@ class WorkerProcess:
                     return value
             except TimeoutError:
                 self.stop()
-                raise CallTimedOut(f"{function} did not return within {self.limits.call_seconds:g} s", function) from None
+                raise CallTimedOut(f"{function} did not return within {deadline.words()}", function) from None
             except wire.PeerClosed:
                 raise WorkerCrashed(f"{function} crashed the worker: it {self.stop()}") from None
             except wire.WireError as error:
@@ -828,9 +883,18 @@ class WorkerProcess:
             self.stop()
             raise BadReturn(f"{function}'s worker broke the protocol (sent {op!r})")
 
-    def _answer_callback(self, header: dict, buffers: list, answer_callback, caller: str, bounds: StandinBounds, deadline: float) -> None:
+    def _answer_callback(self, header: dict, buffers: list, answer_callback, caller: str, bounds: StandinBounds, deadline: Deadline) -> None:
         """Answer one stand-in call, the reply sent by ``deadline`` (``TimeoutError``: the worker
-        did not read it, and the call it made is over)."""
+        did not read it, and the call it made is over); the grader's time on it is charged there."""
+        started = time.thread_time()
+        try:
+            self._answer_stand_in(header, buffers, answer_callback, caller, bounds, deadline)
+        finally:
+            spent = time.thread_time() - started
+            deadline.charge(spent)
+            self.charged += spent
+
+    def _answer_stand_in(self, header: dict, buffers: list, answer_callback, caller: str, bounds: StandinBounds, deadline: Deadline) -> None:
         module, function = str(header.get("module")), str(header.get("function"))
         key = None
         try:
@@ -863,18 +927,26 @@ class WorkerProcess:
             framed = [message]
         wire.send_framed(self.channel, framed, deadline)
 
+    def deadline(self, seconds: float | None = None) -> Deadline:
+        """``seconds`` (default: a call's) of this worker's work from now (``deadlines``)."""
+        return Deadline(self.meter, self.limits.call_seconds if seconds is None else seconds)
+
+    def work_seconds(self) -> float:
+        """CPU seconds this worker's processes spent, and the grader's on its behalf, so far."""
+        return self.meter.seconds() + self.charged
+
     def load(self, through: int) -> None:
         """A watching worker: import the files up to place ``through`` (from 1, in course order),
         under an import's deadline, as a live worker's import of its file has."""
         if through <= self.loaded_through:
             return
         self._send(wire.frame({"op": "load", "through": through}), self.function)
-        seconds = max(self.limits.call_seconds, 2.0)
+        deadline = self.deadline(max(self.limits.call_seconds, 2.0))
         try:
-            header, _ = wire.receive(self.channel, time.monotonic() + seconds)
+            header, _ = wire.receive(self.channel, deadline)
         except TimeoutError:
             self.stop()
-            raise CallTimedOut(f"importing the submission's files took longer than {seconds:g} s") from None
+            raise CallTimedOut(f"importing the submission's files took longer than {deadline.words()}") from None
         except (wire.PeerClosed, wire.WireError):
             raise WorkerCrashed(f"the worker {self.stop()} while importing the submission's files") from None
         if header.get("op") != "loaded":
@@ -890,13 +962,14 @@ class WorkerProcess:
         try:
             # What it says its calls were is kept while they are checked: as much as a test's calls.
             admit = self._admit(None, KeptBudget(KEPT_PER_TEST_BYTES), None)
-            header, buffers = wire.receive(self.channel, time.monotonic() + self.limits.call_seconds, admit)
+            deadline = self.deadline()
+            header, buffers = wire.receive(self.channel, deadline, admit)
             if header.get("op") != "evidence":
                 raise wire.WireError("not the evidence asked for")
             values = wire.decode(header.get("value"), buffers)
         except TimeoutError:
             self.stop()
-            raise CallTimedOut(f"{self.function}'s worker did not say what its calls were within {self.limits.call_seconds:g} s") from None
+            raise CallTimedOut(f"{self.function}'s worker did not say what its calls were within {deadline.words()}") from None
         except wire.PeerClosed:
             raise WorkerCrashed(f"{self.function}'s worker {self.stop()}") from None
         except (wire.WireError, AnswerTooLarge) as error:
@@ -927,38 +1000,15 @@ class WorkerProcess:
         what, place, _ = MARKER.unpack_from(self._marker, 0) if self._marker is not None else (0, 0, 0)
         return self.watched_files[place - 1] if what == IMPORTING and 0 < place <= len(self.watched_files) else None
 
-    def reset_peak_memory(self) -> int:
-        """Reset the worker's peak resident memory to its current size; return that size in bytes.
-
-        As root, the measure covers every process of the workers' user, which may start no new
-        one from here on: a child building the answer in its own memory is counted, or cannot be.
-        """
-        self._measured = {}
-        if self.server.uid is not None:
-            self.server.forbid_new_processes()
-            for pid in _pids_of(self.server.uid):
-                if pid != self.pid:
-                    try:
-                        Path(f"/proc/{pid}/clear_refs").write_text("5")
-                        self._measured[pid] = _proc_status_bytes(pid, "VmRSS")
-                    except (OSError, RuntimeError):
-                        pass  # gone already: it cannot take part in the call
-        Path(f"/proc/{self.pid}/clear_refs").write_text("5")
-        return _proc_status_bytes(self.pid, "VmRSS")
-
-    def peak_memory(self) -> int:
-        """The worker's peak resident memory since ``reset_peak_memory``, plus what each other
-        process of its user added to its own (bytes)."""
-        peak = _proc_status_bytes(self.pid, "VmHWM")
-        measured = getattr(self, "_measured", {})
-        if self.server.uid is not None and set(_pids_of(self.server.uid)) - {self.pid} != set(measured):
-            raise ProcessesDuringMeasure("a process your code started ended during a call whose memory is measured, so its memory could not be counted: do the work in the call itself")
-        for pid, baseline in measured.items():
-            try:
-                peak += max(0, _proc_status_bytes(pid, "VmHWM") - baseline)
-            except (OSError, RuntimeError):
-                raise ProcessesDuringMeasure("a process your code started ended during a call whose memory is measured, so its memory could not be counted: do the work in the call itself") from None
-        return peak
+    def measured_peak(self) -> int:
+        """A memory-measured worker (``measured``), its call answered: the most memory it held
+        since it started, the submission's import included (bytes). Where the slot has control
+        groups, the kernel's peak of the group made for it; else its peak resident size less what
+        it held when it started (``VmHWM``, which it cannot reset: it may open no file for writing)."""
+        peak = self.server.groups.measured_peak() if self.server.groups is not None else None
+        if peak is None:
+            peak = _proc_status_bytes(self.pid, "VmHWM") - self._resident_at_start
+        return max(0, peak)
 
     def take_output(self) -> str:
         """What the worker printed since the last call of this method, cut to the output limit."""
@@ -1015,22 +1065,6 @@ class _Refused(Exception):
 class BatchPastItsDeadline(CallTimedOut):
     """A batch's calls did not all come back within one call's deadline: no call of it is known
     to have taken longer than its own deadline, nor known not to have (``call_batch``)."""
-
-
-class ProcessesDuringMeasure(StudentError):
-    """Processes of the submission came or went during a memory-measured call."""
-
-
-def _pids_of(uid: int) -> list[int]:
-    """The processes of ``uid`` (ids as this process sees them)."""
-    found = []
-    for name in os.listdir("/proc"):
-        try:
-            if name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid:
-                found.append(int(name))
-        except OSError:
-            pass
-    return found
 
 
 def _proc_status_bytes(pid: int, field: str) -> int:

@@ -18,11 +18,13 @@ import importlib
 import json
 import os
 import resource
-import shutil
 import signal
 import socket
 import sys
 import time
+
+from attnlab.sandbox.inside import syscalls
+from attnlab.sandbox.inside.leftovers import SHARED_FOLDERS, remove_leftovers, writable_folders
 
 CONTROL_MESSAGE_BYTES = 1 << 16
 PREIMPORTED = (
@@ -112,10 +114,6 @@ def _mount(libc, source: str, target: str, flags: int) -> None:
 
 PRIVATE_WORKERS = False
 """Whether workers get mounts and IPC of their own here (found once, at the fork server's start)."""
-# Folders every user may write to: what a submission leaves there is removed after it.
-SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
-_SHARED_ENTRIES_WALKED = 100_000
-_IPC_RMID = 0
 _CLONE_NEWIPC = 0x08000000
 _CLONE_NEWNS = 0x00020000
 _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x1000, 0x4000, 0x40000
@@ -162,127 +160,33 @@ def _kill_everything_of(uid: int) -> None:
         time.sleep(0.005)
 
 
-def _clean_up_after(uid: int) -> None:
-    """Remove what the processes of ``uid`` (all dead now) left: System V IPC objects in this
-    IPC namespace, files and folders in the folders all users may write to, and its keyrings."""
-    _as(uid, lambda: (_remove_ipc_of(uid), _remove_files_of(uid), _clear_keyrings()))
+def _clean_up_after(uid: int, folders: list[str]) -> None:
+    """Remove what the processes of ``uid`` (all dead now) left: System V IPC objects in this IPC
+    namespace, its entries in the ``folders`` it may write in, and its keyrings."""
+    _as(uid, lambda: remove_leftovers(uid, folders))
 
 
-def _remove_ipc_of(uid: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    removers = {"shm": lambda i: libc.shmctl(i, _IPC_RMID, None), "sem": lambda i: libc.semctl(i, 0, _IPC_RMID), "msg": lambda i: libc.msgctl(i, _IPC_RMID, None)}
-    for kind, remove in removers.items():
+def _folders_writable_by(uid: int) -> list[str]:
+    """The folders in or beneath the shared folders where ``uid`` may make an entry, as a child
+    that becomes ``uid`` finds them (``leftovers.writable_folders``)."""
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid == 0:
         try:
-            with open(f"/proc/sysvipc/{kind}") as table:
-                header, *rows = [line.split() for line in table]
-        except OSError:
-            continue
-        # Owner or creator: an owner may hand its object to another user (IPC_SET), not its creation.
-        ident, owners = header.index(f"{kind}id" if kind != "msg" else "msqid"), [header.index(c) for c in ("uid", "cuid") if c in header]
-        for row in rows:
-            if any(int(row[owner]) == uid for owner in owners):
-                remove(int(row[ident]))
-
-
-def _remove_files_of(uid: int) -> None:
-    """Remove every entry ``uid`` owns in the shared folders. Only the machine's own entries count
-    towards the walk's bound: a submission that floods /tmp pays for its own removal, and cannot
-    make the walk stop before what it left (100,001 files in /tmp did)."""
-    foreign = 0
-    for top in SHARED_FOLDERS:
-        for folder, dirs, files in os.walk(top):
-            for name in list(dirs) + files:
-                path = os.path.join(folder, name)
-                try:
-                    if os.lstat(path).st_uid != uid:
-                        foreign += 1
-                        continue
-                    if name in dirs:
-                        dirs.remove(name)
-                        shutil.rmtree(path, ignore_errors=True)
-                    else:
-                        os.unlink(path)
-                except OSError:
-                    pass
-            if foreign > _SHARED_ENTRIES_WALKED:
-                return
-
-
-def _forbid_new_processes(uid: int) -> None:
-    """Set RLIMIT_NPROC to 0 in every process of ``uid``, until none is left unset: from now on
-    none of them can start a process (or a thread). Only lowering: needs no capability."""
-    def seal() -> None:
-        me, sealed = str(os.getpid()), set()
-        while True:
-            pids = set(_processes_of(uid)) - {me}
-            if pids <= sealed:
-                return
-            for pid in pids - sealed:
-                try:
-                    resource.prlimit(int(pid), resource.RLIMIT_NPROC, (0, 0))
-                except (ProcessLookupError, PermissionError, OSError):
-                    pass
-            sealed |= pids
-
-    _as(uid, seal)
-
-
-# Kernel stores that outlive the processes that filled them: a user's keyrings (add_key,
-# request_key, keyctl) and POSIX message queues (mq_*). Nothing a worker needs; a submission's
-# processes could leave answers there for a later process (a live run, a classmate) to read.
-_DENIED_CALLS = {
-    0xC000003E: (248, 249, 250, 240, 241, 242, 243, 244, 245),  # x86_64
-    0xC00000B7: (217, 218, 219, 180, 181, 182, 183, 184, 185),  # aarch64
-}
-_X32_BIT = 0x40000000
-
-
-def _deny_persistent_stores() -> bool:
-    """Forbid this process and its children the system calls of ``_DENIED_CALLS`` (a seccomp
-    filter; they fail with EPERM), and any gaining of privileges; False where that cannot be done."""
-    import platform
-
-    arch = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}.get(platform.machine())
-    if arch is None:
-        return False
-    denied = _DENIED_CALLS[arch]
-    errno_eperm, allow = 0x00050000 | 1, 0x7FFF0000
-    ld_w_abs, jeq_k, jge_k, ret_k = 0x20, 0x15, 0x35, 0x06
-    program = [(ld_w_abs, 0, 0, 4), (jeq_k, 1, 0, arch), (ret_k, 0, 0, errno_eperm), (ld_w_abs, 0, 0, 0)]
-    program.append((jge_k, len(denied) + 1, 0, _X32_BIT))  # another ABI's numbering: refused
-    program += [(jeq_k, len(denied) - i, 0, number) for i, number in enumerate(denied)]
-    program += [(ret_k, 0, 0, allow), (ret_k, 0, 0, errno_eperm)]
-
-    class Instruction(ctypes.Structure):
-        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint32)]
-
-    class Program(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Instruction))]
-
-    instructions = (Instruction * len(program))(*[Instruction(*i) for i in program])
-    libc = ctypes.CDLL(None, use_errno=True)
-    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
-    if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0:
-        return False
-    return libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(Program(len(program), instructions)), 0, 0) == 0
-
-
-def _clear_keyrings() -> None:
-    """As the private user: empty its user, user-session and persistent keyrings (where a worker
-    could not be denied them, what it left there goes with the submission)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    number = {"x86_64": 250, "aarch64": 219}.get(__import__("platform").machine())
-    if number is None:
-        return
-    keyctl_clear, keyctl_get_persistent = 7, 22
-    user, user_session, process = -4, -5, -2
-    keyrings = [user, user_session]
-    persistent = libc.syscall(number, ctypes.c_long(keyctl_get_persistent), ctypes.c_long(-1), ctypes.c_long(process))
-    if persistent > 0:
-        keyrings.append(persistent)
-    for keyring in keyrings:
-        libc.syscall(number, ctypes.c_long(keyctl_clear), ctypes.c_long(keyring))
+            os.close(reading)
+            _become(uid)
+            with os.fdopen(writing, "w") as out:
+                json.dump(writable_folders(), out)
+        finally:
+            os._exit(0)
+    os.close(writing)
+    with os.fdopen(reading) as answer:
+        text = answer.read()
+    os.waitpid(pid, 0)
+    try:
+        return [str(f) for f in json.loads(text)]
+    except ValueError:
+        return list(SHARED_FOLDERS)
 
 
 def _can_unshare() -> bool:
@@ -340,11 +244,20 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
         os.mkdir(scratch, 0o700)
     os.chdir(scratch)  # where relative paths write: the one folder the student may fill
     _set_limits(request["limits"], baseline_vm)
-    _deny_persistent_stores()
+    measured = bool(request.get("measured"))
+    if measured:  # a memory-measured call's worker: no other process beside it, ever
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+        _map_cached_file_pages()
+    syscalls.deny(measured)
     # First words on the channel, once the worker is set up and before any student code runs (a
     # worker that dies before them is the sandbox's failure, not the student's): the kernel
     # attaches this process's pid as the grader sees it (the grader may live in another pid namespace).
-    socket.socket(fileno=os.dup(channel_fd)).send(b"hello")
+    # Then nothing of the submission runs until the grader says so, once it has put this worker in
+    # its slot's control groups (where the machine has them).
+    with socket.socket(fileno=os.dup(channel_fd)) as first:
+        first.send(b"hello")
+        if first.recv(1, socket.MSG_WAITALL) != b"g":
+            os._exit(0)
     # A worker's calls (a program's above all) make and drop many small containers: collections
     # of the youngest objects ten times less often (cycles are still collected; a worker lives
     # one submission).
@@ -359,6 +272,30 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
         WatchingWorker(channel, request["submission"], request["standins"], request["serves"], request["depends"], marker_fd[0], request.get("poisoned", []), request.get("skipped", [])).serve()
         return
     Worker(channel, request["submission"], request["module"], request["function"], request["standins"]).serve()
+
+
+def _map_cached_file_pages() -> None:
+    """A memory-measured worker, before any of the submission's code runs: map every page of its
+    file mappings (libraries) that the page cache holds, so that the library code the call runs
+    later adds nothing to the resident size it is measured by: only what it allocates does."""
+    import numpy as np
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    page = os.sysconf("SC_PAGE_SIZE")
+    with open("/proc/self/maps") as maps:
+        lines = maps.read().splitlines()
+    for line in lines:
+        fields = line.split(maxsplit=5)
+        if len(fields) < 6 or not fields[5].startswith("/") or fields[5].startswith("/dev/") or not fields[1].startswith("r"):
+            continue
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        present = (ctypes.c_ubyte * ((end - start) // page))()
+        if libc.mincore(ctypes.c_void_p(start), ctypes.c_size_t(end - start), present) != 0:
+            continue
+        cached = np.flatnonzero(np.frombuffer(present, np.uint8) & 1)
+        # Reading one byte of a page maps it; a page the cache does not hold (past the end of the
+        # file, or never read) is left alone.
+        np.frombuffer((ctypes.c_ubyte * (end - start)).from_address(start), np.uint8)[cached * page].sum()
 
 
 def _import_library(name: str, warmup: str | None) -> None:
@@ -418,6 +355,7 @@ def _serve(control_fd: int) -> None:
     # namespace: cleaning those after each submission is needed only where the kernel refuses.
     global PRIVATE_WORKERS
     PRIVATE_WORKERS = private = os.geteuid() == 0 and _can_unshare()
+    writable: list[str] | None = None
     while True:
         try:
             data, fds, _flags, _address = socket.recv_fds(control, CONTROL_MESSAGE_BYTES, 4)
@@ -450,11 +388,9 @@ def _serve(control_fd: int) -> None:
             if os.geteuid() == 0 and request.get("uid") is not None:
                 _kill_everything_of(request["uid"])
                 if not private:
-                    _clean_up_after(request["uid"])
-            control.send(b"{}")
-        elif request["op"] == "seal":
-            if os.geteuid() == 0 and request.get("uid") is not None:
-                _forbid_new_processes(request["uid"])
+                    # Found once, after the first submission: what the machine lets the user write.
+                    writable = writable if writable is not None else _folders_writable_by(request["uid"])
+                    _clean_up_after(request["uid"], writable)
             control.send(b"{}")
         elif request["op"] == "reap":
             try:

@@ -1,0 +1,123 @@
+"""When a worker's time is up: the CPU time of its processes, with a wall-clock backstop far above.
+
+A classmate graded beside a submission (a busy one above all) slows its wall clock, never its CPU
+time: with wall-clock deadlines an honest, slow softmax lost 6 of 13 points beside a student who
+burned CPU. So a deadline counts the CPU seconds the worker's processes spent (its threads, and
+the children it waited for, as the kernel counts them in ``/proc/PID/stat``) and the grader's own
+seconds on its behalf (the reference answering its stand-ins). A worker that waits without
+computing (a sleep, a read that never comes) is ended by the wall clock, ``BACKSTOP`` times the
+deadline later.
+
+``wire``'s functions read a ``Deadline`` as they read a monotonic one: ``deadline -
+time.monotonic()`` is how long to wait before asking again, 0 or less once the time is up; a
+worker that has ended is ``wire.PeerClosed`` there, even while a process it started still holds
+its end of the line open.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from attnlab import wire
+
+BACKSTOP = 10.0
+"""The wall-clock backstop, as a multiple of the CPU-time deadline."""
+POLL_SECONDS = 0.1
+"""The longest wait between two looks at a worker's CPU time (a worker with many threads spends
+CPU faster than the wall clock runs)."""
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def backstop(seconds: float) -> float:
+    """The wall-clock seconds after which a deadline of ``seconds`` of CPU time is up anyway."""
+    return BACKSTOP * seconds
+
+
+class CpuMeter:
+    """The CPU seconds process ``pid`` has spent, with the children it waited for; its last
+    reading once it is gone."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.last = 0.0
+        self.gone = False
+        """Has the process ended (a zombie, or reaped)?"""
+        self.seconds()
+
+    def seconds(self) -> float:
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as stat:
+                fields = stat.read().rpartition(b")")[2].split()
+            # After the command's closing parenthesis: state is field 3, utime 14, stime 15,
+            # cutime 16, cstime 17 (proc(5)).
+            self.last = max(self.last, sum(int(f) for f in fields[11:15]) / _TICKS)
+            self.gone = fields[0] in (b"Z", b"X")
+        except (OSError, ValueError, IndexError):
+            self.gone = True  # its time is what was last read
+        return self.last
+
+
+class Deadline:
+    """``seconds`` of work from now: the worker's CPU time (``meter``) and the grader's seconds on
+    its behalf (``charge``); or the wall-clock backstop, whichever comes first."""
+
+    def __init__(self, meter: CpuMeter, seconds: float):
+        self.meter, self.seconds = meter, seconds
+        self.started_cpu, self.started_wall = meter.seconds(), time.monotonic()
+        self.charged = 0.0
+        self.wall_end = self.started_wall + backstop(seconds)
+
+    def charge(self, seconds: float) -> None:
+        """The grader worked ``seconds`` for this call (a stand-in answered): they count."""
+        self.charged += seconds
+
+    def spent(self) -> float:
+        """Seconds of work spent since the deadline was set."""
+        return self.meter.seconds() - self.started_cpu + self.charged
+
+    def waited(self) -> float:
+        """Wall-clock seconds since the deadline was set."""
+        return time.monotonic() - self.started_wall
+
+    def over_by_wall(self) -> bool:
+        """Was (or is) this deadline up by the wall clock, the work under its seconds?"""
+        return self.spent() < self.seconds
+
+    def __sub__(self, now: float) -> float:
+        if self.meter.gone:
+            raise wire.PeerClosed
+        wall_left = self.wall_end - now
+        work_left = self.seconds - self.spent()
+        if wall_left <= 0 or work_left <= 0:
+            return 0.0
+        return min(wall_left, work_left, POLL_SECONDS)
+
+    def words(self) -> str:
+        """What ran out, for a student: "2 s" of CPU time, or the wall clock's backstop."""
+        if self.over_by_wall():
+            return (f"{backstop(self.seconds):g} s (it was waiting, not computing: the grader waits {BACKSTOP:g} times "
+                    f"the {self.seconds:g} s it allows a call to compute)")
+        return f"{self.seconds:g} s"
+
+
+class Budget:
+    """Work charged to one submission's budget: seconds of work (as a deadline counts them) and,
+    for the backstop, seconds of the wall clock."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.work = self.wall = 0.0
+
+    def charge(self, work: float, wall: float) -> None:
+        self.work += work
+        self.wall += wall
+
+    def used_up(self) -> bool:
+        return self.work > self.seconds or self.wall > backstop(self.seconds)
+
+    def words(self) -> str:
+        """What it was, for a student."""
+        if self.work > self.seconds:
+            return f"{self.seconds:g} s of grading time"
+        return f"{backstop(self.seconds):g} s of grading time by the clock (its code waited more than it computed)"
