@@ -197,7 +197,7 @@ def test_check_names_a_module_that_is_not_installed_and_checks_every_other_file(
     text = " ".join(result.stdout.split())
     assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr and "exit code" not in result.stderr, result.stdout + result.stderr
     # Installed or not, the course does not offer it: the check says so as the grader's sandbox would.
-    assert "attention.py, line 1 (import scipy_is_not_installed): `scipy_is_not_installed` is not available in this course" in text
+    assert "attention.py, line 1 (import scipy_is_not_installed): `scipy_is_not_installed` is not available to attention.py in this course" in text
     assert "Remove this import: the grader will not import it." in text
     lines = {line.split()[1]: line for line in result.stdout.splitlines() if len(line.split()) > 2}
     assert "passed" in lines["softmax"] and "passed" in lines["causal_mask"]  # the other files are still checked

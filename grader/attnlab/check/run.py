@@ -126,10 +126,10 @@ def explain_import_failure(course: Course, error: BaseException, folder: Path, t
         library = error.name.split(".")[0]
         if library in course.modules:
             return ImportProblem(name, f"{where}: there is no {library}.py in {folder}. Put it back: a file may import the course's files before it.")
+        if str(error).startswith(f"`{library}` is not available to "):
+            return ImportProblem(name, f"{where}: {error}. Remove this import: the grader will not import it.")
         if any(library in course.needs_of(m) for m in course.modules):
             return ImportProblem(name, f"{where}: {library} is not installed. {install_hint(library)}")
-        if str(error).startswith(f"`{library}` is not available in this course"):
-            return ImportProblem(name, f"{where}: {error}. Remove this import: the grader will not import it.")
         return ImportProblem(name, f"{where}: there is no module named {library} here. Remove this import: the exercises do not need it, and the grader may not have it.")
     if isinstance(error, ImportError):
         return ImportProblem(name, f"{where}: {_first_line(error)}. Check the name: it must be one the imported file defines.")
