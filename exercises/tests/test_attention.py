@@ -3,6 +3,7 @@
 import numpy as np
 from attention import cross_attention, scaled_dot_product_attention, self_attention
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_close, expect_rows_sum_to_one, expect_shape, expect_zero_where
 
 
@@ -74,3 +75,8 @@ def test_cross_attention_padding():
     _, weights = cross_attention(rng.standard_normal((2, 2, 4)), rng.standard_normal((2, 3, 4)), *w, kv_padding_mask=mask)
     expect_zero_where(weights, ~mask[:, None, :], "the weights on padded keys")
     assert (weights[1] > 0).all(), "sequence 1 has no padding: every key should get some weight"
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "attention")

@@ -3,6 +3,7 @@
 import numpy as np
 from backward import attention_backward, softmax_backward
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_close, expect_shape
 
 
@@ -43,3 +44,8 @@ def test_a_masked_key_gets_no_gradient():
     _, dk, dv = attention_backward(q, k, v, rng.standard_normal((2, 4)), mask)
     expect_close(dk[2], np.zeros(3), "dk of the hidden key")
     expect_close(dv[2], np.zeros(4), "dv of the hidden key")
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "backward")

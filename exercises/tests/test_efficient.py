@@ -3,6 +3,8 @@
 import numpy as np
 from efficient import grouped_query_attention, kv_cache_step, online_softmax_attention
 
+from attnlab.check.probe_book import probe_tests
+
 
 def plain_attention(q, k, v, causal=False):
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
@@ -36,3 +38,8 @@ def test_kv_cache_steps():
         outputs.append(out)
     assert cache["k"].shape == (1, 3, 4)
     np.testing.assert_allclose(np.concatenate(outputs, axis=1), plain_attention(x @ w_q, x @ w_k, x @ w_v, causal=True))
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "efficient")

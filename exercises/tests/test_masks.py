@@ -3,6 +3,7 @@
 import numpy as np
 from masks import causal_mask, document_mask, left_padding_mask, padding_mask, sliding_window_mask
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_equal_bool
 
 
@@ -34,3 +35,8 @@ def test_left_padding():
     """left_padding_mask: lengths [2, 3] padded on the left to 4"""
     expected = np.array([[False, False, True, True], [False, True, True, True]])
     expect_equal_bool(left_padding_mask(np.array([2, 3]), 4), expected, "left_padding_mask([2, 3], 4)", "(B, max_len)")
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "masks")

@@ -3,6 +3,7 @@
 import numpy as np
 from multihead import merge_heads, multi_head_attention, split_heads
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_close, expect_shape, expect_zero_where
 
 
@@ -27,3 +28,8 @@ def test_mha_shapes():
     expect_shape(out, (2, 5, 8), "the output", "(B, T, d_model)")
     expect_shape(weights, (2, 2, 5, 5), "the weights", "(B, n_heads, T, T)")
     expect_zero_where(weights, np.triu(np.ones((5, 5), dtype=bool), k=1), "causal weights (no weight above the diagonal)")
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "multihead")

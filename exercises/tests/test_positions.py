@@ -3,6 +3,8 @@
 import numpy as np
 from positions import equivariance_gap, rope, sinusoidal_encoding
 
+from attnlab.check.probe_book import probe_tests
+
 
 def test_sinusoidal_first_rows():
     """sinusoidal_encoding: position 0 is [0, 1, 0, 1, ...]; position 1 starts with sin(1), cos(1)"""
@@ -34,3 +36,8 @@ def test_equivariance():
     perm = [1, 2, 3, 4, 0]
     assert equivariance_gap(x, perm, *w) < 1e-9
     assert equivariance_gap(x, perm, *w, add_positions=True) > 1e-3
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "positions")

@@ -3,6 +3,7 @@
 import numpy as np
 from scores import attention_scores
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_close, expect_shape
 
 
@@ -25,3 +26,8 @@ def test_two_tokens():
     """attention_scores: the two-token example, [[1.04, 0.48], [0.48, 0.90]] / √2"""
     x = np.array([[1.00, 0.20], [0.30, 0.90]])
     expect_close(attention_scores(x, x), np.array([[1.04, 0.48], [0.48, 0.90]]) / np.sqrt(2), "attention_scores(x, x)")
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "scores")

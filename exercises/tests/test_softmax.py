@@ -3,6 +3,7 @@
 import numpy as np
 from softmax import softmax
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_close, expect_finite, expect_rows_sum_to_one, expect_shape
 
 
@@ -34,3 +35,8 @@ def test_large_scores():
     out = softmax(np.array([1e4, 0.0, -1e4]))
     expect_finite(out, "softmax([1e4, 0, -1e4]) (subtract the maximum before np.exp)")
     expect_close(out, [1.0, 0.0, 0.0], "softmax([1e4, 0, -1e4])")
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "softmax")

@@ -85,7 +85,7 @@ def padding_float(lengths, max_len):
     return (np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]).astype(float)
 
 
-probe("causal_mask", "a 4 x 4 mask: the diagonal, the triangle and the complement differ", 4)
+probe("causal_mask", "an 11 x 11 mask: the diagonal, the triangle and the complement differ", 11)
 probe("padding_mask", "B != max_len, a full sequence and a length-1 one", np.array([3, 1, 5]), 5)
 
 

@@ -137,7 +137,7 @@ def equivariance_inverse_permutation(x, perm, w_q, w_k, w_v, add_positions=False
 _RNG = np.random.default_rng(60)
 _X, _W = _RNG.normal(size=(4, 6)), [_RNG.normal(size=(6, 6)) for _ in range(3)]
 probe("sinusoidal_encoding", "5 positions, 6 columns (3 pairs)", 5, 6)
-probe("sinusoidal_encoding", "3 positions, 8 columns (4 pairs)", 3, 8)
+probe("sinusoidal_encoding", "7 positions, 10 columns (5 pairs)", 7, 10)
 probe("rope", "positions out of order, d = 6", _RNG.normal(size=(2, 3, 6)), np.array([0, 3, 1]))
 probe("rope", "a small theta, so every pair turns visibly", _RNG.normal(size=(4, 4)), np.array([1, 2, 5, 9]), theta=100.0)
 probe("equivariance_gap", "a permutation that is not its own inverse, no positions", _X, np.array([2, 0, 3, 1]), *_W)
