@@ -47,3 +47,16 @@ def test_bug_in_an_early_file_costs_nothing_in_later_files(grade_fixture, name):
     failing = {t.function for t in report.tests if t.outcome is not Outcome.PASSED}
     assert failing == {fixture.breaks}
     assert report.max_score - report.score == sum(t.max_score for t in report.tests if t.function == fixture.breaks and t.outcome is not Outcome.PASSED)
+
+
+def test_the_half_precision_test_names_a_cause_only_on_evidence(grade_fixture):
+    """It blamed "an angle table computed in float16" for every failure, a missing 1/√d scale
+    too (which the track never named). Now the student's own float64 answer on the same input, and
+    what a half-precision angle table gives, decide what is said."""
+    half = [t for t in grade_fixture(read_fixture(SUBMISSIONS / "buggy" / "torch_no_scale.py")).tests if "RoPE at T = 1024" in t.name]
+    assert half and all(t.outcome is not Outcome.PASSED for t in half)
+    for test in half:
+        assert "angle table" not in test.feedback and "in float64 is off by" in test.feedback and "the precision is not the cause" in test.feedback, test.feedback
+        assert test.misconception == "torch_no_scale"
+    table = [t for t in grade_fixture(read_fixture(SUBMISSIONS / "buggy" / "torch_rope_table_in_half.py")).tests if "RoPE at T = 1024" in t.name and t.outcome is not Outcome.PASSED]
+    assert table and all("it matches an angle table computed in" in t.feedback for t in table), [t.feedback for t in table]
