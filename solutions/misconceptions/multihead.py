@@ -149,7 +149,7 @@ def mha_ignores_causal(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding
     "split_heads",
     "a transpose written for (B, T, d_model) only (transpose(0, 2, 1, 3))",
     explanation="split_heads takes any leading axes: (T, d_model) for one sequence, (B, T, d_model) for a batch. Unpacking three sizes and transposing (0, 2, 1, 3) works for a batch only and raises for the others.",
-    hint="*lead, t, d_model = x.shape; reshape to (*lead, t, n_heads, d_head) and np.swapaxes(..., -3, -2).",
+    hint="Keep the leading axes whatever they are (x.shape[:-2]); reshape to (..., T, n_heads, d_head) and swap with np.swapaxes(..., -3, -2), which counts from the end.",
 )
 def split_heads_fixed_rank(x, n_heads):
     try:

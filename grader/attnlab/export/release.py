@@ -33,7 +33,7 @@ STUDENT_ENGINE = (
     "course.py", "roster.py", "solution_code.py", "uploads.py", "reference.py", "misconceptions.py", "wire.py", "wording.py",
     "pytest_runs.py", "expect.py", "differences.py", "check", "quiz",
     "export/__init__.py", "export/stubs.py",
-    "sandbox/__init__.py", "sandbox/inside/__init__.py", "sandbox/inside/module_harness.py",
+    "sandbox/__init__.py", "sandbox/inside/__init__.py", "sandbox/inside/module_harness.py", "sandbox/inside/import_rule.py",
 )
 # Lines shorter than this (``return out``, ``d = x.shape[-1]``) are too common to call a leak.
 _SHORTEST_LEAK = 24
