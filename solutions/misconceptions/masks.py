@@ -240,8 +240,8 @@ def left_padding_inverted(lengths, max_len):
 
 
 probe("sliding_window_mask", "a window of 3 over 6 positions", 6, 3)
-probe("sliding_window_mask", "a window of 1 over 4 positions: the diagonal", 4, 1)
-probe("sliding_window_mask", "a window longer than the sequence", 4, 6)
+probe("sliding_window_mask", "a window of 1 over 10 positions: the diagonal", 10, 1)
+probe("sliding_window_mask", "a window longer than the sequence", 10, 13)
 probe("document_mask", "three documents, ids not in order", np.array([4, 4, 1, 1, 1, 7]))
 probe("left_padding_mask", "B != max_len, a full sequence and a length-1 one", np.array([3, 1, 5]), 5)
 probe("left_padding_mask", "max_len longer than every sequence, lengths all different", np.array([2, 4, 1]), 6)
