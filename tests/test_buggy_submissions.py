@@ -11,6 +11,10 @@ CATALOGUE_IDS = {m.id for m in load_catalogue(COURSE)}
 NOT_NAMEABLE = {"online_holds_the_full_matrix", "kv_cache_updates_its_input"}
 # Bugs the hidden suite catches that the catalogue does not name yet: their own tests say what is wrong.
 NOT_CATALOGUED: set[str] = set()
+# Mistakes that differ from the reference only on a query that may see no key, in the backward pass:
+# caught and named once the reference gives such a query zero gradients, as its forward pass gives
+# it zero weights (until then the catalogue leaves them out, and so do these tests).
+AWAITING_THE_BLIND_RULE = {"attention_backward_minus_1e9", "attention_backward_nan_for_blind_query"}
 
 
 def test_there_are_enough_buggy_fixtures():
@@ -20,6 +24,8 @@ def test_there_are_enough_buggy_fixtures():
 
 @pytest.mark.parametrize("fixture", BUGGY, ids=[f.path.stem for f in BUGGY])
 def test_bug_costs_its_function_only(grade_fixture, fixture):
+    if fixture.path.stem in AWAITING_THE_BLIND_RULE - CATALOGUE_IDS:
+        pytest.skip("the reference does not give a query that sees no key zero gradients yet")
     report = grade_fixture(fixture)
     failing = [t for t in report.tests if t.outcome is not Outcome.PASSED]
     assert failing, f"{fixture.path.stem}: the hidden tests did not catch this bug"

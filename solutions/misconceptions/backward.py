@@ -1,7 +1,7 @@
 """Known wrong versions of softmax_backward and attention_backward."""
 
 import numpy as np
-from backward import softmax_backward
+from backward import attention_backward, softmax_backward
 from scores import attention_scores
 from softmax import softmax
 
@@ -33,15 +33,25 @@ def _t(x):
     return np.swapaxes(x, -1, -2)
 
 
-def _backward(q, k, v, grad_out, mask, *, use_mask=True, scale=None, jacobian="full", grad_q=None, grad_k=None, grad_v=None, grad_weights=None):
+def _backward(q, k, v, grad_out, mask, *, use_mask=True, scale=None, jacobian="full", grad_q=None, grad_k=None, grad_v=None, grad_weights=None, fill=-np.inf, blind="either"):
     """The reference's steps, with the one thing a mistake changes as a parameter (a step given as
     a function of the intermediate values replaces the reference's). A mistake that raises on some
-    shapes gives ``Raised``, as the student's code does."""
-    try:
+    shapes gives ``Raised``, as the student's code does. A query that may see no key is a rule of
+    its own: a student whose mistake is elsewhere leaves its weights nan or gives them zeros, so
+    both are this mistake's answers (``blind="nan"``: the nan only)."""
+    with np.errstate(all="ignore"):
         scores = attention_scores(q, k)
         if mask is not None and use_mask:
-            scores = np.where(mask, scores, -np.inf)
+            scores = np.where(mask, scores, fill)
         weights = softmax(scores, axis=-1)
+    if mask is None or not use_mask or blind == "nan" or not np.isnan(weights).any():
+        return _backward_from(weights, q, k, v, grad_out, scale, jacobian, grad_q, grad_k, grad_v, grad_weights)
+    zeroed = np.where(mask, np.nan_to_num(weights, nan=0.0), 0.0)
+    return Alternatives([_backward_from(w, q, k, v, grad_out, scale, jacobian, grad_q, grad_k, grad_v, grad_weights) for w in (weights, zeroed)])
+
+
+def _backward_from(weights, q, k, v, grad_out, scale, jacobian, grad_q, grad_k, grad_v, grad_weights):
+    try:
         dv = (grad_v or (lambda a, g: _t(a) @ g))(weights, grad_out)
         da = (grad_weights or (lambda g, v: g @ _t(v)))(grad_out, v)
         ds = {"full": lambda: softmax_backward(weights, da, axis=-1), "diagonal": lambda: weights * da, "none": lambda: da}[jacobian]()
@@ -137,11 +147,12 @@ def attention_backward_scaled_by_d_k(q, k, v, grad_out, mask=None):
     hint="dq = dS @ k and dk = dSᵀ @ q (with dS already divided by √d_k).",
 )
 def attention_backward_wrong_operand(q, k, v, grad_out, mask=None):
-    return Alternatives([
+    answers = [
         _backward(q, k, v, grad_out, mask, grad_k=lambda ds, q, k: _t(ds) @ k),
         _backward(q, k, v, grad_out, mask, grad_q=lambda ds, q, k: ds @ q),
         _backward(q, k, v, grad_out, mask, grad_q=lambda ds, q, k: ds @ q, grad_k=lambda ds, q, k: _t(ds) @ k),
-    ])
+    ]
+    return Alternatives([a for each in answers for a in (each if isinstance(each, Alternatives) else (each,))])
 
 
 @misconception(
@@ -184,6 +195,40 @@ def attention_backward_full_transpose(q, k, v, grad_out, mask=None):
     return _backward(q, k, v, grad_out, mask, grad_v=lambda a, g: a.T @ g, grad_weights=lambda g, v: g @ v.T, grad_k=lambda ds, q, k: ds.T @ q)
 
 
+def _the_blind_rule_holds() -> bool:
+    """Does the reference give a query that may see no key zero gradients, as the forward pass
+    gives it zero weights? Until it does (its recomputed weights are nan there), the mistakes below
+    cannot be told from it, and are not in the catalogue."""
+    q = np.eye(2)
+    with np.errstate(all="ignore"):
+        dq, dk, dv = attention_backward(q, q, q, np.ones((2, 2)), np.array([[False, False], [True, True]]))
+    return bool(np.isfinite(dq).all() and np.isfinite(dk).all() and np.isfinite(dv).all() and not dq[0].any())
+
+
+def attention_backward_minus_1e9(q, k, v, grad_out, mask=None):
+    return _backward(q, k, v, grad_out, mask, fill=-1e9)
+
+
+def attention_backward_nan_for_blind_query(q, k, v, grad_out, mask=None):
+    return _backward(q, k, v, grad_out, mask, blind="nan")
+
+
+# Left padding under a causal mask: query 0 of sequence 0 is padding and sees no key.
+_BLIND = np.array([[[False, False, False], [False, True, False], [False, True, True]], [[True, False, False], [True, True, False], [True, True, True]]])
+if _the_blind_rule_holds():
+    misconception(
+        "attention_backward",
+        "masked with -1e9 in the recomputed forward pass: a query that may see no key gets gradients",
+        explanation="The backward pass must differentiate the forward pass as it is: a query that may see no key has zero weights and a zero output, so it sends no gradient anywhere. With -1e9 its recomputed weights are uniform over keys it must not see, and dq, dk and dv all get gradient through them.",
+        hint="Recompute the weights exactly as scaled_dot_product_attention does: -inf where masked, and zero weights for a row with no visible key.",
+    )(attention_backward_minus_1e9)
+    misconception(
+        "attention_backward",
+        "a query that may see no key makes nan gradients",
+        explanation="A row whose every score is -inf softmaxes to 0 / 0 = nan, and the nan reaches every gradient it touches: dv and dk of every key, through Aᵀ, not only the blind query's own dq. Such a query has zero weights in the forward pass and must get zero gradients.",
+        hint="Recompute the weights as scaled_dot_product_attention does: give a row with no visible key finite scores before the softmax and zero weights after it.",
+    )(attention_backward_nan_for_blind_query)
+
 _RNG = np.random.default_rng(50)
 _Y = softmax(_RNG.normal(size=(2, 3, 4)), axis=-1)
 probe("softmax_backward", "a 2 x 3 x 4 softmax along the last axis", _Y, _RNG.normal(size=(2, 3, 4)))
@@ -192,4 +237,6 @@ _MASK = np.array([[True, False, False, False], [True, True, False, False], [True
 probe("attention_backward", "L_q != L_k and d_k != d_v, no mask", _RNG.normal(size=(3, 2)), _RNG.normal(size=(4, 2)), _RNG.normal(size=(4, 3)), _RNG.normal(size=(3, 3)))
 probe("attention_backward", "the same with a mask that hides the last key", _RNG.normal(size=(3, 2)), _RNG.normal(size=(4, 2)), _RNG.normal(size=(4, 3)), _RNG.normal(size=(3, 3)), _MASK)
 probe("softmax_backward", "a square array: a sum without keepdims still broadcasts", softmax(_RNG.normal(size=(3, 3)), axis=-1), _RNG.normal(size=(3, 3)))
+if _the_blind_rule_holds():
+    probe("attention_backward", "left padding under a causal mask: a query that sees no key", _RNG.normal(size=(2, 3, 2)), _RNG.normal(size=(2, 3, 2)), _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), _BLIND)
 probe("attention_backward", "a batch of two, L_q == L_k and d_k == d_v: transposes still run", _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), np.tril(np.ones((3, 3), dtype=bool)))

@@ -10,6 +10,8 @@ book never names one mistake for another. ``attnlab stubs`` writes it beside the
 
 from __future__ import annotations
 
+import traceback
+
 from attnlab.check.probe_book import BOOK_NAME, BookMistake, BookProbe, FunctionProbes, ProbeBook, encode, size_of
 from attnlab.course import Course, CourseError
 from attnlab.misconceptions import Alternatives, RecordedCall, _run, load_catalogue, probes_of, same
@@ -30,8 +32,12 @@ def build_probe_book(course: Course) -> ProbeBook:
         raise CourseError(f"the probe book needs {', '.join(sorted(set(missing)))} to run the catalogue of every file; install it where you run attnlab stubs")
     with reference_names(course):
         reference = Reference(course)
-        catalogue = load_catalogue(course)
-        reference.preload([f.name for f in course.functions])
+        try:
+            catalogue = load_catalogue(course)
+            reference.preload([f.name for f in course.functions])
+        except Exception as error:  # noqa: BLE001 - the course's own code: said in one line, with where
+            frame = traceback.extract_tb(error.__traceback__)[-1]
+            raise CourseError(f"the catalogue cannot be loaded: {frame.filename}, line {frame.lineno}: {type(error).__name__}: {error}") from None
     functions = {}
     for function in (f.name for f in course.functions):
         probes = []
