@@ -20,7 +20,8 @@ from attnlab.sandbox.inside.import_rule import ImportRule
 @contextlib.contextmanager
 def held_to_the_course(course: Course, folder: Path):
     """Within: the course's files in ``folder`` import only what the course's rule gives each."""
-    rule = ImportRule(str(folder), {module: course.libraries_of(module) for module in course.modules}, None, tuple(course.modules))
+    libraries_of = {module: course.libraries_of(module) for module in course.modules}
+    rule = ImportRule(str(folder), libraries_of, None, tuple(course.modules))
     rule.install()
     try:
         yield rule

@@ -142,8 +142,13 @@ class ProbeBook:
             return None
         functions = {}
         for function, entry in data.get("functions", {}).items():
-            probes = tuple(BookProbe(p["why"], tuple(decode(p["args"])), decode(p["kwargs"]), decode(p["expected"])) for p in entry["probes"])
-            mistakes = tuple(BookMistake(m["id"], m["name"], m["explanation"], m["hint"], tuple(tuple(decode(a)) for a in m["answers"])) for m in entry["mistakes"])
+            probes = tuple(
+                BookProbe(p["why"], tuple(decode(p["args"])), decode(p["kwargs"]), decode(p["expected"])) for p in entry["probes"]
+            )
+            mistakes = tuple(
+                BookMistake(m["id"], m["name"], m["explanation"], m["hint"], tuple(tuple(decode(a)) for a in m["answers"]))
+                for m in entry["mistakes"]
+            )
             functions[function] = FunctionProbes(function, entry["module"], probes, mistakes)
         return cls(functions)
 
@@ -153,8 +158,14 @@ class ProbeBook:
             "functions": {
                 f.function: {
                     "module": f.module,
-                    "probes": [{"why": p.why, "args": encode(list(p.args)), "kwargs": encode(p.kwargs), "expected": encode(p.expected)} for p in f.probes],
-                    "mistakes": [{"id": m.id, "name": m.name, "explanation": m.explanation, "hint": m.hint, "answers": [encode(list(a)) for a in m.answers]} for m in f.mistakes],
+                    "probes": [
+                        {"why": p.why, "args": encode(list(p.args)), "kwargs": encode(p.kwargs), "expected": encode(p.expected)}
+                        for p in f.probes
+                    ],
+                    "mistakes": [
+                        {"id": m.id, "name": m.name, "explanation": m.explanation, "hint": m.hint, "answers": [encode(list(a)) for a in m.answers]}
+                        for m in f.mistakes
+                    ],
                 }
                 for f in self.functions.values()
             },
@@ -164,7 +175,8 @@ class ProbeBook:
         """One function per line, so that a change to one shows as that line in a diff."""
         data = self.as_data()
         lines = [f"{json.dumps(name)}:{json.dumps(entry, separators=(',', ':'))}" for name, entry in data["functions"].items()]
-        Path(path).write_text('{"format":%d,"functions":{\n%s\n}}\n' % (data["format"], ",\n".join(lines)), encoding="utf-8")
+        text = '{"format":%d,"functions":{\n%s\n}}\n' % (data["format"], ",\n".join(lines))
+        Path(path).write_text(text, encoding="utf-8")
 
     def of_module(self, module: str) -> list[FunctionProbes]:
         return [f for f in self.functions.values() if f.module == module]
@@ -178,7 +190,8 @@ class ProbeBook:
         if all(same(a, p.expected) for a, p in zip(answers, entry.probes)):
             return None
         for mistake in entry.mistakes:
-            if all(any(same(choice, answer) for choice in choices) for choices, answer in zip(mistake.answers, answers)):
+            fits = (any(same(choice, answer) for choice in choices) for choices, answer in zip(mistake.answers, answers))
+            if all(fits):
                 return mistake
         return None
 
@@ -223,11 +236,13 @@ def difference(got, expected, what: str = "the result") -> str:
         if got.dtype.kind == "b" and expected.dtype.kind == "b" and got.shape == expected.shape:
             wrong = got != expected
             index = tuple(int(i) for i in np.argwhere(wrong)[0])
-            return f"{what} is wrong in {int(wrong.sum())} of {wrong.size} cells, first at {index}: expected {bool(expected[index])}, got {bool(got[index])}"
+            first = f"first at {index}: expected {bool(expected[index])}, got {bool(got[index])}"
+            return f"{what} is wrong in {int(wrong.sum())} of {wrong.size} cells, {first}"
         if (got.dtype.kind == "b") != (expected.dtype.kind == "b"):
             return f"{what} should have dtype {expected.dtype}, got {got.dtype}"
         try:
-            expect_close(got.astype(float) if got.dtype.kind in "iu" else got, expected, what, atol=1e-7 * max(1.0, float(np.nanmax(np.abs(expected), initial=0.0))))
+            scale = max(1.0, float(np.nanmax(np.abs(expected), initial=0.0)))
+            expect_close(got.astype(float) if got.dtype.kind in "iu" else got, expected, what, atol=1e-7 * scale)
         except Mismatch as mismatch:
             return str(mismatch)
     if isinstance(expected, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
@@ -269,7 +284,10 @@ def check_probe(book: ProbeBook, function: str, index: int) -> None:
     answer = answer_of(target, probe)
     if answer is not None and same(answer, probe.expected):
         return
-    what = "it returned something that is not plain data (numpy arrays, tuples, numbers)" if answer is None else difference(answer, probe.expected)
+    if answer is None:
+        what = "it returned something that is not plain data (numpy arrays, tuples, numbers)"
+    else:
+        what = difference(answer, probe.expected)
     message = f"on a diagnostic probe ({probe.why}), {probe.call_text(function)}: {what}"
     mistake = book.name(function, all_answers(book, function, target))
     if mistake is not None:

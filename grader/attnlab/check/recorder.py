@@ -24,11 +24,13 @@ from attnlab.wire import WireError, copy_plain
 class CallRecorder:
     """Records every call of the student's contract functions (arguments and result, as plain data)."""
 
-    def __init__(self, course: Course, folder: Path, modules: list[str] | None = None, probe_seconds: float = 5.0, hung: HungImports | None = None):
+    def __init__(self, course: Course, folder: Path, modules: list[str] | None = None, probe_seconds: float = 5.0,
+                 hung: HungImports | None = None):
         self.course, self.folder, self.probe_seconds = course, Path(folder), probe_seconds
         checked = modules or list(course.modules)
         # The files checked and those before them: a checked file imports the student's earlier ones.
-        self.modules = [m for m in course.modules if m in checked or any(m in course.modules_before(c) for c in checked)]
+        before = {m for c in checked for m in course.modules_before(c)}
+        self.modules = [m for m in course.modules if m in checked or m in before]
         self.hung = hung or HungImports()
         self.calls: list[RecordedCall] = []
         self.originals: dict = {}
@@ -96,7 +98,8 @@ class CallRecorder:
     def fails_its_probes(self, function: str, book: ProbeBook | None) -> bool:
         """Is the student's ``function`` wrong on one of its probes (evidence, for a file not checked)?"""
         answers = self.answers(function, book)
-        return answers is not None and not all(same(a, p.expected) for a, p in zip(answers, book.functions[function].probes))
+        probes = book.functions[function].probes if answers is not None else ()
+        return answers is not None and not all(same(a, p.expected) for a, p in zip(answers, probes))
 
     def _recording(self, name: str, function):
         @functools.wraps(function)

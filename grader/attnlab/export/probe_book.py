@@ -29,7 +29,8 @@ def build_probe_book(course: Course) -> ProbeBook:
     """The book of ``course``'s catalogue (every file's: the PyTorch track's needs torch here)."""
     missing = [library for module in course.modules for library in course.needs_of(module) if not _installed(library)]
     if missing:
-        raise CourseError(f"the probe book needs {', '.join(sorted(set(missing)))} to run the catalogue of every file; install it where you run attnlab stubs")
+        needed = ", ".join(sorted(set(missing)))
+        raise CourseError(f"the probe book needs {needed} to run the catalogue of every file: install it where attnlab stubs runs")
     with reference_names(course):
         reference = Reference(course)
         try:
@@ -37,7 +38,8 @@ def build_probe_book(course: Course) -> ProbeBook:
             reference.preload([f.name for f in course.functions])
         except Exception as error:  # noqa: BLE001 - the course's own code: said in one line, with where
             frame = traceback.extract_tb(error.__traceback__)[-1]
-            raise CourseError(f"the catalogue cannot be loaded: {frame.filename}, line {frame.lineno}: {type(error).__name__}: {error}") from None
+            where = f"{frame.filename}, line {frame.lineno}"
+            raise CourseError(f"the catalogue cannot be loaded: {where}: {type(error).__name__}: {error}") from None
     functions = {}
     for function in (f.name for f in course.functions):
         probes = []
@@ -56,7 +58,8 @@ def build_probe_book(course: Course) -> ProbeBook:
             if any(_overlap(answers, other) for other in others):
                 continue  # the shipped probes cannot tell it from the reference or an earlier entry
             kept.append(BookMistake(entry.id, entry.name, entry.explanation, entry.hint, answers))
-        functions[function] = FunctionProbes(function, course.function(function).module, tuple(p for _, p in probes), tuple(kept))
+        module = course.function(function).module
+        functions[function] = FunctionProbes(function, module, tuple(p for _, p in probes), tuple(kept))
     return ProbeBook(functions)
 
 
@@ -85,13 +88,16 @@ def stale_probe_book(course: Course) -> bool:
         return True
     for function, made in fresh.functions.items():
         held = shipped.functions[function]
-        if made.module != held.module or len(made.probes) != len(held.probes) or [m.id for m in made.mistakes] != [m.id for m in held.mistakes]:
+        shape_of = lambda entry: (entry.module, len(entry.probes), [m.id for m in entry.mistakes])  # noqa: E731
+        if shape_of(made) != shape_of(held):
             return True
         for a, b in zip(made.probes, held.probes):
-            if a.why != b.why or encode([list(a.args), a.kwargs]) != encode([list(b.args), b.kwargs]) or not same(a.expected, b.expected):
+            inputs_differ = encode([list(a.args), a.kwargs]) != encode([list(b.args), b.kwargs])
+            if a.why != b.why or inputs_differ or not same(a.expected, b.expected):
                 return True
         for a, b in zip(made.mistakes, held.mistakes):
-            if (a.name, a.explanation, a.hint) != (b.name, b.explanation, b.hint) or not all(_overlap((x,), (y,)) for x, y in zip(a.answers, b.answers)):
+            words_differ = (a.name, a.explanation, a.hint) != (b.name, b.explanation, b.hint)
+            if words_differ or not all(_overlap((x,), (y,)) for x, y in zip(a.answers, b.answers)):
                 return True
     return False
 
