@@ -168,13 +168,28 @@ def test_check_names_a_known_mistake(tmp_path):
 
 
 def test_check_without_the_catalogue_gives_the_generic_diagnostic(tmp_path):
-    """A student's copy of the course has no solutions/ and so no catalogue: check still explains the failure."""
+    """A course without a catalogue (no solutions/, no probe book): check still explains the failure."""
     course = tmp_path / "course"
     shutil.copytree(COURSE.exercises_dir, course / "exercises")
+    (course / "exercises" / "tests" / "probes.json").unlink()
     result = attnlab("check", buggy_folder(tmp_path, "cross_attention_mask_broadcast"), "--course", course)
     text = " ".join(result.stdout.split())
     assert result.returncode == 1 and "known mistake" not in text
     assert "masked cells got weight" in text
+
+
+def test_a_students_copy_names_the_mistake_from_the_probe_book(tmp_path):
+    """A student's copy has no catalogue, only the probe book beside the public tests: the probes
+    fail the function and name the mistake, in attnlab check and in plain pytest alike."""
+    course = tmp_path / "course"
+    shutil.copytree(COURSE.exercises_dir, course / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
+    folder = buggy_folder(tmp_path, "softmax_global_max")
+    result = attnlab("check", folder, "--only", "softmax", "--course", course)
+    text = " ".join(result.stdout.split())
+    assert result.returncode == 1 and "known mistake: the maximum of the whole array is subtracted, not each row's" in text, text
+    plain = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_softmax.py"], cwd=course / "exercises",
+                           capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "ATTNLAB_SUBMISSION": str(folder)})
+    assert plain.returncode == 1 and "This looks like a known mistake: the maximum of the whole array is subtracted" in plain.stdout, plain.stdout[-2000:]
 
 
 def without_torch(*args, cwd=REPO):
@@ -197,7 +212,7 @@ def test_check_names_a_module_that_is_not_installed_and_checks_every_other_file(
     text = " ".join(result.stdout.split())
     assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr and "exit code" not in result.stderr, result.stdout + result.stderr
     # Installed or not, the course does not offer it: the check says so as the grader's sandbox would.
-    assert "attention.py, line 1 (import scipy_is_not_installed): `scipy_is_not_installed` is not available in this course" in text
+    assert "attention.py, line 1 (import scipy_is_not_installed): `scipy_is_not_installed` is not available to attention.py in this course" in text
     assert "Remove this import: the grader will not import it." in text
     lines = {line.split()[1]: line for line in result.stdout.splitlines() if len(line.split()) > 2}
     assert "passed" in lines["softmax"] and "passed" in lines["causal_mask"]  # the other files are still checked

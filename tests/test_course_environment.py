@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import COURSE, REPO, SUBMISSIONS, build_submission, read_fixture
+from conftest import COURSE, REPO, SUBMISSIONS, build_submission, grade_in_class, read_fixture
 
 from attnlab.course import Course, CourseError
 from attnlab.grading.suite import grade
@@ -96,10 +96,11 @@ def test_a_package_the_course_allows_is_importable_and_others_fail_in_their_file
     assert {o for o, _ in outcomes(report, "softmax").values()} == {Outcome.PASSED}, "a file that imports nothing else is not touched"
     (outcome, feedback), = set(outcomes(report, "scores").values())
     assert outcome is Outcome.ERROR
-    assert "`yaml` is not available in this course (student code may import numpy, torch, einops and Python's standard library)" in feedback
-    # The grader's own modules are not in the sandbox either, in either mode: only its wire and worker.
+    assert "`yaml` is not available to scores.py in this course (scores.py may import numpy, einops, Python's standard library and the course's files)" in feedback
+    # The grader's own modules are not the student's to import, in either mode (the rule refuses
+    # them before the sandbox, which holds only its wire and worker, is even asked).
     (outcome, feedback), = set(outcomes(report, "masks").values())
-    assert outcome is Outcome.ERROR and "No module named 'attnlab.course'" in feedback
+    assert outcome is Outcome.ERROR and "`attnlab` is not available to masks.py in this course" in feedback
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -109,7 +110,7 @@ def test_a_package_the_course_does_not_allow_fails_in_every_mode(mode, submissio
         report = grade(COURSE, submission, only=["multihead"])
     found = outcomes(report, "multihead")
     assert {o for o, _ in found.values()} == {Outcome.ERROR}
-    assert all("`einops` is not available in this course" in feedback for _, feedback in found.values())
+    assert all("`einops` is not available to multihead.py in this course" in feedback for _, feedback in found.values())
 
 
 def test_the_course_warm_up_runs_before_workers_are_forked(tmp_path, capfd):
@@ -213,10 +214,38 @@ def test_attnlab_check_holds_the_students_files_to_the_courses_packages(tmp_path
     (student / "scores.py").write_text("import yaml\n" + (student / "scores.py").read_text())
     bundled = subprocess.run([*ATTNLAB, "check", str(student), "--only", "scores", "--only", "multihead", "--course", str(REPO)], capture_output=True, text=True, timeout=300)
     said = " ".join(bundled.stdout.split())
-    assert "scores.py, line 1 (import yaml): `yaml` is not available in this course" in said, said
-    assert "`einops` is not available in this course" in said and "the grader will not import it" in said
+    assert "scores.py, line 1 (import yaml): `yaml` is not available to scores.py in this course" in said, said
+    assert "`einops` is not available to multihead.py in this course" in said and "the grader will not import it" in said
     # In the check a file imports the student's own earlier files: those must import too.
     (student / "scores.py").write_text((student / "scores.py").read_text().removeprefix("import yaml\n"))
     allowing = subprocess.run([*ATTNLAB, "check", str(student), "--only", "multihead", "--course", str(einops_course.root)], capture_output=True, text=True, timeout=300)
     said = " ".join(allowing.stdout.split())
     assert "not available" not in said and "✓ split_heads" in said, said
+
+
+def test_one_import_rule_everywhere(tmp_path, class_session):
+    """`import torch` in masks.py: it got full marks with bubblewrap, where torch was there to
+    import, and 0 as a private user; and the check said ✓. One rule now, said in one way, in
+    every mode, alone and in a class, on a fork server that imported torch for the PyTorch track
+    already, and in the student's check."""
+    student = build_submission(tmp_path / "student", read_fixture(PACKAGES / "masks_imports_torch.py"))
+    refusal = "`torch` is not available to masks.py in this course (masks.py may import numpy, Python's standard library and the course's files)"
+    reports = []
+    for mode in MODES:
+        with sandbox_mode(mode):
+            reports.append(grade(COURSE, student, only=["masks"]))
+            server = ForkServer(SandboxEnvironment.for_course(COURSE))
+            try:
+                warm = grade(COURSE, COURSE.solutions_dir, only=["torch_attention"], fork_server=server)
+                assert warm.score == warm.max_score  # the server has imported torch
+                reports.append(grade(COURSE, student, only=["masks"], fork_server=server))
+            finally:
+                server.close()
+    reports.append(grade_in_class(class_session, student, ["masks"]))
+    for report in reports:
+        found = outcomes(report, "masks")
+        assert {o for o, _ in found.values()} == {Outcome.ERROR}, report.sandbox
+        assert all(refusal in feedback for _, feedback in found.values()), [f for _, f in found.values()]
+    checked = subprocess.run([*ATTNLAB, "check", str(student), "--only", "masks"], capture_output=True, text=True, timeout=300)
+    said = " ".join(checked.stdout.split())
+    assert checked.returncode == 1 and f"masks.py, line 1 (import torch # noqa: F401): {refusal}" in said, said

@@ -147,6 +147,8 @@ def test_plain_pytest_at_the_bundles_root_runs_the_public_tests(release):
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=release, capture_output=True, text=True, timeout=300,
                             env={**clean, "ATTNLAB_SUBMISSION": str(COURSE.solutions_dir)})
     public = sum(path.read_text().count("\ndef test_") for path in (release / "exercises" / "tests").glob("test_*.py"))
+    book = json.loads((release / "exercises" / "tests" / "probes.json").read_text())["functions"]
+    public += sum(len(entry["probes"]) for entry in book.values())  # one public test per probe (probe_tests)
     assert result.returncode == 0 and f"{public} passed" in result.stdout.splitlines()[-1], result.stdout[-2000:] + result.stderr[-2000:]
     assert "No files were found in testpaths" not in result.stdout + result.stderr
     assert 'testpaths = ["exercises"]' in (release / "pyproject.toml").read_text()

@@ -3,18 +3,19 @@
 import numpy as np
 from attention import cross_attention, scaled_dot_product_attention, self_attention
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_close, expect_rows_sum_to_one, expect_shape, expect_zero_where
 
 
 def test_one_query_three_keys():
-    """scaled_dot_product_attention: one query, three keys; ties blend: output ≈ [6.335, 3.665]"""
+    """scaled_dot_product_attention: one query, three keys; ties blend: output [15e, 10 + 5e] / (2e + 1) ≈ [6.3348, 3.6652] (6.33 and 3.67 to two decimals)"""
     q = np.array([[1.0, 0.0]]) * np.sqrt(2)  # cancels the 1/√2 scale, so the scores are (1, 0, 1)
     k = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     v = np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])
     out, weights = scaled_dot_product_attention(q, k, v)
     e = np.e
     expect_close(weights, np.array([[e, 1, e]]) / (2 * e + 1), "the weights (they should be (e, 1, e) / (2e + 1))")
-    expect_close(out, [[6.335, 3.665]], "the output", atol=5e-4)
+    expect_close(out, np.array([[15 * e, 10 + 5 * e]]) / (2 * e + 1), "the output (≈ [6.3348, 3.6652])")
 
 
 def test_shapes():
@@ -74,3 +75,74 @@ def test_cross_attention_padding():
     _, weights = cross_attention(rng.standard_normal((2, 2, 4)), rng.standard_normal((2, 3, 4)), *w, kv_padding_mask=mask)
     expect_zero_where(weights, ~mask[:, None, :], "the weights on padded keys")
     assert (weights[1] > 0).all(), "sequence 1 has no padding: every key should get some weight"
+
+
+def test_a_batch_is_attended_one_item_at_a_time():
+    """scaled_dot_product_attention: a batch of two with a (4, 4) causal mask gives each item's own answer"""
+    rng = np.random.default_rng(4)
+    q, k, v = rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 4, 5))
+    mask = np.tril(np.ones((4, 4), dtype=bool))
+    out, weights = scaled_dot_product_attention(q, k, v, mask)
+    expect_shape(out, (2, 4, 5), "the output", "(B, L_q, d_v)")
+    expect_rows_sum_to_one(weights, "the weights", ("batch (B)", "queries (L_q)", "keys (L_k)"))
+    for b in range(2):
+        alone, alone_weights = scaled_dot_product_attention(q[b], k[b], v[b], mask)
+        expect_close(out[b], alone, f"the output of item {b} (attended alone, it should be the same)")
+        expect_close(weights[b], alone_weights, f"the weights of item {b}")
+
+
+def test_the_unmasked_two_tokens():
+    """self_attention: the two-token example without the mask: weights softmax([0.74, 0.34]) and softmax([0.34, 0.64])"""
+    x = np.array([[1.00, 0.20], [0.30, 0.90]])
+    values = np.array([[0.54, -0.16], [0.33, 0.54]])
+    out, weights = self_attention(x, np.eye(2), np.eye(2), np.linalg.solve(x, values))
+    scores = np.array([[1.04, 0.48], [0.48, 0.90]]) / np.sqrt(2)
+    expected = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
+    expect_close(weights, expected, "the weights", atol=1e-6)
+    expect_close(out, expected @ values, "the outputs (weights @ values)", atol=1e-6)
+
+
+def test_the_future_does_not_leak():
+    """self_attention: with causal=True, changing the last token changes no earlier output"""
+    rng = np.random.default_rng(5)
+    x, (w_q, w_k, w_v) = rng.standard_normal((2, 4, 3)), rng.standard_normal((3, 3, 2))
+    changed = x.copy()
+    changed[:, -1] += 10.0
+    before, _ = self_attention(x, w_q, w_k, w_v, causal=True)
+    after, _ = self_attention(changed, w_q, w_k, w_v, causal=True)
+    expect_close(after[:, :-1], before[:, :-1], "the outputs at positions 0..2 after token 3 changed")
+
+
+def test_self_attention_projects_with_each_weight():
+    """self_attention: Q = x W_Q, K = x W_K, V = x W_V, then softmax(Q Kᵀ / √d_k) V, with d_model = 3, d_k = 2, d_v = 4"""
+    rng = np.random.default_rng(6)
+    x, w_q, w_k, w_v = rng.standard_normal((5, 3)), rng.standard_normal((3, 2)), rng.standard_normal((3, 2)), rng.standard_normal((3, 4))
+    scores = (x @ w_q) @ (x @ w_k).T / np.sqrt(2)
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    out, got = self_attention(x, w_q, w_k, w_v)
+    expect_close(got, weights, "the weights")
+    expect_close(out, weights @ (x @ w_v), "the output")
+
+
+def test_cross_attention_reads_the_encoder():
+    """cross_attention: queries from the decoder, keys and values from the encoder; padded encoder positions change nothing"""
+    rng = np.random.default_rng(7)
+    x_q, x_kv, (w_q, w_k, w_v) = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4)), rng.standard_normal((3, 4, 4))
+    out, weights = cross_attention(x_q, x_kv, w_q, w_k, w_v)
+    scores = (x_q @ w_q) @ np.swapaxes(x_kv @ w_k, -1, -2) / 2.0
+    expected = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    expected /= expected.sum(axis=-1, keepdims=True)
+    expect_close(weights, expected, "the weights (softmax of (x_q W_Q)(x_kv W_K)ᵀ / √d_k)")
+    expect_close(out, expected @ (x_kv @ w_v), "the output")
+    real = np.array([[True, True, True, False, False], [True, True, True, True, True]])
+    changed = x_kv.copy()
+    changed[0, 3:] = 50.0
+    before, _ = cross_attention(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=real)
+    after, _ = cross_attention(x_q, changed, w_q, w_k, w_v, kv_padding_mask=real)
+    expect_close(after, before, "the output after the padded encoder positions changed")
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "attention")

@@ -3,6 +3,7 @@
 import numpy as np
 from backward import attention_backward, softmax_backward
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_close, expect_shape
 
 
@@ -43,3 +44,48 @@ def test_a_masked_key_gets_no_gradient():
     _, dk, dv = attention_backward(q, k, v, rng.standard_normal((2, 4)), mask)
     expect_close(dk[2], np.zeros(3), "dk of the hidden key")
     expect_close(dv[2], np.zeros(4), "dv of the hidden key")
+
+
+def _numeric_gradient(f, x, eps=1e-6):
+    """d sum(f(x) * upstream) / dx by central differences, entry by entry."""
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[index] += eps
+        down[index] -= eps
+        grad[index] = (f(up) - f(down)) / (2 * eps)
+    return grad
+
+
+def _softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def test_softmax_backward_matches_finite_differences():
+    """softmax_backward: along axis 1 of a 2 x 3 x 2 array it equals the numerical gradient of softmax"""
+    rng = np.random.default_rng(8)
+    x, upstream = rng.standard_normal((2, 3, 2)), rng.standard_normal((2, 3, 2))
+    numeric = _numeric_gradient(lambda z: np.sum(_softmax(z, 1) * upstream), x)
+    expect_close(softmax_backward(_softmax(x, 1), upstream, axis=1), numeric, "dx along axis=1", atol=1e-6)
+
+
+def test_attention_backward_matches_finite_differences():
+    """attention_backward: dq, dk and dv equal the numerical gradients, batched, with a causal mask, L_q = L_k = 3, d_k = 2, d_v = 4"""
+    rng = np.random.default_rng(9)
+    q, k, v = rng.standard_normal((2, 3, 2)), rng.standard_normal((2, 3, 2)), rng.standard_normal((2, 3, 4))
+    upstream, mask = rng.standard_normal((2, 3, 4)), np.tril(np.ones((3, 3), dtype=bool))
+
+    def loss(q, k, v):
+        scores = np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(2), -np.inf)
+        return np.sum(_softmax(scores, -1) @ v * upstream)
+
+    dq, dk, dv = attention_backward(q, k, v, upstream, mask)
+    expect_close(dq, _numeric_gradient(lambda z: loss(z, k, v), q), "dq", atol=1e-6)
+    expect_close(dk, _numeric_gradient(lambda z: loss(q, z, v), k), "dk", atol=1e-6)
+    expect_close(dv, _numeric_gradient(lambda z: loss(q, k, z), v), "dv", atol=1e-6)
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "backward")

@@ -3,6 +3,7 @@
 import numpy as np
 from masks import causal_mask, document_mask, left_padding_mask, padding_mask, sliding_window_mask
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_equal_bool
 
 
@@ -34,3 +35,33 @@ def test_left_padding():
     """left_padding_mask: lengths [2, 3] padded on the left to 4"""
     expected = np.array([[False, False, True, True], [False, True, True, True]])
     expect_equal_bool(left_padding_mask(np.array([2, 3]), 4), expected, "left_padding_mask([2, 3], 4)", "(B, max_len)")
+
+
+def test_padding_to_a_longer_length():
+    """padding_mask: max_len may be longer than every sequence: lengths [1, 2] padded to 5"""
+    expected = np.array([[True, False, False, False, False], [True, True, False, False, False]])
+    expect_equal_bool(padding_mask(np.array([1, 2]), 5), expected, "padding_mask([1, 2], 5)", "(B, max_len)")
+
+
+def test_sliding_window_extremes():
+    """sliding_window_mask: a window of 1 is the diagonal; a window of n or more is the causal mask"""
+    expect_equal_bool(sliding_window_mask(4, 1), np.eye(4, dtype=bool), "sliding_window_mask(4, 1)", "(n, n)")
+    expect_equal_bool(sliding_window_mask(4, 7), np.tril(np.ones((4, 4), dtype=bool)), "sliding_window_mask(4, 7)", "(n, n)")
+
+
+def test_document_ids_are_labels():
+    """document_mask: ids are labels, in any order: [7, 7, 2] gives a 2 × 2 block and a 1 × 1 block"""
+    expected = np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1]], dtype=bool)
+    expect_equal_bool(document_mask(np.array([7, 7, 2])), expected, "document_mask([7, 7, 2])", "(T, T)")
+
+
+def test_left_padding_mirrors_right_padding():
+    """left_padding_mask: each row is the right-padding row read backwards (lengths [1, 3, 4] to 6)"""
+    lengths = np.array([1, 3, 4])
+    right = np.arange(6)[None, :] < lengths[:, None]
+    expect_equal_bool(left_padding_mask(lengths, 6), right[:, ::-1], "left_padding_mask([1, 3, 4], 6)", "(B, max_len)")
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "masks")

@@ -3,6 +3,7 @@
 import numpy as np
 from multihead import merge_heads, multi_head_attention, split_heads
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_close, expect_shape, expect_zero_where
 
 
@@ -27,3 +28,51 @@ def test_mha_shapes():
     expect_shape(out, (2, 5, 8), "the output", "(B, T, d_model)")
     expect_shape(weights, (2, 2, 5, 5), "the weights", "(B, n_heads, T, T)")
     expect_zero_where(weights, np.triu(np.ones((5, 5), dtype=bool), k=1), "causal weights (no weight above the diagonal)")
+
+
+def test_split_heads_of_one_sequence():
+    """split_heads: a (T, d_model) = (3, 6) sequence with 3 heads gives (3, 3, 2): head h holds columns 2h:2h+2"""
+    x = np.arange(18.0).reshape(3, 6)
+    heads = split_heads(x, 3)
+    expect_shape(heads, (3, 3, 2), "split_heads(x, 3)", "(n_heads, T, d_head)")
+    for h in range(3):
+        expect_close(heads[h], x[:, 2 * h : 2 * h + 2], f"head {h}")
+
+
+def test_merge_heads_puts_each_tokens_heads_side_by_side():
+    """merge_heads: (n_heads, T, d_head) = (2, 3, 2) gives (3, 4): token t's row is head 0's features, then head 1's"""
+    x = np.arange(12.0).reshape(2, 3, 2)
+    merged = merge_heads(x)
+    expect_shape(merged, (3, 4), "merge_heads(x)", "(T, n_heads * d_head)")
+    expect_close(merged, np.concatenate([x[0], x[1]], axis=-1), "merge_heads(x)")
+
+
+def test_one_head_is_plain_attention():
+    """multi_head_attention: with one head it is softmax(Q Kᵀ / √d_model) V, projected by w_o"""
+    rng = np.random.default_rng(10)
+    x, (w_q, w_k, w_v, w_o) = rng.standard_normal((1, 4, 4)), rng.standard_normal((4, 4, 4))
+    scores = (x @ w_q) @ np.swapaxes(x @ w_k, -1, -2) / 2.0
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights /= weights.sum(axis=-1, keepdims=True)
+    out, got = multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads=1)
+    expect_close(got[:, 0], weights, "the weights of the one head")
+    expect_close(out, weights @ (x @ w_v) @ w_o, "the output")
+
+
+def test_mha_ignores_the_future_and_the_padding():
+    """multi_head_attention: causal and padded: changing the last token (padding) changes no real token's output"""
+    rng = np.random.default_rng(11)
+    x, w = rng.standard_normal((2, 4, 6)), rng.standard_normal((4, 6, 6))
+    real = np.array([[True, True, True, False], [True, True, True, True]])
+    changed = x.copy()
+    changed[:, 3] += 10.0
+    before, weights = multi_head_attention(x, *w, n_heads=3, causal=True, key_padding_mask=real)
+    after, _ = multi_head_attention(changed, *w, n_heads=3, causal=True, key_padding_mask=real)
+    expect_shape(weights, (2, 3, 4, 4), "the weights", "(B, n_heads, T, T)")
+    expect_close(after[:, :3], before[:, :3], "the outputs at positions 0..2 after token 3 changed")
+    expect_zero_where(weights[0], np.broadcast_to(~real[0], (3, 4, 4)), "the weights on sequence 0's padding")
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "multihead")

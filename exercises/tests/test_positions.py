@@ -3,6 +3,8 @@
 import numpy as np
 from positions import equivariance_gap, rope, sinusoidal_encoding
 
+from attnlab.check.probe_book import probe_tests
+
 
 def test_sinusoidal_first_rows():
     """sinusoidal_encoding: position 0 is [0, 1, 0, 1, ...]; position 1 starts with sin(1), cos(1)"""
@@ -34,3 +36,48 @@ def test_equivariance():
     perm = [1, 2, 3, 4, 0]
     assert equivariance_gap(x, perm, *w) < 1e-9
     assert equivariance_gap(x, perm, *w, add_positions=True) > 1e-3
+
+
+def test_sinusoidal_formula():
+    """sinusoidal_encoding: PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(…): p = 3, i = 1, d = 6"""
+    table = sinusoidal_encoding(5, 6)
+    angle = 3 / 10000 ** (2 / 6)
+    np.testing.assert_allclose(table[3, 2:4], [np.sin(angle), np.cos(angle)], err_msg="PE[3, 2] and PE[3, 3]")
+
+
+def test_rope_depends_on_relative_position():
+    """rope: the score of a rotated query at m and key at n depends on m − n only (here 7 − 4 = 5 − 2)"""
+    rng = np.random.default_rng(12)
+    q, k = rng.standard_normal((1, 6)), rng.standard_normal((1, 6))
+    far = (rope(q, np.array([7])) @ rope(k, np.array([4])).T).item()
+    near = (rope(q, np.array([5])) @ rope(k, np.array([2])).T).item()
+    np.testing.assert_allclose(far, near, err_msg="positions (7, 4) and (5, 2) are 3 apart: the scores should be equal")
+
+
+def test_rope_uses_the_positions_it_is_given():
+    """rope: pair 1 of a d = 4 vector at position 5, theta = 100, turns by 5 · 100^(-2/4) = 0.5 radians"""
+    out = rope(np.array([[0.0, 0.0, 1.0, 0.0]]), np.array([5]), theta=100.0)
+    np.testing.assert_allclose(out, [[0.0, 0.0, np.cos(0.5), np.sin(0.5)]], atol=1e-12)
+
+
+def test_equivariance_gap_value():
+    """equivariance_gap: with positions it is ‖f(P X + PE) − P f(X + PE)‖_F, computed here by hand"""
+    rng = np.random.default_rng(13)
+    x, (w_q, w_k, w_v) = rng.standard_normal((4, 4)), rng.standard_normal((3, 4, 4))
+    perm = np.array([2, 0, 3, 1])
+    pe = sinusoidal_encoding(4, 4)
+
+    def f(tokens):
+        scores = (tokens @ w_q) @ (tokens @ w_k).T / 2.0
+        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return weights / weights.sum(axis=1, keepdims=True) @ (tokens @ w_v)
+
+    expected = np.linalg.norm(f(x[perm] + pe) - f(x + pe)[perm])
+    got = equivariance_gap(x, perm, w_q, w_k, w_v, add_positions=True)
+    np.testing.assert_allclose(got, expected, err_msg="the gap with positions")
+    assert equivariance_gap(x, np.arange(4), w_q, w_k, w_v, add_positions=True) < 1e-9, "the identity permutation moves nothing: the gap should be 0"
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "positions")

@@ -3,6 +3,7 @@
 import numpy as np
 from softmax import softmax
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_close, expect_finite, expect_rows_sum_to_one, expect_shape
 
 
@@ -34,3 +35,23 @@ def test_large_scores():
     out = softmax(np.array([1e4, 0.0, -1e4]))
     expect_finite(out, "softmax([1e4, 0, -1e4]) (subtract the maximum before np.exp)")
     expect_close(out, [1.0, 0.0, 0.0], "softmax([1e4, 0, -1e4])")
+
+
+def test_rows_far_apart():
+    """softmax: each row is shifted by its own maximum: a row near -1e4 beside one near +1e4 is still a distribution"""
+    out = softmax(np.array([[1e4, 1e4 - 1.0], [-1e4, -1e4 - 1.0]]))
+    row = [1 / (1 + np.exp(-1.0)), np.exp(-1.0) / (1 + np.exp(-1.0))]
+    expect_close(out, [row, row], "softmax([[1e4, 1e4 - 1], [-1e4, -1e4 - 1]]) (both rows are softmax([0, -1]))")
+
+
+def test_shift_invariance_along_an_axis():
+    """softmax: adding a constant to each slice along the axis changes nothing (axis=1 of a 2 x 3 x 2 array)"""
+    x = np.arange(12.0).reshape(2, 3, 2) % 5
+    shifted = x + np.array([[[100.0, -50.0]], [[3.0, 7.0]]])  # one constant per slice along axis 1
+    expect_close(softmax(shifted, axis=1), softmax(x, axis=1), "softmax(x + c, axis=1), c constant along axis 1")
+    np.testing.assert_allclose(softmax(x, axis=1).sum(axis=1), np.ones((2, 2)), err_msg="along axis=1 each slice should sum to 1")
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "softmax")

@@ -10,6 +10,8 @@ torch = pytest.importorskip("torch", reason="the PyTorch track needs torch: pip 
 
 from torch_attention import MultiHeadSelfAttention  # noqa: E402 - after the skip above
 
+from attnlab.check.probe_book import probe_tests  # noqa: E402
+
 NAMES = ["q_proj.weight", "k_proj.weight", "v_proj.weight", "o_proj.weight"]
 
 
@@ -64,3 +66,8 @@ def test_meta_device():
     module = MultiHeadSelfAttention(8, 2, rope_theta=10000.0).to("meta")
     out = module(torch.empty(2, 5, 8, device="meta"), torch.ones(2, 5, dtype=torch.bool, device="meta"))
     assert out.device.type == "meta" and tuple(out.shape) == (2, 5, 8), f"expected a (2, 5, 8) output on 'meta', got {tuple(out.shape)} on {out.device}"
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "torch_attention")

@@ -438,6 +438,8 @@ def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | 
         line.append(item.function.ljust(width + 2))
         line.append(f"{item.passed}/{item.total} passed" if item.status == "passed" else item.message, style=None if item.status == "passed" else style)
         console.out.print(line)
+        for detail in item.details:  # what pytest would show: the assertion's message, the call, the output
+            console.out.print(Text("     " + detail, style="dim"), overflow="fold")
     done = sum(c.status == "passed" for c in checks)
     verb = "passes its" if len(checks) == 1 else "pass their"
     console.out.print(Text(f"\n{done} of {count(len(checks), 'function')} {verb} public tests.", style="bold"))
@@ -524,7 +526,9 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
 @COURSE_OPTION
 @library_errors
 def stubs(check_only: bool, course_dir: Path | None) -> None:
-    """Regenerate the student stubs in exercises/ from the reference solutions."""
+    """Regenerate the student stubs in exercises/ from the reference solutions, and the probe book
+    (the catalogue's diagnostic probes as data, beside the public tests)."""
+    from attnlab.export.probe_book import book_path, stale_probe_book, write_probe_book
     from attnlab.export.stubs import stale_stubs, write_stubs
 
     course = find_course(course_dir)
@@ -532,12 +536,16 @@ def stubs(check_only: bool, course_dir: Path | None) -> None:
         raise UserError(f"{course.solutions_dir} is missing: stubs are generated from the solutions")
     if check_only:
         stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
+        if stale_probe_book(course):
+            stale.append(f"{book_path(course).relative_to(course.root)} (the catalogue's probes)")
         if stale:
             click.echo(f"out of date: {', '.join(stale)} (run: attnlab stubs)", err=True)
             sys.exit(1)
         click.echo("exercises/ is up to date", err=True)
         return
     changed = write_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
+    if write_probe_book(course):
+        changed.append(str(book_path(course).relative_to(course.root)))
     click.echo(f"wrote {', '.join(changed)}" if changed else "exercises/ was already up to date", err=True)
 
 

@@ -108,11 +108,18 @@ class Course:
 
     @property
     def libraries(self) -> tuple[str, ...]:
-        """Every library student code may import besides the standard library: numpy, what any
-        track needs, and the course's ``packages``. The same for every file, so that a file's
-        grade never depends on which files a fork server served before it."""
+        """Every library some student file may import besides the standard library: numpy, what any
+        track needs, and the course's ``packages`` (what the sandbox shows; which file may import
+        which is ``libraries_of``)."""
         needed = (name for module in self.modules for name in self.needs_of(module))
         return tuple(dict.fromkeys(("numpy", *needed, *self.packages)))
+
+    def libraries_of(self, module: str) -> tuple[str, ...]:
+        """The libraries the file ``module`` may import besides the standard library and the
+        course's files: numpy, the course's ``packages`` and what its own track needs (torch for
+        the PyTorch track's file, not for a numpy file). ``attnlab check`` and every sandbox mode
+        apply this one rule (``sandbox.inside.import_rule``)."""
+        return tuple(dict.fromkeys(("numpy", *self.needs_of(module), *self.packages)))
 
     @property
     def tracks(self) -> dict[str, list[str]]:

@@ -131,6 +131,8 @@ def same(a, b, rtol: float = 1e-5, atol: float = 1e-7) -> bool:
     containers item by item, and two raised exceptions by their type."""
     if isinstance(a, (Raised, str)) or isinstance(b, (Raised, str)):
         return type(a) is type(b) and a == b
+    if a is None or b is None:
+        return a is b
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(same(x, y, rtol, atol) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):

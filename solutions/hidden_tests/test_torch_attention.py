@@ -98,10 +98,22 @@ def only_real_queries(out, case, padded):
     return np.where(case.real()[..., None], out, 0.0) if padded else out
 
 
-def expected_output(case, reference, *, causal, padded=False, rope_theta=None, x=None, keys=None):
+def _rope_with_table_in(y, theta, dtype):
+    """RoPE on y (B, h, T, d) in float64, its angle table computed in ``dtype`` (the half-precision
+    mistake, for evidence of it)."""
+    t, d = y.shape[-2], y.shape[-1]
+    frequencies = theta ** (-torch.arange(0, d, 2, dtype=dtype) / d)
+    angles = torch.arange(t, dtype=dtype)[:, None] * frequencies[None, :]
+    cos, sin = torch.cos(angles).double(), torch.sin(angles).double()
+    even, odd = y[..., 0::2], y[..., 1::2]
+    return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
+
+
+def expected_output(case, reference, *, causal, padded=False, rope_theta=None, x=None, keys=None, table_dtype=None):
     """(B, T, d_model): projections as nn.Linear computes them (x @ W.T), heads as a batch axis,
     RoPE from the reference's ``rope``, then PyTorch's own scaled_dot_product_attention.
-    ``keys`` (B, T) bool, True at the keys that may be seen, overrides ``padded``."""
+    ``keys`` (B, T) bool, True at the keys that may be seen, overrides ``padded``. With
+    ``table_dtype``, RoPE's angle table is computed in that dtype (what a half-precision table gives)."""
     x = case.x if x is None else x
     batch, t, d_model = x.shape
     d_head = d_model // case.n_heads
@@ -112,7 +124,9 @@ def expected_output(case, reference, *, causal, padded=False, rope_theta=None, x
         return y.view(batch, t, case.n_heads, d_head).transpose(1, 2)
 
     q, k, v = heads(xt @ w["q_proj.weight"].T), heads(xt @ w["k_proj.weight"].T), heads(xt @ w["v_proj.weight"].T)
-    if rope_theta is not None:
+    if rope_theta is not None and table_dtype is not None:
+        q, k = _rope_with_table_in(q, rope_theta, table_dtype), _rope_with_table_in(k, rope_theta, table_dtype)
+    elif rope_theta is not None:
         positions = np.arange(t)
         q = torch.from_numpy(reference.rope(q.numpy(), positions, rope_theta))
         k = torch.from_numpy(reference.rope(k.numpy(), positions, rope_theta))
@@ -369,10 +383,22 @@ def test_rope_in_half_precision(student, reference, dtype):
     got = np.asarray(answer["output"], dtype=np.float64)[:, -graded:]
     error, allowed = float(np.max(np.abs(got - expected))), HALF_PRECISION_TOLERANCE[dtype] * float(np.max(np.abs(expected)))
     if not error <= allowed:
-        raise Mismatch(
-            f"in {dtype} at positions {t - graded} to {t - 1} the output is off by up to {error:.3g} from float64 (allowed {allowed:.3g}): "
-            f"an angle table computed in {dtype} is wrong at large positions; build it in float32 and cast the cos and sin to x.dtype"
-        )
+        raise Mismatch(f"in {dtype} at positions {t - graded} to {t - 1} the output is off by up to {error:.3g} from float64 (allowed {allowed:.3g}): {_why_half_precision_fails(student, reference, case, req, got, expected, allowed, dtype)}")
+
+
+def _why_half_precision_fails(student, reference, case, req, got, expected, allowed, dtype) -> str:
+    """What the evidence says about a half-precision answer that is off: the same input in float64
+    (is precision the cause at all?), then the answer a half-precision angle table gives. A cause is
+    named only where the student's own answers show it."""
+    graded = got.shape[1]
+    wide = run(student, {**req, "dtype": "float64"}, "the output in float64")["output"]
+    wide_error = float(np.max(np.abs(np.asarray(wide, dtype=np.float64)[:, -graded:] - expected)))
+    if not wide_error <= 1e-6 * max(1.0, float(np.max(np.abs(expected)))):
+        return f"the same input in float64 is off by {wide_error:.3g} too, so the precision is not the cause: the tests in float64 say what is wrong"
+    table = expected_output(case, reference, causal=False, rope_theta=req["init"]["rope_theta"], keys=req["key_padding_mask"], table_dtype=getattr(torch, dtype))[:, -graded:]
+    if float(np.max(np.abs(got - table))) <= allowed:
+        return f"it matches an angle table computed in {dtype}, which is wrong at large positions; build the table in float32 and cast the cos and sin to x.dtype"
+    return f"the same input in float64 is right, so a step computed in {dtype} loses too much precision at these positions (positions, angles or scores made in {dtype}?)"
 
 
 def test_device_agnostic(student, reference):

@@ -6,16 +6,33 @@ from masks import causal_mask
 from scores import attention_scores
 from softmax import softmax
 
-from attnlab.misconceptions import Alternatives, misconception, probe
+from attnlab.misconceptions import Alternatives, Raised, misconception, probe
 
 
-def _attend(q, k, v, mask, *, scale_width=None, fill=-np.inf, axis=-1):
-    """The reference's steps, with the one thing a mistake changes as a parameter."""
+def _attend(q, k, v, mask, *, scale_width=None, fill=-np.inf, axis=-1, blind="either"):
+    """The reference's steps, with the one thing a mistake changes as a parameter.
+
+    A query that may see no key is a rule of its own: a student whose mistake is elsewhere leaves
+    such a row nan (the -inf arithmetic) or gives it zeros as the course asks, and either way the
+    mistake is the same; ``blind="nan"`` keeps the nan only (that mistake is the nan itself)."""
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1] if scale_width is None else scale_width)
     if mask is not None:
         scores = np.where(mask, scores, fill)
     weights = softmax(scores, axis=axis)
-    return weights @ v, weights
+    if mask is None or blind == "nan" or fill != -np.inf or not np.isnan(weights).any():
+        return weights @ v, weights
+    zeroed = np.where(mask, np.nan_to_num(weights, nan=0.0), 0.0)
+    return Alternatives([(weights @ v, weights), (zeroed @ v, zeroed)])
+
+
+def _finish(scores, v, mask):
+    """Softmax and output from masked scores (-inf where hidden), a row with no visible key left
+    nan or given zeros (students write both)."""
+    weights = softmax(scores, axis=-1)
+    if mask is None or not np.isnan(weights).any():
+        return weights @ v, weights
+    zeroed = np.where(mask, np.nan_to_num(weights, nan=0.0), 0.0)
+    return Alternatives([(weights @ v, weights), (zeroed @ v, zeroed)])
 
 
 @misconception(
@@ -25,7 +42,7 @@ def _attend(q, k, v, mask, *, scale_width=None, fill=-np.inf, axis=-1):
     hint="After the softmax, set the weights of masked cells to 0 with np.where(mask, weights, 0.0), and give an all-masked row finite scores first.",
 )
 def sdpa_nan_for_empty_row(q, k, v, mask=None):
-    return _attend(q, k, v, mask)
+    return _attend(q, k, v, mask, blind="nan")
 
 
 @misconception(
@@ -165,8 +182,7 @@ def sdpa_full_transpose(q, k, v, mask=None):
     scores = q @ k.T / np.sqrt(q.shape[-1])
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)
-    weights = softmax(scores, axis=-1)
-    return weights @ v, weights
+    return _finish(scores, v, mask)
 
 
 @misconception(
@@ -179,8 +195,7 @@ def sdpa_fixed_rank_transpose(q, k, v, mask=None):
     scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)
-    weights = softmax(scores, axis=-1)
-    return weights @ v, weights
+    return _finish(scores, v, mask)
 
 
 @misconception(
@@ -205,8 +220,8 @@ def sdpa_exp_without_max(q, k, v, mask=None):
     hint="return weights @ v, weights.",
 )
 def sdpa_returns_weights_first(q, k, v, mask=None):
-    out, weights = _attend(q, k, v, mask)
-    return weights, out
+    answers = _attend(q, k, v, mask)
+    return Alternatives([(weights, out) for out, weights in answers]) if isinstance(answers, Alternatives) else answers[::-1]
 
 
 @misconception(
@@ -219,8 +234,8 @@ def sdpa_output_from_scores(q, k, v, mask=None):
     scores = attention_scores(q, k)
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)
-    weights = softmax(scores, axis=-1)
-    return scores @ v, weights
+    answers = _finish(scores, v, mask)
+    return Alternatives([(scores @ v, weights) for _, weights in answers]) if isinstance(answers, Alternatives) else (scores @ v, answers[1])
 
 
 @misconception(
@@ -272,6 +287,143 @@ def cross_attention_padding_inverted(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=N
     return Alternatives([_attend(q, k, v, mask, fill=fill) for fill in (-np.inf, -1e9)] + [scaled_dot_product_attention(q, k, v, mask)])
 
 
+@misconception(
+    "scaled_dot_product_attention",
+    "masked scores set to -1e9: a query that may see no key gets uniform weights",
+    explanation="A large negative number hides a key as well as -inf does while the query sees some other key. But a query that may see no key at all (a padding query under a causal mask, with left padding) then has every score equal, and the softmax spreads its weight uniformly over keys it must not see: its output is the mean of hidden values instead of zero, and it sends gradient to them.",
+    hint="After the softmax, give a row with no visible key zero weights: np.where(mask, weights, 0.0) (with -inf, first give such a row finite scores so that no nan is made).",
+)
+def sdpa_minus_1e9(q, k, v, mask=None):
+    return _attend(q, k, v, mask, fill=-1e9)
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "the 1/√d_k divides the weights after the softmax, not the scores before it",
+    explanation="The scale tempers the scores so that the softmax does not saturate; applied after the softmax it only shrinks every weight by √d_k, so the rows no longer sum to 1 and the softmax is as saturated as without the scale.",
+    hint="softmax(q kᵀ / √d_k): divide the scores, then take the softmax.",
+)
+def sdpa_scales_the_weights(q, k, v, mask=None):
+    answers = _attend(q, k, v, mask, scale_width=1.0)
+    scale = np.sqrt(q.shape[-1])
+    if isinstance(answers, Alternatives):
+        return Alternatives([((w / scale) @ v, w / scale) for _, w in answers])
+    return (answers[1] / scale) @ v, answers[1] / scale
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "the scores are returned in place of the weights",
+    explanation="The second result is the attention weights, softmax(scores): each row a distribution over the keys. The raw (scaled, masked) scores are what the softmax is taken of, not the weights.",
+    hint="return weights @ v, weights, with weights = softmax(scores, axis=-1).",
+)
+def sdpa_returns_scores(q, k, v, mask=None):
+    scores = attention_scores(q, k)
+    masked = scores if mask is None else np.where(mask, scores, -np.inf)
+    answers = _finish(masked, v, mask)
+    outputs = [out for out, _ in answers] if isinstance(answers, Alternatives) else [answers[0]]
+    return Alternatives([(out, shown) for out in outputs for shown in (scores, masked)])
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "masked by boolean indexing (scores[~mask] = -inf), which needs a mask of the scores' full shape",
+    explanation="A mask only has to broadcast to the scores: (L_q, L_k) for a batch, (B, 1, L_k) for padding. scores[~mask] indexes with the mask's own shape, so it works when the mask has the scores' exact shape and raises IndexError when it broadcasts.",
+    hint="np.where(mask, scores, -np.inf) broadcasts the mask.",
+)
+def sdpa_boolean_index_mask(q, k, v, mask=None):
+    scores = attention_scores(q, k)
+    if mask is not None:
+        scores[~np.asarray(mask)] = -np.inf
+    return _finish(scores, v, mask)
+
+
+@misconception(
+    "self_attention",
+    "the causal mask is built with np.triu (the future and the diagonal)",
+    explanation="With True = may attend, query i sees keys 0..i: the lower triangle, np.tril. np.triu keeps the diagonal and everything above it, so each query reads itself and every later token, never an earlier one.",
+    hint="Use causal_mask(T) from masks.py (np.tril).",
+)
+def self_attention_causal_triu(x, w_q, w_k, w_v, causal=False):
+    t = x.shape[-2]
+    mask = np.triu(np.ones((t, t), dtype=bool)) if causal else None
+    return scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v, mask)
+
+
+@misconception(
+    "self_attention",
+    "the projections use the transposed weights (x @ w.T, the papers' W x)",
+    explanation="The papers write W x with column vectors; this course's arrays hold one token per row, so the projection is x @ w_q with w_q of shape (d_model, d_k). x @ w_q.T fails when d_k != d_model and silently uses the wrong weights when they are square.",
+    hint="q = x @ w_q, k = x @ w_k, v = x @ w_v.",
+)
+def self_attention_weights_transposed(x, w_q, w_k, w_v, causal=False):
+    mask = causal_mask(x.shape[-2]) if causal else None
+    return scaled_dot_product_attention(x @ w_q.T, x @ w_k.T, x @ w_v.T, mask)
+
+
+@misconception(
+    "self_attention",
+    "the causal mask's size is read off the wrong axis",
+    explanation="The causal mask is (T, T), T the number of tokens: x.shape[-2]. x.shape[-1] is the width d_model and x.shape[0] the batch; either gives a mask that does not fit the (…, T, T) scores, or fits by chance and masks the wrong cells.",
+    hint="causal_mask(x.shape[-2]).",
+)
+def self_attention_mask_size_from_wrong_axis(x, w_q, w_k, w_v, causal=False):
+    if not causal:
+        return scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v)
+    return Alternatives([_attend_or_raise(x, w_q, w_k, w_v, causal_mask(x.shape[axis])) for axis in (-1, 0)])
+
+
+def _attend_or_raise(x, w_q, w_k, w_v, mask):
+    try:
+        return scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v, mask)
+    except Exception as error:  # noqa: BLE001 - the mistake shows as what it raises
+        return Raised(type(error).__name__)
+
+
+@misconception(
+    "cross_attention",
+    "the padding mask gets its length-1 axis last ((B, L_k, 1)): it hides queries, not keys",
+    explanation="Against (B, L_q, L_k) scores the mask needs a query axis of length 1 in the middle: (B, 1, L_k). kv_padding_mask[:, :, None] is (B, L_k, 1): it fails unless L_q == L_k, and then it hides whole query rows instead of padded keys.",
+    hint="kv_padding_mask[:, None, :].",
+)
+def cross_attention_mask_as_column(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=None):
+    mask = None if kv_padding_mask is None else kv_padding_mask[:, :, None]
+    q, k, v = x_q @ w_q, x_kv @ w_k, x_kv @ w_v
+    try:
+        return scaled_dot_product_attention(q, k, v, mask)
+    except ValueError as error:
+        return Raised(type(error).__name__)
+
+
+@misconception(
+    "cross_attention",
+    "queries from the encoder, keys and values from the decoder (the roles swapped)",
+    explanation="The decoder asks, the encoder answers: queries come from x_q (the decoder), keys and values from x_kv (the encoder). Swapped, the output has one row per encoder token and mixes decoder vectors.",
+    hint="q = x_q @ w_q; k = x_kv @ w_k; v = x_kv @ w_v.",
+)
+def cross_attention_roles_swapped(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=None):
+    q, k, v = x_kv @ w_q, x_q @ w_k, x_q @ w_v
+    if kv_padding_mask is None:
+        return scaled_dot_product_attention(q, k, v)
+    answers = []
+    for mask in (kv_padding_mask[:, None, :], kv_padding_mask[:, :, None]):
+        try:
+            answers.append(scaled_dot_product_attention(q, k, v, mask))
+        except ValueError as error:
+            answers.append(Raised(type(error).__name__))
+    return Alternatives(answers)
+
+
+@misconception(
+    "cross_attention",
+    "the padding mask is never applied",
+    explanation="The encoder's padded positions are not tokens: without the mask every decoder query gives them weight, and what sits in the padding (zeros, or whatever the batch held) leaks into the output.",
+    hint="Pass kv_padding_mask[:, None, :] as the mask when it is given.",
+)
+def cross_attention_ignores_padding(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=None):
+    return scaled_dot_product_attention(x_q @ w_q, x_kv @ w_k, x_kv @ w_v)
+
+
 def _fixed(shape, seed):
     """A fixed, small array (the probes' inputs are the same for every student)."""
     return np.random.default_rng(seed).normal(size=shape)
@@ -290,3 +442,5 @@ probe("cross_attention", "B == L_q, a padded sequence and a full one", _fixed((2
 probe("cross_attention", "B != L_q != L_k, no mask", _fixed((2, 3, 3), 35), _fixed((2, 4, 3), 36), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34))
 probe("cross_attention", "B != L_q with a padding mask", _fixed((2, 3, 3), 37), _fixed((2, 4, 3), 38), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34), np.array([[True, True, True, False], [True, False, False, False]]))
 probe("cross_attention", "L_q == L_k: keys or values from the wrong side still line up", _fixed((2, 4, 3), 39), _fixed((2, 4, 3), 40), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34))
+probe("cross_attention", "L_q == L_k with a padding mask: a mask on the wrong axis still fits", _fixed((2, 3, 3), 41), _fixed((2, 3, 3), 42), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34), np.array([[True, True, False], [True, False, False]]))
+probe("self_attention", "square weights (d_model = d_k = d_v), T != d_model, causal", _fixed((2, 5, 3), 24), _fixed((3, 3), 25), _fixed((3, 3), 26), _fixed((3, 3), 27), causal=True)

@@ -4,7 +4,7 @@ import numpy as np
 from attention import scaled_dot_product_attention
 from masks import causal_mask
 
-from attnlab.misconceptions import misconception, probe
+from attnlab.misconceptions import Alternatives, Raised, misconception, probe
 
 
 @misconception(
@@ -57,21 +57,22 @@ def kv_cache_forgets_old_tokens(x_t, cache, w_q, w_k, w_v):
     return out_t, {"k": k_t, "v": v_t}
 
 
-def _online(q, k, v, block_size, causal=False, *, rescale_sum=True, rescale_acc=True, global_positions=True):
-    """The reference's loop, with the one step a mistake leaves out as a switch."""
+def _online(q, k, v, block_size, causal=False, *, rescale_sum=True, rescale_acc=True, global_positions=True, first_max=-np.inf, scale=None, last_block=True, inverted_rescale=False):
+    """The reference's loop, with the one step a mistake changes as a switch."""
     n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
     lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    running_max = np.full(lead + (n_q, 1), -np.inf)
+    running_max = np.full(lead + (n_q, 1), first_max)
     running_sum = np.zeros(lead + (n_q, 1))
     acc = np.zeros(lead + (n_q, v.shape[-1]))
-    for start in range(0, n_k, block_size):
+    stops = range(0, n_k, block_size) if last_block else range(0, n_k - block_size + 1, block_size)
+    for start in stops:
         stop = min(start + block_size, n_k)
-        s = q @ np.swapaxes(k[..., start:stop, :], -1, -2) / np.sqrt(d_k)
+        s = q @ np.swapaxes(k[..., start:stop, :], -1, -2) / (np.sqrt(d_k) if scale is None else scale)
         if causal:
             keys = np.arange(start, stop) if global_positions else np.arange(stop - start)
             s = np.where(np.arange(n_q)[:, None] >= keys[None, :], s, -np.inf)
         new_max = np.maximum(running_max, s.max(axis=-1, keepdims=True))
-        rescale = np.exp(running_max - new_max)
+        rescale = np.exp(new_max - running_max) if inverted_rescale else np.exp(running_max - new_max)
         p = np.exp(s - new_max)
         running_sum = (running_sum * rescale if rescale_sum else running_sum) + p.sum(axis=-1, keepdims=True)
         acc = (acc * rescale if rescale_acc else acc) + p @ v[..., start:stop, :]
@@ -141,10 +142,145 @@ def kv_cache_new_token_first(x_t, cache, w_q, w_k, w_v):
     return out_t, {"k": k_t, "v": v_t}
 
 
+@misconception(
+    "online_softmax_attention",
+    "the running maximum starts at 0 instead of -inf",
+    explanation="The running maximum must start below every score, at -inf, so that the first block sets it. Starting at 0 changes nothing mathematically while some score is positive, but a query whose scores are all far below 0 gets exp(s − 0) that underflows to 0, and 0 / 0 = nan.",
+    hint="running_max = np.full(..., -np.inf).",
+)
+def online_max_starts_at_zero(q, k, v, block_size, causal=False):
+    return _online(q, k, v, block_size, causal, first_max=0.0)
+
+
+@misconception(
+    "online_softmax_attention",
+    "the rescale factor upside down: exp(m_new − m_old)",
+    explanation="What was accumulated against m_old must be brought to the new maximum: multiplied by exp(m_old − m_new) ≤ 1. exp(m_new − m_old) grows instead, and on the first block (m_old = −inf) it is inf.",
+    hint="rescale = np.exp(running_max - new_max).",
+)
+def online_rescale_inverted(q, k, v, block_size, causal=False):
+    with np.errstate(all="ignore"):
+        return _online(q, k, v, block_size, causal, inverted_rescale=True)
+
+
+@misconception(
+    "online_softmax_attention",
+    "a last, shorter block is never read",
+    explanation="range(0, L_k - block_size + 1, block_size) stops at the last full block: when block_size does not divide L_k, the remaining keys are never attended to.",
+    hint="range(0, L_k, block_size), and slice k[..., start:start + block_size] (the last slice is simply shorter).",
+)
+def online_last_block_dropped(q, k, v, block_size, causal=False):
+    return _online(q, k, v, block_size, causal, last_block=False)
+
+
+@misconception(
+    "online_softmax_attention",
+    "no 1/√d_k scale on the block scores",
+    explanation="Online softmax computes the same attention as scaled_dot_product_attention, scores q kᵀ / √d_k; leaving the scale out changes every weight.",
+    hint="Divide each block's scores by np.sqrt(d_k).",
+)
+def online_unscaled(q, k, v, block_size, causal=False):
+    return _online(q, k, v, block_size, causal, scale=1.0)
+
+
+@misconception(
+    "online_softmax_attention",
+    "a softmax within each block, and the blocks' outputs averaged",
+    explanation="One softmax runs over all the keys: a block whose scores are higher must get more of the weight. Normalising each block on its own and averaging the blocks gives every block the same total weight, whatever its scores.",
+    hint="Keep one running maximum and one running sum across the blocks, and divide once, at the end.",
+)
+def online_blocks_averaged(q, k, v, block_size, causal=False):
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    outputs = []
+    for start in range(0, n_k, block_size):
+        stop = min(start + block_size, n_k)
+        mask = np.arange(n_q)[:, None] >= np.arange(start, stop)[None, :] if causal else None
+        with np.errstate(all="ignore"):
+            out, _ = scaled_dot_product_attention(q, k[..., start:stop, :], v[..., start:stop, :], mask)
+        outputs.append(np.nan_to_num(out))
+    return sum(outputs) / len(outputs)
+
+
+@misconception(
+    "grouped_query_attention",
+    "the key/value heads repeated along the tokens (axis 2), not the heads",
+    explanation="np.repeat(k, group, axis=1) makes one key/value head per query head. Along axis 2 it repeats each token group times instead: the head axes no longer line up (h_kv against h_q) and the tokens are duplicated.",
+    hint="np.repeat(k, group, axis=1) and np.repeat(v, group, axis=1).",
+)
+def gqa_repeat_on_tokens(q, k, v, causal=False):
+    group = q.shape[1] // k.shape[1]
+    mask = causal_mask(q.shape[-2]) if causal else None
+    try:
+        return scaled_dot_product_attention(q, np.repeat(k, group, axis=2), np.repeat(v, group, axis=2), mask)
+    except ValueError as error:
+        return Raised(type(error).__name__)
+
+
+@misconception(
+    "grouped_query_attention",
+    "causal=True is ignored",
+    explanation="Grouped-query attention is used in decoders: with causal=True query i sees keys 0..i only. Without the mask every head reads the future.",
+    hint="Pass causal_mask(T) when causal is True.",
+)
+def gqa_ignores_causal(q, k, v, causal=False):
+    group = q.shape[1] // k.shape[1]
+    return scaled_dot_product_attention(q, np.repeat(k, group, axis=1), np.repeat(v, group, axis=1))
+
+
+@misconception(
+    "kv_cache_step",
+    "the new key and value appended along the feature axis",
+    explanation="The cache grows by one token per step: k is (B, t, d_k) and the new key (B, 1, d_k) goes after it along the token axis, -2. Along -1 it makes a wider key, which fails against the query (or against the cache once it holds more than one token).",
+    hint="np.concatenate([cache['k'], k_t], axis=-2).",
+)
+def kv_cache_concat_features(x_t, cache, w_q, w_k, w_v):
+    q_t, k_t, v_t = x_t @ w_q, x_t @ w_k, x_t @ w_v
+    try:
+        if cache is not None:
+            k_t = np.concatenate([cache["k"], k_t], axis=-1)
+            v_t = np.concatenate([cache["v"], v_t], axis=-1)
+        out_t, _ = scaled_dot_product_attention(q_t, k_t, v_t)
+    except ValueError as error:
+        return Raised(type(error).__name__)
+    return out_t, {"k": k_t, "v": v_t}
+
+
+@misconception(
+    "kv_cache_step",
+    "a (t+1) × (t+1) causal mask applied to the single new query",
+    explanation="At a decoding step there is one query, the newest token, and it may see every cached key: its row of the causal mask is all True. A full causal mask broadcasts the one query row into t + 1 rows, so the output has t + 1 rows instead of 1.",
+    hint="No mask is needed: attend with q_t against every cached key.",
+)
+def kv_cache_causal_mask(x_t, cache, w_q, w_k, w_v):
+    q_t, k_t, v_t = x_t @ w_q, x_t @ w_k, x_t @ w_v
+    if cache is not None:
+        k_t = np.concatenate([cache["k"], k_t], axis=-2)
+        v_t = np.concatenate([cache["v"], v_t], axis=-2)
+    out_t, _ = scaled_dot_product_attention(q_t, k_t, v_t, causal_mask(k_t.shape[-2]))
+    return out_t, {"k": k_t, "v": v_t}
+
+
+@misconception(
+    "kv_cache_step",
+    "scaled by √d_model (the width of x_t) instead of √d_k",
+    explanation="The scale belongs to the width of the vectors dotted, the projected queries and keys (d_k = w_q.shape[1]), not to the input width d_model.",
+    hint="Use scaled_dot_product_attention(q_t, k, v), which scales by the queries' own width.",
+)
+def kv_cache_scaled_by_d_model(x_t, cache, w_q, w_k, w_v):
+    q_t, k_t, v_t = x_t @ w_q, x_t @ w_k, x_t @ w_v
+    if cache is not None:
+        k_t = np.concatenate([cache["k"], k_t], axis=-2)
+        v_t = np.concatenate([cache["v"], v_t], axis=-2)
+    width_fix = np.sqrt(q_t.shape[-1] / x_t.shape[-1])  # √d_k / √d_model: the reference's scale swapped for √d_model
+    out_t, _ = scaled_dot_product_attention(q_t * width_fix, k_t, v_t)
+    return out_t, {"k": k_t, "v": v_t}
+
+
 _RNG = np.random.default_rng(70)
 _Q, _K, _V = _RNG.normal(size=(3, 2)), _RNG.normal(size=(7, 2)), _RNG.normal(size=(7, 3))
 probe("online_softmax_attention", "scores that grow block after block, L_q != L_k", _Q, _K * np.arange(1, 8)[:, None] * 3.0, _V, 2)
 probe("online_softmax_attention", "causal over three blocks", _RNG.normal(size=(5, 2)), _RNG.normal(size=(5, 2)), _RNG.normal(size=(5, 3)), 2, causal=True)
+probe("online_softmax_attention", "every score far below zero, blocks of 3 that do not divide L_k", np.abs(_RNG.normal(size=(2, 4))) + 0.5, _RNG.normal(size=(7, 4)) - np.array([600.0, 600.0, 0.0, 0.0]), _RNG.normal(size=(7, 2)), 3)
 probe("grouped_query_attention", "8 query heads on 2 kv heads: h // group, h // h_kv and h % h_kv all differ", _RNG.normal(size=(1, 8, 3, 2)), _RNG.normal(size=(1, 2, 3, 2)), _RNG.normal(size=(1, 2, 3, 2)), causal=True)
 probe("grouped_query_attention", "6 query heads on 2 kv heads, not causal", _RNG.normal(size=(2, 6, 2, 2)), _RNG.normal(size=(2, 2, 2, 2)), _RNG.normal(size=(2, 2, 2, 2)))
 _WQ, _WK, _WV = _RNG.normal(size=(3, 2)), _RNG.normal(size=(3, 2)), _RNG.normal(size=(3, 4))

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from attnlab.misconceptions import misconception, probe
+from attnlab.misconceptions import Alternatives, misconception, probe
 
 
 @misconception(
@@ -57,12 +57,12 @@ def causal_mask_marks_the_future(n):
 
 @misconception(
     "causal_mask",
-    "a float mask of ones and zeros instead of a bool one",
-    explanation="np.tril(np.ones((n, n))) has the right pattern but holds floats. np.where(mask, ...) happens to work, but ~mask raises on floats and mask * scores is not masking: the contract asks for dtype bool.",
+    "a mask of ones and zeros (floats or integers) instead of a bool one",
+    explanation="np.tril(np.ones((n, n))) has the right pattern but holds numbers. np.where(mask, ...) happens to work, but ~mask gives -1 and -2 on integers and raises on floats, and mask * scores is not masking: the contract asks for dtype bool.",
     hint="np.tril(np.ones((n, n), dtype=bool)).",
 )
 def causal_mask_float(n):
-    return np.tril(np.ones((n, n)))
+    return Alternatives([np.tril(np.ones((n, n))), np.tril(np.ones((n, n), dtype=int))])
 
 
 @misconception(
@@ -77,16 +77,39 @@ def padding_transposed(lengths, max_len):
 
 @misconception(
     "padding_mask",
-    "a float mask of ones and zeros instead of a bool one",
+    "a mask of ones and zeros (floats or integers) instead of a bool one",
     explanation="The pattern is right but the dtype is float, so ~mask and mask & other raise, and the mask cannot select with np.where's True/False meaning the contract gives it.",
     hint="Return the comparison itself: it is already a bool array.",
 )
 def padding_float(lengths, max_len):
-    return (np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]).astype(float)
+    right = np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]
+    return Alternatives([right.astype(float), right.astype(int)])
 
 
-probe("causal_mask", "a 4 x 4 mask: the diagonal, the triangle and the complement differ", 4)
+@misconception(
+    "padding_mask",
+    "off by one: the last real token counts as padding",
+    explanation="A sequence of length L has L real tokens, at positions 0..L-1: the last real one is at L - 1, and it must be True. Stopping at L - 1 (a slice [:L - 1], or `< L - 1`) hides it.",
+    hint="Positions below the length are real: np.arange(max_len)[None, :] < lengths[:, None] (a slice [:L] is L long).",
+)
+def padding_one_short(lengths, max_len):
+    return np.arange(max_len)[None, :] < np.asarray(lengths)[:, None] - 1
+
+
+@misconception(
+    "padding_mask",
+    "the mask is as wide as the longest sequence, not max_len",
+    explanation="The batch is padded to max_len, which may be longer than every sequence in it (a fixed context, or padding to a multiple of 8). The mask must line up with the padded batch: (B, max_len), whatever the lengths.",
+    hint="Build the positions from max_len: np.arange(max_len), not np.arange(lengths.max()).",
+)
+def padding_width_from_lengths(lengths, max_len):
+    lengths = np.asarray(lengths)
+    return np.arange(lengths.max())[None, :] < lengths[:, None]
+
+
+probe("causal_mask", "an 11 x 11 mask: the diagonal, the triangle and the complement differ", 11)
 probe("padding_mask", "B != max_len, a full sequence and a length-1 one", np.array([3, 1, 5]), 5)
+probe("padding_mask", "max_len longer than every sequence", np.array([2, 4, 1]), 6)
 
 
 @misconception(
@@ -121,6 +144,104 @@ def left_padding_on_the_right(lengths, max_len):
     return np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]
 
 
+@misconception(
+    "sliding_window_mask",
+    "one key too few: the window stops at i − window + 2",
+    explanation="A window of w keys is the query itself and the w − 1 keys before it: keys i − w + 1 … i. Requiring j > i − w + 1 leaves only w − 1 keys (a window of 1 then hides every key, even the query's own).",
+    hint="Keep keys with j > i − window and j ≤ i: that is exactly window keys.",
+)
+def sliding_window_one_too_narrow(n, window):
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return (j <= i) & (j > i - window + 1)
+
+
+@misconception(
+    "sliding_window_mask",
+    "the window reaches into the future (|i − j| < window)",
+    explanation="This course's sliding window is local *causal* attention: query i sees itself and the keys just before it, never a later one. A symmetric band |i − j| < window (Longformer's local attention) lets each query read window − 1 future tokens.",
+    hint="Combine both conditions: j ≤ i (causal) and j > i − window (local).",
+)
+def sliding_window_sees_the_future(n, window):
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return np.abs(i - j) < window
+
+
+@misconception(
+    "sliding_window_mask",
+    "the query is left out of its own window",
+    explanation="The window holds the query itself and the window − 1 keys before it. Counting window keys strictly before i (j < i) hides the query from itself and leaves query 0 with no key at all.",
+    hint="j ≤ i, not j < i: a window of 1 is the diagonal.",
+)
+def sliding_window_hides_itself(n, window):
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return (j < i) & (j >= i - window)
+
+
+@misconception(
+    "document_mask",
+    "the mask is made causal inside each document",
+    explanation="document_mask is the block-diagonal mask alone: a token sees every token of its own document. A decoder combines it with the causal mask (document_mask(ids) & causal_mask(T)); building the causal part in makes it unusable for an encoder, and a decoder that combines them as the docstring says gets it twice.",
+    hint="Return ids[:, None] == ids[None, :] only; the caller adds causality with &.",
+)
+def document_mask_made_causal(document_ids):
+    ids = np.asarray(document_ids)
+    return (ids[:, None] == ids[None, :]) & np.tril(np.ones((len(ids), len(ids)), dtype=bool))
+
+
+@misconception(
+    "document_mask",
+    "inverted: True between different documents",
+    explanation="In this course True means the query may attend to the key. ids[:, None] != ids[None, :] marks the pairs of different documents, the exact complement: every token would read only the other documents.",
+    hint="Compare for equality: ids[:, None] == ids[None, :].",
+)
+def document_mask_inverted(document_ids):
+    ids = np.asarray(document_ids)
+    return ids[:, None] != ids[None, :]
+
+
+@misconception(
+    "left_padding_mask",
+    "off by one: the first real token counts as padding",
+    explanation="With left padding, row b's real tokens are its last lengths[b] positions: they start at max_len − lengths[b], which must be True. Comparing with > instead of ≥ hides the first of them.",
+    hint="np.arange(max_len)[None, :] >= (max_len - lengths)[:, None].",
+)
+def left_padding_one_short(lengths, max_len):
+    return np.arange(max_len)[None, :] > (max_len - np.asarray(lengths))[:, None]
+
+
+@misconception(
+    "left_padding_mask",
+    "off by one: the last padding position counts as real",
+    explanation="Row b has max_len − lengths[b] padding positions, 0 … max_len − lengths[b] − 1; the real tokens start right after. Starting them one earlier lets every query read one padding token.",
+    hint="np.arange(max_len)[None, :] >= (max_len - lengths)[:, None].",
+)
+def left_padding_one_too_many(lengths, max_len):
+    return np.arange(max_len)[None, :] >= (max_len - np.asarray(lengths) - 1)[:, None]
+
+
+@misconception(
+    "left_padding_mask",
+    "the right-padding mask flipped with np.flip, which also reverses the batch",
+    explanation="Flipping the right-padding mask left to right is the left-padding mask, but np.flip without an axis flips every axis: the rows come out in reverse order, so sequence 0 gets the mask of the last one.",
+    hint="Flip the positions only: np.flip(mask, axis=-1), or compare with max_len − lengths directly.",
+)
+def left_padding_flips_the_batch(lengths, max_len):
+    return np.flip(np.arange(max_len)[None, :] < np.asarray(lengths)[:, None])
+
+
+@misconception(
+    "left_padding_mask",
+    "inverted: True at the padding",
+    explanation="In this course True means 'may attend': real tokens are True and padding is False, on the left as on the right.",
+    hint="The real tokens are the last lengths[b]: np.arange(max_len)[None, :] >= (max_len - lengths)[:, None].",
+)
+def left_padding_inverted(lengths, max_len):
+    return np.arange(max_len)[None, :] < (max_len - np.asarray(lengths))[:, None]
+
+
 probe("sliding_window_mask", "a window of 3 over 6 positions", 6, 3)
+probe("sliding_window_mask", "a window of 1 over 10 positions: the diagonal", 10, 1)
+probe("sliding_window_mask", "a window longer than the sequence", 10, 13)
 probe("document_mask", "three documents, ids not in order", np.array([4, 4, 1, 1, 1, 7]))
 probe("left_padding_mask", "B != max_len, a full sequence and a length-1 one", np.array([3, 1, 5]), 5)
+probe("left_padding_mask", "max_len longer than every sequence, lengths all different", np.array([2, 4, 1]), 6)

@@ -6,7 +6,7 @@ from masks import causal_mask
 from multihead import merge_heads, split_heads
 from softmax import softmax
 
-from attnlab.misconceptions import misconception, probe
+from attnlab.misconceptions import Alternatives, Raised, misconception, probe
 
 
 @misconception(
@@ -145,12 +145,135 @@ def mha_ignores_causal(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding
     return merge_heads(heads) @ w_o, weights
 
 
+@misconception(
+    "split_heads",
+    "a transpose written for (B, T, d_model) only (transpose(0, 2, 1, 3))",
+    explanation="split_heads takes any leading axes: (T, d_model) for one sequence, (B, T, d_model) for a batch. Unpacking three sizes and transposing (0, 2, 1, 3) works for a batch only and raises for the others.",
+    hint="Keep the leading axes whatever they are (x.shape[:-2]); reshape to (..., T, n_heads, d_head) and swap with np.swapaxes(..., -3, -2), which counts from the end.",
+)
+def split_heads_fixed_rank(x, n_heads):
+    try:
+        b, t, d = x.shape
+        return x.reshape(b, t, n_heads, d // n_heads).transpose(0, 2, 1, 3)
+    except ValueError as error:
+        return Raised(type(error).__name__)
+
+
+@misconception(
+    "merge_heads",
+    "the head axis swapped with the width axis (-3 and -1) before the reshape",
+    explanation="(…, n_heads, T, d_head) must become (…, T, n_heads, d_head) before the reshape: the head axis moves next to the width, swapping axes -3 and -2. Swapping -3 and -1 gives (…, d_head, T, n_heads), and the reshape then mixes tokens and features.",
+    hint="np.swapaxes(x, -3, -2), then reshape to (…, T, n_heads * d_head).",
+)
+def merge_heads_swaps_head_and_width(x):
+    *lead, n_heads, t, d_head = x.shape
+    return np.swapaxes(x, -3, -1).reshape(*lead, t, n_heads * d_head)
+
+
+@misconception(
+    "merge_heads",
+    "the heads concatenated along the token axis",
+    explanation="Each token's heads go side by side: the output is (…, T, n_heads · d_head), one row per token. Concatenating along the token axis stacks the heads as extra tokens, (…, n_heads · T, d_head).",
+    hint="Concatenate along the last axis (the features), after moving the head axis next to it.",
+)
+def merge_heads_concatenates_tokens(x):
+    return np.concatenate([x[..., h, :, :] for h in range(x.shape[-3])], axis=-2)
+
+
+@misconception(
+    "merge_heads",
+    "a transpose written for (B, n_heads, T, d_head) only (transpose(0, 2, 1, 3))",
+    explanation="merge_heads takes any leading axes: (n_heads, T, d_head) for one sequence too. A transpose of four fixed axes raises on the others.",
+    hint="np.swapaxes(x, -3, -2), which counts from the end.",
+)
+def merge_heads_fixed_rank(x):
+    try:
+        b, h, t, d = x.shape
+        return x.transpose(0, 2, 1, 3).reshape(b, t, h * d)
+    except ValueError as error:
+        return Raised(type(error).__name__)
+
+
+@misconception(
+    "multi_head_attention",
+    "the (B, T) padding mask given one axis, (B, 1, T): the batch lines up with the heads",
+    explanation="The scores are (B, n_heads, T, T): a key padding mask must be (B, 1, 1, T) to reach every head and every query. (B, 1, T) broadcasts as (1, B, 1, T), so sequence b's mask lands on head b: it raises unless B equals the number of heads (or 1), and is silently wrong when it does.",
+    hint="key_padding_mask[:, None, None, :].",
+)
+def mha_padding_mask_missing_an_axis(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    q, k, v = _heads(x, w_q, w_k, w_v, n_heads)
+    try:
+        heads, weights = scaled_dot_product_attention(q, k, v, _mask(x, causal, key_padding_mask, (slice(None), None, slice(None))))
+    except ValueError as error:
+        return Raised(type(error).__name__)
+    return merge_heads(heads) @ w_o, weights
+
+
+@misconception(
+    "multi_head_attention",
+    "weights used transposed (x @ w.T, as nn.Linear stores them)",
+    explanation="nn.Linear stores its weight as (out, in) and computes x @ W.T; this course's w_q … w_o are (d_model, d_model) matrices used as x @ w. Transposing them runs (they are square) and silently uses other weights.",
+    hint="x @ w_q, x @ w_k, x @ w_v and merge_heads(heads) @ w_o.",
+)
+def mha_weights_transposed(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    answers = []
+    for inputs, output in (((w_q, w_k, w_v), w_o.T), ((w_q.T, w_k.T, w_v.T), w_o.T), ((w_q.T, w_k.T, w_v.T), w_o)):
+        q, k, v = _heads(x, *inputs, n_heads)
+        heads, weights = scaled_dot_product_attention(q, k, v, _mask(x, causal, key_padding_mask))
+        answers.append((merge_heads(heads) @ output, weights))
+    return Alternatives(answers)
+
+
+@misconception(
+    "multi_head_attention",
+    "the causal and padding masks combined with | (either lets a key through)",
+    explanation="A key may be seen only if both masks allow it: it is in the past (causal) and it is a real token (padding). mask | padding lets a query see the future as long as it is real, and padding as long as it is in the past.",
+    hint="Combine with &: causal_mask(T) & key_padding_mask[:, None, None, :].",
+)
+def mha_masks_combined_with_or(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    q, k, v = _heads(x, w_q, w_k, w_v, n_heads)
+    mask = causal_mask(x.shape[-2]) if causal else None
+    if key_padding_mask is not None:
+        visible = key_padding_mask[:, None, None, :]
+        mask = visible if mask is None else mask | visible
+    heads, weights = scaled_dot_product_attention(q, k, v, mask)
+    return merge_heads(heads) @ w_o, weights
+
+
+@misconception(
+    "multi_head_attention",
+    "the weights averaged over the heads, (B, T, T)",
+    explanation="multi_head_attention returns every head's weights, (B, n_heads, T, T): heads specialise, and their maps are what one inspects. nn.MultiheadAttention averages them by default (average_attn_weights=True); this course's contract does not.",
+    hint="Return the weights as scaled_dot_product_attention gives them, one map per head.",
+)
+def mha_weights_averaged(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    q, k, v = _heads(x, w_q, w_k, w_v, n_heads)
+    heads, weights = scaled_dot_product_attention(q, k, v, _mask(x, causal, key_padding_mask))
+    return merge_heads(heads) @ w_o, weights.mean(axis=1)
+
+
+@misconception(
+    "multi_head_attention",
+    "a padding mask replaces the causal mask instead of joining it",
+    explanation="With causal=True and a key padding mask, a key may be seen only if both allow it. Setting mask = padding when one is given drops the causal mask: every query of a padded batch reads the future.",
+    hint="mask = causal_mask(T) & key_padding_mask[:, None, None, :] when both apply.",
+)
+def mha_padding_replaces_causal(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    q, k, v = _heads(x, w_q, w_k, w_v, n_heads)
+    mask = key_padding_mask[:, None, None, :] if key_padding_mask is not None else (causal_mask(x.shape[-2]) if causal else None)
+    heads, weights = scaled_dot_product_attention(q, k, v, mask)
+    return merge_heads(heads) @ w_o, weights
+
+
 _X = np.random.default_rng(50).normal(size=(2, 3, 4))
 _W = [np.random.default_rng(51 + i).normal(size=(4, 4)) for i in range(4)]
 probe("split_heads", "T, n_heads and d_head all different", np.arange(24.0).reshape(1, 3, 8), 2)
 probe("split_heads", "four heads of width 2 on a batch", np.arange(48.0).reshape(2, 3, 8), 4)
 probe("merge_heads", "n_heads, T and d_head all different", np.arange(24.0).reshape(1, 2, 3, 4))
 probe("merge_heads", "four heads of width 2 on a batch", np.arange(48.0).reshape(2, 4, 3, 2))
+probe("split_heads", "one sequence, (T, d_model), no batch axis", np.arange(24.0).reshape(3, 8), 2)
+probe("merge_heads", "one sequence, (n_heads, T, d_head), no batch axis", np.arange(24.0).reshape(2, 3, 4))
+probe("multi_head_attention", "as many sequences as heads, causal and padded: a mask on the wrong axis still fits", np.random.default_rng(52).normal(size=(2, 4, 4)), *_W, 2, causal=True, key_padding_mask=np.array([[True, True, True, False], [True, True, False, False]]))
 probe("multi_head_attention", "two heads, causal, with a padded sequence", _X, *_W, 2, causal=True, key_padding_mask=np.array([[True, True, False], [True, True, True]]))
 probe("multi_head_attention", "two heads, no mask", _X, *_W, 2)
 probe("multi_head_attention", "one head, causal: the scale of d_head and d_model agree", _X, *_W, 1, causal=True)

@@ -4,7 +4,7 @@ import numpy as np
 from attention import self_attention
 from positions import sinusoidal_encoding
 
-from attnlab.misconceptions import misconception, probe
+from attnlab.misconceptions import Alternatives, misconception, probe
 
 
 def _angles(n_positions, d_model, exponent):
@@ -134,10 +134,92 @@ def equivariance_inverse_permutation(x, perm, w_q, w_k, w_v, add_positions=False
     return float(np.linalg.norm(attend(x[perm]) - attend(x)[np.argsort(perm)]))
 
 
+@misconception(
+    "sinusoidal_encoding",
+    "integer division in the exponent (2i // d_model): every frequency is 1",
+    explanation="2i // d_model is 0 for every column below d_model, so 10000 ** 0 = 1 and every pair turns at the same frequency: the table repeats sin(p), cos(p) across its width and the positions cannot be told apart beyond 2π.",
+    hint="A true division: 10000 ** (2i / d_model).",
+)
+def sinusoidal_integer_division(n_positions, d_model):
+    angles = _angles(n_positions, d_model, lambda i: (2 * i) // d_model * d_model)
+    return _table(np.sin(angles), np.cos(angles), d_model)
+
+
+@misconception(
+    "sinusoidal_encoding",
+    "the position multiplied by 10000^(2i/d_model) instead of divided",
+    explanation="The angle is p / 10000^(2i/d_model): the first pair turns once per 2π positions and the last almost not at all. Multiplying makes the later pairs spin faster and faster instead.",
+    hint="angles = positions / 10000 ** (2i / d_model).",
+)
+def sinusoidal_multiplied(n_positions, d_model):
+    two_i = np.arange(0, d_model, 2)
+    angles = np.arange(n_positions)[:, None] * 10000.0 ** (two_i / d_model)[None, :]
+    return _table(np.sin(angles), np.cos(angles), d_model)
+
+
+def _rotate_pairs(x, angles):
+    even, odd = x[..., 0::2], x[..., 1::2]
+    cos, sin = np.cos(angles), np.sin(angles)
+    return even * cos - odd * sin, even * sin + odd * cos
+
+
+@misconception(
+    "rope",
+    "the positions argument is ignored (np.arange(T) instead)",
+    explanation="RoPE turns each vector by its own position, which the caller gives: a KV cache's newest token sits at position t, not 0, and a packed or left-padded batch has positions of its own. np.arange(T) assumes every sequence starts at 0 in order.",
+    hint="angles = np.asarray(positions)[:, None] * frequencies[None, :].",
+)
+def rope_ignores_positions(x, positions, theta=10000.0):
+    d = x.shape[-1]
+    angles = np.arange(x.shape[-2])[:, None] * theta ** (-np.arange(0, d, 2) / d)[None, :]
+    return np.stack(_rotate_pairs(x, angles), axis=-1).reshape(x.shape)
+
+
+@misconception(
+    "rope",
+    "adjacent pairs rotated, but written back as two halves",
+    explanation="Pair i is (x[2i], x[2i+1]) and its rotated values go back to the same two places. np.concatenate([new_even, new_odd]) puts all the even results first and the odd ones after: the features come back shuffled.",
+    hint="Interleave them back: np.stack([new_even, new_odd], axis=-1).reshape(x.shape), or assign out[..., 0::2] and out[..., 1::2].",
+)
+def rope_written_back_as_halves(x, positions, theta=10000.0):
+    d = x.shape[-1]
+    angles = np.asarray(positions)[:, None] * theta ** (-np.arange(0, d, 2) / d)[None, :]
+    return np.concatenate(_rotate_pairs(x, angles), axis=-1)
+
+
+def _attend_slots(x, w_q, w_k, w_v, add_positions):
+    if add_positions:
+        x = x + sinusoidal_encoding(*x.shape)
+    return self_attention(x, w_q, w_k, w_v)[0]
+
+
+@misconception(
+    "equivariance_gap",
+    "the squared norm (the sum of squares), not the norm",
+    explanation="The gap is the Frobenius norm ‖f(P X) − P f(X)‖_F, the square root of the sum of squared differences: what np.linalg.norm gives. The sum of squares is its square, smaller than the norm below 1 and larger above.",
+    hint="np.linalg.norm(difference), or the square root of the sum of squares.",
+)
+def equivariance_squared_norm(x, perm, w_q, w_k, w_v, add_positions=False):
+    perm = np.asarray(perm)
+    difference = _attend_slots(x[perm], w_q, w_k, w_v, add_positions) - _attend_slots(x, w_q, w_k, w_v, add_positions)[perm]
+    return float(np.sum(difference**2))
+
+
+@misconception(
+    "equivariance_gap",
+    "f(P X) compared with f(X), not with P f(X)",
+    explanation="Equivariance says permuting the input permutes the output the same way: f(P X) = P f(X). Comparing f(P X) with the unpermuted f(X) measures how much the output rows moved, which is large even for a perfectly equivariant function.",
+    hint="Permute the output of the original too: f(x[perm]) - f(x)[perm].",
+)
+def equivariance_output_not_permuted(x, perm, w_q, w_k, w_v, add_positions=False):
+    perm = np.asarray(perm)
+    return float(np.linalg.norm(_attend_slots(x[perm], w_q, w_k, w_v, add_positions) - _attend_slots(x, w_q, w_k, w_v, add_positions)))
+
+
 _RNG = np.random.default_rng(60)
 _X, _W = _RNG.normal(size=(4, 6)), [_RNG.normal(size=(6, 6)) for _ in range(3)]
 probe("sinusoidal_encoding", "5 positions, 6 columns (3 pairs)", 5, 6)
-probe("sinusoidal_encoding", "3 positions, 8 columns (4 pairs)", 3, 8)
+probe("sinusoidal_encoding", "7 positions, 10 columns (5 pairs)", 7, 10)
 probe("rope", "positions out of order, d = 6", _RNG.normal(size=(2, 3, 6)), np.array([0, 3, 1]))
 probe("rope", "a small theta, so every pair turns visibly", _RNG.normal(size=(4, 4)), np.array([1, 2, 5, 9]), theta=100.0)
 probe("equivariance_gap", "a permutation that is not its own inverse, no positions", _X, np.array([2, 0, 3, 1]), *_W)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from attnlab.misconceptions import misconception, probe
+from attnlab.misconceptions import Alternatives, misconception, probe
 
 
 @misconception(
@@ -24,7 +24,9 @@ def softmax_ignores_axis(x, axis=-1):
 )
 def softmax_no_max_subtraction(x, axis=-1):
     exps = np.exp(x)
-    return exps / np.sum(exps, axis=axis, keepdims=True)
+    # Also written as exp(x - log Σ exp x), which overflows the same way, to other values.
+    log_total = np.log(np.sum(exps, axis=axis, keepdims=True))
+    return Alternatives([exps / np.sum(exps, axis=axis, keepdims=True), np.exp(x - log_total)])
 
 
 @misconception(
@@ -34,8 +36,9 @@ def softmax_no_max_subtraction(x, axis=-1):
     hint="Sum along `axis` with keepdims=True, not over everything.",
 )
 def softmax_normalises_by_total(x, axis=-1):
-    exps = np.exp(x - np.max(x))
-    return exps / np.sum(exps)
+    # Whatever maximum is subtracted first (the whole array's, each row's, none): the sum is the mistake.
+    shifted = (x - np.max(x), x - np.max(x, axis=axis, keepdims=True), x)
+    return Alternatives([np.exp(s) / np.sum(np.exp(s)) for s in shifted])
 
 
 @misconception(

@@ -68,7 +68,7 @@ class _Configurable(MultiHeadSelfAttention):
             q, k = self._rotate(q, t, x), self._rotate(k, t, x)
             if self.rope_on_values:
                 v = self._rotate(v, t, x)
-        width = self.d_head if self.scale_width == "d_head" else d_model
+        width = {"d_head": self.d_head, "d_model": d_model, "none": 1}[self.scale_width]
         scores = q @ k.transpose(-1, -2) / math.sqrt(width)
         allowed = self._allowed(t, x)
         if key_padding_mask is not None:
@@ -194,6 +194,16 @@ class torch_padding_masks_queries(_Configurable):
 )
 class torch_scaled_by_d_model(_Configurable):
     scale_width = "d_model"
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "no 1/√d_head scale",
+    explanation="A dot product of d_head unit-variance terms has variance d_head; unscaled, the softmax saturates as heads widen (almost one-hot at d_head = 256) and its gradients vanish. In float16 the unscaled scores also lose precision first, so the half-precision tests fail with it.",
+    hint="Divide the scores by math.sqrt(self.d_head) before the softmax.",
+)
+class torch_no_scale(_Configurable):
+    scale_width = "none"
 
 
 @misconception(

@@ -1,39 +1,44 @@
 """``attnlab check``: run the public tests on a student's folder, summarised per function.
 
 The public tests are plain pytest files in ``exercises/tests/`` that students
-can also run with ``pytest``. Here they run in this process (it is the
-student's own code on the student's own machine; grading is what sandboxes),
-and each function gets one line: passed, failed with the first useful
-message, not implemented yet, or waiting for another function.
+can also run with ``pytest``, among them the course's diagnostic probes
+(``probe_book``). Here they run in this process (it is the student's own code
+on the student's own machine; grading is what sandboxes), and each function
+gets one line: passed, failed with the first useful message (or the known
+mistake its probes show, or the function it calls that fails first), not
+implemented yet, or waiting for another function; below it, what pytest would
+show: the assertion's own message, the failing call, what the code printed.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
+import contextlib
 import importlib.util
+import io
 import os
-import sys
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from attnlab.check.course_imports import held_to_the_course
-from attnlab.check.deadline import TestDeadline, TestTookTooLong, deadline, function_of
+from attnlab.check.deadline import ImportTookTooLong, TestDeadline, TestTookTooLong, function_of
+from attnlab.check.probe_book import BOOK_NAME, ProbeBook, describe
+from attnlab.check.recorder import CallRecorder
 from attnlab.course import Course, CourseError
-from attnlab.misconceptions import Raised, RecordedCall, identify, load_catalogue, probes_of, run_probes
-from attnlab.sandbox.inside.module_harness import as_called
+from attnlab.misconceptions import RecordedCall
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
-from attnlab.reference import Reference, reference_names
-from attnlab.wire import WireError, copy_plain
 
 PYTEST_INI = Path(__file__).with_name("public_tests.ini")
 SUBMISSION_VARIABLE = "ATTNLAB_SUBMISSION"
 # How a student installs a library a track needs; a plain ``pip install`` of torch on Linux fetches
 # a CUDA build of several GB, where the CPU build is enough.
 INSTALL = {"torch": "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu (the CPU build is enough)"}
+
+
+# What a failing test shows below its line: as pytest shows it, cut to what a terminal can hold.
+MAX_DETAIL_LINES, MAX_DETAIL_CHARS, MAX_OUTPUT_CHARS = 12, 160, 1500
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,22 @@ class FunctionCheck:
     total: int
     message: str
     """The first useful message of the first failing test; empty when all passed."""
+    details: tuple[str, ...] = ()
+    """Below the message: the rest of the assertion's message, the failing call, what was printed."""
+
+
+@dataclass
+class TestOutcome:
+    """One public test of one function, as the check saw it."""
+
+    __test__ = False
+    function: str
+    status: str
+    message: str
+    details: list[str] = field(default_factory=list)
+    called: set[str] = field(default_factory=set)
+    """The other contract functions the test's calls ran, the student's own."""
+    timed_out: bool = False
 
 
 def _in_folder(filename: str, folder: Path) -> bool:
@@ -77,6 +98,21 @@ def _classify(function: str, excinfo, folder: Path, contract: set[str] = frozens
         first = next((line for line in str(error).splitlines() if line.strip()), "assertion failed")
         return "failed", first
     return "failed", f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}{where}"
+
+
+def trimmed(lines, limit: int = MAX_DETAIL_LINES) -> list[str]:
+    """Lines as a terminal shows them: each cut at ``MAX_DETAIL_CHARS``, at most ``limit`` of them."""
+    kept = [line if len(line) <= MAX_DETAIL_CHARS else line[: MAX_DETAIL_CHARS - 1] + "…" for line in lines if line.strip()]
+    return kept[:limit] + ([f"[… {len(kept) - limit} more lines]"] if len(kept) > limit else [])
+
+
+def assertion_details(error: BaseException) -> list[str]:
+    """What an assertion said after its first line: numpy's mismatched cells and values, pytest's
+    ``+ where`` lines of a bare assert; the first line of another error's traceback in the student's code."""
+    if isinstance(error, AssertionError):
+        lines = [line for line in str(error).splitlines() if line.strip()]
+        return trimmed(lines[1:])
+    return []
 
 
 @dataclass(frozen=True)
@@ -112,6 +148,8 @@ def install_hint(library: str) -> str:
 
 def explain_import_failure(course: Course, error: BaseException, folder: Path, test_file: str) -> ImportProblem:
     """Name the student's file and line where importing failed, the reason, and what to do."""
+    if isinstance(error, (ImportTookTooLong, TestTookTooLong)) and str(error).split(",", 1)[0].endswith(".py"):
+        return ImportProblem(str(error).split(",", 1)[0], f"{error}.")  # a loop at the top of a file: its own words
     if isinstance(error, SyntaxError) and error.filename and _in_folder(error.filename, folder):
         name = Path(error.filename).name
         code = (error.text or "").strip()
@@ -126,10 +164,10 @@ def explain_import_failure(course: Course, error: BaseException, folder: Path, t
         library = error.name.split(".")[0]
         if library in course.modules:
             return ImportProblem(name, f"{where}: there is no {library}.py in {folder}. Put it back: a file may import the course's files before it.")
+        if str(error).startswith(f"`{library}` is not available to "):
+            return ImportProblem(name, f"{where}: {error}. Remove this import: the grader will not import it.")
         if any(library in course.needs_of(m) for m in course.modules):
             return ImportProblem(name, f"{where}: {library} is not installed. {install_hint(library)}")
-        if str(error).startswith(f"`{library}` is not available in this course"):
-            return ImportProblem(name, f"{where}: {error}. Remove this import: the grader will not import it.")
         return ImportProblem(name, f"{where}: there is no module named {library} here. Remove this import: the exercises do not need it, and the grader may not have it.")
     if isinstance(error, ImportError):
         return ImportProblem(name, f"{where}: {_first_line(error)}. Check the name: it must be one the imported file defines.")
@@ -141,93 +179,10 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-class CallRecorder:
-    """Records every call of the student's contract functions (arguments and result, as plain data).
-
-    The student's files are imported and their functions wrapped before the public
-    tests import them, so ``from softmax import softmax`` in a test gets the wrapper.
-    """
-
-    def __init__(self, course: Course, folder: Path, modules: list[str] | None = None, probe_seconds: float = 5.0):
-        self.course, self.folder, self.probe_seconds = course, folder, probe_seconds
-        self.modules = modules or list(course.modules)
-        self.calls: list[RecordedCall] = []
-        self.originals: dict = {}
-        """The student's own functions and classes, unwrapped, by contract name (for the probes)."""
-
-    def instrument(self) -> None:
-        if str(self.folder) not in sys.path:
-            sys.path.insert(0, str(self.folder))
-        for module in self.modules:  # only those checked: importing torch_attention imports torch
-            if not (self.folder / f"{module}.py").is_file():
-                continue
-            try:
-                loaded = importlib.import_module(module)
-            except BaseException:  # noqa: BLE001 - the public tests report the student's import error themselves
-                continue
-            for name in self.course.functions_in(module):
-                function = getattr(loaded, name, None)
-                if callable(function):
-                    self.originals[name] = function
-                if callable(function) and not isinstance(function, type):  # classes stay classes
-                    setattr(loaded, name, self._recording(name, function))
-
-    def probe(self, function: str, args: tuple, kwargs: dict):
-        """The student's own result on a diagnostic probe as plain data, or ``Raised``; None if
-        it gave nothing comparable (not plain data, or nothing within the test deadline)."""
-        try:
-            with deadline(self.probe_seconds):
-                return copy_plain(as_called(self.originals[function])(*args, **kwargs))
-        except (WireError, TestTookTooLong):
-            return None
-        except Exception as error:  # noqa: BLE001 - what it raised is compared with what entries raise
-            return Raised(type(error).__name__)
-
-    def _recording(self, name: str, function):
-        @functools.wraps(function)
-        def recorded(*args, **kwargs):
-            try:
-                inputs = copy_plain((args, kwargs))
-            except WireError:
-                inputs = None
-            result = function(*args, **kwargs)
-            if inputs is not None:
-                try:
-                    self.calls.append(RecordedCall(name, inputs[0], inputs[1], copy_plain(result)))
-                except WireError:
-                    pass
-            return result
-
-        return recorded
-
-
-class MistakeNamer:
-    """The misconception catalogue and the reference, loaded at a failure (a passing check never pays)."""
-
-    def __init__(self, course: Course):
-        self.course = course
-        self._loaded = None
-        self._catalogues: dict[str, list] = {}  # by exercise file
-
-    def name(self, function: str, calls: list[RecordedCall], recorder: CallRecorder):
-        # Only the failing function's file's entries and reference: a numpy failure never imports torch.
-        module = self.course.function(function).module
-        if module not in self._catalogues:
-            with reference_names(self.course):
-                if self._loaded is None:
-                    self._loaded = Reference(self.course)
-                self._catalogues[module] = load_catalogue(self.course, [module])
-                self._loaded.preload(self.course.functions_in(module))
-        if function not in recorder.originals or not any(m.function == function for m in self._catalogues[module]):
-            return None
-        probed = run_probes(function, recorder.probe) if probes_of(function) else []
-        return identify(self._catalogues[module], function, calls, self._loaded, probed)
-
-
 class CheckPlugin:
-    def __init__(self, folder: Path, recorder: CallRecorder | None = None, namer: MistakeNamer | None = None, contract: set[str] = frozenset()):
-        self.folder, self.recorder, self.namer, self.contract = folder, recorder, namer, contract
-        self.outcomes: list[tuple[str, str, str]] = []  # function, status, message
+    def __init__(self, folder: Path, recorder: CallRecorder, contract: set[str] = frozenset()):
+        self.folder, self.recorder, self.contract = folder, recorder, contract
+        self.outcomes: list[TestOutcome] = []
         self.unimportable: dict[str, BaseException] = {}  # test file -> why it could not be imported
 
     def pytest_exception_interact(self, node, call, report) -> None:
@@ -239,12 +194,10 @@ class CheckPlugin:
             self.unimportable[Path(str(node.path)).name] = error
 
     def pytest_sessionstart(self, session) -> None:
-        if self.recorder is not None:
-            self.recorder.instrument()
+        self.recorder.instrument()
 
     def pytest_runtest_setup(self, item) -> None:
-        if self.recorder is not None:
-            self.recorder.calls = []
+        self.recorder.calls = []
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -252,16 +205,28 @@ class CheckPlugin:
         if report.when == "call" or (report.when == "setup" and report.failed):
             function = function_of(item)
             if report.passed:
-                self.outcomes.append((function, "passed", ""))
+                self.outcomes.append(TestOutcome(function, "passed", ""))
             else:
                 status, message = _classify(function, call.excinfo, self.folder, self.contract)
-                # A test that ran out of time names nothing: its probes would wait as long again.
-                timed_out = isinstance(call.excinfo.value, TestTookTooLong)
-                mistake = self.namer.name(function, self.recorder.calls, self.recorder) if status == "failed" and self.namer and not timed_out else None
-                if mistake is not None:
-                    message = f"known mistake: {mistake.name}. Hint: {mistake.hint}"
-                self.outcomes.append((function, status, message))
+                error = call.excinfo.value
+                details = assertion_details(error)
+                own = [c for c in self.recorder.calls if c.function == function]
+                if own and isinstance(error, AssertionError) and not str(error).startswith("on a diagnostic probe"):
+                    details.append(f"the call: {call_text(own[-1])}")
+                printed = (report.capstdout + report.capstderr).strip()
+                if printed:
+                    cut = printed if len(printed) <= MAX_OUTPUT_CHARS else printed[:MAX_OUTPUT_CHARS] + "\n[… cut]"
+                    details += ["your code printed:", *("  " + line for line in trimmed(cut.splitlines(), MAX_DETAIL_LINES))]
+                called = {c.function for c in self.recorder.calls} - {function}
+                self.outcomes.append(TestOutcome(function, status, message, details, called, isinstance(error, TestTookTooLong)))
         return report
+
+
+def call_text(call: RecordedCall) -> str:
+    """A recorded call as a student reads it: ``equivariance_gap(<float64 array of shape (5, 4)>, [1, 2, 3, 4, 0], ...) returned 8.3e-16``."""
+    parts = [describe(a) for a in call.args] + [f"{k}={describe(v)}" for k, v in call.kwargs.items()]
+    text = f"{call.function}({', '.join(parts)})"
+    return f"{text} returned {describe(call.result)}"
 
 
 def run_check(course: Course, folder: Path, only: list[str] | None = None, test_seconds: float | None = 5.0) -> CheckResult:
@@ -279,10 +244,10 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
     if only and all(missing[m] for m in modules):
         raise CourseError(left_out[0] if len(left_out) == 1 else "; ".join(left_out))
     modules = [m for m in modules if not missing[m]]
-    # The catalogue is the instructor's: where the course has it (not in a student release), name mistakes.
-    namer = MistakeNamer(course) if (course.solutions_dir / "misconceptions").is_dir() else None
-    recorder = CallRecorder(course, folder, modules, probe_seconds=test_seconds or 0) if namer else None
-    plugin = CheckPlugin(folder, recorder, namer, {f.name for f in course.functions})
+    book = ProbeBook.load(course.public_tests_dir / BOOK_NAME)
+    deadline_plugin = TestDeadline(test_seconds or 0, folder)
+    recorder = CallRecorder(course, folder, modules, probe_seconds=test_seconds or 0, hung=deadline_plugin.hung)
+    plugin = CheckPlugin(folder, recorder, {f.name for f in course.functions})
     tests = [course.public_tests_dir / f"test_{m}.py" for m in modules]
     tests = [str(t) for t in tests if t.is_file()]
     if not tests:
@@ -293,16 +258,20 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
     os.environ[SUBMISSION_VARIABLE] = str(folder)
     try:
         with held_to_the_course(course, folder):
-            exit_code, output = run_captured(args, [plugin, TestDeadline(test_seconds or 0)])
+            exit_code, output = run_captured(args, [plugin, deadline_plugin])
+            if exit_code in COMPLETED:
+                # The probes it may run print as the tests did: into the void, not the summary.
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                    verdicts = _summarise(course, modules, plugin.outcomes, recorder, book)
     finally:
         if previous is None:
             os.environ.pop(SUBMISSION_VARIABLE, None)
         else:
             os.environ[SUBMISSION_VARIABLE] = previous
+        recorder.forget_hung()
     if exit_code not in COMPLETED:
         raise CourseError(f"the public tests could not run: {first_error_line(output, exit_code)}")
     problems = {test_file: explain_import_failure(course, error, folder, test_file) for test_file, error in plugin.unimportable.items()}
-    outcomes = list(plugin.outcomes)
     for module in modules:
         problem = problems.get(f"test_{module}.py")
         if problem is None:
@@ -310,22 +279,56 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
         own = problem.file == f"{module}.py"
         for function in course.functions_in(module):
             if own:
-                outcomes.append((function, "failed", f"not checked: {problem.file} cannot be imported (above)"))
+                verdicts.append(FunctionCheck(function, "failed", 0, 1, f"not checked: {problem.file} cannot be imported (above)"))
             else:
-                outcomes.append((function, "waiting", f"needs {problem.file}, which cannot be imported (above)"))
+                verdicts.append(FunctionCheck(function, "waiting", 0, 1, f"needs {problem.file}, which cannot be imported (above)"))
+    order = {f.name: i for i, f in enumerate(course.functions)}
     lines = list(dict.fromkeys(p.line for p in problems.values()))
-    return CheckResult(_summarise(course, outcomes), lines, left_out)
+    return CheckResult(sorted(verdicts, key=lambda c: order[c.function]), lines, left_out)
 
 
-def _summarise(course: Course, outcomes: list[tuple[str, str, str]]) -> list[FunctionCheck]:
-    checks = []
+def _summarise(course: Course, modules: list[str], outcomes: list[TestOutcome], recorder: CallRecorder, book: ProbeBook | None) -> list[FunctionCheck]:
+    """One verdict per function that ran tests. A failing function that calls another that fails
+    (its own tests, or its probes when its file was not checked) says so, as the one to fix first;
+    otherwise its probes may name a known mistake."""
+    order = ("not implemented", "waiting", "failed")
+    verdicts: dict[str, FunctionCheck] = {}
     for function in (f.name for f in course.functions):
-        mine = [o for o in outcomes if o[0] == function]
+        mine = [o for o in outcomes if o.function == function]
         if not mine:
             continue
-        passed = sum(status == "passed" for _, status, _ in mine)
-        problems = [(status, message) for _, status, message in mine if status != "passed"]
-        order = ("not implemented", "waiting", "failed")
-        status, message = min(problems, key=lambda p: order.index(p[0])) if problems else ("passed", "")
-        checks.append(FunctionCheck(function, status, passed, len(mine), message))
-    return checks
+        passed = sum(o.status == "passed" for o in mine)
+        problems = [o for o in mine if o.status != "passed"]
+        if not problems:
+            verdicts[function] = FunctionCheck(function, "passed", passed, len(mine), "")
+            continue
+        worst = min(problems, key=lambda o: order.index(o.status))
+        verdicts[function] = FunctionCheck(function, worst.status, passed, len(mine), worst.message, tuple(worst.details))
+    wrong = {f for f, v in verdicts.items() if v.status != "passed"}
+    for function, verdict in list(verdicts.items()):
+        if verdict.status != "failed":
+            continue
+        failing = [o for o in outcomes if o.function == function and o.status == "failed"]
+        if any(o.timed_out for o in failing):
+            continue  # its probes would wait as long again
+        called = set().union(*(o.called for o in failing))
+        culprit = next((f.name for f in course.functions if f.name in called and _is_wrong(f.name, wrong, verdicts, recorder, book)), None)
+        if culprit is not None:
+            where = "" if course.function(culprit).module == course.function(function).module else f" (in {course.function(culprit).module}.py)"
+            message = f"fails because {culprit}{where}, which it calls, does: fix that first"
+            verdicts[function] = FunctionCheck(function, "failed", verdict.passed, verdict.total, message, (verdict.message, *verdict.details))
+            continue
+        mistake = recorder.name(function, book)
+        if mistake is not None:
+            message = f"known mistake: {mistake.name}. Hint: {mistake.hint}"
+            said = [line for line in (verdict.message, *verdict.details) if not line.startswith(("This looks like a known mistake:", "Hint: "))]
+            verdicts[function] = FunctionCheck(function, "failed", verdict.passed, verdict.total, message, tuple(said))
+    return list(verdicts.values())
+
+
+def _is_wrong(function: str, wrong: set[str], verdicts: dict[str, FunctionCheck], recorder: CallRecorder, book: ProbeBook | None) -> bool:
+    """Does the student's ``function`` fail: its own public tests, or, where its file was not
+    checked, the course's probes?"""
+    if function in verdicts:
+        return function in wrong
+    return recorder.fails_its_probes(function, book)

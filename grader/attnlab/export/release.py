@@ -37,7 +37,7 @@ STUDENT_ENGINE = (
     "course.py", "roster.py", "misnamed.py", "solution_code.py", "uploads.py", "reference.py", "misconceptions.py", "wire.py", "wording.py",
     "pytest_runs.py", "expect.py", "differences.py", "check", "quiz",
     "export/__init__.py", "export/stubs.py",
-    "sandbox/__init__.py", "sandbox/inside/__init__.py", "sandbox/inside/module_harness.py",
+    "sandbox/__init__.py", "sandbox/inside/__init__.py", "sandbox/inside/module_harness.py", "sandbox/inside/import_rule.py",
 )
 # Lines shorter than this (``return out``, ``d = x.shape[-1]``) are too common to call a leak.
 _SHORTEST_LEAK = 24
@@ -250,7 +250,11 @@ def require_instructor_course(course: Course, needs: str) -> None:
     solutions generate (``needs`` says what for, in the message)."""
     if not course.solutions_dir.is_dir():
         raise ReleaseError(f"{course.solutions_dir} is missing: {needs} is built from the instructor's course")
+    from attnlab.export.probe_book import stale_probe_book
+
     stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
+    if stale_probe_book(course):
+        stale.append("the probe book (exercises/tests/probes.json)")
     if stale:
         raise ReleaseError(f"stubs out of date: {', '.join(stale)} (run `attnlab stubs` first)")
 

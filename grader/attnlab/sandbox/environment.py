@@ -44,9 +44,12 @@ class SandboxEnvironment:
     needs: all the sandbox shows of what is installed."""
     warmups: dict[str, str] = field(default_factory=dict)
     """Per library, the source the fork server runs once after importing it."""
+    libraries_of: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per course file, the libraries it may import (``Course.libraries_of``); a file not named
+    here may import ``libraries``."""
 
     @classmethod
-    def for_libraries(cls, libraries: tuple[str, ...] = ("numpy",), *, required: tuple[str, ...] = (), preimport: tuple[str, ...] = (), warmups: dict[str, str] | None = None) -> "SandboxEnvironment":
+    def for_libraries(cls, libraries: tuple[str, ...] = ("numpy",), *, required: tuple[str, ...] = (), preimport: tuple[str, ...] = (), warmups: dict[str, str] | None = None, libraries_of: dict[str, tuple[str, ...]] | None = None) -> "SandboxEnvironment":
         """The environment offering ``libraries``: those in ``required`` must be installed (a
         ``CourseError`` says how to install one that is not); the others are offered if they are."""
         names = tuple(dict.fromkeys((*ENGINE_LIBRARIES, *libraries)))
@@ -62,21 +65,23 @@ class SandboxEnvironment:
                 continue
             for distribution in _with_requirements(tuple(distributions), name):
                 entries.update(dict.fromkeys(_entries_of(distribution, name)))
-        return cls(libraries=tuple(libraries), preimport=tuple(preimport), entries=tuple(entries), warmups=dict(warmups or {}))
+        return cls(libraries=tuple(libraries), preimport=tuple(preimport), entries=tuple(entries), warmups=dict(warmups or {}), libraries_of=dict(libraries_of or {}))
 
     @classmethod
     def for_course(cls, course: Course) -> "SandboxEnvironment":
         """What ``course`` lets its students import, with its warm-ups."""
         warmups = {library: path.read_text(encoding="utf-8") for library, path in (course.warmups or {}).items()}
-        return cls.for_libraries(course.libraries, required=course.packages, preimport=course.packages, warmups=warmups)
+        libraries_of = {module: course.libraries_of(module) for module in course.modules}
+        return cls.for_libraries(course.libraries, required=course.packages, preimport=course.packages, warmups=warmups, libraries_of=libraries_of)
 
     def covers(self, other: "SandboxEnvironment") -> bool:
-        """Does this environment offer all that ``other`` does?"""
-        return set(other.libraries) <= set(self.libraries) and set(other.entries) <= set(self.entries)
+        """Does this environment offer all that ``other`` does, each file under the same rule?"""
+        same_rule = all(self.libraries_of.get(module) == libraries for module, libraries in other.libraries_of.items())
+        return set(other.libraries) <= set(self.libraries) and set(other.entries) <= set(self.entries) and same_rule
 
     def as_config(self) -> dict:
         """What the fork server is told at its start (plain data)."""
-        return {"libraries": list(self.libraries), "preimport": list(self.preimport), "warmups": self.warmups}
+        return {"libraries": list(self.libraries), "preimport": list(self.preimport), "warmups": self.warmups, "libraries_of": {m: list(names) for m, names in self.libraries_of.items()}}
 
 
 def _providers_of(name: str) -> list[str]:

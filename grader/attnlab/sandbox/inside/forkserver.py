@@ -345,6 +345,7 @@ def _serve(control_fd: int) -> None:
     from attnlab.sandbox.inside import worker
 
     worker.COURSE_LIBRARIES = tuple(config.get("libraries", ("numpy",)))
+    worker.FILE_LIBRARIES = {module: tuple(names) for module, names in config.get("libraries_of", {}).items()}
     # The course's own packages, imported while they can be read (as above) and inherited warm.
     for name in config.get("preimport", ()):
         _import_library(name, warmups.get(name))

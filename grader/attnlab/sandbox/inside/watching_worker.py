@@ -31,7 +31,7 @@ import time
 import types
 
 from attnlab import wire
-from attnlab.sandbox.inside.worker import Worker, own_code
+from attnlab.sandbox.inside.worker import Worker, install_import_rule, own_code
 
 
 class _NotMirrored(Exception):
@@ -176,6 +176,7 @@ class WatchingWorker(Worker):
         """Import nothing yet: a file is imported when the grader first asks for it (``load``),
         after the tests of the files before it, as a live run imports a file for its own tests."""
         sys.path.insert(0, self.submission_dir)
+        install_import_rule(self.submission_dir)
         self._send({"op": "ready"})
         return True
 

@@ -25,6 +25,7 @@ import types
 from _thread import _count as _threads_running
 
 from attnlab import wire
+from attnlab.sandbox.inside.import_rule import ImportRule, not_available
 
 # Exceptions the trusted side may report back from a reference call, re-raised by name.
 _REPLAYABLE = {name: getattr(builtins, name) for name in ("ValueError", "TypeError", "IndexError", "KeyError", "ZeroDivisionError")}
@@ -85,23 +86,32 @@ def _student_frames(error: BaseException, submission_dir: str) -> list[str]:
 
 COURSE_LIBRARIES: tuple[str, ...] = ("numpy",)
 """What the course lets student code import besides the standard library (set by the fork server)."""
+FILE_LIBRARIES: dict[str, tuple[str, ...]] = {}
+"""Per course file, the libraries it may import (set by the fork server; a file not named here gets
+``COURSE_LIBRARIES``): the rule ``import_rule`` applies, the same as ``attnlab check``'s."""
 
 
-def _not_available(error: ModuleNotFoundError) -> str | None:
+def _not_available(error: ModuleNotFoundError, module: str) -> str | None:
     """For an import of a library the sandbox does not have: the message that says so, in the
-    course's terms (None: the missing module is a part of a library it has)."""
+    rule's words (None: the missing module is a part of a library it has)."""
     top = (error.name or "").partition(".")[0]
     if not top or top in sys.modules:
         return None
-    offered = ", ".join(COURSE_LIBRARIES)
-    return f"`{top}` is not available in this course (student code may import {offered} and Python's standard library)"
+    if str(error).startswith(f"`{top}` is not available"):
+        return str(error)  # the rule's own refusal
+    return not_available(top, f"{module}.py", FILE_LIBRARIES.get(module, COURSE_LIBRARIES))
 
 
-def _describe_exception(error: BaseException, submission_dir: str) -> dict:
+def install_import_rule(submission_dir: str) -> None:
+    """From now on, the files of ``submission_dir`` import what the course's rule gives each."""
+    ImportRule(submission_dir, FILE_LIBRARIES, COURSE_LIBRARIES, tuple(FILE_LIBRARIES)).install()
+
+
+def _describe_exception(error: BaseException, submission_dir: str, module: str = "") -> dict:
     if isinstance(error, SystemExit):
         message = f"called sys.exit({error.code!r})"
-    elif isinstance(error, ModuleNotFoundError) and _not_available(error):
-        message = _not_available(error)
+    elif isinstance(error, ModuleNotFoundError) and _not_available(error, module):
+        message = _not_available(error, module)
     else:
         message = str(error)
     return {
@@ -215,11 +225,12 @@ class Worker:
             self._send({"op": "import_failed", "type": "FileNotFoundError", "message": f"the submission has no {self.module_name}.py", "frames": []})
             return False
         sys.path.insert(0, self.submission_dir)
+        install_import_rule(self.submission_dir)
         try:
             self.module = importlib.import_module(self.module_name)
         except BaseException as error:  # noqa: BLE001 - sys.exit and worse at import are the student's to lose
             end_if_threads_left()
-            self._send({"op": "import_failed", **_describe_exception(error, self.submission_dir)})
+            self._send({"op": "import_failed", **_describe_exception(error, self.submission_dir, self.module_name)})
             return False
         end_if_threads_left()
         self._install_dependencies(getattr(self.module, self.function, None))
@@ -243,7 +254,7 @@ class Worker:
             error = raised
         end_if_threads_left()  # before the reply: the crash is this call's
         if error is not None:
-            self._send({"op": "raised", **_describe_exception(error, self.submission_dir)})
+            self._send({"op": "raised", **_describe_exception(error, self.submission_dir, self.module_name)})
             return False
         try:
             # With return_inputs the grader also sees the arguments as the call left them.

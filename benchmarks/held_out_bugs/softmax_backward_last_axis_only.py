@@ -1,0 +1,12 @@
+"""Always sums along the last axis, whatever `axis` says.
+
+file: backward.py
+breaks: softmax_backward
+"""
+
+import numpy as np
+
+
+def softmax_backward(weights, grad_weights, axis=-1):
+    along = np.sum(grad_weights * weights, axis=-1, keepdims=True)
+    return weights * (grad_weights - along)

@@ -1,0 +1,17 @@
+"""Transposes with .T.
+
+file: backward.py
+breaks: attention_backward
+"""
+
+import numpy as np
+
+
+def attention_backward(q, k, v, grad_out, mask=None):
+    scores = attention_scores(q, k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    a = softmax(scores, axis=-1)
+    dv = a.T @ grad_out
+    ds = softmax_backward(a, grad_out @ v.T) / np.sqrt(q.shape[-1])
+    return ds @ k, ds.T @ q, dv

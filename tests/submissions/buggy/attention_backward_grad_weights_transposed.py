@@ -1,0 +1,18 @@
+"""dA = v d_outᵀ.
+
+file: backward.py
+breaks: attention_backward
+"""
+
+import numpy as np
+
+
+def attention_backward(q, k, v, grad_out, mask=None):
+    scores = attention_scores(q, k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    a = softmax(scores, axis=-1)
+    dv = np.swapaxes(a, -1, -2) @ grad_out
+    da = v @ np.swapaxes(grad_out, -1, -2)
+    ds = softmax_backward(a, da) / np.sqrt(q.shape[-1])
+    return ds @ k, np.swapaxes(ds, -1, -2) @ q, dv

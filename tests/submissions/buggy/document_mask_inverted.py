@@ -1,0 +1,12 @@
+"""Compares the ids with != : True between different documents.
+
+file: masks.py
+breaks: document_mask
+"""
+
+import numpy as np
+
+
+def document_mask(document_ids):
+    ids = np.asarray(document_ids)
+    return ids[:, None] != ids[None, :]

@@ -1,0 +1,16 @@
+"""Appends along the last axis.
+
+file: efficient.py
+breaks: kv_cache_step
+"""
+
+import numpy as np
+
+
+def kv_cache_step(x_t, cache, w_q, w_k, w_v):
+    q, k, v = x_t @ w_q, x_t @ w_k, x_t @ w_v
+    if cache is not None:
+        k = np.concatenate((cache["k"], k), axis=-1)
+        v = np.concatenate((cache["v"], v), axis=-1)
+    out, _ = scaled_dot_product_attention(q, k, v)
+    return out, {"k": k, "v": v}

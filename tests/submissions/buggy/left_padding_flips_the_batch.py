@@ -1,0 +1,12 @@
+"""Flips the right-padding mask with np.flip and no axis: the batch order is reversed too.
+
+file: masks.py
+breaks: left_padding_mask
+"""
+
+import numpy as np
+
+
+def left_padding_mask(lengths, max_len):
+    right = np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]
+    return np.flip(right)

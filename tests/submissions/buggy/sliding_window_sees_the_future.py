@@ -1,0 +1,13 @@
+"""A symmetric band around the diagonal: each query sees keys ahead of it too.
+
+file: masks.py
+breaks: sliding_window_mask
+"""
+
+import numpy as np
+
+
+def sliding_window_mask(n, window):
+    i = np.arange(n)[:, None]
+    j = np.arange(n)[None, :]
+    return np.abs(i - j) < window
