@@ -228,14 +228,7 @@ def grade(quiz_name, answer_files, csv_path, roster_path, lms_format, lms_column
 
     roster = load_roster(roster_path)
     graded = marking.grade_files(opened.id, lambda student: opened.items_for(student, "exam"), list(answer_files))
-    if roster is not None:  # an id the class does not have is marked against a variant drawn for it alone
-        stranger = "not on the roster: marked against the variant this id draws"
-        graded = [
-            row if row.student is None or roster.find(row.student)
-            else marking.GradedFile(row.path, row.student, row.result, (*row.problems, stranger))
-            for row in graded
-        ]
-    else:
+    if roster is None:  # with one, the sheet names every id the class does not have
         console.err.print(
             "No --roster: each file is marked against the variant its student id draws, so a mistyped id is"
             " marked against questions nobody saw (a file written by `quiz take --mode exam` is checked,"
