@@ -254,3 +254,12 @@ def test_relative_tolerance_for_large_answers(tmp_path):
         assert check(2059.0)[0] is True  # 0.5 % off, on the key's grid point (2040 ± 20)
         assert check(2110.0)[0] is False  # 3 % off
     assert '"tolerance": 20' in copy_path.read_text(), "the step is rounded to 2 × 10^1, not 20.48"
+
+
+def test_a_yaml_error_found_at_the_end_points_where_it_begins(tmp_path):
+    """An unclosed quote on line 5 of a 6-line quiz was reported at line 7, past the end."""
+    path = tmp_path / "open.yaml"
+    path.write_text("id: open\ntitle: t\nquestions:\n  - id: q\n    prompt: \"never closed\n    type: number\n")
+    assert len(path.read_text().splitlines()) == 6
+    with pytest.raises(QuizError, match=r"open.yaml:5: \(yaml\): a quoted text that is never closed"):
+        load_quiz(path)

@@ -15,7 +15,7 @@ from conftest import COURSE, REPO
 
 from attnlab.quiz.items import reference_factory_for
 from attnlab.quiz import student_copy
-from attnlab.quiz.kinds import KINDS, LETTERS
+from attnlab.quiz.kinds import KINDS, LETTERS, per_element
 from attnlab.quiz.lms_text import shape_spellings, to_html
 from attnlab.quiz.moodle import FIXED_VARIANT, moodle_export, moodle_xml
 from attnlab.quiz.qti import CANVAS_TYPES, QTI_NS, qti_zip
@@ -58,7 +58,7 @@ def entries(keyed) -> list[float]:
 
 
 def entry_right(keyed, value: float, index: int) -> bool:
-    return KINDS["number"].matches(value, entries(keyed)[index], keyed.tolerance, keyed.slack)
+    return KINDS["number"].matches(value, entries(keyed)[index], keyed.tolerance, per_element(keyed.slack, len(entries(keyed)))[index])
 
 
 def check_numeric_range(keyed, centre: float, tolerance: float) -> None:
@@ -66,7 +66,8 @@ def check_numeric_range(keyed, centre: float, tolerance: float) -> None:
     ends, and wrong just past them (the interval is the grid points the slack reaches, ± tolerance)."""
     assert right(keyed, centre)
     if keyed.asked.type == "number":
-        assert tolerance == pytest.approx(float(accepted_interval(keyed.key, keyed.tolerance, keyed.slack)[1]), abs=1e-12) and tolerance >= keyed.tolerance - 1e-12
+        width = float(accepted_interval(keyed.key, keyed.tolerance, per_element(keyed.slack, 1)[0])[1])
+        assert tolerance == pytest.approx(width, abs=1e-12) and tolerance >= keyed.tolerance - 1e-12
         assert right(keyed, centre - 0.999 * tolerance) and right(keyed, centre + 0.999 * tolerance)
         assert not right(keyed, centre + 1.01 * tolerance) and not right(keyed, centre - 1.01 * tolerance)
     else:
@@ -105,7 +106,8 @@ def test_moodle_every_answer_of_every_variant_is_right_by_attnlab(moodle):
                 assert len(values) == len(entries(keyed)) and right(keyed, values if kind == "vector" else [values[i:i + len(keyed.key[0])] for i in range(0, len(values), len(keyed.key[0]))])
                 for index, (_, value, tolerance) in enumerate(blanks):
                     width = float(tolerance)
-                    assert width == pytest.approx(float(accepted_interval(entries(keyed)[index], keyed.tolerance, keyed.slack)[1]))
+                    slack = per_element(keyed.slack, len(entries(keyed)))[index]
+                    assert width == pytest.approx(float(accepted_interval(entries(keyed)[index], keyed.tolerance, slack)[1]))
                     assert entry_right(keyed, float(value) - 0.999 * width, index) and entry_right(keyed, float(value) + 0.999 * width, index)
                     assert not entry_right(keyed, float(value) + 1.01 * width, index) and not entry_right(keyed, float(value) - 1.01 * width, index)
                 # Moodle's mark is the sum of the weights: attnlab's points, or a mark the instructor is told to set.
@@ -279,7 +281,8 @@ def check_item(item, question, keyed) -> None:
             assert accepted and all(entry_right(keyed, float(text), index) for text in accepted)
             decimals = -Decimal(repr(2 * keyed.tolerance)).normalize().as_tuple().exponent
             assert f"{Decimal(repr(entries(keyed)[index])).quantize(Decimal(1).scaleb(-decimals)):f}".replace("-0.", "0.") in accepted or entries(keyed)[index] < 0
-            low, high = (Decimal(repr(entries(keyed)[index])) + d * Decimal(repr(keyed.slack)) for d in (-1, 1))
+            slack = per_element(keyed.slack, len(entries(keyed)))[index]
+            low, high = (Decimal(repr(entries(keyed)[index])) + d * Decimal(repr(slack)) for d in (-1, 1))
             for rounded in (low, high):  # an answer off by the slack, rounded as asked, is among them too
                 text = f"{rounded.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP):f}"
                 assert text in accepted or text.startswith("-"), (text, accepted)

@@ -1,5 +1,7 @@
 """quiz lint beyond the schema: every variant's key, and the precision each number question marks."""
 
+import re
+
 import pytest
 from conftest import COURSE, REPO
 
@@ -193,3 +195,57 @@ def test_the_bank_uses_where_and_dependent_ranges_where_a_question_needs_them():
     assert positions.question("gqa-head").params["h"].range == (0, "h_q - 1")
     shapes = load_quiz(QUIZ_DIR / "shapes.yaml")
     assert shapes.question("weights-shape").where == ["L_q != L_k", "L_k != d_k"]
+
+
+def test_lint_refuses_a_question_practice_cannot_check_and_one_with_one_answer(tmp_path):
+    """Practice must check every question without giving the exam away: a question with neither
+    parameters nor a pool has only the exam's variant, and one whose every variant has the same
+    answer gives it away all the same."""
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "id: p\ntitle: t\nquestions:\n"
+        "  - {id: fixed, type: truefalse, prompt: True means may attend., answer: true, hint: h, explanation: e, concepts: [c]}\n"
+        "  - {id: zero, type: number, prompt: \"Weight of query {i} on key {j}, masked?\", params: {i: {range: [0, 9]}, j: {expr: \"i + 1\"}},"
+        " answer: 0, hint: h, explanation: e, concepts: [c]}\n"
+        "  - {id: pooled, type: truefalse, pool: {exam: [{prompt: A, answer: true}], practice: [{prompt: B, answer: false}]}, hint: h, explanation: e, concepts: [c]}\n"
+    )
+    problems = check_quiz(load_quiz(path), FACTORY)
+    assert problems == [
+        "p: question fixed: practice cannot check it (without parameters or a pool, its only variant is the exam's): give it parameters, or a pool of equivalent items",
+        "p: question zero: every variant has the same answer, so practising it gives the exam's answer away: draw parameters the answer depends on, or use a pool",
+    ], problems
+
+
+def test_lint_names_the_slack_an_answer_rounded_along_the_way_needs(tmp_path):
+    """The issue's case: softmax weights worked by hand to two decimals at every step are marked
+    wrong without a slack; lint says so for the variants it hits, and names the slack that accepts
+    them; with it, the quiz passes, and the exact key rounded is still right."""
+    body = (
+        "id: s\ntitle: t\nquestions:\n  - id: row\n    type: vector\n    prompt: \"softmax({s}) to two decimals?\"\n"
+        "    params:\n      s: {random: {shape: [3], low: -2, high: 2, decimals: 1}}\n    answer: {call: softmax, args: [s]}\n"
+        "{slack}    hint: h\n    explanation: e\n    concepts: [c]\n"
+    )
+    path = tmp_path / "s.yaml"
+    path.write_text(body.replace("{slack}", ""))
+    [problem] = check_quiz(load_quiz(path), FACTORY)
+    assert "answers rounded as the prompt asks are marked wrong" in problem and "an answer rounded to 2 decimals along the way" in problem, problem
+    needed = float(problem.split("a slack of ")[1].split()[0])
+    path.write_text(body.replace("{slack}", f"    slack: {needed}\n"))
+    assert check_quiz(load_quiz(path), FACTORY) == []
+
+
+@pytest.mark.parametrize(
+    "pool, message",
+    [
+        ("{exam: [{prompt: Same, answer: true}], practice: [{prompt: '  same ', answer: false}]}", "pool.practice.0 is the item pool.exam.0"),
+        ("{exam: [{prompt: A, answer: true}], practice: []}", "pool.practice: List should have at least 1 item"),
+    ],
+)
+def test_a_pool_keeps_exam_and_practice_apart(tmp_path, pool, message):
+    path = tmp_path / "q.yaml"
+    path.write_text(f"id: q\ntitle: t\nquestions:\n  - {{id: p, type: truefalse, pool: {pool}, hint: h, explanation: e, concepts: [c]}}\n")
+    with pytest.raises(QuizError, match=re.escape(message)):
+        load_quiz(path)
+    path.write_text("id: q\ntitle: t\nquestions:\n  - {id: p, type: truefalse, prompt: x, pool: {exam: [{prompt: A, answer: true}], practice: [{prompt: B, answer: true}]}, hint: h, explanation: e, concepts: [c]}\n")
+    with pytest.raises(QuizError, match="a question with a pool keeps prompt in its items"):
+        load_quiz(path)
