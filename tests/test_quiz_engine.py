@@ -263,3 +263,21 @@ def test_a_yaml_error_found_at_the_end_points_where_it_begins(tmp_path):
     assert len(path.read_text().splitlines()) == 6
     with pytest.raises(QuizError, match=r"open.yaml:5: \(yaml\): a quoted text that is never closed"):
         load_quiz(path)
+
+
+def test_numbers_in_prompts_and_keys_are_shown_as_they_are():
+    """A matrix showed "-0"; scale-saturation said the weight "would be 1" for 0.99999989."""
+    assert drawing.format_value(-0.0) == "0" and "-0" not in drawing.format_value([[-0.0, 1.5], [2.0, -1.0]])
+    assert KINDS["matrix"].format([[-0.0, 1.0], [0.5, -0.5]]).split()[0] == "0"
+    assert drawing.format_value(1 / (1 + math.exp(-16))) == "0.999999887465"
+    quiz = load_quiz(QUIZ_DIR / "softmax.yaml")
+    question = quiz.question("scale-saturation")
+    for student in [f"s{i}" for i in range(40)]:
+        prompt = asked_question_text(quiz, question, student)
+        assert "would be 1)" not in prompt, prompt
+
+
+def asked_question_text(quiz, question, student):
+    from attnlab.quiz.variant import asked_question
+
+    return asked_question(quiz, question, student).prompt
