@@ -1,11 +1,11 @@
 """How fast a practice copy can be brute-forced: guesses per second on one core, with the engine's own check.
 
-Builds the practice copy of a quiz (default masks) and times wrong guesses
+Builds the practice copy of a quiz (default softmax) and times wrong guesses
 against one of its checks, as an attacker with the bundle would run them. The
 check is one scrypt per whole answer, so the rate does not depend on the
 question; an exam copy has no check to time at all.
 
-    python benchmarks/quiz_guess_rate.py [--quiz masks] [--seconds 10]
+    python benchmarks/quiz_guess_rate.py [--quiz softmax] [--seconds 10]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quiz", default="masks")
+    parser.add_argument("--quiz", default="softmax", help="a quiz with a number question (default softmax)")
     parser.add_argument("--seconds", type=float, default=10.0, help="how long to guess (default 10)")
     args = parser.parse_args()
 

@@ -14,11 +14,12 @@ from conftest import COURSE, REPO
 from attnlab.quiz import params as drawing
 from attnlab.quiz.schema import load_quiz
 from attnlab.quiz.items import reference_factory_for
-from attnlab.quiz.variant import keyed_question, keyed_quiz
+from attnlab.quiz.variant import POOL_ITEM, drawn_values, keyed_question, keyed_quiz, practice_variants
 
 QUIZZES = {path.stem: load_quiz(path) for path in sorted((REPO / "quizzes").glob("*.yaml"))}
 STUDENTS = ["alice", "bob", "s1234567"]
 E = math.e
+POOL = "pool"
 
 
 def softmax(v):
@@ -47,6 +48,31 @@ def gap(x, perm, wq, wk, wv, positions=False):
     return float(np.linalg.norm(attend(x[list(perm)]) - attend(x)[list(perm)]))
 
 
+def weights_with_tie(a):
+    """softmax(a, 0, a): the lesson's single query q = [a, 0] against keys [1, 0], [0, 1], [1, 1]."""
+    return softmax([a, 0.0, a])
+
+
+def masked_softmax_row(row, visible):
+    """The softmax of ``row`` over its first ``visible`` entries, zeros after them."""
+    return softmax(row[:visible]) + [0.0] * (len(row) - visible)
+
+
+def two_token_weights(x0, x1):
+    x = np.array([x0, x1], dtype=float)
+    scores = x @ x.T / math.sqrt(2)
+    return [[1.0, 0.0], softmax(scores[1].tolist())]
+
+
+def window_mask(n, w):
+    return [[1.0 if i - w < j <= i else 0.0 for j in range(n)] for i in range(n)]
+
+
+def item(letter_or_bool):
+    """A pool question's key: the item's own answer (checked against the YAML item below)."""
+    return lambda p: letter_or_bool
+
+
 EXPECTED = {
     ("shapes", "qkt-entries"): lambda p: p["T"] ** 2,
     ("shapes", "weights-shape"): lambda p: (p["L_q"], p["L_k"]),
@@ -58,57 +84,59 @@ EXPECTED = {
     ("shapes", "score-memory"): lambda p: p["h"] * p["T"] * p["T"] * p["bytes"] / (1024 * 1024),
     ("shapes", "gqa-group"): lambda p: p["group"],
     ("shapes", "kv-cache-shape"): lambda p: (p["B"], p["t"], p["d_k"]),
-    ("shapes", "doubling-cost"): lambda p: "b",
-    ("softmax", "the-cat-sat"): lambda p: [0.1223, 0.6056, 0.2721],
+    ("shapes", "doubling-cost"): lambda p: p["k"] * p["k"],
+    ("softmax", "the-cat-sat"): lambda p: softmax([p["a"], p["b"], p["c"]]),
     ("softmax", "softmax-row"): lambda p: softmax(p["s"]),
-    ("softmax", "row-sum"): lambda p: 1.0,
-    ("softmax", "which-axis"): lambda p: "b",
+    ("softmax", "row-sum"): lambda p: 1.0 if p["q"] >= p["T"] - p["L"] else 0.0,  # a padding query sees no key: zeros
+    ("softmax", "which-axis"): POOL,
     ("softmax", "cross-axis-size"): lambda p: p["L_src"],
-    ("softmax", "wrong-axis"): lambda p: "b",
+    ("softmax", "wrong-axis"): POOL,
     ("softmax", "scale-divisor"): lambda p: p["d"] ** 0.5,
     ("softmax", "dot-variance"): lambda p: p["d_k"],
-    ("softmax", "temperature"): lambda p: "a",
+    ("softmax", "temperature"): POOL,
     ("softmax", "stable-pair"): lambda p: softmax([p["a"], p["b"]])[0],
     ("softmax", "scale-saturation"): lambda p: softmax([p["d"] / math.sqrt(p["d"]), 0.0])[0],
-    ("softmax", "single-query-output"): lambda p: (np.array(softmax([1, 0, 1])) @ np.array([[10, 0], [0, 10], [5, 5]])).tolist(),
-    ("softmax", "single-query-weights"): lambda p: softmax([1, 0, 1]),
-    ("masks", "above-diagonal"): lambda p: 0.0,
+    ("softmax", "single-query-output"): lambda p: (np.array(weights_with_tie(p["a"])) @ np.array(p["v"])).tolist(),
+    ("softmax", "single-query-weights"): lambda p: weights_with_tie(p["a"]),
+    ("masks", "above-diagonal"): lambda p: len([j for j in range(p["T"]) if j > p["i"]]),
     ("masks", "visible-keys"): lambda p: p["i"] + 1,
-    ("masks", "causal-matrix"): lambda p: [[1.0 if j <= i else 0.0 for j in range(p["n"])] for i in range(p["n"])],
+    ("masks", "causal-matrix"): lambda p: window_mask(p["n"], p["w"]),
     ("masks", "causal-nonzero"): lambda p: sum(range(1, p["T"] + 1)),
-    ("masks", "masked-row"): lambda p: softmax([0, 3]) + [0.0],
+    ("masks", "masked-row"): lambda p: masked_softmax_row(p["S"][1], 2),
     ("masks", "masked-row-drawn"): lambda p: softmax([p["a"], p["b"]]) + [0.0],
-    ("masks", "two-token-weights"): lambda p: [[1.0, 0.0], softmax([0.48 / math.sqrt(2), 0.90 / math.sqrt(2)])],
-    ("masks", "two-token-output"): lambda p: (np.array(softmax([0.48 / math.sqrt(2), 0.90 / math.sqrt(2)])) @ np.array([[0.54, -0.16], [0.33, 0.54]])).tolist(),
+    ("masks", "two-token-weights"): lambda p: two_token_weights(p["x0"], p["x1"]),
+    ("masks", "two-token-output"): lambda p: (np.array(two_token_weights(p["x0"], p["x1"])[1]) @ np.array([p["v0"], p["v1"]])).tolist(),
     ("masks", "padding-matrix"): lambda p: [[1.0 if j < n else 0.0 for j in range(p["m"])] for n in p["lengths"]],
-    ("masks", "mask-convention"): lambda p: True,
-    ("masks", "minus-infinity"): lambda p: "a",
-    ("masks", "mask-after-softmax"): lambda p: "b",
-    ("masks", "teacher-forcing"): lambda p: True,
-    ("positions", "gap-without-positions"): lambda p: 0.0,
+    ("masks", "mask-convention"): POOL,
+    ("masks", "minus-infinity"): POOL,
+    ("masks", "mask-after-softmax"): POOL,
+    ("masks", "teacher-forcing"): POOL,
+    ("positions", "permuted-output"): lambda p: p["y"][p["perm"][p["r"]]],
     ("positions", "gap-with-positions"): lambda p: gap(p["x"], [1, 0], np.eye(2), np.eye(2), np.eye(2), positions=True),
-    ("positions", "rope-targets"): lambda p: ["a", "b"],
+    ("positions", "rope-targets"): POOL,
     ("positions", "rope-angle"): lambda p: p["p"] / 10000 ** (2 * p["i"] / p["d"]),
-    ("positions", "rope-relative"): lambda p: True,
+    ("positions", "rope-relative"): POOL,
     ("positions", "sinusoid-even"): lambda p: math.sin(p["p"] / 10000 ** (2 * p["i"] / p["d"])),
     ("positions", "sinusoid-odd"): lambda p: math.cos(p["p"] / 10000 ** (2 * p["i"] / p["d"])),
-    ("positions", "bert-gpt"): lambda p: "a",
+    ("positions", "bert-gpt"): POOL,
     ("positions", "gqa-head"): lambda p: p["h"] // p["group"],
     ("positions", "online-rescale"): lambda p: math.exp(-p["rise"]),
-    ("positions", "cross-bindings"): lambda p: "a",
-    ("positions", "kv-cache-valid"): lambda p: True,
-    ("positions", "weights-as-explanations"): lambda p: False,
-    ("positions", "causal-breaks-equivariance"): lambda p: causal_gap() < 1e-9,
+    ("positions", "cross-bindings"): POOL,
+    ("positions", "kv-cache-valid"): POOL,
+    ("positions", "weights-as-explanations"): POOL,
+    ("positions", "causal-breaks-equivariance"): POOL,
     ("cost", "scores-multiply-adds"): lambda p: p["T"] * p["T"] * p["d_k"],
     ("cost", "projections-multiply-adds"): lambda p: 3 * p["T"] * p["d"] * p["d"],
     ("cost", "where-the-costs-cross"): lambda p: next(t for t in range(1, 10 * p["d"]) if 2 * t * t * p["d"] >= 4 * t * p["d"] ** 2),
     ("cost", "kv-cache-bytes-per-token"): lambda p: p["layers"] * p["h_kv"] * p["d_head"] * p["bytes"] * 2,
     ("cost", "gqa-saves-cache"): lambda p: p["group"],
-    ("cost", "multi-query-is-gqa"): lambda p: "a",
-    ("cost", "online-softmax-saves"): lambda p: "a",
-    ("cost", "fused-qkv"): lambda p: fused_equals_separate(),
-    ("cost", "residual-stream"): lambda p: False,
+    ("cost", "multi-query-is-gqa"): POOL,
+    ("cost", "online-softmax-saves"): POOL,
+    ("cost", "fused-qkv"): POOL,
+    ("cost", "residual-stream"): POOL,
 }
+"""A pool question's items are literals the author wrote: their truth is checked item by item in
+``POOL_FACTS`` below, where a fact can be computed, and by reading the rest."""
 
 
 def causal_gap():
@@ -125,12 +153,12 @@ def causal_gap():
     return float(np.linalg.norm(attend(x[perm]) - attend(x)[perm]))
 
 
-def fused_equals_separate():
-    """One (d, 3d) weight split in three gives what three (d, d) weights give."""
+def fused_equals_separate(bias=False):
+    """One (d, 3d) weight (and 3d bias) split in three gives what three (d, d) weights (and biases) give."""
     rng = np.random.default_rng(1)
-    x, fused = rng.normal(size=(5, 4)), rng.normal(size=(4, 12))
-    q, k, v = np.split(x @ fused, 3, axis=-1)
-    return all(np.allclose(part, x @ fused[:, 4 * i: 4 * (i + 1)]) for i, part in enumerate((q, k, v)))
+    x, fused, b = rng.normal(size=(5, 4)), rng.normal(size=(4, 12)), rng.normal(size=12) * bias
+    q, k, v = np.split(x @ fused + b, 3, axis=-1)
+    return all(np.allclose(part, x @ fused[:, 4 * i: 4 * (i + 1)] + b[4 * i: 4 * (i + 1)]) for i, part in enumerate((q, k, v)))
 
 CASES = [(quiz_id, q.id) for quiz_id, quiz in QUIZZES.items() for q in quiz.questions]
 
@@ -149,47 +177,126 @@ def test_every_question_has_an_independent_check():
 def test_answer_recomputed_independently(quiz_id, question_id):
     quiz = QUIZZES[quiz_id]
     question = quiz.question(question_id)
+    if question.pool is not None:
+        assert EXPECTED[(quiz_id, question_id)] == POOL
+        return
     factory = reference_factory_for(lambda: COURSE)
-    for student in STUDENTS:
-        keyed = next(k for k in keyed_quiz(quiz, student, factory) if k.asked.id == question_id)
-        values = drawing.draw({k: v.model_dump(exclude_none=True) for k, v in question.params.items()}, drawing.variant_seed(quiz.id, question_id, student), question.where)
+    variants = [(s, drawn_values(quiz, question, s)) for s in STUDENTS] + [(who, values) for who, values in practice_variants(quiz, question)]
+    for who, values in variants:
+        sitting = "practice" if who.startswith("practice") else "exam"
+        keyed = keyed_question(quiz, question, who, factory, sitting) if sitting == "exam" else None
+        if keyed is None:
+            from attnlab.quiz.variant import keyed_for_values
+
+            keyed = keyed_for_values(quiz, question, values, who, factory, "practice")
         expected = EXPECTED[(quiz_id, question_id)](values)
         if question.type in ("number", "vector", "matrix"):
-            tolerance = 1e-3 if (quiz_id, question_id) == ("softmax", "the-cat-sat") else 1e-9
-            assert np.allclose(keyed.key, expected, atol=tolerance), f"{student}: key {keyed.key} != {expected}"
+            assert np.allclose(keyed.key, expected, atol=1e-9), f"{who}: key {keyed.key} != {expected}"
         else:
-            assert keyed.key == (tuple(expected) if question.type == "shape" else expected), f"{student}: key {keyed.key} != {expected}"
+            assert keyed.key == (tuple(expected) if question.type == "shape" else expected), f"{who}: key {keyed.key} != {expected}"
+
+
+def causal_gap_of_reversal():
+    return causal_gap()
+
+
+POOL_FACTS = {
+    # (quiz, question, sitting, index): what the item's answer must be, computed here.
+    ("positions", "causal-breaks-equivariance", "exam", 0): lambda: causal_gap() < 1e-9,
+    ("cost", "fused-qkv", "exam", 0): lambda: fused_equals_separate(bias=True),
+    ("cost", "fused-qkv", "exam", 1): lambda: fused_equals_separate(bias=True),
+    ("cost", "fused-qkv", "practice", 0): lambda: not fused_equals_separate(bias=True),
+    ("cost", "fused-qkv", "practice", 1): lambda: fused_equals_separate(bias=False),
+    ("masks", "mask-after-softmax", "exam", 1): lambda: "a" if np.allclose(np.array([0.5, 0.3, 0.2]) * [1, 1, 0], [0.5, 0.3, 0]) else "b",
+    ("masks", "minus-infinity", "exam", 1): lambda: "b" if abs(1 / (E**2 + 1 + E) - 0.09) < 0.005 else "a",
+    ("masks", "minus-infinity", "practice", 0): lambda: "a" if softmax([1, -np.inf, 2])[1] == 0 else "b",
+}
+
+
+@pytest.mark.parametrize("fact", sorted(POOL_FACTS), ids=lambda f: "/".join(map(str, f)))
+def test_pool_items_that_can_be_computed_are_right(fact):
+    quiz_id, question_id, sitting, index = fact
+    item = QUIZZES[quiz_id].question(question_id).items(sitting)[index]
+    assert item.answer == POOL_FACTS[fact](), item.prompt
+
+
+def test_every_pool_keeps_exam_and_practice_apart_and_answers_among_its_options():
+    for quiz in QUIZZES.values():
+        for question in (q for q in quiz.questions if q.pool):
+            exam = {" ".join(i.prompt.split()) for i in question.pool.exam}
+            practice = {" ".join(i.prompt.split()) for i in question.pool.practice}
+            assert not exam & practice and len(exam) >= 2 and len(practice) >= 2, question.id
+            for item in question.pool.exam + question.pool.practice:
+                if question.type in ("single", "multiple"):
+                    letters = "abcdefghij"[: len(item.options)]
+                    assert all(x in letters for x in (item.answer if isinstance(item.answer, list) else [item.answer])), item.prompt
 
 
 def test_the_lessons_wrong_numbers_are_not_the_key():
-    """The lesson prints (0.08, 0.64, 0.28) for "The cat sat"; the real softmax is (0.12, 0.61, 0.27)."""
-    key = next(k for k in keyed_quiz(QUIZZES["softmax"], "alice", reference_factory_for(lambda: COURSE)) if k.asked.id == "the-cat-sat").key
-    assert not np.allclose(key, [0.08, 0.64, 0.28], atol=0.005)
-    assert np.allclose(key, [0.12, 0.61, 0.27], atol=0.005)
+    """A page prints weights that are not the softmax of its scores; the key is the softmax, and the
+    page's numbers are a named mistake."""
+    quiz = QUIZZES["softmax"]
+    for student in STUDENTS:
+        keyed = keyed_question(quiz, quiz.question("the-cat-sat"), student, reference_factory_for(lambda: COURSE))
+        printed = [float(x) for x in keyed.asked.prompt.split("weights as (")[1].split(")")[0].split(", ")]
+        assert not keyed.asked.kind.matches(printed, keyed.key, keyed.tolerance, keyed.slack)
+        assert [m.name for m in keyed.mistakes] == ["the page's numbers"]
+    # The lesson's own example: scores (0.5, 2.1, 1.3), printed (0.08, 0.64, 0.28); the softmax is (0.12, 0.61, 0.27).
+    lesson = keyed_for_lesson()
+    assert np.allclose(lesson, [0.12, 0.61, 0.27], atol=0.005) and not np.allclose(lesson, [0.08, 0.64, 0.28], atol=0.005)
+
+
+def keyed_for_lesson():
+    from attnlab.quiz.variant import keyed_for_values
+
+    quiz = QUIZZES["softmax"]
+    values = {"a": 0.5, "b": 2.1, "c": 1.3, "printed": (0.13, 0.54, 0.33)}
+    return keyed_for_values(quiz, quiz.question("the-cat-sat"), values, "the lesson", reference_factory_for(lambda: COURSE)).key
 
 
 def test_students_get_different_variants():
     students = [f"student-{i}" for i in range(8)]
     same_for_alice_and_bob = []
     for quiz in QUIZZES.values():
-        for question in (q for q in quiz.questions if q.params):
-            specs = {k: v.model_dump(exclude_none=True) for k, v in question.params.items()}
-            drawn = [drawing.draw(specs, drawing.variant_seed(quiz.id, question.id, s), question.where) for s in students]
+        for question in (q for q in quiz.questions if q.params or q.pool):
+            drawn = [drawn_values(quiz, question, s) for s in students]
             assert len({repr(d) for d in drawn}) >= 2, f"{quiz.id}/{question.id}: every student gets the same variant"
-            pair = [drawing.draw(specs, drawing.variant_seed(quiz.id, question.id, s), question.where) for s in ("alice", "bob")]
-            if pair[0] == pair[1]:
+            pair = [drawn_values(quiz, question, s) for s in ("alice", "bob")]
+            if pair[0] == pair[1] and question.params:  # a pool of two exam items meets twice in two
                 same_for_alice_and_bob.append(question.id)
     # Small choice spaces collide now and then; most questions must still differ between two students.
-    assert len(same_for_alice_and_bob) <= 5, same_for_alice_and_bob
+    assert len(same_for_alice_and_bob) <= 6, same_for_alice_and_bob
 
 
 def test_every_gqa_head_variant_asks_for_a_head_that_exists():
     quiz = QUIZZES["positions"]
     question = quiz.question("gqa-head")
-    specs = {k: v.model_dump(exclude_none=True) for k, v in question.params.items()}
-    drawn = [drawing.draw(specs, drawing.variant_seed(quiz.id, question.id, f"s{i}"), question.where) for i in range(300)]
+    drawn = [drawn_values(quiz, question, f"s{i}") for i in range(300)]
     assert all(0 <= p["h"] < p["h_q"] for p in drawn)
     assert {p["h"] for p in drawn} >= set(range(16)) - {p for p in range(16) if all(p >= q["h_q"] for q in drawn)}, "every head is asked for somewhere"
+
+
+def test_the_gqa_interleaved_mistake_is_the_tiled_kv_heads():
+    """The "interleaved" mistake is what np.tile of the key/value heads does (the catalogue's
+    h % h_kv), not h % group: named in every variant where it differs from the key, and always a
+    key/value head that exists."""
+    quiz = QUIZZES["positions"]
+    question = quiz.question("gqa-head")
+    factory = reference_factory_for(lambda: COURSE)
+    named = 0
+    for i in range(300):
+        keyed = keyed_question(quiz, question, f"s{i}", factory)
+        p = drawn_values(quiz, question, f"s{i}")
+        tiled = np.tile(np.arange(p["h_kv"]), p["group"])  # the kv head each query head reads under np.tile
+        grouped = np.repeat(np.arange(p["h_kv"]), p["group"])
+        assert keyed.key == grouped[p["h"]]
+        mistakes = {m.name: m.key for m in keyed.mistakes}
+        if tiled[p["h"]] != grouped[p["h"]]:
+            assert mistakes == {"interleaved, not grouped": tiled[p["h"]]} and 0 <= tiled[p["h"]] < p["h_kv"]
+            named += 1
+        else:
+            assert mistakes == {}
+    assert named > 100
 
 
 def test_at_least_half_the_bank_names_common_mistakes():

@@ -24,9 +24,24 @@ CHEAP = {"n": 2**8, "r": 8, "p": 1}
 """A cheap scrypt for tests of behaviour (the cost does not change what is checked)."""
 
 
-@pytest.mark.parametrize("text, value", [("1/2", 0.5), ("e/(2e+1)", math.e / (2 * math.e + 1)), ("2e+1", 2 * math.e + 1), ("1e5", 1e5), ("2pi", 2 * math.pi), ("3(1+e)", 3 * (1 + math.e)), ("2^10", 1024), ("sqrt(16)", 4.0), ("-3", -3)])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("1/2", 0.5), ("e/(2e + 1)", math.e / (2 * math.e + 1)), ("e/(2*e+1)", math.e / (2 * math.e + 1)), ("2e+1", 20.0), ("1.2e-1", 0.12),
+        ("1.2E-1", 0.12), ("1e5", 1e5), ("2pi", 2 * math.pi), ("3(1+e)", 3 * (1 + math.e)), ("2^10", 1024), ("sqrt(16)", 4.0), ("-3", -3),
+    ],
+)
 def test_arithmetic_students_type(text, value):
+    """Scientific notation is always a number (``2e+1`` is 20); Euler's e multiplies only where no exponent can be read."""
     assert evaluate(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text, shown", [("e/(2e+1)", "`2e+1` reads two ways here"), ("2e-1 * e", "`2e-1` reads two ways here")])
+def test_a_text_that_reads_two_ways_is_refused_with_both(text, shown):
+    """Once ``1.2e-1`` was read as 1.2·e − 1 in silence; next to Euler's e, ``2e+1`` could be either."""
+    with pytest.raises(ExpressionError, match=re.escape(shown)) as error:
+        evaluate(text)
+    assert "2E" in str(error.value) and "2*e" in str(error.value)
 
 
 @pytest.mark.parametrize("text", ['__import__("os")', "x.y", "2**99999", "1/0", "open", "lambda: 1", "9" * 600, "[].append", "().__class__"])
@@ -36,23 +51,37 @@ def test_arithmetic_refuses_everything_else(text):
 
 
 @pytest.mark.parametrize(
-    "kind, text, value",
+    "kind, text, value, expressions",
     [
-        ("integer", "4*4", 16),
-        ("number", "e/(2e+1)", math.e / (2 * math.e + 1)),
-        ("vector", "0.43, 0.57", [0.43, 0.57]),
-        ("vector", "[0.43, 0.57]", [0.43, 0.57]),
-        ("matrix", "1 0; 0.43 0.57", [[1.0, 0.0], [0.43, 0.57]]),
-        ("matrix", "[[1, 0], [0.43, 0.57]]", [[1.0, 0.0], [0.43, 0.57]]),
-        ("shape", "(2, 3, 4)", (2, 3, 4)),
-        ("shape", "2x3x4", (2, 3, 4)),
-        ("shape", "2 3 4", (2, 3, 4)),
-        ("multiple", "a, c", ["a", "c"]),
-        ("truefalse", "yes", True),
+        ("integer", "4*4", 16, True),
+        ("integer", "1.6e1", 16, False),
+        ("number", "e/(2*e+1)", math.e / (2 * math.e + 1), True),
+        ("number", "−0.5", -0.5, False),
+        ("number", ".5,", 0.5, False),
+        ("number", " 1 / 3 ", 1 / 3, False),
+        ("vector", "0.43, 0.57", [0.43, 0.57], False),
+        ("vector", "[0.43, 0.57]", [0.43, 0.57], False),
+        ("vector", "4.3e-1 5.7E-1", [0.43, 0.57], False),
+        ("vector", "0.43; 0.57;", [0.43, 0.57], False),
+        ("matrix", "1 0; 0.43 0.57", [[1.0, 0.0], [0.43, 0.57]], False),
+        ("matrix", "[[1, 0], [0.43, 0.57]]", [[1.0, 0.0], [0.43, 0.57]], False),
+        ("matrix", "1, 0\n0.43, 0.57", [[1.0, 0.0], [0.43, 0.57]], False),
+        ("shape", "(2, 3, 4)", (2, 3, 4), False),
+        ("shape", "2x3x4", (2, 3, 4), False),
+        ("shape", "2 3 4", (2, 3, 4), False),
+        ("multiple", "a, c", ["a", "c"], False),
+        ("single", "(B)", "b", False),
+        ("truefalse", "yes", True, False),
     ],
 )
-def test_answer_forms(kind, text, value):
-    assert KINDS[kind].parse(text, 4) == value
+def test_answer_forms(kind, text, value, expressions):
+    assert KINDS[kind].parse(text, 4, expressions) == value
+
+
+@pytest.mark.parametrize("kind, text, reason", [("number", "e/3", "this question takes a number"), ("integer", "4*4", "this question takes a number"), ("number", "0,05", "comma inside a number"), ("vector", "0,05; 0,95", "comma inside a number")])
+def test_arithmetic_is_read_only_where_the_question_allows_it(kind, text, reason):
+    with pytest.raises(AnswerFormatError, match=reason):
+        KINDS[kind].parse(text, 0, False)
 
 
 @pytest.mark.parametrize("kind, text", [("integer", "1.5"), ("shape", "(2.5, 3)"), ("single", "z"), ("matrix", "1 2; 3"), ("truefalse", "maybe"), ("vector", "abc")])
@@ -126,15 +155,17 @@ def test_practice_copy_holds_no_answer(tmp_path):
         assert not re.search(r'"(answer|call|select)"', text), "no answer field (parameter specs may hold expr: derived parameters are shown in the prompt)"
         authored = path.read_text()  # numbers the author wrote in prompts and parameters may appear
         for question, entry in zip(quiz.questions, copy["questions"]):
-            assert set(entry) == {"id", "type", "prompt", "options", "points", "hint", "concepts", "params", "where", "variants"}
-            assert len(entry["variants"]) == (drawing.PRACTICE_VARIANTS if question.params else 1 if question.checked_in_practice else 0)
+            fields = {"id", "type", "prompt", "options", "points", "hint", "concepts", "expressions", "params", "where", "variants"}
+            assert set(entry) == fields | ({"items"} if question.pool else set())
+            expected = len(question.pool.practice) if question.pool else drawing.PRACTICE_VARIANTS if question.params else 1 if question.checked_in_practice else 0
+            assert len(entry["variants"]) == expected
             entry_text = json.dumps(entry, ensure_ascii=False)
             # A bare parameter name (answer: L_src) is in the prompt by design: the question is which number it is.
             if hasattr(question.answer, "expr") and not question.answer.expr.isidentifier():
                 assert question.answer.expr not in text, f"{question.id}: the expression is in the copy"
             for variant in entry["variants"]:
-                assert set(variant) == {"tolerance", "layout", "salt", "check", "explanation", "mistakes"} | ({"close"} if question.type == "number" else set())
-                secret = json.dumps([variant["salt"], variant["check"], variant["explanation"], variant["mistakes"], variant.get("close")])
+                assert set(variant) == {"tolerance", "layout", "salt", "locks", "explanation", "mistakes"} | ({"close"} if question.type == "number" else set())
+                secret = json.dumps([variant["salt"], variant["locks"], variant["explanation"], variant["mistakes"], variant.get("close")])
                 assert not re.search(r"\d", secret), f"{question.id}: hashes and ciphertexts hold no digits, so no number can hide in them"
             for student in ("alice", "bob", "carol"):
                 key = keyed_question(quiz, question, student, FACTORY, "practice")
@@ -162,10 +193,12 @@ def test_practice_copy_checks_practice_answers():
 
 
 def test_practice_loop_over_an_iterator():
+    quiz = load_quiz(QUIZ_DIR / "softmax.yaml")
     opened = open_quiz(QUIZ_DIR / "softmax.yaml", FACTORY)
-    items = opened.items_for("alice", "practice")[:3]  # the-cat-sat, softmax-row, row-sum
-    key = keyed_question(load_quiz(QUIZ_DIR / "softmax.yaml"), load_quiz(QUIZ_DIR / "softmax.yaml").question("softmax-row"), "alice", FACTORY, "practice")
-    inputs = iter(["hint", "(1, 2", "0.08, 0.64, 0.28", "9, 9, 9", "skip", "back", key.asked.kind.to_text(key.key), "1"])
+    items = opened.items_for("alice", "practice")[:3]  # the-cat-sat, softmax-row, row-sum: all checked
+    keys = {k.asked.id: k for k in keyed_quiz(quiz, "alice", FACTORY, "practice")}
+    cat, row, total = (keys[q].asked.kind.to_text(keys[q].key) for q in ("the-cat-sat", "softmax-row", "row-sum"))
+    inputs = iter(["hint", "(1, 2", "0.1, 0.2", cat, "9, 9, 9", "skip", "back", row, "7", total])
     said, saves = [], []
     progress = Progress("softmax", "alice", "practice")
 
@@ -176,10 +209,11 @@ def test_practice_loop_over_an_iterator():
     text = "\n".join(said)
     assert "Hint: exp each score" in text
     assert "Could not read that" in text and "Answer like this: 0.43, 0.57" in text
-    assert text.count(NOT_CHECKED_IN_PRACTICE) == 2, "the-cat-sat and row-sum are the exam's own questions"
-    assert "✗ Not right" in text and "✓ Right." in text
+    assert "Could not take that (3 numbers are expected, not 2)" in text, "a wrong size is refused, not marked"
+    assert NOT_CHECKED_IN_PRACTICE not in text, "practice checks every question of the bank"
+    assert text.count("✗ Not right") == 2 and text.count("✓ Right.") == 3
     assert "Skipped." in text
-    assert progress.finished and progress.answers["row-sum"] == "1"
+    assert progress.finished and progress.answers["row-sum"] == total and progress.attempts["the-cat-sat"] == 1
     assert len(saves) >= 4
 
 
@@ -220,3 +254,30 @@ def test_relative_tolerance_for_large_answers(tmp_path):
         assert check(2059.0)[0] is True  # 0.5 % off, on the key's grid point (2040 ± 20)
         assert check(2110.0)[0] is False  # 3 % off
     assert '"tolerance": 20' in copy_path.read_text(), "the step is rounded to 2 × 10^1, not 20.48"
+
+
+def test_a_yaml_error_found_at_the_end_points_where_it_begins(tmp_path):
+    """An unclosed quote on line 5 of a 6-line quiz was reported at line 7, past the end."""
+    path = tmp_path / "open.yaml"
+    path.write_text("id: open\ntitle: t\nquestions:\n  - id: q\n    prompt: \"never closed\n    type: number\n")
+    assert len(path.read_text().splitlines()) == 6
+    with pytest.raises(QuizError, match=r"open.yaml:5: \(yaml\): a quoted text that is never closed"):
+        load_quiz(path)
+
+
+def test_numbers_in_prompts_and_keys_are_shown_as_they_are():
+    """A matrix showed "-0"; scale-saturation said the weight "would be 1" for 0.99999989."""
+    assert drawing.format_value(-0.0) == "0" and "-0" not in drawing.format_value([[-0.0, 1.5], [2.0, -1.0]])
+    assert KINDS["matrix"].format([[-0.0, 1.0], [0.5, -0.5]]).split()[0] == "0"
+    assert drawing.format_value(1 / (1 + math.exp(-16))) == "0.999999887465"
+    quiz = load_quiz(QUIZ_DIR / "softmax.yaml")
+    question = quiz.question("scale-saturation")
+    for student in [f"s{i}" for i in range(40)]:
+        prompt = asked_question_text(quiz, question, student)
+        assert "would be 1)" not in prompt, prompt
+
+
+def asked_question_text(quiz, question, student):
+    from attnlab.quiz.variant import asked_question
+
+    return asked_question(quiz, question, student).prompt

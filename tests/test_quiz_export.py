@@ -7,20 +7,22 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 import zipfile
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 import yaml
 from conftest import COURSE, REPO
 
 from attnlab.quiz.items import reference_factory_for
-from attnlab.quiz.kinds import KINDS, LETTERS
+from attnlab.quiz import student_copy
+from attnlab.quiz.kinds import KINDS, LETTERS, per_element
 from attnlab.quiz.lms_text import shape_spellings, to_html
 from attnlab.quiz.moodle import FIXED_VARIANT, moodle_export, moodle_xml
 from attnlab.quiz.qti import CANVAS_TYPES, QTI_NS, qti_zip
 from attnlab.quiz.qti import FIXED_VARIANT as QTI_VARIANT
 from attnlab.quiz.schema import load_quiz
-from attnlab.quiz.variant import keyed_question
+from attnlab.quiz.lms_text import accepted_interval, export_variants
+from attnlab.quiz.variant import keyed_for_values, keyed_question
 
 QUIZZES = {p.stem: load_quiz(p) for p in sorted((REPO / "quizzes").glob("*.yaml"))}
 FACTORY = reference_factory_for(lambda: COURSE)
@@ -32,13 +34,22 @@ ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
 
 def right(keyed, value) -> bool:
     """attnlab's one rule of right, for a value an LMS would accept."""
-    return KINDS[keyed.asked.type].matches(value, keyed.key, keyed.tolerance)
+    return KINDS[keyed.asked.type].matches(value, keyed.key, keyed.tolerance, keyed.slack)
 
 
 def variants_of(quiz, question, fixed):
-    """(pseudo-student, keyed) of each variant an export with ``VARIANTS`` holds."""
-    students = [f"variant-{n}" for n in range(1, VARIANTS + 1)] if question.params else [fixed]
-    return [(student, keyed_question(quiz, question, student, FACTORY)) for student in students]
+    """(pseudo-student or exam item, keyed) of each variant an export with ``VARIANTS`` holds: the
+    pseudo-students' variants, or every exam item of a pool (never a practice item)."""
+    if question.pool is not None:
+        assert len(export_variants(quiz, question, VARIANTS, fixed)) == len(question.pool.exam)
+    else:
+        students = [f"variant-{n}" for n in range(1, VARIANTS + 1)] if question.params else [fixed]
+        assert [who for who, _ in export_variants(quiz, question, VARIANTS, fixed)] == students
+    return [(who, keyed_for_values(quiz, question, values, who, FACTORY)) for who, values in export_variants(quiz, question, VARIANTS, fixed)]
+
+
+def pooled(question) -> bool:
+    return bool(question.params) or question.pool is not None
 
 
 def entries(keyed) -> list[float]:
@@ -47,16 +58,18 @@ def entries(keyed) -> list[float]:
 
 
 def entry_right(keyed, value: float, index: int) -> bool:
-    return KINDS["number"].matches(value, entries(keyed)[index], keyed.tolerance)
+    return KINDS["number"].matches(value, entries(keyed)[index], keyed.tolerance, per_element(keyed.slack, len(entries(keyed)))[index])
 
 
 def check_numeric_range(keyed, centre: float, tolerance: float) -> None:
-    """The LMS accepts centre ± tolerance: attnlab says right at the centre and just inside both ends."""
+    """The LMS accepts centre ± tolerance: attnlab says right at the centre and just inside both
+    ends, and wrong just past them (the interval is the grid points the slack reaches, ± tolerance)."""
     assert right(keyed, centre)
     if keyed.asked.type == "number":
-        assert tolerance == pytest.approx(keyed.tolerance)
+        width = float(accepted_interval(keyed.key, keyed.tolerance, per_element(keyed.slack, 1)[0])[1])
+        assert tolerance == pytest.approx(width, abs=1e-12) and tolerance >= keyed.tolerance - 1e-12
         assert right(keyed, centre - 0.999 * tolerance) and right(keyed, centre + 0.999 * tolerance)
-        assert not right(keyed, centre + 1.01 * tolerance)
+        assert not right(keyed, centre + 1.01 * tolerance) and not right(keyed, centre - 1.01 * tolerance)
     else:
         assert tolerance == 0
 
@@ -78,7 +91,7 @@ def test_moodle_every_answer_of_every_variant_is_right_by_attnlab(moodle):
     by_name = {e.findtext("name/text"): e for e in elements}
     for question in quiz.questions:
         for number, (student, keyed) in enumerate(variants_of(quiz, question, FIXED_VARIANT), start=1):
-            element = by_name[f"{quiz.id}: {question.id}" + (f" (variant {number})" if question.params else "")]
+            element = by_name[f"{quiz.id}: {question.id}" + (f" (variant {number})" if pooled(question) else "")]
             text = element.findtext("questiontext/text")
             assert html.escape(keyed.asked.prompt.strip().split("\n")[0], quote=False) in text
             kind = question.type
@@ -92,8 +105,11 @@ def test_moodle_every_answer_of_every_variant_is_right_by_attnlab(moodle):
                 values = [float(value) for _, value, _ in blanks]
                 assert len(values) == len(entries(keyed)) and right(keyed, values if kind == "vector" else [values[i:i + len(keyed.key[0])] for i in range(0, len(values), len(keyed.key[0]))])
                 for index, (_, value, tolerance) in enumerate(blanks):
-                    assert float(tolerance) == keyed.tolerance
-                    assert entry_right(keyed, float(value) - 0.999 * keyed.tolerance, index) and entry_right(keyed, float(value) + 0.999 * keyed.tolerance, index)
+                    width = float(tolerance)
+                    slack = per_element(keyed.slack, len(entries(keyed)))[index]
+                    assert width == pytest.approx(float(accepted_interval(entries(keyed)[index], keyed.tolerance, slack)[1]))
+                    assert entry_right(keyed, float(value) - 0.999 * width, index) and entry_right(keyed, float(value) + 0.999 * width, index)
+                    assert not entry_right(keyed, float(value) + 1.01 * width, index) and not entry_right(keyed, float(value) - 1.01 * width, index)
                 # Moodle's mark is the sum of the weights: attnlab's points, or a mark the instructor is told to set.
                 mark = sum(int(weight) for weight, _, _ in blanks)
                 assert all(int(weight) >= 1 for weight, _, _ in blanks)
@@ -106,7 +122,7 @@ def test_moodle_every_answer_of_every_variant_is_right_by_attnlab(moodle):
                 assert spellings and all(KINDS["shape"].parse(s) == keyed.key for s in spellings)
             elif kind in ("single", "multiple"):
                 answers = element.findall("answer")
-                assert len(answers) == len(question.options)
+                assert len(answers) == len(keyed.asked.options)
                 chosen = sorted(LETTERS[i] for i, a in enumerate(answers) if float(a.get("fraction")) > 0)
                 assert chosen == ([keyed.key] if kind == "single" else keyed.key)
                 assert sum(float(a.get("fraction")) for a in answers if float(a.get("fraction")) > 0) == pytest.approx(100, abs=0.01)
@@ -129,12 +145,16 @@ def test_moodle_explanations_show_numbers_as_asked_and_matrices_in_pre_blocks(mo
         assert "<pre>[ 1  0" in causal.findtext("generalfeedback/text")
 
 
-def test_a_tiny_key_is_shown_at_the_question_precision():
-    quiz = QUIZZES["positions"]
-    question = next(q for q in quiz.questions if q.id == "gap-without-positions")
-    keyed = keyed_question(quiz, question, FIXED_VARIANT, FACTORY)
-    assert abs(keyed.key) < 1e-9 and "e-" in keyed.explanation  # the terminal's own text, for contrast
-    element = next(e for e in ET.fromstring(moodle_xml(quiz, FACTORY)) if e.findtext("name/text") == "positions: gap-without-positions")
+def test_a_tiny_key_is_shown_at_the_question_precision(tmp_path):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(
+        "id: tiny\ntitle: t\nquestions:\n  - id: gap\n    type: number\n    prompt: \"How far is sqrt({a})² from {a} (two decimals)?\"\n"
+        "    params:\n      a: {choice: [2, 3, 5, 6, 7, 8, 10, 11]}\n    answer: {expr: \"sqrt(a)**2 - a\"}\n    hint: h\n    explanation: \"{answer}: none.\"\n    concepts: [c]\n"
+    )
+    quiz = load_quiz(path)
+    keyed = keyed_question(quiz, quiz.questions[0], FIXED_VARIANT, FACTORY)
+    assert 0 < abs(keyed.key) < 1e-9 and "e-" in keyed.explanation  # the terminal's own text, for contrast
+    element = next(e for e in ET.fromstring(moodle_xml(quiz, FACTORY)) if e.findtext("name/text") == "tiny: gap")
     assert element.findtext("generalfeedback/text").startswith("<p>0: ") and element.findtext("answer/text") == "0"
 
 
@@ -207,7 +227,7 @@ def test_qti_every_answer_of_every_variant_is_right_by_attnlab(qti):
     children = list(section)
     assert len(children) == len(quiz.questions)
     for child, question in zip(children, quiz.questions):
-        if question.params:
+        if pooled(question):
             assert child.tag == f"{Q}section"
             assert child.findtext(f".//{Q}selection_number") == "1"
             assert float(child.findtext(f".//{Q}points_per_item")) == question.points
@@ -245,7 +265,7 @@ def check_item(item, question, keyed) -> None:
         both = condition.find(f"{Q}and")
         chosen = sorted(LETTERS[list(labels).index(e.text)] for e in both.findall(f"{Q}varequal"))
         refused = sorted(LETTERS[list(labels).index(e.text)] for e in both.findall(f"{Q}not/{Q}varequal"))
-        assert chosen == keyed.key and sorted(chosen + refused) == list(LETTERS[: len(question.options)])
+        assert chosen == keyed.key and sorted(chosen + refused) == list(LETTERS[: len(keyed.asked.options)])
     elif kind == "shape":
         spellings = [e.text for e in condition.iter(f"{Q}varequal")]
         assert spellings and all(KINDS["shape"].parse(s) == keyed.key for s in spellings)
@@ -261,6 +281,11 @@ def check_item(item, question, keyed) -> None:
             assert accepted and all(entry_right(keyed, float(text), index) for text in accepted)
             decimals = -Decimal(repr(2 * keyed.tolerance)).normalize().as_tuple().exponent
             assert f"{Decimal(repr(entries(keyed)[index])).quantize(Decimal(1).scaleb(-decimals)):f}".replace("-0.", "0.") in accepted or entries(keyed)[index] < 0
+            slack = per_element(keyed.slack, len(entries(keyed)))[index]
+            low, high = (Decimal(repr(entries(keyed)[index])) + d * Decimal(repr(slack)) for d in (-1, 1))
+            for rounded in (low, high):  # an answer off by the slack, rounded as asked, is among them too
+                text = f"{rounded.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP):f}"
+                assert text in accepted or text.startswith("-"), (text, accepted)
             adds = [c for c in item.iter(f"{Q}respcondition") if c.find(f"{Q}conditionvar/{Q}varequal[@respident='{blank.get('ident')}']") is not None]
             assert {c.find(f"{Q}conditionvar/{Q}varequal").text for c in adds} == {label.get("ident") for label in blank.iter(f"{Q}response_label")}
             shares += Decimal(adds[0].find(f"{Q}setvar").text)
@@ -280,7 +305,7 @@ def test_the_export_commands_write_moodle_and_qti_and_refuse_a_student_copy(tmp_
     assert made.returncode == 0, made.stderr
     assert "imsmanifest.xml" in zipfile.ZipFile(zipped).namelist()
     copy = tmp_path / "masks.json"
-    subprocess.run([*ATTNLAB, "quiz", "student-copy", "masks", "-o", copy], cwd=REPO, check=True, capture_output=True)
+    copy.write_text(__import__("json").dumps(student_copy.build(QUIZZES["masks"], "practice", FACTORY, cost={"n": 2**4, "r": 1, "p": 1})))
     refused = subprocess.run([*ATTNLAB, "quiz", "export", str(copy), "--format", "qti", "-o", tmp_path / "x.zip"], cwd=REPO, capture_output=True, text=True)
     assert refused.returncode == 2 and "student copy" in refused.stderr and "Traceback" not in refused.stderr
 
@@ -298,6 +323,7 @@ def test_the_exported_variant_is_the_one_quiz_key_prints(tmp_path):
         if question.type not in ("number", "integer") or not question.params:
             continue
         keyed = keyed_question(quiz, question, "variant-2", FACTORY)
+        assert child.get("title") == f"{question.id}: 2 variants"
         typed = KINDS[question.type].parse(answers[question.id])
         exact = float(correct_condition(child.findall(f"{Q}item")[1]).find(f"{Q}or/{Q}varequal").text)
         assert KINDS[question.type].matches(exact, typed, keyed.tolerance)
@@ -319,3 +345,30 @@ def test_a_cloze_is_worth_its_points_when_whole_weights_can_say_it(tmp_path):
     marks = {e.findtext("name/text"): sum(int(w) for w, _, _ in BLANK.findall(e.findtext("questiontext/text"))) for e in ET.fromstring(exported.xml)[1:]}
     assert marks == {"weights: eight": 8, "weights: three": 4, "weights: two": 2}
     assert exported.marks_to_set == {"three": (3, [4])}
+
+
+def test_exports_are_exam_safe_by_default_and_take_either_moodle_spelling(tmp_path):
+    """Without options an export is fit for an exam: 20 variants of each parameterized question,
+    every exam item of a pool (never a practice item), and Canvas shows no right answers; `moodle`
+    is the spelling `quiz grade --format` uses, and `moodle-xml` is still read."""
+    for spelling in ("moodle", "moodle-xml"):
+        out = tmp_path / f"{spelling}.xml"
+        made = subprocess.run([*ATTNLAB, "quiz", "export", "softmax", "--format", spelling, "-o", out], cwd=REPO, capture_output=True, text=True)
+        assert made.returncode == 0 and "Traceback" not in made.stderr, made.stderr
+    names = [e.findtext("name/text") for e in ET.fromstring((tmp_path / "moodle.xml").read_text()) if e.get("type") != "category"]
+    assert sum(n.startswith("softmax: softmax-row (variant") for n in names) == 20
+    quiz = QUIZZES["softmax"]
+    text = (tmp_path / "moodle.xml").read_text()
+    for item in quiz.question("which-axis").pool.exam:
+        assert html.escape(item.prompt, quote=False) in text
+    for item in quiz.question("which-axis").pool.practice:
+        assert html.escape(item.prompt, quote=False) not in text, "a practice item never goes into an exam export"
+    zipped = tmp_path / "softmax.zip"
+    assert subprocess.run([*ATTNLAB, "quiz", "export", "softmax", "--format", "qti", "-o", zipped], cwd=REPO, capture_output=True).returncode == 0
+    meta = next(n for n in zipfile.ZipFile(zipped).namelist() if n.endswith("assessment_meta.xml"))
+    canvas = "{http://canvas.instructure.com/xsd/cccv1p0}"
+    assert ET.fromstring(zipfile.ZipFile(zipped).read(meta)).findtext(f"{canvas}show_correct_answers") == "false"
+    shown = subprocess.run([*ATTNLAB, "quiz", "export", "softmax", "--format", "qti", "--show-answers", "-o", zipped], cwd=REPO, capture_output=True)
+    assert shown.returncode == 0 and ET.fromstring(zipfile.ZipFile(zipped).read(meta)).findtext(f"{canvas}show_correct_answers") == "true"
+    one = subprocess.run([*ATTNLAB, "quiz", "export", "softmax", "--variants", "1", "-o", tmp_path / "one.xml"], cwd=REPO, capture_output=True, text=True)
+    assert one.returncode == 0 and "every student gets the same variant" in one.stderr

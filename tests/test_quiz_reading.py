@@ -27,19 +27,24 @@ LAUGHS = "quiz: masks\nstudent: lol\n" + "\n".join(
 ) + "\nanswers:\n  above-diagonal: *a9\n"
 
 
-@pytest.mark.parametrize("text", ["10^400", "-(10^400)", "((2^1000)^1000)^1000", "(999**999)**999", "9^9^9", "exp(1000)", "1e308*10", "10^308*10", "2^1000*2^1000*2^1000", "9" * 400])
+@pytest.mark.parametrize("text", ["10^400", "-(10^400)", "((2^1000)^1000)^1000", "(999**999)**999", "9^9^9", "exp(1000)", "1e308*10", "10^308*10", "2^1000*2^1000*2^1000", "9" * 400, "1e999999999"])
 @pytest.mark.parametrize("kind", ["number", "integer", "vector"])
 def test_huge_values_are_too_large_and_cost_nothing(kind, text):
+    """Where arithmetic is allowed; without it, the arithmetic is refused (as fast) and a huge
+    literal (``1e999999999``) is too large before anything is computed with it."""
     started = time.process_time()
     with pytest.raises(AnswerFormatError, match="too large"):
-        KINDS[kind].parse(text)
+        KINDS[kind].parse(text, 0, True)
+    literal = re.fullmatch(r"[\d/.e-]+", text) is not None
+    with pytest.raises(AnswerFormatError, match="too large" if literal else "this question takes a number"):
+        KINDS[kind].parse(text, 0, False)
     assert time.process_time() - started < 0.5
 
 
 def test_too_large_in_practice_is_an_answer_that_cannot_be_read():
     items = open_quiz(REPO / "quizzes" / "masks.yaml", FACTORY).items_for("alice", "practice")[:1]
     said = []
-    inputs = iter(["10^400", "((2^1000)^1000)^1000", "skip"])
+    inputs = iter(["1e400", "9" * 400, "skip"])
     run(items, Progress("masks", "alice", "practice"), lambda prompt: next(inputs), said.append, lambda p: None)
     assert sum("Could not read that (too large)" in line for line in said) == 2
 
@@ -82,7 +87,8 @@ def test_a_class_with_bad_files_is_still_graded(tmp_path):
     assert "also claimed by" in rows[str(tmp_path / "bob-again.yaml")]["problem"]
     assert rows[str(tmp_path / "softmax-file.yaml")]["problem"] == "answers quiz 'softmax', not 'masks': not graded"
     assert rows[str(tmp_path / "softmax-file.yaml")]["score"] == ""
-    assert rows[str(tmp_path / "broken.yaml")]["problem"].startswith("line 4: not an answers file")
+    # The unclosed [ is on line 3; the parser finds out at the end of the file, past its last line.
+    assert rows[str(tmp_path / "broken.yaml")]["problem"] == "line 3: not an answers file (a [ list that is never closed with ])"
     assert "alias" in rows[str(tmp_path / "laughs.yaml")]["problem"]
     assert "not UTF-8" in rows[str(tmp_path / "latin1.yaml")]["problem"]
     assert "6 of 7 answers files have problems" in result.stderr
@@ -99,29 +105,50 @@ def test_a_student_id_cannot_become_a_spreadsheet_formula(tmp_path):
     assert row["student"].startswith("'=")
 
 
-@pytest.mark.parametrize("text, value", [("0.12 0.61 0.27", [0.12, 0.61, 0.27]), ("[0.1 0.2]", [0.1, 0.2]), ("1/2 1/3", [0.5, 1 / 3]), ("e / (2e + 1)", [math.e / (2 * math.e + 1)])])
+@pytest.mark.parametrize("text, value", [("0.12 0.61 0.27", [0.12, 0.61, 0.27]), ("[0.1 0.2]", [0.1, 0.2]), ("1/2 1/3", [0.5, 1 / 3]), ("1 / 2  1 / 3", [0.5, 1 / 3]), ("e / (2e + 1)", [math.e / (2 * math.e + 1)])])
 def test_a_vector_typed_with_spaces_is_a_vector(text, value):
-    assert KINDS["vector"].parse(text) == pytest.approx(value)
+    assert KINDS["vector"].parse(text, 0, True) == pytest.approx(value)
 
 
 @pytest.mark.parametrize("text, message", [("sqr(2)", "unknown name `sqr` (did you mean `sqrt`?)"), ("exp(x)", "unknown name `x`"), ("Sqrt(2)", "did you mean `sqrt`?"), ("pie", "did you mean `pi`?")])
 def test_an_unknown_name_is_named_with_the_closest_known_one(text, message):
     with pytest.raises(AnswerFormatError, match=re.escape(message)):
-        KINDS["number"].parse(text)
+        KINDS["number"].parse(text, 0, True)
 
 
-def test_a_wrong_sized_answer_says_the_size_expected(tmp_path):
+def test_a_wrong_sized_answer_is_refused_not_marked(tmp_path):
+    """Two numbers for a three-vector (or a 2 × 2 matrix for a 4 × 4) is refused in practice, from
+    the YAML and from the copy alike, with the size expected: not counted as an attempt, not marked."""
     quiz = REPO / "quizzes" / "masks.yaml"
     copy = tmp_path / "masks.json"
     copy.write_text(json.dumps(student_copy.build(load_quiz(quiz), "practice", FACTORY, cost={"n": 2**4, "r": 1, "p": 1})))
     for source in (quiz, copy):
-        item = next(i for i in open_quiz(source, FACTORY).items_for("alice", "practice") if i.asked.id == "causal-matrix")
-        size = item.asked.prompt.split("the ")[1].split(" causal")[0]  # "3 × 3"
-        other = 2 if int(size[0]) != 2 else 3
+        items = open_quiz(source, FACTORY).items_for("alice", "practice")
+        matrix = next(i for i in items if i.asked.id == "causal-matrix")
+        n = int(matrix.asked.prompt.split("×")[0].split()[-1])
+        vector = next(i for i in items if i.asked.id == "masked-row-drawn")
         said = []
-        inputs = iter(["; ".join(" ".join("1" if c <= r else "0" for c in range(other)) for r in range(other)), "skip"])
-        run([item], Progress("masks", "alice", "practice"), lambda prompt: next(inputs), said.append, lambda p: None)
-        assert f"✗ Not right ({with_article(size)} matrix is expected). Try again" in "\n".join(said), said
+        inputs = iter(["0.5, 0.5", "skip", "; ".join(["1 0"] * 2), "skip"])
+        progress = Progress("masks", "alice", "practice")
+        run([vector, matrix], progress, lambda prompt: next(inputs), said.append, lambda p: None)
+        text = "\n".join(said)
+        assert "Could not take that (3 numbers are expected, not 2). Type the whole answer again." in text, text
+        assert f"Could not take that ({with_article(f'{n} × {n}')} matrix is expected, not 2 × 2)" in text, text
+        assert "Not right" not in text and progress.attempts == {} and progress.answers == {"masked-row-drawn": None, "causal-matrix": None}
+
+
+def test_grade_says_why_an_answer_is_unreadable_in_the_table_and_the_csv(tmp_path):
+    """A decimal comma ("0,05; 0,95") was "unreadable" with no reason anywhere."""
+    answers = tmp_path / "eve.yaml"
+    answers.write_text("quiz: masks\nstudent: eve\nanswers:\n  masked-row-drawn: '0,05; 0,95; 0'\n  visible-keys: 'three'\n  masked-row: '0.5, 0.5'\n")
+    result = quiz_cli("grade", "masks", answers, "--csv", tmp_path / "scores.csv")
+    assert result.returncode == 0, result.stderr
+    row = next(csv.DictReader((tmp_path / "scores.csv").open()))
+    reasons = dict(part.split(": ", 1) for part in row["unreadable"].split("; "))
+    assert reasons["masked-row-drawn"].startswith("`0,05` has a comma inside a number: write decimals with a point (0.05)")
+    assert reasons["visible-keys"].startswith("`three` is not a number") and reasons["masked-row"] == "3 numbers are expected, not 2"
+    table = " ".join(result.stdout.split())
+    assert "unreadable answers" in table and "comma inside a number" in table and "3 numbers are expected, not 2" in table
 
 
 UNCOMPUTABLE = """id: bad

@@ -1,10 +1,11 @@
 """One rule for right and wrong: a practice copy and the instructor give the same verdict on every
 answer, and name the same common mistake.
 
-The rule, as the README states it: a number (each element of a vector or matrix) is right when
-it rounds to the same point of the question's grid as the key, the grid being twice the
-tolerance wide (in decimal on the numbers as written, halves away from zero); anything else is
-right when it equals the key.
+The rule, as docs/quizzes.md states it: a number (each element of a vector or matrix) is right
+when it rounds to a point of the question's grid that some value within the question's slack of
+the key rounds to (with no slack: the key's own point), the grid being twice the tolerance wide
+(in decimal on the numbers as written, halves away from zero); anything else is right when it
+equals the key.
 """
 
 import json
@@ -48,11 +49,19 @@ def grid(x, tolerance):
     return -cells if x < 0 else cells
 
 
-def expected_verdict(kind, given, key, tolerance):
+def within(g, k, tolerance, slack):
+    """Whether ``g``'s grid point is one that a value within ``slack`` of ``k`` rounds to."""
+    low, high = (Fraction(repr(float(k))) + d for d in (-Fraction(repr(float(slack))), Fraction(repr(float(slack)))))
+    return grid(float(low), tolerance) <= grid(g, tolerance) <= grid(float(high), tolerance) if slack else grid(g, tolerance) == grid(k, tolerance)
+
+
+def expected_verdict(kind, given, key, tolerance, slack=0.0):
+    """The rule; ``slack`` one number, or one per element of the key."""
     if kind in ("number", "vector", "matrix"):
         flat = lambda v: [x for row in v for x in row] if kind == "matrix" else (v if isinstance(v, list) else [v])  # noqa: E731
         same_shape = (len(given), len(given[0])) == (len(key), len(key[0])) if kind == "matrix" else len(flat(given)) == len(flat(key))
-        return same_shape and all(grid(g, tolerance) == grid(k, tolerance) for g, k in zip(flat(given), flat(key)))
+        slacks = list(slack) if isinstance(slack, (list, tuple)) else [slack] * len(flat(key))
+        return same_shape and all(within(g, k, tolerance, e) for g, k, e in zip(flat(given), flat(key), slacks))
     return given == key
 
 
@@ -67,9 +76,9 @@ OFFSETS = st.one_of(
 
 
 @st.composite
-def answers_around(draw, kind, key, tolerance, options):
+def answers_around(draw, kind, key, tolerance, options, slack=0.0):
     if kind == "number":
-        return key + draw(OFFSETS) * tolerance
+        return key + draw(OFFSETS) * tolerance + draw(st.sampled_from([0.0, 0.0, 1.0, -1.0])) * max(slack if isinstance(slack, tuple) else [slack])
     if kind == "vector":
         length = len(key) + draw(st.sampled_from([0, 0, 0, 0, 1, -1]))
         return [(key[i] if i < len(key) else 0.0) + draw(OFFSETS) * tolerance for i in range(max(length, 1))]
@@ -98,23 +107,23 @@ def test_practice_and_instructor_give_the_same_verdict(copies, question, student
     instructor_item = instructor.items_for(student, "practice")[index]
     assert copy_item.asked.prompt == keyed.asked.prompt
     if not quiz.question(question_id).checked_in_practice:  # the exam's own question: neither source checks it
-        answer = keyed.asked.kind.parse(keyed.asked.kind.to_text(keyed.key), len(keyed.asked.options))
+        answer = keyed.asked.read(keyed.asked.kind.to_text(keyed.key))
         assert copy_item.check(answer) == instructor_item.check(answer) == (None, NOT_CHECKED_IN_PRACTICE, None, False)
         return
     # Around the key, or around one of the variant's common mistakes.
     centre = data.draw(st.sampled_from([keyed.key, keyed.key, *[m.key for m in keyed.mistakes]]))
-    answer = data.draw(answers_around(keyed.asked.type, centre, keyed.tolerance, len(keyed.asked.options)))
-    verdict = expected_verdict(keyed.asked.type, answer, keyed.key, keyed.tolerance)
+    answer = data.draw(answers_around(keyed.asked.type, centre, keyed.tolerance, len(keyed.asked.options), keyed.slack))
+    verdict = expected_verdict(keyed.asked.type, answer, keyed.key, keyed.tolerance, keyed.slack)
     mistake = None if verdict else next((m.name for m in keyed.mistakes if expected_verdict(keyed.asked.type, answer, m.key, keyed.tolerance)), None)
     # Close (practice says it of a single number only): right on the grid ten times wider.
-    close = keyed.asked.type == "number" and not verdict and mistake is None and grid(answer, 10 * keyed.tolerance) == grid(keyed.key, 10 * keyed.tolerance)
+    close = keyed.asked.type == "number" and not verdict and mistake is None and expected_verdict("number", answer, keyed.key, 10 * keyed.tolerance, keyed.slack)
     from_copy, from_instructor = copy_item.check(answer), instructor_item.check(answer)
     assert (from_copy.right, from_copy.mistake, from_copy.close) == (verdict, mistake, close)
     assert (from_instructor.right, from_instructor.mistake, from_instructor.close) == (verdict, mistake, close)
     assert from_copy.text == from_instructor.text
     # Through the text a student types, too (the full-precision form the answers file holds).
     if keyed.asked.type in ("number", "vector", "matrix"):
-        typed = keyed.asked.kind.parse(keyed.asked.kind.to_text(answer), 0)
+        typed = keyed.asked.read(keyed.asked.kind.to_text(answer))
         assert copy_item.check(typed)[0] is instructor_item.check(typed)[0]
 
 

@@ -1,5 +1,6 @@
 """What a student copy gives away: an exam copy nothing to test a guess against; a practice copy
-only its own pool of practice variants, at the price of one scrypt per guess."""
+only its own pool of practice variants (never an exam's variant or pool item), at the price of one
+scrypt per guess."""
 
 import hashlib
 import json
@@ -15,7 +16,7 @@ from attnlab.quiz import student_copy
 from attnlab.quiz.items import NOT_CHECKED_IN_PRACTICE, open_quiz, reference_factory_for
 from attnlab.quiz.errors import QuizError
 from attnlab.quiz.schema import load_quiz
-from attnlab.quiz.variant import asked_question, keyed_quiz
+from attnlab.quiz.variant import asked_question, drawn_values, keyed_for_values, keyed_quiz, practice_variants
 
 QUIZ_DIR = REPO / "quizzes"
 FACTORY = reference_factory_for(lambda: COURSE)
@@ -34,7 +35,7 @@ def test_an_exam_copy_holds_only_what_each_student_reads(quiz_id):
     copy = json.loads(json.dumps(student_copy.build(quiz, "exam", refusing_factory, roster=STUDENTS)))  # no key is ever computed
     assert set(copy) == {"format", "sitting", "id", "title", "description", "questions", "students"}
     for entry, question in zip(copy["questions"], quiz.questions):
-        assert entry == {"id": question.id, "type": question.type, "points": question.points, "concepts": question.concepts}
+        assert entry == {"id": question.id, "type": question.type, "points": question.points, "concepts": question.concepts, "expressions": question.expressions}
     # Each student's text is exactly the prompt and options they read: no parameter (shown or
     # not: gqa-group's hidden `group` is its answer), spec, hint or explanation rides along.
     assert set(copy["students"]) == {student_copy.roster_tag(quiz.id, s) for s in STUDENTS}
@@ -47,6 +48,8 @@ def test_an_exam_copy_holds_only_what_each_student_reads(quiz_id):
     for question in quiz.questions:
         assert question.hint.strip()[:40] not in text and question.explanation.strip()[:40] not in text, question.id
     assert not any(student in text for student in STUDENTS), "the roster is kept as tags, not names"
+    for question in (q for q in quiz.questions if q.pool):
+        assert not any(json.dumps(item.prompt.strip(), ensure_ascii=False) in text for item in question.pool.practice), "an exam copy holds no practice item"
 
 
 @pytest.mark.parametrize("quiz_id", QUIZ_IDS)
@@ -71,31 +74,43 @@ def test_guessing_against_an_exam_copy_finds_no_oracle(quiz_id, tmp_path):
         opened.items_for("alice", "practice")
 
 
+EXAM_STUDENTS = STUDENTS + [f"s{i:03d}" for i in range(120)]
+
+
+def practice_prompts(quiz, question) -> set[str]:
+    """Every prompt the practice pool of ``question`` asks (its variants, or its practice items)."""
+    return {keyed_for_values(quiz, question, values, who, FACTORY, "practice").asked.text() for who, values in practice_variants(quiz, question)}
+
+
 @pytest.mark.parametrize("quiz_id", QUIZ_IDS)
 def test_practising_finds_no_exam_answer(quiz_id, tmp_path):
-    """The same attack against the practice copy, for the questions it shares with the exam: a
-    question without parameters has one variant, the exam's, so the copy keeps nothing to test a
-    guess against, and the student's own exam key typed into it gets "recorded, not checked"."""
+    """The attack against the practice copy: a student looks in it for their own exam question, to
+    test their exam answer against its hash. Practice checks every question of the bank, and no
+    practice variant or pool item is any student's exam question (an exam draw that equals a
+    practice variant is drawn again; a pool's exam and practice items are apart), so the student's
+    own exam key, typed into the practice copy, is never checked as the exam's."""
     quiz = load_quiz(QUIZ_DIR / f"{quiz_id}.yaml")
     copy = student_copy.build(quiz, "practice", FACTORY, cost=CHEAP)
-    shared = {q.id for q in quiz.questions if not q.params}
-    assert shared and all(not quiz.question(q).checked_in_practice for q in shared), "the bank opts no exam question into practice"
-    for entry in copy["questions"]:
-        if entry["id"] in shared:
-            assert entry["variants"] == [], f"{entry['id']}: the practice copy keeps a check of the exam's question"
+    assert all(q.checked_in_practice and q.practice is None for q in quiz.questions), "every question checked, none by giving its exam answer away"
+    for entry, question in zip(copy["questions"], quiz.questions):
+        assert entry["variants"], f"{question.id}: practice checks it"
+        practice = practice_prompts(quiz, question)
+        copy_prompts = {a.text() for name in [f"p{i}" for i in range(40)] for a, _ in [student_copy.questions_for(copy, name)[quiz.questions.index(question)]]}
+        assert copy_prompts <= practice, "the copy asks the practice pool's questions, and only them"
+        for student in EXAM_STUDENTS:
+            assert asked_question(quiz, question, student, "exam").text() not in practice, f"{question.id}: {student}'s exam question is in the practice pool"
+        if question.pool is not None:
+            shipped = [(item["prompt"], item["options"]) for item in entry["items"]]
+            assert not any((item.prompt, item.options or []) in shipped for item in question.pool.exam), f"{question.id}: an exam item is in the practice copy"
+        else:
+            practice_values = [values for _, values in practice_variants(quiz, question)]
+            assert not any(drawn_values(quiz, question, student) in practice_values for student in EXAM_STUDENTS)
     path = tmp_path / f"{quiz_id}.json"
     path.write_text(json.dumps(copy))
-    copy_items, yaml_items = (open_quiz(source, FACTORY).items_for for source in (path, QUIZ_DIR / f"{quiz_id}.yaml"))
-    for student in STUDENTS:
+    for student in STUDENTS:  # the exam key, typed where the copy asks the same question id: checked against practice's key only
         keys = {k.asked.id: k for k in keyed_quiz(quiz, student, FACTORY, "exam")}
-        for from_copy, from_yaml in zip(copy_items(student, "practice"), yaml_items(student, "practice")):
-            if from_copy.asked.id not in shared:
-                continue
-            key = keys[from_copy.asked.id]
-            assert from_copy.asked.prompt == from_yaml.asked.prompt == key.asked.prompt, "the very question of the exam"
-            typed = from_copy.asked.kind.parse(from_copy.asked.kind.to_text(key.key), len(from_copy.asked.options))
-            assert from_copy.check(typed) == from_yaml.check(typed) == (None, NOT_CHECKED_IN_PRACTICE, None, False)
-            assert from_yaml.explanation is None, "a skip in practice shows no explanation of an exam question"
+        for item in open_quiz(path, FACTORY).items_for(student, "practice"):
+            assert item.asked.text() != keys[item.asked.id].asked.text()
 
 
 def test_an_author_may_let_practice_check_a_question_without_parameters(tmp_path):
@@ -163,6 +178,9 @@ def test_practice_variants_are_a_shared_pool_apart_from_every_exam_variant():
         assert not practice_seeds & {drawing.variant_seed(quiz.id, question.id, s) for s in names}
         for student in STUDENTS:
             assert drawing.seed_for(quiz.id, question.id, student, "practice") in practice_seeds
+        # Seeds apart are not enough where a parameter has few values: the exam's draws avoid practice's values.
+        practice = [values for _, values in practice_variants(quiz, question)]
+        assert not any(drawn_values(quiz, question, f"x{i}") in practice for i in range(300))
 
 
 def test_a_practice_guess_costs_one_scrypt_per_whole_answer(monkeypatch):
@@ -171,13 +189,17 @@ def test_a_practice_guess_costs_one_scrypt_per_whole_answer(monkeypatch):
     calls = []
     real = hashlib.scrypt
     monkeypatch.setattr(hashlib, "scrypt", lambda *a, **k: calls.append(k) or real(*a, **k))
+    matrices = 0
     for asked, check in student_copy.questions_for(copy, "alice"):
-        if asked.type != "matrix" or check.variant is None:
+        if asked.type not in ("matrix", "vector") or check.variant is None:
             continue
-        rows, columns = check.variant["layout"]
+        layout = check.variant["layout"]
+        guess = [[0.0] * layout[1] for _ in range(layout[0])] if asked.type == "matrix" else [0.0] * layout[0]
         calls.clear()
-        check.check([[0.0] * columns for _ in range(rows)])
-        assert len(calls) == 1 and rows * columns > 1
+        check.check(guess)
+        assert len(calls) == 1, "one scrypt per guess, however many accepted answers the slack has"
+        matrices += 1
+    assert matrices >= 3
     assert student_copy.SCRYPT["n"] * student_copy.SCRYPT["r"] * 128 >= 16 * 2**20, "at least 16 MiB per guess"
 
 

@@ -1,6 +1,7 @@
 """The quiz as a student meets it: a real pseudo-terminal, and the instructor's commands as processes."""
 
 import csv
+import json
 import os
 import re
 import subprocess
@@ -10,6 +11,7 @@ import pexpect
 import pytest
 from conftest import COURSE, REPO
 
+from attnlab.quiz import student_copy
 from attnlab.quiz.schema import load_quiz
 from attnlab.quiz.items import reference_factory_for
 from attnlab.quiz.variant import keyed_quiz
@@ -32,25 +34,33 @@ def checked_in_practice(quiz_id: str) -> list[bool]:
     return [q.checked_in_practice for q in load_quiz(REPO / "quizzes" / f"{quiz_id}.yaml").questions]
 
 
+def scientific(text: str) -> str:
+    """A key's text with every number in scientific notation, as a scientist types it (0.12 -> 1.2e-01)."""
+    return re.sub(r"-?\d+\.\d+|-?\d+", lambda m: f"{float(m.group(0)):.12e}", text)
+
+
 def test_a_practice_session_in_a_real_terminal(tmp_path):
     answers = key_texts("softmax", "dana", "practice")
-    checked = checked_in_practice("softmax")
-    assert checked[:2] == [False, True], "the-cat-sat is the exam's own question; softmax-row is drawn"
+    assert all(checked_in_practice("softmax")), "practice checks every question"
     child = spawn(["quiz", "take", "softmax", "--student", "dana"], tmp_path)
     child.expect("Question 1 of 13")
     child.expect("answer .* > ")
     child.sendline("(0.1, 0.2")  # cannot be read
     child.expect("Could not read that")
     child.expect("Answer like this: 0.43, 0.57")
+    child.sendline("0,12; 0,61; 0,27")  # a decimal comma: refused with the reason, never read as other numbers
+    child.expect("has a comma inside a number: write decimals with a point")
+    child.sendline("0.1 0.9")  # two numbers for three: refused, not marked
+    child.expect(r"Could not take that \(3 numbers are expected, not 2\)")
     child.sendline("hint")
     child.expect("Hint: exp each score")
-    child.sendline("0.08, 0.64, 0.28")  # the lesson's wrong numbers: recorded, and nothing said of them
-    child.expect("Recorded, not checked: this question is asked as it stands in the exam")
+    child.sendline(scientific(answers[0]).replace("e", "E", 1))  # 1.2E-01, 6.1e-01, ...: numbers are numbers
+    child.expect("Right")
     child.expect("Question 2 of 13")
     child.expect("answer .* > ")
     child.sendline("9, 9, 9")
     child.expect("Not right")
-    child.sendline(answers[1])
+    child.sendline("  " + answers[1].replace(", ", " ").replace("-", "\u2212") + ",  ")  # spaces, the Unicode minus, a trailing comma
     child.expect("Right")
     child.expect("Question 3 of 13")
     child.expect("answer .* > ")
@@ -62,19 +72,28 @@ def test_a_practice_session_in_a_real_terminal(tmp_path):
 
     child = spawn(["quiz", "take", "softmax", "--student", "dana"], tmp_path)
     child.expect("Resuming at question 3 of 13")
-    for answer, is_checked in zip(answers[2:], checked[2:]):
+    for answer in answers[2:]:
         child.expect("answer .* > ")
-        child.sendline(answer)
-        child.expect("Right" if is_checked else "Recorded, not checked")
-    child.expect(rf"total\s+│\s+{sum(checked)}\s+│\s+{sum(checked)}/{sum(checked)}")  # the questions its points are of
-    child.expect(f"{count(13 - sum(checked), 'more question')} (was|were) asked as in the exam")
+        child.sendline(scientific(answer))
+        child.expect("Right")
+    child.expect(r"total\s+│\s+13\s+│\s+13/13")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+    assert "asked as in the exam" not in child.before
 
 
-def quiz_cli(*args, cwd=REPO, env=None, input=None):
-    return subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=120, input=input, env={**os.environ, "COLUMNS": "120", **(env or {})})
+def quiz_cli(*args, cwd=REPO, env=None, input=None, timeout=120):
+    return subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout, input=input, env={**os.environ, "COLUMNS": "120", **(env or {})})
+
+
+CHEAP = {"n": 2**4, "r": 1, "p": 1}
+"""The cost of a guess changes nothing of what a copy checks; one test builds a copy at full cost."""
+
+
+def cheap_copy(quiz_id: str, path):
+    path.write_text(json.dumps(student_copy.build(load_quiz(REPO / "quizzes" / f"{quiz_id}.yaml"), "practice", FACTORY, cost=CHEAP)))
+    return path
 
 
 @pytest.mark.parametrize("command", ["take", "key", "grade", "lint", "student-copy"])
@@ -105,7 +124,7 @@ def test_key_answers_grade_and_csv(tmp_path):
 
 def test_student_copy_can_be_practised_with(tmp_path):
     copy = tmp_path / "masks.json"
-    built = quiz_cli("student-copy", "masks", "-o", copy)
+    built = quiz_cli("student-copy", "masks", "-o", copy, timeout=600)  # the release's cost: a few hundred scrypts
     assert built.returncode == 0, built.stderr
     practice = quiz_cli("key", "masks", "--student", "zed", "--mode", "practice", "--format", "answers").stdout
     answers = key_texts("masks", "zed", "practice")
@@ -194,7 +213,7 @@ def test_bytes_that_are_not_utf8_are_an_unreadable_answer_not_a_crash(tmp_path):
     child = pexpect.spawn(sys.executable, ["-m", "attnlab.cli", "quiz", "take", "masks", "--student", "gus"], cwd=str(REPO), env=env, timeout=30, dimensions=(40, 100))
     child.expect(b"answer .* > ")
     child.send(b"0.5\xe9\r")
-    child.expect(b"Could not read that \\(unexpected `\\\\xe9`\\)")
+    child.expect(b"Could not read that \\(`0.5\\\\xe9` is not a number")
     child.expect(b"answer .* > ")
     child.sendline(answers[0].encode())
     child.expect(b"Question 2 of 13")
@@ -204,22 +223,55 @@ def test_bytes_that_are_not_utf8_are_an_unreadable_answer_not_a_crash(tmp_path):
     assert child.exitstatus == 0
 
 
-def test_the_practice_summary_counts_only_the_questions_its_points_are_of(tmp_path):
-    # The concept table said "masks 13 questions 9/9": questions practice does not check were counted.
-    copy = tmp_path / "masks.json"
-    assert quiz_cli("student-copy", "masks", "-o", copy).returncode == 0
+def test_the_practice_summary_counts_every_question_of_the_bank(tmp_path):
+    # The concept table once said "masks 13 questions 9/9" while 4 were not checked; now all 13 are.
+    copy = cheap_copy("masks", tmp_path / "masks.json")
     answers = key_texts("masks", "zed", "practice")
     taken = quiz_cli("take", copy, "--student", "zed", input="\n".join(answers) + "\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")})
-    checked = sum(checked_in_practice("masks"))
-    unchecked = len(answers) - checked
     rows = [[cell for cell in re.split(r"[│┃\s]+", line) if cell] for line in taken.stdout.splitlines()]
-    assert ["total", str(checked), f"{checked}/{checked}"] in rows, taken.stdout
-    assert f"{unchecked} more questions were asked as in the exam" in " ".join(taken.stdout.split())
+    assert ["total", "13", "13/13"] in rows, taken.stdout
+    assert "Recorded, not checked" not in taken.stdout and "asked as in the exam" not in taken.stdout
+
+
+def write_exam(tmp_path, student, name=None):
+    """``student`` sits the masks exam from its exam copy and hands in the file ``name``."""
+    roster = tmp_path / "roster.txt"
+    roster.write_text("alice\nbob\n")
+    copy = tmp_path / "masks.exam.json"
+    if not copy.exists():
+        assert quiz_cli("student-copy", "masks", "--mode", "exam", "--roster", roster, "-o", copy).returncode == 0
+    target = tmp_path / f"{name or student}.yaml"
+    answers = key_texts("masks", student)
+    taken = quiz_cli("take", copy, "--student", student, "--answers-out", target, input="\n".join(answers) + "\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / f"state-{student}")})
+    assert taken.returncode == 0, taken.stderr
+    return target
+
+
+def test_a_mistyped_id_is_not_marked_against_questions_nobody_saw(tmp_path):
+    """`quiz grade` without --roster marked any id against a variant drawn for it, with no word. An
+    exam's answers file names the questions it answered; one whose id draws others is not graded."""
+    alice = write_exam(tmp_path, "alice")
+    assert "variant:" in alice.read_text()
+    typo = tmp_path / "alcie.yaml"
+    typo.write_text(alice.read_text().replace("student: alice", "student: alcie"))
+    result = quiz_cli("grade", "masks", alice, typo, "--csv", tmp_path / "scores.csv")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    rows = {r["student"]: r for r in csv.DictReader((tmp_path / "scores.csv").open())}
+    assert rows["alice"]["score"] == "13" and rows["alcie"]["score"] == ""
+    assert "answers other questions than 'alcie'" in rows["alcie"]["problem"] and "mistyped" in rows["alcie"]["problem"]
+    assert "No --roster" in result.stderr and "mistyped id" in result.stderr
+    # With a roster, the sheet names an id the class does not have.
+    class_list = tmp_path / "class.csv"
+    class_list.write_text("id,name,email\nalice,Alice,a@x.org\nbob,Bob,b@x.org\n")
+    carol = tmp_path / "carol.yaml"
+    carol.write_text(quiz_cli("key", "masks", "--student", "carol", "--format", "answers").stdout)
+    rostered = quiz_cli("grade", "masks", alice, carol, "--roster", class_list, "--csv", tmp_path / "sheet.csv")
+    assert rostered.returncode == 0 and "No --roster" not in rostered.stderr
+    assert "graded but not on the roster, written at the end without a name: carol" in " ".join(rostered.stderr.split())
 
 
 def test_skip_on_a_student_copy_says_it_skipped(tmp_path):
-    copy = tmp_path / "shapes.json"
-    assert quiz_cli("student-copy", "shapes", "-o", copy).returncode == 0
+    copy = cheap_copy("shapes", tmp_path / "shapes.json")
     taken = quiz_cli("take", copy, "--student", "zed", input="skip\nquit\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")})
     assert taken.returncode == 0 and "Skipped: type back to return to it." in taken.stdout, taken.stdout
 

@@ -8,9 +8,14 @@ such expressions (``L_q != L_k``, ``0 <= h < h_q``); what a student types never
 does. Every value is bounded: a whole number
 beyond 2^1100 (further than any float reaches), a float that overflows and a
 power whose result would be that large before it is computed are "too large",
-so no expression costs more than microseconds. Students may write implicit products
-(``2e``, ``2pi``, ``3(1+e)``); a number directly followed by ``e`` and digits
-is scientific notation (``1e5``), but ``2e+1`` is 2·e + 1, as in the lessons.
+so no expression costs more than microseconds. A number followed at once by ``e`` or
+``E`` and (signed) digits is scientific notation, always (``1.2e-1`` is 0.12, ``2e+1`` is 20);
+otherwise a value followed by a value is a product (``2e``, ``2pi``, ``3(1+e)``), but two numbers
+side by side (``25 0``) are refused, never multiplied. An expression
+that uses Euler's ``e`` and also writes ``2e+1`` could mean either, so it is refused with both
+readings named rather than read one way in silence. Authors may index a list parameter
+(``s[0]``, ``y[perm[r]]``) and round (``round(x, 2)``); ``decimals`` evaluates as a person
+who rounds every intermediate result does.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import re
 
 CONSTANTS = {"e": math.e, "pi": math.pi, "π": math.pi}
 FUNCTIONS = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "ln": math.log, "sin": math.sin, "cos": math.cos, "floor": math.floor}
+ROUND = "round"
+"""``round(x, n)``: two arguments, so it is not in ``FUNCTIONS`` (whose functions take one)."""
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.Pow: operator.pow}
 _UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 MAX_EXPONENT = 1000
@@ -31,7 +38,10 @@ MAX_BITS = 1100
 MAX_DEPTH = 100
 TOO_LARGE = "too large"
 
-_TOKEN = re.compile(r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:e\d+)?)|(?P<name>[A-Za-zπ_]\w*)|(?P<op>\*\*|[-+*/^(),\[\]]))")
+_TOKEN = re.compile(
+    r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|(?P<name>[A-Za-zπ_]\w*)|(?P<op>\*\*|[-+*/^(),\[\]]))"
+)
+_SIGNED_EXPONENT = re.compile(r"\de[-+]\d")
 
 
 class ExpressionError(ValueError):
@@ -49,11 +59,17 @@ def _tokens(text: str) -> list[tuple[str, str]]:
         value = match.group(kind)
         if kind == "name" and value not in CONSTANTS and value not in FUNCTIONS and not value.isidentifier():
             raise ExpressionError(f"unknown name {value!r}")
-        if kind == "number" and re.fullmatch(r"\d+\.?\d*e", value):
-            tokens += [("number", value[:-1]), ("name", "e")]
-        else:
-            tokens.append((kind, value))
+        tokens.append((kind, value))
         position = match.end()
+    euler = any(kind == "name" and value == "e" for kind, value in tokens)
+    both = next((value for kind, value in tokens if kind == "number" and _SIGNED_EXPONENT.search(value)), None)
+    if euler and both:
+        mantissa, _, exponent = both.partition("e")
+        raise ExpressionError(
+            f"`{both}` reads two ways here, as {mantissa}×10^{int(exponent)} or as"
+            f" {mantissa}·e {exponent[0]} {exponent[1:]} with Euler's e:"
+            f" write {mantissa}E{exponent} for the first, {mantissa}*e {exponent[0]} {exponent[1:]} for the second"
+        )
     return tokens
 
 
@@ -64,6 +80,10 @@ def to_python(text: str) -> str:
     out: list[str] = []
     previous = None  # kind of the previous token, for implicit multiplication
     for kind, value in _tokens(text):
+        if previous == "number" and kind == "number":  # "25 0" is two numbers, never read as their product
+            raise ExpressionError(
+                f"two numbers side by side (`{out[-1]} {value}`): separate them with a comma, or write the operation"
+            )
         # "2e", "2pi", "3(1+e)", "(a)(b)": a value followed by a value is a product.
         if previous in ("number", "constant", "close") and (kind in ("number", "name") or value == "("):
             out.append("*")
@@ -72,21 +92,41 @@ def to_python(text: str) -> str:
             previous = "close" if value in (")", "]") else "op"
         elif kind == "name":
             out.append("pi" if value == "π" else value)
-            previous = "function" if value in FUNCTIONS else "constant"
+            previous = "function" if value in FUNCTIONS or value == ROUND else "constant"
         else:
             out.append(value)
             previous = "number"
     return " ".join(out)
 
 
-def evaluate(text: str, names: dict[str, float] | None = None) -> float | tuple:
-    """Evaluate ``text``; a comma-separated or bracketed list gives a tuple of values."""
-    names = {**CONSTANTS, **(names or {})}
+def evaluate(text: str, names: dict | None = None, decimals: int | None = None) -> float | tuple:
+    """Evaluate ``text``; a comma-separated or bracketed list gives a tuple of values.
+
+    ``names`` may bind lists (indexed as ``s[0]``); with ``decimals``, every constant, function
+    and operation is rounded to that many decimals as it is computed, as by hand."""
+    names = {**CONSTANTS, **{k: _as_tuple(v) for k, v in (names or {}).items()}}
     try:
         tree = ast.parse(to_python(text), mode="eval")
     except SyntaxError:
         raise ExpressionError("not a complete expression") from None
-    return _eval(tree.body, names, 0)
+    return _eval(tree.body, names, 0, decimals)
+
+
+def _as_tuple(value):
+    return tuple(_as_tuple(x) for x in value) if isinstance(value, (list, tuple)) else value
+
+
+def round_half_away(value, decimals: int):
+    """``value`` rounded to ``decimals`` as people round (halves away from zero, in decimal)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    if isinstance(value, tuple):
+        return tuple(round_half_away(x, decimals) for x in value)
+    return float(Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-int(decimals)), ROUND_HALF_UP))
+
+
+def _rounded(value, decimals):
+    return value if decimals is None or isinstance(value, bool) else round_half_away(value, decimals)
 
 
 _COMPARISON = re.compile(r"(<=|>=|==|!=|<|>)")
@@ -111,7 +151,9 @@ def condition_parts(text: str) -> tuple[list[str], list[str]]:
 
 def names_in(text: str) -> set[str]:
     """The names an expression or condition uses besides constants and functions (its parameters)."""
-    return {value for side in _COMPARISON.split(text)[0::2] for kind, value in _tokens(side) if kind == "name" and value not in CONSTANTS and value not in FUNCTIONS}
+    known = {*CONSTANTS, *FUNCTIONS, ROUND}
+    tokens = [token for side in _COMPARISON.split(text)[0::2] for token in _tokens(side)]
+    return {value for kind, value in tokens if kind == "name" and value not in known}
 
 
 def holds(text: str, names: dict[str, float]) -> bool:
@@ -150,22 +192,28 @@ def _power_too_large(base, exponent) -> bool:
     return exponent * math.log2(abs(base)) > MAX_BITS
 
 
-def _eval(node, names, depth):
+def _eval(node, names, depth, decimals=None):
     if depth > MAX_DEPTH:
         raise ExpressionError("nested too deeply")
     depth += 1
+
+    def sub(child):
+        return _eval(child, names, depth, decimals)
+
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         return _bounded(node.value)
     if isinstance(node, ast.Name):
         if node.id in names:
-            return names[node.id]
+            return _rounded(names[node.id], decimals) if node.id in CONSTANTS else names[node.id]
         raise ExpressionError(unknown_name(node.id, [*names, *FUNCTIONS]))
+    if isinstance(node, ast.Subscript):
+        return _index(sub(node.value), sub(node.slice))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _eval(node.left, names, depth), _eval(node.right, names, depth)
+        left, right = sub(node.left), sub(node.right)
         if isinstance(node.op, ast.Pow) and isinstance(right, (int, float)) and (abs(right) > MAX_EXPONENT or _power_too_large(left, right)):
             raise ExpressionError(TOO_LARGE)
         try:
-            return _bounded(_BINARY[type(node.op)](left, right))
+            return _rounded(_bounded(_BINARY[type(node.op)](left, right)), decimals)
         except ZeroDivisionError:
             raise ExpressionError("division by zero") from None
         except OverflowError:
@@ -174,19 +222,35 @@ def _eval(node, names, depth):
             raise ExpressionError("the value is out of range") from None
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
         try:
-            return _UNARY[type(node.op)](_eval(node.operand, names, depth))
+            return _UNARY[type(node.op)](sub(node.operand))
         except TypeError:
             raise ExpressionError("the value is out of range") from None
+    rounds = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == ROUND
+    if rounds and len(node.args) == 2 and not node.keywords:
+        value, places = sub(node.args[0]), sub(node.args[1])
+        if isinstance(value, tuple) or isinstance(places, tuple) or places != int(places) or not 0 <= places <= 15:
+            raise ExpressionError("round(x, n) rounds a number to n decimals, n from 0 to 15")
+        return round_half_away(value, int(places))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id not in FUNCTIONS:
         raise ExpressionError(unknown_name(node.func.id, FUNCTIONS))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS and len(node.args) == 1 and not node.keywords:
-        argument = _eval(node.args[0], names, depth)
+        argument = sub(node.args[0])
         try:
-            return _bounded(FUNCTIONS[node.func.id](argument))
+            return _rounded(_bounded(FUNCTIONS[node.func.id](argument)), decimals)
         except OverflowError:
             raise ExpressionError(TOO_LARGE) from None
         except (ValueError, TypeError):
             raise ExpressionError(f"{node.func.id} of that value is undefined") from None
     if isinstance(node, (ast.Tuple, ast.List)):
-        return tuple(_eval(item, names, depth) for item in node.elts)
+        return tuple(sub(item) for item in node.elts)
     raise ExpressionError("only numbers, + - * / ^, parentheses and sqrt, exp, log are allowed")
+
+
+def _index(value, index):
+    """``value[index]`` of a list parameter, with a whole-number index inside it."""
+    if not isinstance(value, tuple):
+        raise ExpressionError("only a list can be indexed")
+    whole = not isinstance(index, (tuple, bool)) and index == int(index)
+    if not whole or not -len(value) <= index < len(value):
+        raise ExpressionError(f"index {index} is outside a list of {len(value)}")
+    return value[int(index)]

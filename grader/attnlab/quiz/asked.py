@@ -19,10 +19,16 @@ class AskedQuestion:
     hint: str
     concepts: tuple[str, ...]
     tolerance: float
+    expressions: bool = False
+    """Whether the answer may be arithmetic (``e/(2*e + 1)``); numbers and fractions always are."""
 
     @property
     def kind(self):
         return KINDS[self.type]
+
+    def read(self, text: str):
+        """The typed ``text`` as this question's kind of answer; ``AnswerFormatError`` says why not."""
+        return self.kind.parse(text, len(self.options), self.expressions)
 
     def text(self) -> str:
         lines = [self.prompt.rstrip()]

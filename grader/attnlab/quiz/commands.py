@@ -61,6 +61,8 @@ def _default_student() -> str:
 
 
 QUIZ = click.argument("quiz_name", metavar="QUIZ")
+EXPORT_VARIANTS = 20
+"""Variants per parameterized question an export holds by default: students in one room rarely share one."""
 
 
 @click.group()
@@ -113,9 +115,9 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
     if answers_file is not None:
         if opened.sitting is not None:
             raise UserError("a student copy cannot mark an answers file: hand the file in, and your instructor marks it (attnlab quiz grade)")
-        _quiz_id, file_student, answers = marking.read_answers(answers_file)
-        student = student or file_student
-        result = marking.mark(opened.id, student, opened.items_for(student, "exam"), answers)
+        handed_in = marking.read_answers(answers_file)
+        student = student or handed_in.student
+        result = marking.mark(opened.id, student, opened.items_for(student, "exam"), handed_in.answers)
         from attnlab import console
 
         _print_summary(result, console.out)
@@ -153,7 +155,7 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
             raise UserError(f"{error} (your progress is saved; tell your instructor)") from None
     if mode == "exam":
         target = answers_out or Path(f"{opened.id}-{student}.answers.yaml")
-        marking.write_answers(target, opened.id, student, progress.answers)
+        marking.write_answers(target, opened.id, student, progress.answers, marking.variant_tag(items))
         progress.handed_in = str(target)
         runner.save_progress(path, progress)
         click.echo(f"Your answers are in {target}: hand this file in. Your instructor marks it and tells you your score.")
@@ -226,6 +228,12 @@ def grade(quiz_name, answer_files, csv_path, roster_path, lms_format, lms_column
 
     roster = load_roster(roster_path)
     graded = marking.grade_files(opened.id, lambda student: opened.items_for(student, "exam"), list(answer_files))
+    if roster is None:  # with one, the sheet names every id the class does not have
+        console.err.print(
+            "No --roster: each file is marked against the variant its student id draws, so a mistyped id is"
+            " marked against questions nobody saw (a file written by `quiz take --mode exam` is checked,"
+            " others are not); give --roster to check the ids."
+        )
     target = csv_path or Path(f"{opened.id}-scores.csv")
     questions = [item.asked.id for item in opened.items_for("", "exam")]
     if wants_sheet(roster_path, lms_format, lms_column):
@@ -254,6 +262,14 @@ def grade(quiz_name, answer_files, csv_path, roster_path, lms_format, lms_column
         for question, mistake, students in mistakes:
             common.add_row(question, mistake, str(students))
         console.out.print(common)
+    unreadable = [(row, m) for row in graded if row.result for m in row.result.marks if m.status == "unreadable"]
+    if unreadable:
+        why = Table(title="unreadable answers (no points; the CSV's column says why too)", title_justify="left")
+        for column in ("student", "question", "answer", "why"):
+            why.add_column(column)
+        for row, m in unreadable:
+            why.add_row(row.student or str(row.path), m.id, m.answer or "", m.reason or "")
+        console.out.print(why)
     troubled = [row for row in graded if row.problems]
     for row in troubled:
         console.err.print(f"{row.path}: {'; '.join(row.problems)}")
@@ -335,21 +351,35 @@ def _roster_ids(path: Path | None) -> list[str]:
 
 @quiz.command("export")
 @QUIZ
-@click.option("--format", "output_format", type=click.Choice(["moodle-xml", "qti"]), default="moodle-xml", show_default=True, help="moodle-xml: Moodle's question bank; qti: a QTI 1.2 zip for Canvas, Blackboard or D2L.")
-@click.option("--variants", type=click.IntRange(min=1, max=500), default=1, show_default=True, help="1: one fixed variant per question; N: N variants per parameterized question (a Moodle category for 'random question', a QTI question group that picks 1).")
+@click.option(
+    "--format", "output_format", type=click.Choice(["moodle", "moodle-xml", "qti"]), default="moodle",
+    show_default=True,
+    help="moodle (or moodle-xml): Moodle's question bank; qti: a QTI 1.2 zip for Canvas, Blackboard or D2L.",
+)
+@click.option(
+    "--variants", type=click.IntRange(min=1, max=500), default=EXPORT_VARIANTS, show_default=True,
+    help="N variants per parameterized question, and every exam item of a pool (a Moodle category for"
+    " 'random question', a QTI question group that picks 1); 1: the same variant for every student.",
+)
+@click.option(
+    "--show-answers", is_flag=True,
+    help="QTI: let Canvas show students the right answers after they submit (for practice; off, as an exam needs).",
+)
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the export (.xml for Moodle, .zip for QTI).")
 @COURSE_OPTION
 @quiz_errors
-def export_command(quiz_name, output_format, variants, output, course_dir) -> None:
-    """Export QUIZ with its answers for an LMS: Moodle XML or QTI 1.2, one variant or a pool of N."""
+def export_command(quiz_name, output_format, variants, show_answers, output, course_dir) -> None:
+    """Export QUIZ with its answers for an LMS: Moodle XML or QTI 1.2, a pool of variants per question."""
     from attnlab.atomic import write_bytes_atomically
 
     quiz_ = _instructor_quiz(quiz_name, course_dir)
     notes = []
+    if show_answers and output_format != "qti":
+        raise UserError("--show-answers is a QTI setting (Canvas's show_correct_answers); Moodle has review options")
     if output_format == "qti":
         from attnlab.quiz.qti import qti_zip
 
-        data = qti_zip(quiz_, _reference_factory(course_dir), variants)
+        data = qti_zip(quiz_, _reference_factory(course_dir), variants, show_answers)
     else:
         from attnlab.quiz.moodle import moodle_export
 
@@ -360,6 +390,9 @@ def export_command(quiz_name, output_format, variants, output, course_dir) -> No
             notes.append(f"{question}: worth {shown} in Moodle's bank (one mark per entry), {points:g} in attnlab: set its maximum mark to {points:g} in the quiz")
     with writing(output):
         write_bytes_atomically(output, data)
-    click.echo(f"Wrote {output} ({count(len(quiz_.questions), 'question')}, {count(variants, 'variant')} each where parameterized)", err=True)
+    held = f"{count(variants, 'variant')} each where parameterized, every exam item of a pool"
+    click.echo(f"Wrote {output} ({count(len(quiz_.questions), 'question')}, {held})", err=True)
+    if variants == 1:
+        click.echo("--variants 1: every student gets the same variant of each question: answers pass on", err=True)
     for note in notes:
         click.echo(note, err=True)

@@ -28,6 +28,9 @@ class Item:
     """The instructor's quiz only: ``explanation.get().explanation`` may be shown without a right answer."""
     checked: bool = True
     """False when this source checks nothing of the question (an exam copy; practice of the exam's own question)."""
+    refuse: Callable[[object], str | None] = lambda value: None
+    """Why an answer of the wrong size cannot be taken ("3 numbers are expected, not 2"), where this
+    source knows the size (not an exam copy); None to take it."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,11 @@ def _keyed_item(asked: AskedQuestion, lazy: _LazyKey) -> Item:
     def check(value):
         return lazy.get().verdict(value)
 
-    return Item(asked, check, lazy)
+    def refuse(value):
+        key = lazy.get().key
+        return asked.kind.size_refusal(value, asked.kind.shape(key))
+
+    return Item(asked, check, lazy, refuse=refuse)
 
 
 def open_quiz(path: Path, reference_factory: Callable) -> OpenedQuiz:
@@ -79,7 +86,7 @@ def open_quiz(path: Path, reference_factory: Callable) -> OpenedQuiz:
                 pairs = student_copy.questions_for(copy, student)
             except (KeyError, TypeError, IndexError, ValueError, AttributeError):
                 raise QuizError(f"{path}: this quiz copy is damaged; ask your instructor for a new copy") from None
-            return [Item(asked, hashed.check, None, checked=hashed.variant is not None) for asked, hashed in pairs]
+            return [Item(asked, h.check, None, checked=h.variant is not None, refuse=h.refuse) for asked, h in pairs]
 
         return OpenedQuiz(copy["id"], copy["title"], copy_items, copy["sitting"], copy)
     from attnlab.quiz.schema import load_quiz

@@ -1,16 +1,21 @@
-"""Answer kinds: how a typed answer is parsed, and the one rule that says whether it is right.
+"""Answer kinds: how a typed answer is parsed (``reading``), and the one rule that says whether it is right.
 
-Each kind turns the student's text into a value (or says what form it
-expects) and gives the answer's *canonical form*: one string, equal to the
-key's canonical form exactly when the answer is right. That equality is the
-only rule, for the instructor's marking and for a practice copy (which holds a
-hash of the key's form, never the key). Numbers are compared on a grid twice
-the question's tolerance wide: each element is rounded to the nearest grid
-point (in decimal, halves away from zero), so with the default tolerance 0.005
-an answer is right when it agrees with the key rounded to two decimals.
+Each kind turns the student's text into a value (or says why it cannot) and
+gives the answer's *canonical form*: one string; an answer is right exactly
+when its form is one of the key's *accepted forms*. That is the only rule, for
+the instructor's marking and for a practice copy (which holds hashes of the
+accepted forms, never the key). Numbers are compared on a grid twice the
+question's tolerance wide: each element is rounded to the nearest grid point
+(in decimal, halves away from zero), so with the default tolerance 0.005 an
+answer is right when it agrees with the key rounded to two decimals. A
+question's ``slack`` widens that by the error that rounding intermediate
+results adds: an element is right when its grid point is one that some value
+within its slack of the key rounds to. The slack is per element (``variant``
+gives none to an element that rounding along the way leaves exact, such as a
+masked weight's 0); a single number stands for every element.
 
-A wrong number (vector, matrix) is *close* when it agrees with the key on a
-grid ``COARSER`` times wider: right to one decimal fewer than the question
+A wrong number (vector, matrix) is *close* when it agrees with the key (within
+its slack) on a grid ``COARSER`` times wider: right to one decimal fewer than the question
 asks. Where that is said depends on the sitting (``TELLS_CLOSE``): the
 instructor's marking says it of every numeric answer; practice only of a single
 number, the one case a practice copy can check without making a brute force
@@ -24,12 +29,14 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from dataclasses import dataclass
 
-from attnlab.quiz.arith import TOO_LARGE, ExpressionError, evaluate
+from attnlab.quiz import reading
+from attnlab.quiz.arith import TOO_LARGE
+from attnlab.quiz.reading import AnswerFormatError
 from attnlab.wording import count, with_article
 
-
-class AnswerFormatError(ValueError):
-    """The text is not an answer of this kind; the message shows the expected form."""
+__all__ = ["AnswerFormatError", "KINDS", "Kind"]
+MAX_ACCEPTED_FORMS = 256
+"""Accepted forms of one answer at most: a practice copy keeps a hash of each."""
 
 
 def _number(value, what="a number") -> float:
@@ -54,11 +61,16 @@ class Kind:
     example: str
     """An example answer, shown when the input cannot be parsed."""
 
-    def parse(self, text: str, options: int = 0):
+    def parse(self, text: str, options: int = 0, expressions: bool = False):
+        """The value of ``text``; arithmetic is read only where ``expressions`` (the question allows it)."""
         raise NotImplementedError
 
-    def matches(self, given, key, tolerance: float) -> bool:
+    def matches(self, given, key, tolerance: float, slack: float = 0.0) -> bool:
         return self.answer_form(given, tolerance) == self.answer_form(key, tolerance)
+
+    def accepted_forms(self, key, tolerance: float, slack: float = 0.0) -> list[str]:
+        """Every canonical form of a right answer (one, but for numbers with a ``slack``)."""
+        return [self.answer_form(key, tolerance)]
 
     def answer_form(self, value, tolerance: float) -> str:
         """The whole answer as one string (its layout, then each element's form): the rule of right."""
@@ -80,7 +92,12 @@ class Kind:
             return f"{with_article(' × '.join(map(str, layout)))} matrix is expected"
         return f"{count(layout[0], 'number')} {'is' if layout[0] == 1 else 'are'} expected"
 
-    def close(self, given, key, tolerance: float) -> bool:
+    def size_refusal(self, given, layout: list[int]) -> str | None:
+        """"3 numbers are expected, not 2": why an answer of another size is refused, not marked."""
+        reason = self.layout_reason(given, layout)
+        return None if reason is None else f"{reason}, not {' × '.join(map(str, self.shape(given)))}"
+
+    def close(self, given, key, tolerance: float, slack: float = 0.0) -> bool:
         """Whether ``given`` agrees with ``key`` on the grid ``COARSER`` times wider (numbers only)."""
         return False
 
@@ -93,9 +110,8 @@ class Kind:
 
 
 class IntegerKind(Kind):
-    def parse(self, text, options=0):
-        value = _evaluate(text, self)
-        number = _number(value, "a whole number")
+    def parse(self, text, options=0, expressions=False):
+        number = _number(reading.number(text, expressions), "a whole number")
         if number != round(number):
             raise AnswerFormatError(f"expected a whole number, got {number:g}")
         return int(round(number))
@@ -105,14 +121,40 @@ class IntegerKind(Kind):
 
 
 class NumberKind(Kind):
-    def parse(self, text, options=0):
-        return _number(_evaluate(text, self))
+    def parse(self, text, options=0, expressions=False):
+        return _number(reading.number(text, expressions))
 
     def canonical(self, value, tolerance):
-        return [grid_point(x, tolerance) for x in _as_list(value)]
+        return [grid_point(x, tolerance) for x in self.elements(value)]
 
-    def close(self, given, key, tolerance):
-        return self.answer_form(given, coarser(tolerance)) == self.answer_form(key, coarser(tolerance))
+    def elements(self, value) -> list:
+        return _as_list(value)
+
+    def matches(self, given, key, tolerance, slack=0.0):
+        if self.shape(given) != self.shape(key):
+            return False
+        keys = self.elements(key)
+        slacks = per_element(slack, len(keys))
+        pairs = zip(self.elements(given), keys, slacks)
+        return all(int(grid_point(g, tolerance)) in cells(k, tolerance, e) for g, k, e in pairs)
+
+    def accepted_forms(self, key, tolerance, slack=0.0):
+        import itertools
+
+        keys = self.elements(key)
+        choices = [cells(k, tolerance, e) for k, e in zip(keys, per_element(slack, len(keys)))]
+        total = 1
+        for choice in choices:
+            total *= len(choice)
+        if total > MAX_ACCEPTED_FORMS:
+            widest = max(per_element(slack, len(keys)))
+            most = MAX_ACCEPTED_FORMS
+            raise ValueError(f"a slack of {widest:g} accepts {total} answers, more than a practice copy keeps ({most})")
+        layout = ",".join(map(str, self.shape(key)))
+        return [layout + ":" + "|".join(map(str, combination)) for combination in itertools.product(*choices)]
+
+    def close(self, given, key, tolerance, slack=0.0):
+        return self.matches(given, key, coarser(tolerance), slack)
 
     def format(self, value):
         return ", ".join(f"{x:.6g}" for x in _as_list(value))
@@ -122,41 +164,19 @@ class NumberKind(Kind):
 
 
 class VectorKind(NumberKind):
-    def parse(self, text, options=0):
-        words = text.strip().removeprefix("[").removesuffix("]").split()
-        if "," not in text and len(words) > 1:  # "0.12 0.61 0.27": numbers side by side are a vector here, not a product
-            try:
-                return [_number(_evaluate(word, self)) for word in words]
-            except AnswerFormatError:
-                pass  # "e / (2e + 1)": one expression with spaces
-        value = _evaluate(text, self)
-        if not isinstance(value, tuple):
-            value = (value,)
-        if any(isinstance(x, tuple) for x in value):
-            raise AnswerFormatError("expected a flat list of numbers")
-        return [_number(x) for x in value]
+    def parse(self, text, options=0, expressions=False):
+        return [_number(x) for x in reading.number_list(text, expressions)]
 
     def format(self, value):
-        return "[" + ", ".join(f"{x:.4g}" for x in value) + "]"
+        return "[" + ", ".join(_shown(x, "{:.4g}") for x in value) + "]"
 
 
 class MatrixKind(NumberKind):
-    def parse(self, text, options=0):
-        text = text.strip()
-        if ";" in text or "\n" in text:  # rows separated by ';' or new lines, entries by spaces or commas
-            rows = [r for r in re.split(r"[;\n]", text) if r.strip()]
-            value = [[_number(_evaluate(x, self)) for x in re.split(r"[,\s]+", row.strip().strip("[]").strip()) if x] for row in rows]
-        else:
-            parsed = _evaluate(text, self)
-            if not isinstance(parsed, tuple) or not all(isinstance(r, tuple) for r in parsed):
-                raise AnswerFormatError("expected rows of numbers")
-            value = [[_number(x) for x in row] for row in parsed]
-        if not value or len({len(r) for r in value}) != 1:
-            raise AnswerFormatError("every row needs the same number of entries")
-        return value
+    def parse(self, text, options=0, expressions=False):
+        return [[_number(x) for x in row] for row in reading.number_rows(text, expressions)]
 
-    def canonical(self, value, tolerance):
-        return [grid_point(x, tolerance) for x in _flat(value)]
+    def elements(self, value):
+        return _flat(value)
 
     def shape(self, value):
         return [len(value), len(value[0])]
@@ -165,19 +185,13 @@ class MatrixKind(NumberKind):
         return "; ".join(" ".join(_plain_decimal(x) for x in row) for row in value)
 
     def format(self, value):
-        width = max(len(f"{x:.4g}") for x in _flat(value))
-        return "\n".join("  ".join(f"{x:.4g}".rjust(width) for x in row) for row in value)
+        width = max(len(_shown(x, "{:.4g}")) for x in _flat(value))
+        return "\n".join("  ".join(_shown(x, "{:.4g}").rjust(width) for x in row) for row in value)
 
 
 class ShapeKind(Kind):
-    def parse(self, text, options=0):
-        cleaned = re.sub(r"\s*[x×]\s*", ",", text.strip())
-        cleaned = re.sub(r"(?<=\d)\s+(?=\d)", ",", cleaned)
-        value = _evaluate(cleaned, self)
-        value = value if isinstance(value, tuple) else (value,)
-        if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in value):
-            raise AnswerFormatError("expected whole numbers, one per axis")
-        return tuple(value)
+    def parse(self, text, options=0, expressions=False):
+        return reading.whole_numbers(text)
 
     def canonical(self, value, tolerance):
         return [",".join(str(int(x)) for x in value)]
@@ -193,8 +207,8 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 class SingleChoiceKind(Kind):
-    def parse(self, text, options=0):
-        letter = text.strip().lower().rstrip(").")
+    def parse(self, text, options=0, expressions=False):
+        letter = reading.clean(text).lower().strip("().[] ")
         if letter.isdigit() and 1 <= int(letter) <= options:
             letter = LETTERS[int(letter) - 1]
         if len(letter) != 1 or letter not in LETTERS[:options]:
@@ -206,8 +220,9 @@ class SingleChoiceKind(Kind):
 
 
 class MultipleChoiceKind(Kind):
-    def parse(self, text, options=0):
-        letters = [x for x in re.split(r"[,\s]+|(?<=[a-z])(?=[a-z])", text.strip().lower()) if x]
+    def parse(self, text, options=0, expressions=False):
+        cleaned = re.sub(r"[()\[\].]", " ", reading.clean(text).lower())
+        letters = [x for x in re.split(r"[,;\s]+|(?<=[a-z])(?=[a-z])", cleaned) if x]
         if not letters or any(len(x) != 1 or x not in LETTERS[:options] for x in letters):
             raise AnswerFormatError(f"expected letters from a to {LETTERS[options - 1]}, separated by commas")
         return sorted(set(letters))
@@ -220,8 +235,8 @@ class MultipleChoiceKind(Kind):
 
 
 class TrueFalseKind(Kind):
-    def parse(self, text, options=0):
-        word = text.strip().lower()
+    def parse(self, text, options=0, expressions=False):
+        word = reading.clean(text).lower().rstrip(".!")
         if word in ("t", "true", "yes", "y"):
             return True
         if word in ("f", "false", "no", "n"):
@@ -243,6 +258,27 @@ def grid_point(x: float, tolerance: float) -> str:
     """
     cells = (Decimal(repr(float(x))) / Decimal(repr(2 * tolerance))).to_integral_value(ROUND_HALF_UP)
     return str(int(cells))
+
+
+def per_element(slack, elements: int) -> list[float]:
+    """The slack of each element: a sequence as it is, one number for every element."""
+    return list(slack) if isinstance(slack, (list, tuple)) else [float(slack)] * elements
+
+
+def cells(x: float, tolerance: float, slack: float = 0.0) -> range:
+    """The grid points (as whole multiples of 2 × tolerance) that a value within ``slack`` of ``x`` rounds to."""
+    if not slack:
+        point = int(grid_point(x, tolerance))
+        return range(point, point + 1)
+    low, high = (Decimal(repr(float(x))) + d for d in (-Decimal(repr(float(slack))), Decimal(repr(float(slack)))))
+    step = Decimal(repr(2 * tolerance))
+    first, last = (int((end / step).to_integral_value(ROUND_HALF_UP)) for end in (low, high))
+    return range(first, last + 1)
+
+
+def _shown(x: float, pattern: str) -> str:
+    """A number as shown to people, never ``-0``."""
+    return pattern.format(float(x) + 0.0)  # -0.0 + 0.0 is 0.0
 
 
 COARSER = 10
@@ -286,17 +322,10 @@ def _as_list(value) -> list:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def _evaluate(text: str, kind: Kind):
-    try:
-        return evaluate(text)
-    except ExpressionError as error:
-        raise AnswerFormatError(str(error)) from None
-
-
 KINDS: dict[str, Kind] = {
-    "integer": IntegerKind("integer", "16  or  4*4"),
-    "number": NumberKind("number", "0.43  or  1/2  or  e/(2e+1)"),
-    "vector": VectorKind("vector", "0.43, 0.57"),
+    "integer": IntegerKind("integer", "16"),
+    "number": NumberKind("number", "0.43  or  4.3e-1  or  1/2"),
+    "vector": VectorKind("vector", "0.43, 0.57  or  0.43 0.57"),
     "matrix": MatrixKind("matrix", "1 0; 0.43 0.57   or   [[1, 0], [0.43, 0.57]]"),
     "shape": ShapeKind("shape", "(2, 3, 4)  or  2x3x4"),
     "single": SingleChoiceKind("single", "b"),

@@ -1,15 +1,19 @@
 """Checks of a quiz beyond its schema: every variant drawable, every key computable, every
-number's precision stated and accepted, every choice's answer among its options.
+question checkable in practice without giving its exam answer away, every number's precision
+stated and every answer rounded as asked accepted, every choice's answer among its options.
 
-Parameters are drawn and keys computed for 200 exam students and for every
-variant of the practice pool (what ``student-copy`` will build). A question's
-``where:`` must hold in at least a quarter of draws (``MIN_WHERE_RATE``): a
-draw is retried at most ``MAX_DRAWS`` times, so a rarer condition risks a
-student with no variant, and is better written as dependent parameters. A number, vector or matrix
-question is marked on a grid twice its tolerance wide (see ``kinds``), so the
-grid must be a power of ten (tolerance 0.005: two decimals; 0.0005: three),
-the prompt must say how many decimals it wants (unless every key is whole),
-and the key rounded to that many decimals must be accepted. A question with a
+Parameters are drawn and keys computed for 200 exam students (every exam item of a pool) and
+for every practice variant (what ``student-copy`` will build). A question practice cannot check
+(neither parameters nor a pool) is refused, and so is one whose answer is the same in every
+variant (practising it would give the exam's answer away). A question's ``where:`` must hold in
+at least a quarter of draws (``MIN_WHERE_RATE``): a draw is retried at most ``MAX_DRAWS`` times,
+so a rarer condition risks a student with no variant, and is better written as dependent
+parameters. A number, vector or matrix question is marked on a grid twice its tolerance wide
+(see ``kinds``), so the grid must be a power of ten (tolerance 0.005: two decimals; 0.0005:
+three), and the prompt must say how many decimals it wants (unless every key is whole). For
+every variant, lint computes the answer of a student who keeps ``rounded`` decimals (default:
+those asked) along the way (``rounding``), rounds it as asked, and requires it to be marked
+right: where it is not, it names the ``slack`` that would accept it. A question with a
 ``relative`` tolerance is marked against its magnitude and is exempt.
 """
 
@@ -23,7 +27,9 @@ from attnlab.quiz.errors import QuizError
 from attnlab.quiz.kinds import KINDS
 from attnlab.quiz.params import MAX_DRAWS, PRACTICE_VARIANTS, practice_seed, variant_seed
 from attnlab.quiz.schema import Question, Quiz
-from attnlab.quiz.variant import draw_counted, keyed_for_values
+from attnlab.quiz.variant import (
+    POOL_ITEM, compute_key, draw_counted, keyed_for_values, kept_decimals, practice_variants, values_for_seed,
+)
 from attnlab.wording import count
 
 LINT_STUDENTS = tuple(f"lint-{i}" for i in range(200))
@@ -54,58 +60,170 @@ def _elements(value) -> list[float]:
     return [float(value)]
 
 
-def _precision_problems(quiz: Quiz, question: Question, keys: list) -> list[str]:
+def _precision_problems(quiz: Quiz, question: Question, keys: list, reference_factory: Callable) -> list[str]:
     where = f"{quiz.id}: question {question.id}"
     decimals = grid_decimals(question.tolerance)
     if decimals is None:
         return [f"{where}: tolerance {question.tolerance:g} marks on a grid of {2 * question.tolerance:g}, which no number of decimals gives: use 0.005 (two decimals) or 0.0005 (three)"]
     problems = []
-    whole = all(x.is_integer() for _, keyed in keys for x in _elements(keyed.key))
+    whole = all(x.is_integer() for _, _, keyed in keys for x in _elements(keyed.key))
     wants = rf"\b({decimals}|{WORDS.get(decimals, decimals)}) decimals?\b"
-    if not whole and decimals > 0 and not re.search(wants, question.prompt, re.IGNORECASE):
+    if not whole and decimals > 0 and not re.search(wants, _prompts(question), re.IGNORECASE):
         problems.append(f"{where}: the prompt does not say the precision it marks: add \"({WORDS.get(decimals, decimals)} decimals)\"")
-    for who, keyed in keys:
-        rounded = _rounded(keyed.key, decimals)
-        if not KINDS[question.type].matches(rounded, keyed.key, keyed.tolerance):
-            problems.append(f"{where}: for {who}, the key rounded to {decimals} decimals ({rounded}) is marked wrong")
+    if whole:
+        return problems
+    kept = kept_decimals(question)
+    kind = KINDS[question.type]
+    failed, worst, example = 0, 0.0, None
+    for who, values, keyed in keys:
+        by_hand = _as_you_go(question, values, reference_factory, kept)
+        for label, answer in (("the key", keyed.key), (f"an answer rounded to {kept} decimals along the way", by_hand)):
+            if answer is None:
+                continue
+            rounded = _rounded(answer, decimals)
+            if not kind.matches(rounded, keyed.key, keyed.tolerance, keyed.slack):
+                failed += 1
+                gap = max(abs(a - k) for a, k in zip(_elements(answer), _elements(keyed.key)))
+                if gap > worst:
+                    worst, example = gap, f"{who}: {label}, {_shown(rounded)}, for a key of {_shown(keyed.key)}"
+    if failed:
+        problems.append(
+            f"{where}: {failed} answers rounded as the prompt asks are marked wrong (e.g. {example}):"
+            f" a slack of {_up(worst):g} accepts them"
+            + ("" if question.rounded is not None else " (or say how many decimals to keep along the way; rounded:)")
+        )
     return problems
+
+
+def _as_you_go(question: Question, values: dict, reference_factory: Callable, decimals: int):
+    """The answer of a student who rounds every intermediate result to ``decimals`` (None for a literal key)."""
+    from attnlab.quiz.schema import Call, Expr
+
+    answer = question.answer if question.pool is None else None
+    if not isinstance(answer, (Expr, Call)):
+        return None
+    try:
+        return compute_key(question, values, reference_factory, decimals=decimals)
+    except (ValueError, TypeError, ArithmeticError, IndexError):
+        return None
+
+
+def _prompts(question: Question) -> str:
+    items = question.pool.exam + question.pool.practice if question.pool else []
+    return " ".join([question.prompt or ""] + [item.prompt for item in items])
+
+
+def _shown(value) -> str:
+    return str(_rounded(value, 6)) if isinstance(value, (list, tuple)) else f"{float(value):.6g}"
+
+
+def _up(gap: float) -> float:
+    """A slack a little over ``gap``, in two significant digits."""
+    return float(f"{gap * 1.05:.2g}") if gap else 0.0
+
+
+def _variants(quiz: Quiz, question: Question) -> list[tuple[str, object]]:
+    """(who, seed or values) of every variant lint checks: 200 exam students (a pool's exam items) and practice's."""
+    if question.pool is not None:
+        exam = [(f"exam item {i}", {POOL_ITEM: ("exam", i)}) for i in range(len(question.pool.exam))]
+    else:
+        exam = [(f"student {s!r}", variant_seed(quiz.id, question.id, s)) for s in LINT_STUDENTS]
+    return exam
 
 
 def check_quiz(quiz: Quiz, reference_factory: Callable) -> list[str]:
     """Every problem of ``quiz`` beyond its schema, one line each (empty: none)."""
     problems = []
     for question in quiz.questions:
-        seeds = [(f"student {s!r}", variant_seed(quiz.id, question.id, s)) for s in LINT_STUDENTS]
-        seeds += [(f"practice variant {i}", practice_seed(quiz.id, question.id, i)) for i in range(PRACTICE_VARIANTS if question.params else 1)]
-        keys, failures, accepted, draws = [], [], 0, 0
-        for who, seed in seeds:
+        where = f"{quiz.id}: question {question.id}"
+        if not question.checked_in_practice:
+            problems.append(
+                f"{where}: practice cannot check it (without parameters or a pool, its only variant is the exam's):"
+                " give it parameters, or a pool of equivalent items"
+            )
+        keys, failures, accepted, draws, avoided = [], [], 0, 0, 0
+        variants = _variants(quiz, question)
+        for who, seed in variants:
+            if isinstance(seed, dict):
+                values = seed
+            else:
+                try:
+                    values, tries, practice_only = draw_counted(quiz, question, seed, who, "exam")
+                except QuizError as error:
+                    failures.append(str(error))
+                    draws += MAX_DRAWS if getattr(error, "field", None) == "where" else 0  # every draw broke one
+                    continue
+                accepted, draws, avoided = accepted + 1, draws + tries, avoided + practice_only
             try:
-                values, tries = draw_counted(quiz, question, seed, who)
+                keys.append((who, values, keyed_for_values(quiz, question, values, who, reference_factory)))
             except QuizError as error:
                 failures.append(str(error))
-                draws += MAX_DRAWS if getattr(error, "field", None) == "where" else 0  # every draw broke a condition
-                continue
-            accepted, draws = accepted + 1, draws + tries
-            try:
-                keys.append((who, keyed_for_values(quiz, question, values, who, reference_factory)))
+        practice = []
+        for index in range(PRACTICE_VARIANTS) if question.params else [None]:
+            try:  # each practice variant on its own, so that a failure names it
+                if index is None:
+                    practice += practice_variants(quiz, question)
+                else:
+                    who = f"practice variant {index}"
+                    seed = practice_seed(quiz.id, question.id, index)
+                    practice.append((who, values_for_seed(quiz, question, seed, who)))
             except QuizError as error:
                 failures.append(str(error))
-        if question.where and draws and accepted / draws < MIN_WHERE_RATE:
-            line = quiz.line_of(question.id, "where")
+        for who, values in practice:
+            try:
+                keys.append((who, values, keyed_for_values(quiz, question, values, who, reference_factory, "practice")))
+            except QuizError as error:
+                failures.append(str(error))
+        line = quiz.line_of(question.id, "where")
+        allowed = accepted + avoided
+        if question.where and draws and allowed / draws < MIN_WHERE_RATE:
             conditions = " and ".join(f"`{c}`" for c in question.where)
             problems.append(
-                f"{quiz.id}: question {question.id}: where {conditions}" + (f" (line {line})" if line else "")
-                + f" held in {accepted} of {draws} draws ({accepted / draws:.0%}); a variant is given up after {MAX_DRAWS} draws,"
+                f"{where}: where {conditions}" + (f" (line {line})" if line else "")
+                + f" held in {allowed} of {draws} draws ({allowed / draws:.0%});"
+                f" a variant is given up after {MAX_DRAWS} draws,"
                 f" so it must hold in at least {MIN_WHERE_RATE:.0%}: draw the parameters so that it holds more often (a range whose ends use earlier parameters)"
             )
+        elif draws and accepted / draws < MIN_WHERE_RATE:
+            problems.append(
+                f"{where}: practice's variants, which an exam never asks, took {avoided} of {draws} draws:"
+                f" the exam keeps {accepted / draws:.0%}, and a variant is given up after {MAX_DRAWS} draws,"
+                f" so it must keep {MIN_WHERE_RATE:.0%}: give the parameters more values"
+            )
         if failures:  # the first failing variant, with its parameters, and how many more
-            problems.append(failures[0] + (f" (and {len(failures) - 1} more of {count(len(seeds), 'variant')})" if len(failures) > 1 else ""))
+            total = len(variants) + (PRACTICE_VARIANTS if question.params else len(practice))
+            more = f" (and {len(failures) - 1} more of {count(total, 'variant')})" if len(failures) > 1 else ""
+            problems.append(failures[0] + more)
+        if not failures:  # a question that cannot be drawn has that problem first
+            problems += _secrecy_problems(question, keys, where)
         if question.type in NUMERIC and not question.relative and keys:
-            problems += _precision_problems(quiz, question, keys)
+            problems += _precision_problems(quiz, question, keys, reference_factory)
         if question.type in ("single", "multiple"):
-            letters = "abcdefghijklmnopqrstuvwxyz"[: len(question.options or [])]
-            for who, keyed in keys:
+            for who, _values, keyed in keys:
+                letters = "abcdefghijklmnopqrstuvwxyz"[: len(keyed.asked.options)]
                 outside = [x for x in ([keyed.key] if question.type == "single" else keyed.key) if x not in letters]
                 if outside:
-                    problems.append(f"{quiz.id}: question {question.id}: the answer {', '.join(outside)} is not among the options (a to {letters[-1]})")
+                    whose = f" of {who}" if question.pool else ""
+                    shown = ", ".join(outside)
+                    problems.append(f"{where}: the answer {shown} is not among the options (a to {letters[-1]}){whose}")
     return list(dict.fromkeys(problems))
+
+
+def _secrecy_problems(question: Question, keys: list, where: str) -> list[str]:
+    """A question whose every variant has one answer gives the exam's away in practice; and a slack
+    so wide that a practice copy cannot keep every accepted answer."""
+    problems = []
+    kind = KINDS[question.type]
+    forms = set()
+    for who, _values, keyed in keys:
+        try:
+            forms.add(tuple(kind.accepted_forms(keyed.key, keyed.tolerance, keyed.slack)))
+        except ValueError as error:
+            problems.append(f"{where}: for {who}, {error}")
+            return problems
+    if question.params and len(keys) > 1 and len(forms) == 1:
+        problems.append(
+            f"{where}: every variant has the same answer, so practising it gives the exam's answer away:"
+            " draw parameters the answer depends on, or use a pool"
+        )
+    return problems

@@ -18,7 +18,7 @@ from decimal import Decimal
 from attnlab.quiz import params as drawing
 from attnlab.quiz.kinds import KINDS, grid_point
 from attnlab.quiz.schema import Question, Quiz
-from attnlab.quiz.variant import KeyedQuestion, drawn_values
+from attnlab.quiz.variant import POOL_ITEM, KeyedQuestion, drawn_values, item_of
 
 
 def _step(tolerance: float) -> Decimal:
@@ -62,10 +62,32 @@ def answer_text(keyed: KeyedQuestion) -> str:
     return KINDS[kind].format(key) if kind != "single" else f"{key})"
 
 
-def explanation(quiz: Quiz, question: Question, student: str, keyed: KeyedQuestion) -> str:
-    """The question's explanation for ``student``'s variant, with ``{answer}`` as ``answer_text``."""
-    values = drawn_values(quiz, question, student)
-    return drawing.render(question.explanation, {**values, "answer": answer_text(keyed)})
+def explanation(question: Question, values: dict, keyed: KeyedQuestion) -> str:
+    """The explanation of the variant drawn as ``values``, with ``{answer}`` as ``answer_text``."""
+    return drawing.render(item_of(question, values).explanation, {**values, "answer": answer_text(keyed)})
+
+
+def export_variants(quiz: Quiz, question: Question, variants: int, fixed: str) -> list[tuple[str, dict]]:
+    """(name, values) of each variant an export holds: every exam item of a pool, or the variants of
+    the pseudo-students ``variant-1`` … ``variant-N`` (what ``quiz key`` prints for them), or, with
+    one variant, the pseudo-student ``fixed``'s."""
+    if variants > 1 and question.pool is not None:
+        return [(f"exam item {i + 1}", {POOL_ITEM: ("exam", i)}) for i in range(len(question.pool.exam))]
+    if variants > 1 and question.params:
+        return [(f"variant-{n}", drawn_values(quiz, question, f"variant-{n}")) for n in range(1, variants + 1)]
+    return [(fixed, drawn_values(quiz, question, fixed))]
+
+
+def accepted_interval(x: float, tolerance: float, slack: float) -> tuple[Decimal, Decimal]:
+    """(centre, half width) of the interval of answers attnlab marks right for key ``x``: every grid
+    point the slack reaches, each ± tolerance; an LMS keys it as centre ± half width."""
+    from attnlab.quiz.kinds import cells
+
+    if tolerance <= 0:
+        return Decimal(repr(float(x))), Decimal(0)
+    reached = cells(x, tolerance, slack)
+    low, high = reached[0] * _step(tolerance), reached[-1] * _step(tolerance)
+    return ((low + high) / 2).normalize(), ((high - low) / 2 + Decimal(repr(tolerance))).normalize()
 
 
 _MATRIX_ROW = re.compile(r"^ {4}\[ .* \]$")

@@ -1,13 +1,17 @@
-"""Mark answers: per question right, wrong, unreadable, skipped or unchecked; totals and concepts.
+"""Mark answers: per question right, wrong, unreadable (with why), skipped or unchecked; totals and concepts.
 
 ``grade_files`` marks a class's answers files: a file that cannot be read is
 reported with its reason and the others are still graded; two files claiming
-one student, and a file answering another quiz, are flagged on their rows.
-Answers files are read with a bounded loader (size, no YAML aliases).
+one student, and a file answering another quiz, are flagged on their rows. An
+answers file written by an exam sitting names the variant it answered (a hash
+of the questions as the student read them): a file whose student id draws
+another variant (a mistyped id) is not graded against questions its student
+never saw. Answers files are read with a bounded loader (size, no YAML aliases).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -17,7 +21,7 @@ from typing import Callable
 from attnlab import inert
 from attnlab.quiz.items import Item
 from attnlab.quiz.kinds import AnswerFormatError
-from attnlab.quiz.errors import QuizError
+from attnlab.quiz.errors import QuizError, yaml_place
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,8 @@ class QuestionMark:
     """The common mistake a wrong answer matches (the question's ``mistakes:``)."""
     close: bool = False
     """A wrong answer right to one decimal fewer than the question asks (``kinds.close_note``)."""
+    reason: str | None = None
+    """Why an unreadable answer could not be read (``a comma inside a number``)."""
 
 
 @dataclass(frozen=True)
@@ -66,17 +72,23 @@ class QuizMark:
 
 def mark_answer(item: Item, text: str | None) -> QuestionMark:
     asked = item.asked
-    mistake, close = None, False
+    mistake, close, reason = None, False, None
     if text is None or not str(text).strip() or str(text).strip().lower() == "skip":
         status = "skipped"
     else:
         try:
-            verdict = item.check(asked.kind.parse(str(text), len(asked.options)))
+            value = asked.read(str(text))
+            refused = item.refuse(value)  # a wrong size is refused in practice; here it is unreadable, with why
+            if refused:
+                raise AnswerFormatError(refused)
+            verdict = item.check(value)
             status, mistake, close = {True: "right", False: "wrong", None: "unchecked"}[verdict.right], verdict.mistake, verdict.close
-        except AnswerFormatError:
-            status = "unreadable"
+        except AnswerFormatError as error:
+            status, reason = "unreadable", str(error)
     possible = asked.points if item.checked else 0.0  # a question nothing checks counts in no total
-    return QuestionMark(asked.id, status, asked.points if status == "right" else 0.0, possible, None if text is None else str(text), asked.concepts, mistake, close)
+    earned = asked.points if status == "right" else 0.0
+    typed = None if text is None else str(text)
+    return QuestionMark(asked.id, status, earned, possible, typed, asked.concepts, mistake, close, reason)
 
 
 def mark(quiz_id: str, student: str, items: list[Item], answers: dict[str, str | None]) -> QuizMark:
@@ -100,8 +112,23 @@ def _load_yaml(text: str):
     return yaml.load(text, Loader=NoAliases)  # noqa: S506 (a SafeLoader subclass)
 
 
-def read_answers(path: Path) -> tuple[str, str, dict[str, str | None]]:
-    """(quiz id, student id, answers by question id) from an answers file (YAML or JSON)."""
+@dataclass(frozen=True)
+class AnswersFile:
+    quiz: str
+    student: str
+    answers: dict[str, str | None]
+    variant: str | None = None
+    """The tag of the questions the answers were given to (``variant_tag``); None in a file without one."""
+
+
+def variant_tag(items: list[Item]) -> str:
+    """A short hash of the questions as a student reads them: the variant an answers file answered."""
+    text = "\0".join(f"{i.asked.id}\0{i.asked.prompt}\0" + "\0".join(i.asked.options) for i in items)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def read_answers(path: Path) -> AnswersFile:
+    """The quiz id, student id, answers by question id and variant tag of an answers file (YAML or JSON)."""
     import yaml
 
     try:
@@ -116,27 +143,31 @@ def read_answers(path: Path) -> tuple[str, str, dict[str, str | None]]:
     if len(raw) > MAX_ANSWERS_BYTES:
         raise QuizError(f"{path}: too large for an answers file (over {MAX_ANSWERS_BYTES // 1024} KiB)")
     try:
-        data = _load_yaml(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        data = _load_yaml(text)
     except UnicodeDecodeError:
         raise QuizError(f"{path}: not an answers file (not UTF-8 text)") from None
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise QuizError(f"{where}: not an answers file ({getattr(error, 'problem', None) or type(error).__name__})") from None
+        line, problem = yaml_place(error, text)
+        raise QuizError(f"{path}:{line}: not an answers file ({problem})") from None
     except RecursionError:
         raise QuizError(f"{path}: not an answers file (nested too deeply)") from None
     if not isinstance(data, dict) or not isinstance(data.get("answers"), dict) or not data.get("student"):
         raise QuizError(f"{path}: an answers file needs quiz, student and answers (question id: answer)")
     answers = {str(k): (None if v is None else str(v)) for k, v in data["answers"].items()}
-    return str(data.get("quiz", "")), str(data["student"]), answers
+    variant = data.get("variant")
+    return AnswersFile(str(data.get("quiz", "")), str(data["student"]), answers,
+                       None if variant is None else str(variant))
 
 
-def write_answers(path: Path, quiz_id: str, student: str, answers: dict[str, str | None]) -> None:
+def write_answers(path: Path, quiz_id: str, student: str, answers: dict[str, str | None],
+                  variant: str | None = None) -> None:
     import yaml
 
     from attnlab.atomic import write_text_atomically
 
-    write_text_atomically(Path(path), yaml.safe_dump({"quiz": quiz_id, "student": student, "answers": answers}, sort_keys=False, allow_unicode=True))
+    data = {"quiz": quiz_id, "student": student, **({"variant": variant} if variant else {}), "answers": answers}
+    write_text_atomically(Path(path), yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
 
 
 @dataclass(frozen=True)
@@ -163,23 +194,28 @@ def grade_files(quiz_id: str, items_for: Callable[[str], list[Item]], paths: lis
     claims: dict[str, list[Path]] = defaultdict(list)
     for path, content, _ in read:
         if content is not None:
-            claims[content[1]].append(path)
+            claims[content.student].append(path)
     graded = []
     for path, content, error in read:
         if content is None:
             graded.append(GradedFile(path, None, None, (error,)))
             continue
-        file_quiz, student, answers = content
+        student = content.student
         problems = []
         others = [str(p) for p in claims[student] if p != path]
         if others:
             problems.append(f"student {student!r} is also claimed by {', '.join(others)}")
-        if file_quiz and file_quiz != quiz_id:
-            problems.append(f"answers quiz {file_quiz!r}, not {quiz_id!r}: not graded")
+        if content.quiz and content.quiz != quiz_id:
+            problems.append(f"answers quiz {content.quiz!r}, not {quiz_id!r}: not graded")
             graded.append(GradedFile(path, student, None, tuple(problems)))
             continue
         try:
-            result = mark(quiz_id, student, items_for(student), answers)
+            items = items_for(student)
+            if content.variant and content.variant != variant_tag(items):
+                problems.append(f"answers other questions than {student!r}'s variant (a mistyped id?): not graded")
+                graded.append(GradedFile(path, student, None, tuple(problems)))
+                continue
+            result = mark(quiz_id, student, items, content.answers)
         except QuizError as error:
             graded.append(GradedFile(path, student, None, (*problems, str(error))))
             continue
@@ -189,12 +225,12 @@ def grade_files(quiz_id: str, items_for: Callable[[str], list[Item]], paths: lis
 
 def write_csv(path: Path, graded: list[GradedFile], question_ids: list[str]) -> None:
     """One row per answers file: student, total, possible, the file, its problems, the mistakes it
-    matched (``question: mistake; ...``), the questions answered close (``question; ...``), then
-    points per question."""
+    matched (``question: mistake; ...``), the questions answered close (``question; ...``), why each
+    unreadable answer could not be read (``question: reason; ...``), then points per question."""
     from attnlab.atomic import write_text_atomically
     import io
 
-    rows = [["student", "score", "max_score", "file", "problem", "mistakes", "close", *question_ids]]
+    rows = [["student", "score", "max_score", "file", "problem", "mistakes", "close", "unreadable", *question_ids]]
     for row in graded:
         result = row.result
         points = {m.id: m.points for m in result.marks} if result else {}
@@ -202,7 +238,10 @@ def write_csv(path: Path, graded: list[GradedFile], question_ids: list[str]) -> 
         cells = [_number(points.get(q, 0)) if result else "" for q in question_ids]
         mistakes = "; ".join(f"{m.id}: {m.mistake}" for m in result.marks if m.mistake) if result else ""
         close = "; ".join(m.id for m in result.marks if m.close) if result else ""
-        rows.append([row.student or "", *totals, str(row.path), "; ".join(row.problems), mistakes, close, *cells])
+        unread = [m for m in result.marks if m.status == "unreadable"] if result else []
+        unreadable = "; ".join(f"{m.id}: {m.reason}" for m in unread)
+        problems = "; ".join(row.problems)
+        rows.append([row.student or "", *totals, str(row.path), problems, mistakes, close, unreadable, *cells])
     out = io.StringIO()
     inert.write_csv(out, rows)  # a student id comes from the student's answers file: never a formula
     write_text_atomically(Path(path), out.getvalue())

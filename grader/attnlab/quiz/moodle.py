@@ -5,8 +5,11 @@ Question types map to Moodle's own: ``integer`` and ``number`` to *numerical*
 ``vector`` and ``matrix`` to *cloze* with one numerical blank per entry, ``shape`` to
 *shortanswer* (every spelling the terminal quiz reads), ``single``/``multiple`` to
 *multichoice*, ``truefalse`` to *truefalse*. With ``variants`` > 1 each parameterized question
-becomes a category holding that many variants, for Moodle's "random question from category";
-the keys are the ones ``attnlab quiz key`` gives the pseudo-students ``variant-1`` … ``variant-N``.
+becomes a category holding that many variants, for Moodle's "random question from category"
+(the keys ``attnlab quiz key`` gives the pseudo-students ``variant-1`` … ``variant-N``), and a
+question with a pool a category of its exam items (never its practice items). A number is keyed
+at the centre of the answers attnlab marks right, with the half width of that interval as its
+tolerance (the grid point ± tolerance, widened by the question's slack).
 
 A cloze question's mark is not its ``defaultgrade``: Moodle's import
 (``qtype_multianswer_extract_question``) sets it to the sum of its blanks' weights, each a
@@ -24,9 +27,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Callable
 
-from attnlab.quiz.kinds import LETTERS
-from attnlab.quiz.lms_text import explanation, key_number, shape_spellings, to_html
-from attnlab.quiz.variant import KeyedQuestion, keyed_question
+from attnlab.quiz.kinds import LETTERS, per_element
+from attnlab.quiz.lms_text import accepted_interval, explanation, export_variants, key_number, shape_spellings, to_html
+from attnlab.quiz.variant import KeyedQuestion, keyed_for_values
 
 FIXED_VARIANT = "moodle"
 
@@ -84,8 +87,9 @@ def _question(parent: ET.Element, name: str, keyed: KeyedQuestion, explained: st
         _text(question, "hint", _html(asked.hint), format="html")
     if moodle_type == "numerical":
         tolerance = 0 if kind == "integer" else keyed.tolerance
-        answer = _text(question, "answer", key_number(keyed.key, tolerance), fraction="100", format="moodle_auto_format")
-        ET.SubElement(answer, "tolerance").text = key_number(tolerance, 0)
+        centre, width = accepted_interval(keyed.key, tolerance, per_element(keyed.slack, 1)[0])
+        answer = _text(question, "answer", key_number(float(centre), 0), fraction="100", format="moodle_auto_format")
+        ET.SubElement(answer, "tolerance").text = key_number(float(width), 0)
     elif kind == "shape":
         for spelling in shape_spellings(keyed.key):
             _text(question, "answer", spelling, fraction="100", format="moodle_auto_format")
@@ -111,11 +115,14 @@ def _question(parent: ET.Element, name: str, keyed: KeyedQuestion, explained: st
 def _cloze_blanks(kind: str, keyed: KeyedQuestion, weight: int) -> str:
     """One {W:NUMERICAL:=value:tolerance} blank per entry, laid out as the vector or the matrix
     (an HTML table: spaces between blanks would collapse)."""
-    def blank(x: float) -> str:
-        return f"<td>{{{weight}:NUMERICAL:={key_number(x, keyed.tolerance)}:{key_number(keyed.tolerance, 0)}}}</td>"
+    def blank(x: float, slack: float) -> str:
+        centre, width = accepted_interval(x, keyed.tolerance, slack)
+        return f"<td>{{{weight}:NUMERICAL:={key_number(float(centre), 0)}:{key_number(float(width), 0)}}}</td>"
 
     rows = keyed.key if kind == "matrix" else [keyed.key]
-    return "<table>" + "".join("<tr>" + "".join(blank(x) for x in row) + "</tr>" for row in rows) + "</table>"
+    slacks = iter(per_element(keyed.slack, sum(len(row) for row in rows)))
+    cells = ("<tr>" + "".join(blank(x, next(slacks)) for x in row) + "</tr>" for row in rows)
+    return "<table>" + "".join(cells) + "</table>"
 
 
 def moodle_xml(quiz, reference_factory: Callable, variants: int = 1) -> str:
@@ -132,14 +139,14 @@ def moodle_export(quiz, reference_factory: Callable, variants: int = 1) -> Moodl
     category_base = f"$course$/top/attnlab/{quiz.id}"
     _category(root, category_base, quiz.title)
     for question in quiz.questions:
-        pooled = variants > 1 and bool(question.params)
+        exported = export_variants(quiz, question, variants, FIXED_VARIANT)
+        pooled = len(exported) > 1
         if pooled:
-            _category(root, f"{category_base}/{question.id}", f"{variants} variants of {question.id}")
-        students = [f"variant-{n}" for n in range(1, variants + 1)] if pooled else [FIXED_VARIANT]
-        for number, student in enumerate(students, start=1):
+            _category(root, f"{category_base}/{question.id}", f"{len(exported)} variants of {question.id}")
+        for number, (who, values) in enumerate(exported, start=1):
             name = f"{quiz.id}: {question.id}" + (f" (variant {number})" if pooled else "")
-            keyed = keyed_question(quiz, question, student, reference_factory)
-            mark = _question(root, name, keyed, explanation(quiz, question, student, keyed))
+            keyed = keyed_for_values(quiz, question, values, who, reference_factory)
+            mark = _question(root, name, keyed, explanation(question, values, keyed))
             if mark is not None:
                 export.marks_to_set.setdefault(question.id, (question.points, []))[1].append(mark)
         if pooled:

@@ -4,7 +4,8 @@ A student's exam variant of a question is drawn from a seed derived from
 (quiz id, question id, student id), so a student always meets the same variant
 and the instructor can rebuild the key. Practice variants come from a separate
 pool of ``PRACTICE_VARIANTS`` seeds that no student id can produce (another
-domain of the hash), so checking a practice answer says nothing about any exam.
+domain of the hash), and an exam draw that equals a practice variant is drawn
+again (as one that breaks a ``where:``), so practice never checks an exam variant.
 A range's ends may be expressions over earlier parameters, and a question's
 ``where:`` conditions must hold: a draw that breaks one is drawn again from the
 same generator, up to ``MAX_DRAWS`` times (so adding a condition changes only
@@ -56,6 +57,12 @@ def practice_seed(quiz_id: str, question_id: str, index: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def practice_values(specs: dict[str, dict], quiz_id: str, question_id: str,
+                    where: list[str] | tuple = ()) -> list[dict]:
+    """The values of every variant of the practice pool, which exam draws avoid."""
+    return [draw(specs, practice_seed(quiz_id, question_id, index), where) for index in range(PRACTICE_VARIANTS)]
+
+
 def seed_for(quiz_id: str, question_id: str, student: str, sitting: str) -> int:
     """The seed of the variant ``student`` meets in ``sitting`` (``exam`` or ``practice``)."""
     if sitting == "practice":
@@ -68,13 +75,25 @@ def draw(specs: dict[str, dict], seed: int, where: list[str] | tuple = ()) -> di
     return draw_counted(specs, seed, where)[0]
 
 
-def draw_counted(specs: dict[str, dict], seed: int, where: list[str] | tuple = ()) -> tuple[dict, int]:
-    """(the drawn values, how many draws it took): lint's measure of how often ``where`` holds."""
+def draw_counted(
+    specs: dict[str, dict], seed: int, where: list[str] | tuple = (), avoid: list[dict] | tuple = ()
+) -> tuple[dict, int, int]:
+    """(the drawn values, how many draws it took, how many of them ``where`` let through but were
+    in ``avoid``, the practice variants an exam variant never is): lint's measure of both."""
     rng = random.Random(seed)
+    practice_only = 0
     for attempt in range(1, MAX_DRAWS + 1):
         values = _draw_once(specs, rng)
         if all(_holds(condition, values) for condition in where):
-            return values, attempt
+            if values not in avoid:
+                return values, attempt, practice_only
+            practice_only += 1
+    if practice_only:
+        raise DrawError(
+            f"every draw the conditions allowed was a practice variant ({practice_only} of {MAX_DRAWS}):"
+            " give the parameters more values, so that the exam has variants practice does not ask",
+            "params",
+        )
     conditions = " and ".join(f"`{c}`" for c in where)
     raise DrawError(f"where {conditions} held in none of {MAX_DRAWS} draws", "where")
 
@@ -87,7 +106,8 @@ def _holds(condition: str, values: dict) -> bool:
 
 
 def _scalars(values: dict) -> dict:
-    return {k: v for k, v in values.items() if isinstance(v, (int, float))}
+    """The values arithmetic may use: numbers, and lists of them (indexed as ``s[0]``)."""
+    return {k: v for k, v in values.items() if isinstance(v, (int, float, list, tuple)) and not isinstance(v, bool)}
 
 
 def _draw_once(specs: dict[str, dict], rng: random.Random) -> dict:
@@ -137,7 +157,7 @@ def _random_array(rng: random.Random, spec: dict) -> list:
     shape = spec["shape"]
 
     def entry():
-        return round(rng.uniform(low, high), decimals)
+        return round(rng.uniform(low, high), decimals) + 0.0  # -0.0 is 0.0, and is shown so
 
     if len(shape) == 1:
         return [entry() for _ in range(shape[0])]
@@ -157,7 +177,11 @@ def format_value(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return f"{value:.6g}"
+        value += 0.0  # never "-0"
+        shown = f"{value:.6g}"
+        if float(shown) != value and float(shown).is_integer():  # 0.99999989 is not "1"
+            shown = f"{value:.12g}"
+        return shown
     if isinstance(value, (list, tuple)) and value and isinstance(value[0], (list, tuple)):
         cells = [[format_value(x) for x in row] for row in value]
         width = max(len(c) for row in cells for c in row)

@@ -19,7 +19,9 @@ assessment ``ID/ID.xml`` (a ``questestinterop``), and its dependency ``ID/assess
 
 With ``variants`` > 1 each parameterized question becomes a question group of N variants
 ("pick 1", worth the question's points), the variants being those ``attnlab quiz key`` gives the
-pseudo-students ``variant-1`` … ``variant-N``, as in the Moodle export.
+pseudo-students ``variant-1`` … ``variant-N``, as in the Moodle export; a question with a pool
+becomes a group of its exam items. Canvas shows students the right answers after they submit
+only with ``show_answers`` (``quiz export --show-answers``): an exam keeps them.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ import zipfile
 from decimal import ROUND_FLOOR, Decimal
 from typing import Callable
 
-from attnlab.quiz.kinds import KINDS, LETTERS
-from attnlab.quiz.lms_text import centre, explanation, key_number, shape_spellings, to_html
-from attnlab.quiz.variant import KeyedQuestion, keyed_question
+from attnlab.quiz.kinds import KINDS, LETTERS, per_element
+from attnlab.quiz.lms_text import accepted_interval, explanation, export_variants, key_number, shape_spellings, to_html
+from attnlab.quiz.variant import KeyedQuestion, keyed_for_values
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 MANIFEST_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
@@ -85,20 +87,20 @@ MAX_SPELLINGS = 100
 """Values at one more decimal than asked, at most, that a blank lists (each also as ``.43``)."""
 
 
-def blank_answers(x: float, tolerance: float, decimals_asked: int) -> list[str]:
+def blank_answers(x: float, tolerance: float, decimals_asked: int, slack: float = 0.0) -> list[str]:
     """The decimals, to the asked precision or one more, that attnlab marks right for key ``x``."""
     kind = KINDS["number"]
-    middle = centre(x, tolerance)
+    middle, width = accepted_interval(x, tolerance, slack)
     spellings = []
     for decimals in range(0, decimals_asked + 2):
         step = Decimal(1).scaleb(-decimals)
         if Decimal(repr(2 * tolerance)) / step > MAX_SPELLINGS and decimals > decimals_asked:
             continue  # a wide relative tolerance: the asked precision alone, not a thousand decimals
-        low = ((middle - Decimal(repr(tolerance))) / step).to_integral_value(ROUND_FLOOR) * step
+        low = ((middle - width) / step).to_integral_value(ROUND_FLOOR) * step
         value = low
-        while value <= middle + Decimal(repr(tolerance)):
+        while value <= middle + width:
             text = f"{value:.{decimals}f}"
-            if kind.matches(float(text), x, tolerance):
+            if kind.matches(float(text), x, tolerance, slack):
                 spellings.append("0" if re.fullmatch(r"-?0\.?0*", text) and decimals == 0 else text)
                 if re.match(r"-?0\.", text):
                     spellings.append(text.replace("0.", ".", 1))
@@ -121,12 +123,13 @@ def _item(parent: ET.Element, ident: str, title: str, keyed: KeyedQuestion, expl
     _metadata(item, {"question_type": CANVAS_TYPES[kind], "points_possible": f"{asked.points:g}", "original_answer_ids": ",".join(c for c, _ in choices), "assessment_question_identifierref": f"{ident}_ref"})
     presentation = _sub(item, "presentation")
     text = to_html(asked.prompt.rstrip())
-    blanks: list[tuple[str, float]] = []
+    blanks: list[tuple[str, float, float]] = []
     if kind in ("vector", "matrix"):
         rows = keyed.key if kind == "matrix" else [keyed.key]
         names = [[(f"r{r + 1}c{c + 1}" if kind == "matrix" else f"e{c + 1}") for c in range(len(row))] for r, row in enumerate(rows)]
         text += "<table>" + "".join("<tr>" + "".join(f"<td>[{name}]</td>" for name in row) + "</tr>" for row in names) + "</table>"
-        blanks = [(name, x) for names_row, row in zip(names, rows) for name, x in zip(names_row, row)]
+        slacks = iter(per_element(keyed.slack, sum(len(row) for row in rows)))
+        blanks = [(name, x, next(slacks)) for names_row, row in zip(names, rows) for name, x in zip(names_row, row)]
     _material(presentation, text)
     if kind in ("single", "truefalse"):
         _choice(presentation, "Single", choices)
@@ -138,11 +141,11 @@ def _item(parent: ET.Element, ident: str, title: str, keyed: KeyedQuestion, expl
         _sub(_sub(_sub(presentation, "response_str", ident="response1", rcardinality="Single"), "render_fib", fibtype="Decimal"), "response_label", ident="answer1")
     else:
         asked_decimals = decimals_asked(keyed.tolerance)
-        for name, x in blanks:
+        for name, x, slack in blanks:
             lid = _sub(presentation, "response_lid", ident=f"response_{name}")
             _sub(_sub(lid, "material"), "mattext", name)
             render = _sub(lid, "render_choice")
-            for number, spelling in enumerate(blank_answers(x, keyed.tolerance, asked_decimals)):
+            for number, spelling in enumerate(blank_answers(x, keyed.tolerance, asked_decimals, slack)):
                 _material(_sub(render, "response_label", ident=f"{ident}_{name}_{number}"), spelling)
     resprocessing = _sub(item, "resprocessing")
     _sub(_sub(resprocessing, "outcomes"), "decvar", maxvalue="100", minvalue="0", varname="SCORE", vartype="Decimal")
@@ -167,19 +170,21 @@ def _item(parent: ET.Element, ident: str, title: str, keyed: KeyedQuestion, expl
         _set_score(resprocessing, any_spelling)
     elif kind in ("integer", "number"):
         tolerance = 0 if kind == "integer" else keyed.tolerance
-        middle = centre(keyed.key, tolerance)
+        middle, width = accepted_interval(keyed.key, tolerance, per_element(keyed.slack, 1)[0])
 
         def in_range(condition):
             either = _sub(condition, "or")
             _sub(either, "varequal", key_number(keyed.key, tolerance), respident="response1")
             both = _sub(either, "and")
-            _sub(both, "vargte", _plain(middle - Decimal(repr(float(tolerance)))), respident="response1")
-            _sub(both, "varlte", _plain(middle + Decimal(repr(float(tolerance)))), respident="response1")
+            _sub(both, "vargte", _plain(middle - width), respident="response1")
+            _sub(both, "varlte", _plain(middle + width), respident="response1")
         _set_score(resprocessing, in_range)
     else:
         share = f"{100 / len(blanks):.4f}".rstrip("0").rstrip(".")
-        render_ids = {name: [label.get("ident") for label in presentation.find(f"response_lid[@ident='response_{name}']/render_choice")] for name, _ in blanks}
-        for name, _ in blanks:
+        path = "response_lid[@ident='response_{}']/render_choice"
+        labels = {name: presentation.find(path.format(name)) for name, *_ in blanks}
+        render_ids = {name: [label.get("ident") for label in choices] for name, choices in labels.items()}
+        for name, _, _ in blanks:
             for label_id in render_ids[name]:
                 add = _sub(resprocessing, "respcondition")
                 _sub(_sub(add, "conditionvar"), "varequal", label_id, respident=f"response_{name}")
@@ -201,18 +206,19 @@ def assessment_xml(quiz, reference_factory: Callable, variants: int, ident: str)
     _sub(metadata, "fieldentry", "1")
     section = _sub(assessment, "section", ident="root_section")
     for question in quiz.questions:
-        pooled = variants > 1 and bool(question.params)
+        exported = export_variants(quiz, question, variants, FIXED_VARIANT)
+        pooled = len(exported) > 1
         parent = section
         if pooled:
-            parent = _sub(section, "section", ident=_ident(quiz.id, question.id, "group"), title=f"{question.id}: {variants} variants")
+            title = f"{question.id}: {len(exported)} variants"
+            parent = _sub(section, "section", ident=_ident(quiz.id, question.id, "group"), title=title)
             selection = _sub(_sub(parent, "selection_ordering"), "selection")
             _sub(selection, "selection_number", "1")
             _sub(_sub(selection, "selection_extension"), "points_per_item", f"{question.points:g}")
-        students = [f"variant-{n}" for n in range(1, variants + 1)] if pooled else [FIXED_VARIANT]
-        for number, student in enumerate(students, start=1):
-            keyed = keyed_question(quiz, question, student, reference_factory)
+        for number, (who, values) in enumerate(exported, start=1):
+            keyed = keyed_for_values(quiz, question, values, who, reference_factory)
             title = f"{question.id}" + (f" (variant {number})" if pooled else "")
-            _item(parent, _ident(quiz.id, question.id, str(number)), title, keyed, explanation(quiz, question, student, keyed))
+            _item(parent, _ident(quiz.id, question.id, str(number)), title, keyed, explanation(question, values, keyed))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -233,8 +239,9 @@ def _manifest(ident: str) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _assessment_meta(quiz, ident: str) -> str:
-    """Canvas's settings of the quiz: an unpublished graded quiz worth the questions' points."""
+def _assessment_meta(quiz, ident: str, show_answers: bool = False) -> str:
+    """Canvas's settings of the quiz: an unpublished graded quiz worth the questions' points, that
+    shows students the right answers only if asked (an exam must not: classmates sit it later)."""
     points = f"{sum(q.points for q in quiz.questions):g}"
     root = ET.Element("quiz", {"identifier": ident, "xmlns": CANVAS_NS})
     _sub(root, "title", quiz.title)
@@ -243,7 +250,7 @@ def _assessment_meta(quiz, ident: str) -> str:
     _sub(root, "scoring_policy", "keep_highest")
     _sub(root, "quiz_type", "assignment")
     _sub(root, "points_possible", points)
-    _sub(root, "show_correct_answers", "true")
+    _sub(root, "show_correct_answers", "true" if show_answers else "false")
     _sub(root, "allowed_attempts", "1")
     _sub(root, "available", "false")
     assignment = _sub(root, "assignment", identifier=f"{ident}_assignment")
@@ -258,7 +265,7 @@ def _assessment_meta(quiz, ident: str) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def qti_zip(quiz, reference_factory: Callable, variants: int = 1) -> bytes:
+def qti_zip(quiz, reference_factory: Callable, variants: int = 1, show_answers: bool = False) -> bytes:
     """The QTI 1.2 package of the quiz (the bytes of a zip)."""
     if variants < 1:
         raise ValueError("variants must be at least 1")
@@ -266,6 +273,6 @@ def qti_zip(quiz, reference_factory: Callable, variants: int = 1) -> bytes:
     stream = io.BytesIO()
     with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as package:
         package.writestr("imsmanifest.xml", _manifest(ident))
-        package.writestr(f"{ident}/assessment_meta.xml", _assessment_meta(quiz, ident))
+        package.writestr(f"{ident}/assessment_meta.xml", _assessment_meta(quiz, ident, show_answers))
         package.writestr(f"{ident}/{ident}.xml", assessment_xml(quiz, reference_factory, variants, ident))
     return stream.getvalue()

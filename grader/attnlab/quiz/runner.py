@@ -5,7 +5,8 @@ when the student skips and the source may show it) and lets the student try
 again; exam mode records each answer and moves on, and shows no hint, no
 verdict and no explanation. At any prompt ``hint`` (practice), ``skip``,
 ``back`` and ``quit`` work; input that cannot be read is asked for
-again with an example of the expected form. Progress is saved after every
+again with the reason and an example of the expected form, and so is an answer
+of the wrong size (two numbers for three). Progress is saved after every
 answer, so Ctrl-C or a closed terminal loses nothing: the next run resumes.
 """
 
@@ -133,9 +134,13 @@ def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: C
             if not text:
                 continue
             try:
-                value = asked.kind.parse(text, len(asked.options))
+                value = asked.read(text)
             except AnswerFormatError as error:
                 say(f"Could not read that ({error}). Answer like this: {asked.kind.example}")
+                continue
+            refused = item.refuse(value)
+            if refused:  # a wrong size is refused, not marked: nothing is recorded or counted
+                say(f"Could not take that ({refused}). Type the whole answer again.")
                 continue
             progress.answers[asked.id] = text
             progress.attempts[asked.id] = progress.attempts.get(asked.id, 0) + 1

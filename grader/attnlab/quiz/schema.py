@@ -33,7 +33,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError, ValidationInfo, field_validator, model_validator
 
 from attnlab.quiz.arith import ExpressionError, condition_parts, names_in, to_python
-from attnlab.quiz.errors import QuizError
+from attnlab.quiz.errors import QuizError, yaml_place
 from attnlab.quiz.params import PLACEHOLDER
 
 QuestionType = Literal["integer", "number", "vector", "matrix", "shape", "single", "multiple", "truefalse"]
@@ -138,33 +138,69 @@ class Mistake(Strict):
     """Shown in practice when a wrong answer matches; may use the parameters, never the answer."""
 
 
+class PoolItem(Strict):
+    """One of a pool's equivalent items: its own prompt, options and answer (a literal)."""
+
+    prompt: str = Field(min_length=1)
+    options: list[str] | None = None
+    answer: Union[bool, int, float, str, list]
+    mistakes: list[Mistake] = []
+    hint: str | None = Field(None, min_length=1)
+    """The question's hint unless given."""
+    explanation: str | None = Field(None, min_length=1)
+    """The question's explanation unless given."""
+
+
+class Pool(Strict):
+    """Equivalent items of a question without parameters: the exam draws from ``exam``, practice
+    from ``practice``, so practice never checks an item an exam asks."""
+
+    exam: list[PoolItem] = Field(min_length=1)
+    practice: list[PoolItem] = Field(min_length=1)
+
+
 class Question(Strict):
     id: str = Field(pattern=SLUG)
     type: QuestionType
-    prompt: str = Field(min_length=1)
+    prompt: str | None = Field(None, min_length=1)
     options: list[str] | None = None
     params: dict[str, Param] = {}
     where: list[str] = []
     """Conditions over the parameters that every variant meets (``L_q != L_k``); a draw that breaks one is drawn again."""
-    answer: Answer
+    answer: Answer | None = None
+    pool: Pool | None = None
+    """Instead of prompt, options, answer and mistakes: a pool of equivalent items (see ``Pool``)."""
     mistakes: list[Mistake] = []
     """Common wrong answers; matched by the same rule as the answer (a right answer is never a mistake)."""
     tolerance: float = Field(0.005, gt=0)
-    """Absolute tolerance of number, vector and matrix answers."""
+    """Absolute tolerance of number, vector and matrix answers: half the grid they are marked on."""
+    slack: float = Field(0.0, ge=0)
+    """What rounding intermediate results may add to the error of a right answer (numbers only)."""
+    rounded: int | None = Field(None, ge=0, le=8)
+    """The decimals a student keeps along the way, for lint's check of ``slack`` (default: those asked)."""
     relative: float | None = Field(None, gt=0, lt=1)
     """Relative tolerance: an answer within ``relative * |key|`` is right too (for large magnitudes)."""
+    expressions: bool = False
+    """Whether the student may type arithmetic (``e/(2*e + 1)``, ``sqrt(2)``); numbers and fractions always."""
     points: float = Field(1.0, gt=0)
     practice: Literal["check", "record"] | None = None
-    """Whether practice checks the question (see ``checked_in_practice``)."""
+    """Whether practice checks a question without parameters or pool (see ``checked_in_practice``)."""
     hint: str = Field(min_length=1)
     explanation: str = Field(min_length=1)
     concepts: list[str] = Field(min_length=1)
 
     @property
     def checked_in_practice(self) -> bool:
-        """A question without parameters is the exam's own question: practice only records its answer,
-        unless the author accepts with ``practice: check`` that practising it gives the exam's answer."""
-        return self.practice == "check" if self.practice else bool(self.params)
+        """Practice checks a question with parameters or a pool (on variants no exam asks); one with
+        neither is the exam's own question, recorded unless the author accepts with
+        ``practice: check`` that practising it gives the exam's answer away (lint refuses it)."""
+        if self.params or self.pool:
+            return True
+        return self.practice == "check"
+
+    def items(self, sitting: str) -> list[PoolItem]:
+        """A pool's items for ``sitting`` (``exam`` or ``practice``)."""
+        return self.pool.exam if sitting == "exam" else self.pool.practice
 
     @field_validator("where", mode="before")
     @classmethod
@@ -196,21 +232,61 @@ class Question(Strict):
             earlier.add(name)
         if self.practice == "record" and self.params:
             raise ValueError("practice: record is for a question without parameters (one with parameters is practised on variants no exam has)")
-        choices = self.type in ("single", "multiple")
-        if choices and (not self.options or len(self.options) < 2):
-            raise ValueError(f"a {self.type} question needs at least two options")
-        if not choices and self.options is not None:
-            raise ValueError(f"a {self.type} question has no options")
+        self._check_form()
+        numeric = self.type in ("number", "vector", "matrix")
+        if (self.slack or self.rounded is not None or self.relative) and not numeric:
+            raise ValueError(f"slack, rounded and relative are for number, vector and matrix questions,"
+                             f" not {self.type}")
         for name in self.params:
             if not name.isidentifier():
                 raise ValueError(f"parameter name {name!r} is not an identifier")
-        texts = {"prompt": [self.prompt], "hint": [self.hint], "options": self.options or [], "explanation": [self.explanation], "mistakes": [m.explanation for m in self.mistakes]}
+        items = self.pool.exam + self.pool.practice if self.pool else []
+        texts = {
+            "prompt": [self.prompt or ""] + [i.prompt for i in items],
+            "hint": [self.hint] + [i.hint for i in items if i.hint],
+            "options": (self.options or []) + [o for i in items for o in i.options or []],
+            "explanation": [self.explanation] + [i.explanation for i in items if i.explanation],
+            "mistakes": [m.explanation for m in self.mistakes] + [m.explanation for i in items for m in i.mistakes],
+        }
         for field, items in texts.items():
             known = set(self.params) | ({"answer"} if field == "explanation" else set())  # the answer only after answering
             for name in (n for text in items for n in PLACEHOLDER.findall(text)):
                 if name not in known:
                     raise ValueError(f"{field} uses {{{name}}}, which is not a parameter" + (" (the answer may appear in the explanation only)" if name == "answer" else ""))
         return self
+
+    def _check_form(self) -> None:
+        """Either prompt and answer (with options for a choice), or a pool of items that each have them."""
+        if self.pool is None:
+            if self.prompt is None or self.answer is None:
+                raise ValueError("a question needs a prompt and an answer (or a pool of items that have them)")
+            self._check_options(self.options, "")
+            return
+        given = [name for name in ("prompt", "options", "answer", "params", "practice") if getattr(self, name)]
+        if given or self.mistakes:
+            kept = ", ".join(given or ["mistakes"])
+            raise ValueError(f"a question with a pool keeps {kept} in its items (and has no parameters)")
+        seen = {}
+        for sitting in ("exam", "practice"):
+            for index, item in enumerate(self.items(sitting)):
+                self._check_options(item.options, f"pool.{sitting}.{index}: ")
+                same = seen.get(_item_text(item))
+                if same and same[0] != sitting:
+                    first = f"pool.{same[0]}.{same[1]}"
+                    raise ValueError(f"pool.{sitting}.{index} is the item {first}: practice and the exam draw apart")
+                seen.setdefault(_item_text(item), (sitting, index))
+
+    def _check_options(self, options, where: str) -> None:
+        choices = self.type in ("single", "multiple")
+        if choices and (not options or len(options) < 2):
+            raise ValueError(f"{where}a {self.type} question needs at least two options")
+        if not choices and options is not None:
+            raise ValueError(f"{where}a {self.type} question has no options")
+
+
+def _item_text(item: PoolItem) -> str:
+    """An item as a reader sees it (spaces and case aside): two items that read alike are one."""
+    return " ".join(" ".join([item.prompt, *(item.options or [])]).lower().split())
 
 
 class Quiz(Strict):
@@ -287,9 +363,8 @@ def load_quiz(path: Path) -> Quiz:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark else 1
-        raise QuizError(f"{path}:{line}: (yaml): {getattr(error, 'problem', None) or error}") from None
+        line, problem = yaml_place(error, text)
+        raise QuizError(f"{path}:{line}: (yaml): {problem}") from None
     if not isinstance(data, dict):
         raise QuizError(f"{path}:1: (top): a quiz is a mapping with id, title and questions")
     _refuse_duplicate_ids(path, node)

@@ -1,33 +1,37 @@
 """The student's copies of a quiz: an exam copy with nothing to check against, and a practice copy.
 
 An **exam copy** (``"sitting": "exam"``) holds what each student of a roster
-reads and nothing else: each question's id, type, points and concepts, and for
-each rostered student (filed under a short tag of their id) the prompt and
-options of their exam variant, already drawn. No parameter spec is in it (a
-parameter the prompt does not show could be the answer itself), nor any key,
-hash, ciphertext, hint, explanation or tolerance: there is nothing to test a
-guess against. Answers are recorded, handed in and marked by the instructor
-from the quiz's YAML.
+reads and nothing else: each question's id, type, points, concepts and whether
+it takes arithmetic, and for each rostered student (filed under a short tag of
+their id) the prompt and options of their exam variant, already drawn. No
+parameter spec is in it (a parameter the prompt does not show could be the
+answer itself), nor any key, hash, ciphertext, hint, explanation or tolerance:
+there is nothing to test a guess against. Answers are recorded, handed in and
+marked by the instructor from the quiz's YAML.
 
 A **practice copy** (``"sitting": "practice"``) holds, per question, a pool of
-variants drawn from seeds no student id can produce (see ``params``), so
-practising says nothing about an exam variant. Each variant keeps a scrypt
-hash (memory-hard, one per whole answer) of the key's canonical form (see
-``kinds``) and the explanation encrypted with another part of the same
-derived key, readable once the answer is right; each common mistake is kept
-the same way (its hash under the same salt, its name and note encrypted), so
-one scrypt per guess says right, which mistake, or wrong. A single-number
-question also keeps a hash of the key on the grid ``kinds.COARSER`` (10) times
-wider, so a wrong answer can be told it is close; that hash costs ten times a
-guess (scrypt's p × 10), so finding the key through it (a tenth of the
-guesses, each ten times dearer, then ten on the fine grid) costs what guessing
-the key does. For a vector or matrix of k numbers the coarse route would be
-10^k times cheaper than guessing and no affordable cost makes up for it, so
-their copies keep no such hash and practice does not tell them "close". A
-practice copy can be brute-forced (one scrypt per guess); what it gives away
-is practice answers, which everyone may see once they get them right anyway. A question practice
-does not check (by default one without parameters, whose only variant is the
-exam's) has no variants in the copy: nothing to test a guess against.
+variants no exam asks: drawn from seeds no student id can produce (see
+``params``), or, for a question with a pool of items, the practice items only
+(their text is in the copy; the exam items are not). Each variant keeps, for
+every accepted form of a right answer (one, or a few where the question's
+slack lets rounding along the way land on a neighbouring grid point: see
+``kinds``), a *lock*: a scrypt hash (memory-hard, one per whole answer) of the
+form, and a random content key wrapped under another part of the same derived
+key; the explanation is encrypted under the content key, so any right answer
+unlocks it. Each common mistake is kept the same way (its locks under the same
+salt, its name and note encrypted), so one scrypt per guess says right, which
+mistake, or wrong. A single-number question also keeps hashes of the accepted
+answers on the grid ``kinds.COARSER`` (10) times wider, so a wrong answer can
+be told it is close; those cost ten times a guess (scrypt's p × 10), so
+finding the key through them (a tenth of the guesses, each ten times dearer,
+then ten on the fine grid) costs what guessing the key does. For a vector or
+matrix of k numbers the coarse route would be 10^k times cheaper than guessing
+and no affordable cost makes up for it, so their copies keep no such hash and
+practice does not tell them "close". A practice copy can be brute-forced (one
+scrypt per guess); what it gives away is practice answers, which everyone may
+see once they get them right anyway. A question practice does not check (one
+with neither parameters nor a pool, whose only variant is the exam's; lint
+refuses it) has no variants in the copy: nothing to test a guess against.
 """
 
 from __future__ import annotations
@@ -43,11 +47,11 @@ from attnlab.quiz import params as drawing
 from attnlab.quiz.errors import QuizError
 from attnlab.quiz.kinds import COARSER, KINDS, TELLS_CLOSE, close_note, coarser
 
-FORMAT = "attnlab-student-quiz/2"
+FORMAT = "attnlab-student-quiz/3"
 SITTINGS = ("practice", "exam")
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 """16 MiB and one CPU-bound pass per guess: what each guess against a practice copy costs."""
-EXAM_FIELDS = ("id", "type", "points", "concepts")
+EXAM_FIELDS = ("id", "type", "points", "concepts", "expressions")
 """Everything an exam copy's question holds besides each student's text: nothing to check against."""
 _CHECK_BYTES, _KEY_BYTES = 16, 32
 
@@ -101,13 +105,29 @@ def _question_text(question) -> dict:
     return {
         "id": question.id,
         "type": question.type,
-        "prompt": question.prompt,
+        "prompt": question.prompt or "",
         "options": question.options or [],
         "points": question.points,
         "concepts": question.concepts,
+        "expressions": question.expressions,
         "params": {k: v.model_dump(exclude_none=True) for k, v in question.params.items()},
         "where": question.where,
     }
+
+
+def _wrap(content_key: bytes, derived: bytes) -> str:
+    return _letters(bytes(a ^ b for a, b in zip(content_key, derived)))
+
+
+def _locks(question_id: str, forms: list[str], salt: bytes, cost: dict) -> tuple[list[dict], bytes]:
+    """A lock per accepted form (its check, and the content key wrapped under its derived key), sorted
+    by check so that their order says nothing; and the content key, to encrypt what they unlock."""
+    content_key = secrets.token_bytes(_KEY_BYTES)
+    locks = []
+    for form in forms:
+        check, key = derive(question_id, form, salt, cost)
+        locks.append({"check": _letters(check), "wrapped": _wrap(content_key, key)})
+    return sorted(locks, key=lambda lock: lock["check"]), content_key
 
 
 def build_exam(quiz, roster: list[str]) -> dict:
@@ -134,30 +154,55 @@ def build_exam(quiz, roster: list[str]) -> dict:
 
 def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
     """The practice copy of ``quiz``: a pool of practice variants per question, each checkable by hash."""
-    from attnlab.quiz.variant import keyed_for_values, values_for_seed
+    from attnlab.quiz.variant import keyed_for_values, practice_variants
 
     questions = []
     for question in quiz.questions:
-        indices = range(drawing.PRACTICE_VARIANTS) if question.params else [0]
-        if not question.checked_in_practice:
-            indices = []  # the exam asks it as practice would: keep nothing that could check its answer
-        variants = []
-        for index in indices:
-            who = f"practice variant {index}"
-            keyed = keyed_for_values(quiz, question, values_for_seed(quiz, question, drawing.practice_seed(quiz.id, question.id, index), who), who, reference_factory, "practice")
-            kind = KINDS[question.type]
+        variants, items = [], []
+        kind = KINDS[question.type]
+        for who, values in practice_variants(quiz, question):
+            keyed = keyed_for_values(quiz, question, values, who, reference_factory, "practice")
             salt = secrets.token_bytes(16)
-            check, key = derive(question.id, kind.answer_form(keyed.key, keyed.tolerance), salt, cost)
+            try:
+                forms = kind.accepted_forms(keyed.key, keyed.tolerance, keyed.slack)
+            except ValueError as error:
+                raise QuizError(f"{quiz.id}: question {question.id}: {error}") from None
+            locks, content_key = _locks(question.id, forms, salt, cost)
             mistakes = []
-            for mistake in keyed.mistakes:  # as secret as the answer: the same hash, the note encrypted under it
-                mistake_check, mistake_key = derive(question.id, kind.answer_form(mistake.key, keyed.tolerance), salt, cost)
-                mistakes.append({"check": _letters(mistake_check), "note": _encrypt(f"{mistake.name}\n{mistake.explanation}", mistake_key)})
-            variant = {"tolerance": keyed.tolerance, "layout": kind.shape(keyed.key), "salt": _letters(salt), "check": _letters(check), "explanation": _encrypt(keyed.explanation, key), "mistakes": mistakes}
+            for mistake in keyed.mistakes:  # as secret as the answer: locks under the same salt, the note encrypted
+                # A mistake is named at its own grid point only.
+                taken = [f for f in kind.accepted_forms(mistake.key, keyed.tolerance) if f not in forms]
+                mistake_locks, mistake_key = _locks(question.id, taken, salt, cost)
+                note = _encrypt(f"{mistake.name}\n{mistake.explanation}", mistake_key)
+                mistakes.append({"locks": mistake_locks, "note": note})
+            variant = {
+                "tolerance": keyed.tolerance, "layout": kind.shape(keyed.key), "salt": _letters(salt), "locks": locks,
+                "explanation": _encrypt(keyed.explanation, content_key), "mistakes": mistakes,
+            }
             if question.type in TELLS_CLOSE["practice"]:
-                variant["close"] = _letters(derive(question.id, _close_form(kind, keyed.key, keyed.tolerance), salt, close_cost(cost))[0])
+                wide = sorted({_close_form(kind, value, keyed.tolerance) for value in _close_values(kind, keyed)})
+                variant["close"] = sorted(_letters(_close_check(question.id, form, salt, cost)) for form in wide)
             variants.append(variant)
-        questions.append({**_question_text(question), "hint": question.hint, "variants": variants})
+            if question.pool is not None:
+                asked = keyed.asked
+                items.append({"prompt": asked.prompt, "options": list(asked.options), "hint": asked.hint})
+        entry = {**_question_text(question), "hint": question.hint, "variants": variants}
+        if question.pool is not None:
+            entry["items"] = items  # the practice items' text; the exam's items are not in the copy
+        questions.append(entry)
     return {"format": FORMAT, "sitting": "practice", "id": quiz.id, "title": quiz.title, "description": quiz.description, "scrypt": dict(cost), "questions": questions}
+
+
+def _close_check(question_id: str, form: str, salt: bytes, cost: dict) -> bytes:
+    return derive(question_id, form, salt, close_cost(cost))[0]
+
+
+def _close_values(kind, keyed) -> list:
+    """Values whose coarse form is accepted as close: each coarse grid point the slack reaches."""
+    from attnlab.quiz.kinds import cells, per_element
+
+    step = 2 * coarser(keyed.tolerance)
+    return [point * step for point in cells(keyed.key, coarser(keyed.tolerance), per_element(keyed.slack, 1)[0])]
 
 
 def build(quiz, sitting: str, reference_factory, roster: list[str] = (), cost: dict = SCRYPT) -> dict:
@@ -187,17 +232,33 @@ class HashedCheck:
         if kind.shape(value) != self.variant["layout"]:
             return Verdict(False, kind.layout_reason(value, self.variant["layout"]))
         check, key = derive(self.question_id, kind.answer_form(value, self.variant["tolerance"]), _bytes(self.variant["salt"]), self.cost)
-        if hmac.compare_digest(check, _bytes(self.variant["check"])):
-            return Verdict(True, _decrypt(self.variant["explanation"], key))
+        opened = _open(self.variant["locks"], check, key)
+        if opened is not None:
+            return Verdict(True, _decrypt(self.variant["explanation"], opened))
         for mistake in self.variant.get("mistakes", []):
-            if hmac.compare_digest(check, _bytes(mistake["check"])):
-                name, _, explanation = _decrypt(mistake["note"], key).partition("\n")
+            opened = _open(mistake["locks"], check, key)
+            if opened is not None:
+                name, _, explanation = _decrypt(mistake["note"], opened).partition("\n")
                 return Verdict(False, f"{name}: {explanation}", name)
-        if "close" in self.variant:
+        if self.variant.get("close"):
             close, _ = derive(self.question_id, _close_form(kind, value, self.variant["tolerance"]), _bytes(self.variant["salt"]), close_cost(self.cost))
-            if hmac.compare_digest(close, _bytes(self.variant["close"])):
+            if any(hmac.compare_digest(close, _bytes(wide)) for wide in self.variant["close"]):
                 return Verdict(False, close_note(self.variant["tolerance"]), None, True)
         return Verdict(False, None)
+
+
+    def refuse(self, value) -> str | None:
+        """Why an answer of another size than the variant's cannot be taken (None when this copy
+        does not know the size: an exam copy)."""
+        return None if self.variant is None else KINDS[self.kind_name].size_refusal(value, self.variant["layout"])
+
+
+def _open(locks: list[dict], check: bytes, key: bytes) -> bytes | None:
+    """The content key of the lock whose check is ``check``, unwrapped with ``key``; None if none is."""
+    for lock in locks:
+        if hmac.compare_digest(check, _bytes(lock["check"])):
+            return bytes(a ^ b for a, b in zip(_bytes(lock["wrapped"]), key))
+    return None
 
 
 def load(path: Path) -> dict:
@@ -224,24 +285,35 @@ def questions_for(copy: dict, student: str):
         if texts is None:
             raise QuizError(f"{student!r} is not on this exam's roster: give your student id as your instructor has it (--student)")
         return [
-            (AskedQuestion(entry["id"], entry["type"], text["prompt"], tuple(text["options"]), entry["points"], "", tuple(entry["concepts"]), 0.0), HashedCheck(entry["id"], entry["type"], None, SCRYPT))
+            (
+                AskedQuestion(
+                    entry["id"], entry["type"], text["prompt"], tuple(text["options"]), entry["points"], "",
+                    tuple(entry["concepts"]), 0.0, bool(entry.get("expressions")),
+                ),
+                HashedCheck(entry["id"], entry["type"], None, SCRYPT),
+            )
             for entry, text in zip(copy["questions"], texts)
         ]
     items = []
     for entry in copy["questions"]:
         variants = entry["variants"]  # none: practice does not check this question (the exam's own)
-        index = drawing.practice_index(copy["id"], entry["id"], student, max(len(variants), 1)) if entry["params"] else 0
+        pool = entry.get("items")
+        drawn = entry["params"] or pool
+        index = drawing.practice_index(copy["id"], entry["id"], student, max(len(variants), 1)) if drawn else 0
         variant = variants[index] if variants else None
-        values = drawing.draw(entry["params"], drawing.practice_seed(copy["id"], entry["id"], index), entry.get("where", []))
+        text = pool[index] if pool else entry
+        seed = drawing.practice_seed(copy["id"], entry["id"], index)
+        values = {} if pool else drawing.draw(entry["params"], seed, entry.get("where", []))
         asked = AskedQuestion(
             id=entry["id"],
             type=entry["type"],
-            prompt=drawing.render(entry["prompt"], values),
-            options=tuple(drawing.render(o, values) for o in entry["options"]),
+            prompt=drawing.render(text["prompt"], values),
+            options=tuple(drawing.render(o, values) for o in text["options"]),
             points=entry["points"],
-            hint=drawing.render(entry["hint"], values),
+            hint=drawing.render(text["hint"], values),
             concepts=tuple(entry["concepts"]),
             tolerance=variant["tolerance"] if variant else 0.0,
+            expressions=bool(entry.get("expressions")),
         )
         items.append((asked, HashedCheck(entry["id"], entry["type"], variant, copy.get("scrypt", SCRYPT), "practice")))
     return items
