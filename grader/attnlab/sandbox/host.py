@@ -694,7 +694,7 @@ class WorkerProcess:
             for level, kind, payload in ancillary:
                 if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and data == b"hello":
                     self.pid = _UCRED.unpack(payload[: _UCRED.size])[0]
-                    self._admit()
+                    self._admit_to_slot()
                     return
         if self.server.bwrap:
             # Its pid as seen here is unknown (the server's is another namespace's, maybe a host
@@ -708,7 +708,7 @@ class WorkerProcess:
         # No code of the submission ran before that message: the sandbox failed, not the student.
         raise self.server.fail(f"the sandbox could not start a worker for {self.module}.py (it ended before any of the submission's code ran)")
 
-    def _admit(self) -> None:
+    def _admit_to_slot(self) -> None:
         """The worker said hello and waits: put it in the slot's groups, note what it holds before
         anything of the submission runs, and let it go on."""
         try:
@@ -761,7 +761,7 @@ class WorkerProcess:
         request = {"op": "call", "function": function, "args": wire.encode((args, kwargs), buffers), "return_inputs": return_inputs}
         self._send(wire.frame(request, buffers), function)
         bounds = StandinBounds(args, kwargs)
-        return self._await_result(function, return_inputs, answer_callback, bounds, admit=self._admit(room))
+        return self._await_result(function, return_inputs, answer_callback, bounds, admit=self._answer_admission(room))
 
     def call_batch(self, calls: list[tuple[str, tuple, dict, bool]], answer_for: Callable[[str], Callable[[str, str, tuple, dict], object]], framed: list | None = None, expected: list | None = None) -> list:
         """Run several calls ``(function, args, kwargs, return_inputs)`` with one message, for a
@@ -793,7 +793,7 @@ class WorkerProcess:
             room = AnswerRoom(function, want.nbytes) if want is not None else None
             bounds = None if self.watching else StandinBounds(args, kwargs)
             try:
-                admit = self._admit(room, kept)
+                admit = self._answer_admission(room, kept)
                 values.append(self._await_result(function, return_inputs, answer, bounds, want, deadline, admit))
             except CallTimedOut:
                 if index == 0 and self._running_call() == 0:
@@ -820,7 +820,7 @@ class WorkerProcess:
             self.stop()
             raise CallTimedOut(f"{function} could not be called: the worker for {self.module}.py did not read its call within {deadline.words()}", function) from None
 
-    def _admit(self, room: AnswerRoom | None, kept: KeptBudget | None = None, op: str | None = "result"):
+    def _answer_admission(self, room: AnswerRoom | None, kept: KeptBudget | None = None, op: str | None = "result"):
         """What ``wire.receive`` asks of a message before reading its data: a message of ``op``
         (None: any) past its ``room``, or past what ``kept`` may still take, raises ``AnswerTooLarge``."""
         if room is None and kept is None:
@@ -961,7 +961,7 @@ class WorkerProcess:
         self._send(wire.frame({"op": "evidence", "want": [list(w) for w in want]}), self.function)
         try:
             # What it says its calls were is kept while they are checked: as much as a test's calls.
-            admit = self._admit(None, KeptBudget(KEPT_PER_TEST_BYTES), None)
+            admit = self._answer_admission(None, KeptBudget(KEPT_PER_TEST_BYTES), None)
             deadline = self.deadline()
             header, buffers = wire.receive(self.channel, deadline, admit)
             if header.get("op") != "evidence":
