@@ -6,7 +6,8 @@ them all and says which passed. The notebook defines the functions under test, s
 import of them goes; its checks (``attnlab.expect``) come from ``public_checks.py``, which
 ``checks_module`` writes from the engine's own source (with ``attnlab.wording``, which it uses)
 so that the student's Jupyter needs numpy and nothing of attnlab. A test file that uses more of
-pytest than ``importorskip`` is refused by name: a notebook has no pytest to run it.
+pytest than ``importorskip`` is refused by name: a notebook has no pytest to run it. The probe
+book's tests (``probe_tests``) stay out of the cell: they are ``attnlab check``'s, and need it.
 """
 
 from __future__ import annotations
@@ -93,6 +94,19 @@ class _Rewrite(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
+PROBE_BOOK_MODULE = "attnlab.check.probe_book"
+
+
+def _calls_the_probe_book(node: ast.stmt) -> bool:
+    """Whether ``node`` is ``name = probe_tests(...)``, the public tests' line that reads the probe book."""
+    return (
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "probe_tests"
+    )
+
+
 def public_test_cell(course: Course, module: str) -> str | None:
     """The code of the notebook cell with ``module``'s public tests, or None when it has none."""
     path = course.exercises_dir / "tests" / f"test_{module}.py"
@@ -110,6 +124,10 @@ def public_test_cell(course: Course, module: str) -> str | None:
             continue
         if isinstance(node, ast.ImportFrom) and node.module in course.modules:
             continue  # the notebook defines them
+        if isinstance(node, ast.ImportFrom) and node.module == PROBE_BOOK_MODULE:
+            continue  # the probe book's tests need attnlab's check, which a notebook does not have
+        if _calls_the_probe_book(node):
+            continue
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("attnlab"):
             if node.module != "attnlab.expect":
                 raise CourseError(f"{path} imports {node.module}, which the notebooks do not have (only attnlab.expect's checks)")
