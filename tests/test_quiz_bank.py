@@ -68,6 +68,54 @@ def window_mask(n, w):
     return [[1.0 if i - w < j <= i else 0.0 for j in range(n)] for i in range(n)]
 
 
+def kv_bytes(layers, h_kv, d_head, bytes_per_number, tokens):
+    """A KV cache's bytes: a key and a value per token, key/value head and layer."""
+    return len(("key", "value")) * layers * h_kv * d_head * bytes_per_number * tokens
+
+
+def finite_fill_blind_row(v):
+    """The output of a query whose every score is replaced by -1e9: its weights are uniform."""
+    scores = np.full(len(v), -1e9)
+    weights = np.exp(scores - scores.max())
+    return ((weights / weights.sum()) @ np.array(v, dtype=float)).tolist()
+
+
+def most_peaked_unit_row(g, n):
+    """The largest weight of n unit keys against a unit query, scores scaled by g: one key along q, the rest against it."""
+    return softmax([g * 1.0] + [g * -1.0] * (n - 1))[0]
+
+
+def rnn_updates(i, j):
+    """The state updates that carry token i's information to token j, one per token."""
+    state_at, steps = i, 0
+    while state_at < j:
+        state_at, steps = state_at + 1, steps + 1
+    return steps
+
+
+def alibi_slopes(n):
+    """ALiBi's slopes for n heads (a power of two): the geometric sequence 2^(-8/n), 2^(-16/n), ..."""
+    first = 2.0 ** (-8.0 / n)
+    return [first ** (h + 1) for h in range(n)]
+
+
+def ntk_base(theta, s, d):
+    """The base whose slowest pair (i = d/2 - 1) turns s times slower than with theta."""
+    slowest = (d - 2) / d  # the exponent 2i/d of the slowest pair
+    return theta * s ** (1 / slowest)
+
+
+def half_split_partner(d, j):
+    """rotate_half's pairing: the features of the first half meet those of the second half in order."""
+    first, second = list(range(d // 2)), list(range(d // 2, d))
+    return dict(zip(first, second))[j]
+
+
+def half_split_pair(d, f):
+    """The pair (angle) index of feature f in the half-split layout."""
+    return f % (d // 2)
+
+
 def item(letter_or_bool):
     """A pool question's key: the item's own answer (checked against the YAML item below)."""
     return lambda p: letter_or_bool
@@ -134,6 +182,60 @@ EXPECTED = {
     ("cost", "online-softmax-saves"): POOL,
     ("cost", "fused-qkv"): POOL,
     ("cost", "residual-stream"): POOL,
+    ("decode", "kv-cache-gib"): lambda p: kv_bytes(p["layers"], p["h_kv"], p["d_head"], 2, 128 * 1024) * p["B"] / 2**30,
+    ("decode", "mla-cache-ratio"): lambda p: (2 * p["h"] * p["d_head"]) / (p["d_c"] + p["d_r"]),
+    ("decode", "mha-gqa-mla"): POOL,
+    ("decode", "fp8-sequences"): lambda p: int(p["M"] * 2**30 // kv_bytes(p["layers"], p["h_kv"], p["d_head"], 1, 128 * 1024)),
+    ("decode", "decode-step-time"): lambda p: (2 * p["P"] * 1e9) / (p["bw"] * 1e12) * 1e3,
+    ("decode", "decode-balance-batch"): lambda p: (p["F"] * 1e12 / 2) / (p["bw"] * 1e12 / 2),  # flops per weight per sequence / bytes per weight
+    ("decode", "decode-memory-bound"): POOL,
+    ("decode", "sink-window-keys"): lambda p: len(set(range(p["k"])) | set(range(p["i"] - p["w"] + 1, p["i"] + 1))),
+    ("decode", "sink-eviction"): POOL,
+    ("numerics", "finite-fill-blind-row"): lambda p: finite_fill_blind_row(p["v"]),
+    ("numerics", "minus-1e9"): POOL,
+    ("numerics", "float16-fill"): POOL,
+    ("numerics", "half-precision-blind-row"): POOL,
+    ("numerics", "torch-sdpa"): POOL,
+    ("numerics", "identical-keys"): lambda p: softmax([float(np.dot(p["q"], p["k"]))] * p["n"])[0],
+    ("scoring", "additive-score"): lambda p: float(np.dot(p["w"], np.tanh(np.array(p["Wq"]) @ p["q"] + np.array(p["Wk"]) @ p["k"]))),
+    ("scoring", "cosine-score"): lambda p: float(np.dot(p["q"], p["k"]) / np.linalg.norm(p["q"]) / np.linalg.norm(p["k"])),
+    ("scoring", "qk-norm-cap"): lambda p: most_peaked_unit_row(p["g"], p["n"]),
+    ("scoring", "softcap"): lambda p: p["c"] * math.tanh(p["s"] / p["c"]),
+    ("scoring", "norm-control"): POOL,
+    ("scoring", "hard-vs-soft"): POOL,
+    ("scoring", "separate-keys-values"): POOL,
+    ("scoring", "soft-alignment"): POOL,
+    ("ideas", "context-free-embeddings"): POOL,
+    ("ideas", "bottleneck-numbers"): lambda p: np.zeros((p["L"], p["d"])).size,
+    ("ideas", "bottleneck"): POOL,
+    ("ideas", "rnn-distance"): lambda p: rnn_updates(p["i"], p["j"]),
+    ("ideas", "next-token-row"): lambda p: max(t for t in range(p["T"])),
+    ("ideas", "early-fusion"): POOL,
+    ("ideas", "heads-specialise"): POOL,
+    ("ideas", "heatmap-reading"): POOL,
+    ("ideas", "hybrid-layers"): lambda p: sum(1 for layer in range(p["N"]) if layer % p["r"] == p["r"] - 1),
+    ("ideas", "hybrid-why"): POOL,
+    ("ideas", "retrieval-analogy"): POOL,
+    ("anatomy", "qkv-roles"): POOL,
+    ("anatomy", "parameters-or-activations"): POOL,
+    ("anatomy", "projection-no-position"): POOL,
+    ("anatomy", "d-head-is-d-k"): lambda p: np.zeros((p["D"],)).reshape(p["h"], -1).shape[1],
+    ("anatomy", "wide-heads-wq"): lambda p: (p["D"], p["h"] * p["hd"]),  # X (T, D) @ W_Q gives (T, h·hd)
+    ("anatomy", "wide-heads-wo"): lambda p: (p["h"] * p["hd"], p["D"]),
+    ("anatomy", "transformer-block"): POOL,
+    ("anatomy", "masks-fixed"): POOL,
+    ("long-context", "alibi-slope"): lambda p: alibi_slopes(p["n"])[p["h"] - 1],
+    ("long-context", "alibi-bias"): lambda p: -alibi_slopes(p["n"])[p["h"] - 1] * abs(p["i"] - p["j"]),
+    ("long-context", "position-interpolation"): lambda p: p["p"] * (1 / p["s"]),
+    ("long-context", "ntk-base"): lambda p: ntk_base(10000.0, p["s"], p["d"]) / 10000.0,
+    ("long-context", "yarn-temperature"): lambda p: (1 + math.log(p["s"]) / 10) * (1 + math.log(p["s"]) / 10),
+    ("long-context", "rope-scaling-kinds"): POOL,
+    ("long-context", "rope-half-split-partner"): lambda p: half_split_partner(p["d"], p["j"]),
+    ("long-context", "rope-half-split-frequency"): lambda p: half_split_pair(p["d"], p["f"]),
+    ("long-context", "flash-logsumexp"): lambda p: float(np.logaddexp.reduce(p["s"])),
+    ("long-context", "flash-recompute-weight"): lambda p: math.exp(p["s"][p["j"]] - p["L"]),
+    ("long-context", "flash-stored-numbers"): lambda p: p["T"],
+    ("long-context", "flash-recompute-why"): POOL,
 }
 """A pool question's items are literals the author wrote: their truth is checked item by item in
 ``POOL_FACTS`` below, where a fact can be computed, and by reading the rest."""
@@ -210,7 +312,33 @@ POOL_FACTS = {
     ("masks", "mask-after-softmax", "exam", 1): lambda: "a" if np.allclose(np.array([0.5, 0.3, 0.2]) * [1, 1, 0], [0.5, 0.3, 0]) else "b",
     ("masks", "minus-infinity", "exam", 1): lambda: "b" if abs(1 / (E**2 + 1 + E) - 0.09) < 0.005 else "a",
     ("masks", "minus-infinity", "practice", 0): lambda: "a" if softmax([1, -np.inf, 2])[1] == 0 else "b",
+    ("decode", "mha-gqa-mla", "exam", 0): lambda: "abc"[int(np.argmin([2 * 32 * 128, 2 * 8 * 128, 512 + 64]))],
+    ("decode", "mha-gqa-mla", "exam", 1): lambda: "abc"[int(np.argmax([2 * 4 * 128, 2 * 1 * 128, 512 + 64]))],
+    ("numerics", "float16-fill", "exam", 0): lambda: "a" if float16_overflows(lambda: np.float16(-1e9)) else "c",
+    ("numerics", "float16-fill", "practice", 0): lambda: "b" if np.isfinite(np.finfo(np.float16).min) and float16_overflows(lambda: np.float16(-1e5)) else "c",
+    ("numerics", "half-precision-blind-row", "exam", 1): lambda: "b" if float16_overflows(lambda: np.float16(np.finfo(np.float16).min) - np.float16(64)) else "a",
+    ("numerics", "half-precision-blind-row", "practice", 1): lambda: "b" if np.allclose(float16_softmax([np.finfo(np.float16).min] * 5), 0.2, atol=1e-3) else "a",
+    ("numerics", "minus-1e9", "practice", 0): lambda: float(np.float32(softmax_any([np.float32(0.3), np.float32(-1e9)])[1])) == 0.0,
+    ("numerics", "minus-1e9", "exam", 1): lambda: np.allclose(softmax([-1e9] * 4), 0.25),
+    ("scoring", "hard-vs-soft", "practice", 0): lambda: "a" if [10, 20, 30][int(np.argmax([1.0, 3.0, 2.0]))] == 20 else "c",
 }
+
+
+def float16_overflows(compute):
+    with np.errstate(over="ignore"):
+        return compute() == -np.inf
+
+
+def float16_softmax(row):
+    row = np.array(row, dtype=np.float16)
+    w = np.exp(row - row.max())
+    return (w / w.sum()).astype(float)
+
+
+def softmax_any(row):
+    row = np.array(row)
+    w = np.exp(row - row.max())
+    return w / w.sum()
 
 
 @pytest.mark.parametrize("fact", sorted(POOL_FACTS), ids=lambda f: "/".join(map(str, f)))
