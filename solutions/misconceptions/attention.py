@@ -84,7 +84,7 @@ def sdpa_mask_after_softmax(q, k, v, mask=None):
     "scaled_dot_product_attention",
     "masked scores filled with 0 instead of -inf",
     explanation="exp(0) = 1, so a masked key with score 0 still gets weight; only exp(-inf) = 0 removes it.",
-    hint="Fill masked scores with -np.inf (or a very large negative number such as -1e9).",
+    hint="Fill masked scores with -np.inf, not 0 and not a finite number such as -1e9 (it leaves a query that may see no key uniform); then zero such a row after the softmax.",
 )
 def sdpa_mask_fills_zero(q, k, v, mask=None):
     return _attend(q, k, v, mask, fill=0.0)
