@@ -196,6 +196,7 @@ EXPECTED = {
     ("numerics", "float16-fill"): POOL,
     ("numerics", "half-precision-blind-row"): POOL,
     ("numerics", "torch-sdpa"): POOL,
+    ("numerics", "one-key-closer"): lambda p: softmax([float(p["g"])] + [0.0] * (p["n"] - 1))[0],
     ("numerics", "identical-keys"): lambda p: softmax([float(np.dot(p["q"], p["k"]))] * p["n"])[0],
     ("scoring", "additive-score"): lambda p: float(np.dot(p["w"], np.tanh(np.array(p["Wq"]) @ p["q"] + np.array(p["Wk"]) @ p["k"]))),
     ("scoring", "cosine-score"): lambda p: float(np.dot(p["q"], p["k"]) / np.linalg.norm(p["q"]) / np.linalg.norm(p["k"])),
