@@ -100,3 +100,16 @@ def test_no_hint_offers_a_finite_fill_as_a_mask():
         hints += [(f"{quiz.id}:{q.id}", q.hint) for q in quiz.questions]
     offered = [where for where, hint in hints if re.search(r"1e9|1e\+9|10⁹", hint) and "uniform" not in hint]
     assert not offered, f"hints that offer -1e9 without saying it leaves a blind row uniform: {offered}"
+
+
+def test_the_students_page_lists_every_exercise():
+    """docs/students.md's table of files has a row for every exercise file, naming each of its functions."""
+    rows = {}
+    for line in (REPO / "docs" / "students.md").read_text(encoding="utf-8").splitlines():
+        found = re.match(r"^\| `([a-z_][a-z0-9_]*)\.py` \|(.*)\|$", line)
+        if found:
+            rows[found.group(1)] = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)(?:\(|`)", found.group(2)))
+    missing = [f"{module}.py" for module in COURSE.modules if module not in rows]
+    assert not missing, f"docs/students.md has no row for {missing}"
+    unnamed = [f"{module}.{name}" for module in COURSE.modules for name in sorted(contract_names(module) - rows[module])]
+    assert not unnamed, f"docs/students.md's table does not name {unnamed}"
