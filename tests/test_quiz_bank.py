@@ -317,12 +317,30 @@ POOL_FACTS = {
     ("decode", "mha-gqa-mla", "exam", 1): lambda: "abc"[int(np.argmax([2 * 4 * 128, 2 * 1 * 128, 512 + 64]))],
     ("numerics", "float16-fill", "exam", 0): lambda: "a" if float16_overflows(lambda: np.float16(-1e9)) else "c",
     ("numerics", "float16-fill", "practice", 0): lambda: "b" if np.isfinite(np.finfo(np.float16).min) and float16_overflows(lambda: np.float16(-1e5)) else "c",
+    ("numerics", "float16-fill", "exam", 1): lambda: "b" if torch_masked_fill_refuses(-1e9) else "a",
+    ("numerics", "float16-fill", "practice", 1): lambda: "a" if torch_added_bias(-1e9) == -np.inf else "b",
     ("numerics", "half-precision-blind-row", "exam", 1): lambda: "b" if float16_overflows(lambda: np.float16(np.finfo(np.float16).min) - np.float16(64)) else "a",
     ("numerics", "half-precision-blind-row", "practice", 1): lambda: "b" if np.allclose(float16_softmax([np.finfo(np.float16).min] * 5), 0.2, atol=1e-3) else "a",
     ("numerics", "minus-1e9", "practice", 0): lambda: float(np.float32(softmax_any([np.float32(0.3), np.float32(-1e9)])[1])) == 0.0,
     ("numerics", "minus-1e9", "exam", 1): lambda: np.allclose(softmax([-1e9] * 4), 0.25),
     ("scoring", "hard-vs-soft", "practice", 0): lambda: "a" if [10, 20, 30][int(np.argmax([1.0, 3.0, 2.0]))] == 20 else "c",
 }
+
+
+def torch_masked_fill_refuses(value):
+    torch = pytest.importorskip("torch")
+    try:
+        torch.zeros(2, dtype=torch.float16).masked_fill(torch.tensor([True, False]), value)
+    except RuntimeError:
+        return True
+    return False
+
+
+def torch_added_bias(value):
+    torch = pytest.importorskip("torch")
+    added = torch.tensor([0.5], dtype=torch.float16) + value
+    assert added.dtype == torch.float16
+    return float(added[0])
 
 
 def float16_overflows(compute):
