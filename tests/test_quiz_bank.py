@@ -319,6 +319,7 @@ POOL_FACTS = {
     ("numerics", "float16-fill", "practice", 0): lambda: "b" if np.isfinite(np.finfo(np.float16).min) and float16_overflows(lambda: np.float16(-1e5)) else "c",
     ("numerics", "float16-fill", "exam", 1): lambda: "b" if torch_masked_fill_refuses(-1e9) else "a",
     ("numerics", "float16-fill", "practice", 1): lambda: "a" if torch_added_bias(-1e9) == -np.inf else "b",
+    ("numerics", "torch-sdpa", "exam", 0): lambda: "a" if torch_sdpa_needs_enable_gqa() else "b",
     ("numerics", "half-precision-blind-row", "exam", 1): lambda: "b" if float16_overflows(lambda: np.float16(np.finfo(np.float16).min) - np.float16(64)) else "a",
     ("numerics", "half-precision-blind-row", "practice", 1): lambda: "b" if np.allclose(float16_softmax([np.finfo(np.float16).min] * 5), 0.2, atol=1e-3) else "a",
     ("numerics", "minus-1e9", "practice", 0): lambda: float(np.float32(softmax_any([np.float32(0.3), np.float32(-1e9)])[1])) == 0.0,
@@ -334,6 +335,22 @@ def torch_masked_fill_refuses(value):
     except RuntimeError:
         return True
     return False
+
+
+def torch_sdpa_needs_enable_gqa():
+    """8 query heads against 2 key/value heads: refused without enable_gqa, and with it each key/value
+    head serves 4 consecutive query heads."""
+    torch = pytest.importorskip("torch")
+    functional = torch.nn.functional
+    q, k, v = torch.randn(1, 8, 5, 4), torch.randn(1, 2, 5, 4), torch.randn(1, 2, 5, 4)
+    try:
+        functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return False
+    except RuntimeError:
+        pass
+    grouped = functional.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+    repeated = functional.scaled_dot_product_attention(q, k.repeat_interleave(4, 1), v.repeat_interleave(4, 1), is_causal=True)
+    return torch.allclose(grouped, repeated)
 
 
 def torch_added_bias(value):
