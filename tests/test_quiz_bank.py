@@ -223,6 +223,7 @@ EXPECTED = {
     ("anatomy", "d-head-is-d-k"): lambda p: np.zeros((p["D"],)).reshape(p["h"], -1).shape[1],
     ("anatomy", "wide-heads-wq"): lambda p: (p["D"], p["h"] * p["hd"]),  # X (T, D) @ W_Q gives (T, h·hd)
     ("anatomy", "wide-heads-wo"): lambda p: (p["h"] * p["hd"], p["D"]),
+    ("anatomy", "fused-qkv-width"): lambda p: sum(heads * p["d_head"] for heads in (p["h_q"], p["h_kv"], p["h_kv"])),
     ("anatomy", "transformer-block"): POOL,
     ("anatomy", "masks-fixed"): POOL,
     ("long-context", "alibi-slope"): lambda p: alibi_slopes(p["n"])[p["h"] - 1],
