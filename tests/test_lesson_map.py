@@ -49,13 +49,14 @@ def test_the_table_is_there_and_every_row_names_something():
     numbers = [number for number, _, _ in ROWS]
     assert len(numbers) == len(set(numbers)), "two rows share a number"
     assert not [number for number, _, names in ROWS if not names], "a lesson point that nothing teaches"
-    unknown = [name for name in NAMES if not (QUESTION.match(name) or FUNCTION.match(name) or CATALOGUE_ENTRY.match(name))]
-    assert not unknown, f"names that are neither quiz:question, module.function nor `catalogue module.function: ...`: {unknown}"
+    unknown = [n for n in NAMES if not (QUESTION.match(n) or FUNCTION.match(n) or CATALOGUE_ENTRY.match(n))]
+    assert not unknown, f"neither quiz:question, module.function nor `catalogue module.function: ...`: {unknown}"
 
 
 def test_the_table_reads_its_names():
     """The parser sees each kind of name (so the checks below check something)."""
-    text = f"{SECTION}\n\n| # | lesson | point | by |\n|---|---|---|---|\n| 1 | C | p | `a.b`, `q:r`, `catalogue m.f: x y` |\n## Next\n| 2 | C | p | `x.y` |\n"
+    table = "| # | lesson | point | by |\n|---|---|---|---|\n| 1 | C | p | `a.b`, `q:r`, `catalogue m.f: x y` |\n"
+    text = f"{SECTION}\n\n{table}## Next\n| 2 | C | p | `x.y` |\n"
     assert lesson_rows(text) == [("1", "p", ["a.b", "q:r", "catalogue m.f: x y"])]
 
 
@@ -63,7 +64,8 @@ def test_the_table_reads_its_names():
 def test_every_question_named_is_in_the_bank(name):
     quiz_id, question_id = QUESTION.match(name).groups()
     assert quiz_id in QUIZZES, f"{name}: no quiz {quiz_id!r} in quizzes/ (the bank has {', '.join(QUIZZES)})"
-    assert question_id in {q.id for q in QUIZZES[quiz_id].questions}, f"{name}: quiz {quiz_id} has no question {question_id!r}"
+    questions = {q.id for q in QUIZZES[quiz_id].questions}
+    assert question_id in questions, f"{name}: quiz {quiz_id} has no question {question_id!r}"
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if FUNCTION.match(n)])
@@ -111,5 +113,5 @@ def test_the_students_page_lists_every_exercise():
             rows[found.group(1)] = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)(?:\(|`)", found.group(2)))
     missing = [f"{module}.py" for module in COURSE.modules if module not in rows]
     assert not missing, f"docs/students.md has no row for {missing}"
-    unnamed = [f"{module}.{name}" for module in COURSE.modules for name in sorted(contract_names(module) - rows[module])]
+    unnamed = [f"{module}.{n}" for module in COURSE.modules for n in sorted(contract_names(module) - rows[module])]
     assert not unnamed, f"docs/students.md's table does not name {unnamed}"
