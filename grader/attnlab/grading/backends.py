@@ -269,10 +269,20 @@ class SandboxBackend(Backend):
         if measure_memory:
             return self._run_measured(function, args, kwargs, return_inputs)
         worker = self._worker(function)
-        with self._calling(worker, function):
-            room = self._room(function, args, kwargs, return_inputs)
-            value = worker.call(function, args, kwargs, self.answer_for(function), return_inputs, room)
+        try:
+            with self._calling(worker, function):
+                room = self._room(function, args, kwargs, return_inputs)
+                value = worker.call(function, args, kwargs, self.answer_for(function), return_inputs, room)
+        except CallTimedOut as problem:
+            self._carry_timeout(function, args, kwargs, problem)
+            raise
         return _call_result(value, return_inputs)
+
+    def _carry_timeout(self, function: str, args: tuple, kwargs: dict, problem: CallTimedOut) -> None:
+        """A call charged to another account than the live run's timed out: the live run meets
+        the same call ended the same way (``seed_timeout``)."""
+        if self._account is not self.live:
+            self.seed_timeout(function, args, kwargs, problem.message)
 
     def _run_measured(self, function: str, args: tuple, kwargs: dict, return_inputs: bool) -> CallResult:
         """A memory-measured call, in a worker started for it alone once every other process of
@@ -298,6 +308,9 @@ class SandboxBackend(Backend):
                 room = self._room(function, args, kwargs, return_inputs)
                 value = worker.call(function, args, kwargs, self.answer_for(function), return_inputs, room)
                 peak = worker.measured_peak()
+        except CallTimedOut as problem:
+            self._carry_timeout(function, args, kwargs, problem)
+            raise
         finally:
             worker.close()
             self.server.end_measured()

@@ -65,13 +65,9 @@ class WatchingBackend(Backend):
 
     def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False, memory_budget=None):
         """A call in a live worker, charged to the replay; a timeout there is one the live run
-        meets on the same arguments without another deadline."""
-        try:
-            with self.replaying():
-                return self.sandbox.run(function, args, kwargs, measure_memory=measure_memory, return_inputs=return_inputs)
-        except CallTimedOut as problem:
-            self.sandbox.seed_timeout(function, args, kwargs, problem.message)
-            raise
+        meets on the same arguments without another deadline (``SandboxBackend.seed_timeout``)."""
+        with self.replaying():
+            return self.sandbox.run(function, args, kwargs, measure_memory=measure_memory, return_inputs=return_inputs)
 
     def run_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None) -> list[CallResult]:
         """``SandboxBackend.run_batch``, charged to the replay."""
