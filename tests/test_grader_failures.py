@@ -23,11 +23,11 @@ from conftest import COURSE, REPO, SUBMISSIONS, build_submission, processes_of, 
 from attnlab.grading.suite import grade
 from attnlab.lifecycle import remove_stale_scratch, running
 from attnlab.outcomes import GraderFailure
-from attnlab.sandbox import host
+from attnlab.sandbox import mode
 from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import ForkServer, private_uid_of, workroot_base
 
-# The sandbox broken two ways, as host._boot replacements (the fork server's start-up code).
+# The sandbox broken two ways, as mode._boot replacements (the fork server's start-up code).
 BROKEN_BOOTS = {
     # Every worker forked dies before its first message, before any student code ran.
     "workers die before saying hello": "lambda *path: f'import os, sys; sys.path[:0] = {list(path)!r}; import attnlab.sandbox.inside.forkserver as f; f._become_worker = lambda *a: os._exit(0); f.main(int(sys.argv[1]))'",
@@ -43,7 +43,7 @@ def correct():
 
 def attnlab(*args, boot: str | None = None, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
     """``attnlab ARGS --course REPO`` in a subprocess, its sandbox's start-up replaced by ``boot``."""
-    patch = f"import attnlab.sandbox.host as h; h._boot = {boot}; " if boot else ""
+    patch = f"import attnlab.sandbox.mode as h; h._boot = {boot}; " if boot else ""
     command = [sys.executable, "-c", f"{patch}from attnlab.cli import main; main()", *map(str, args), "--course", str(REPO)]
     return subprocess.run(command, capture_output=True, text=True, timeout=600, env=env, **kwargs)
 
@@ -105,7 +105,7 @@ def test_one_submission_whose_sandbox_cannot_start_is_not_graded(tmp_path, broke
 
 def test_grade_raises_a_grader_failure_and_the_server_works_again_once_told(tmp_path, monkeypatch):
     submission = build_submission(tmp_path / "ada", correct())
-    monkeypatch.setattr(host, "_boot", eval(BROKEN_BOOTS["workers die before saying hello"]))
+    monkeypatch.setattr(mode, "_boot", eval(BROKEN_BOOTS["workers die before saying hello"]))
     server = ForkServer(SandboxEnvironment.for_course(COURSE))
     try:
         with pytest.raises(GraderFailure, match="could not start a worker for softmax.py"):
@@ -325,7 +325,7 @@ def test_gradescope_gets_no_score_when_the_sandbox_cannot_start(tmp_path):
         bundle.extractall(root / "source")
     build_submission(root / "submission", correct())
     boot = BROKEN_BOOTS["workers die before saying hello"]
-    run = subprocess.run([sys.executable, "-c", f"import attnlab.sandbox.host as h; h._boot = {boot}; from attnlab.export.gradescope import main; main()", str(root)], capture_output=True, text=True, timeout=600)
+    run = subprocess.run([sys.executable, "-c", f"import attnlab.sandbox.mode as h; h._boot = {boot}; from attnlab.export.gradescope import main; main()", str(root)], capture_output=True, text=True, timeout=600)
     assert run.returncode == 1, run.stderr[-3000:]
     assert "could not start a worker" in one_error_line(run.stderr)
     assert not (root / "results" / "results.json").exists(), "no results: Gradescope shows the autograder failed, not a 0"

@@ -12,7 +12,8 @@ from conftest import COURSE, SUBMISSIONS, processes_of_users, read_fixture
 
 from attnlab import wire
 from attnlab.outcomes import Outcome
-from attnlab.sandbox.host import PRIVATE_UID_BASE, Limits, bwrap_path
+from attnlab.sandbox.host import Limits
+from attnlab.sandbox.mode import PRIVATE_UID_BASE, bwrap_path
 
 
 def hostile(name):

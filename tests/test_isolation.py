@@ -17,7 +17,8 @@ from attnlab.grading.suite import grade
 from attnlab.outcomes import Outcome
 SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 from attnlab.sandbox.environment import SandboxEnvironment
-from attnlab.sandbox.host import IMPORTS_FOLDER, ForkServer, Limits, bwrap_path
+from attnlab.sandbox.host import ForkServer, Limits
+from attnlab.sandbox.mode import IMPORTS_FOLDER, bwrap_path
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="workers change user only when the grader runs as root")
 MODES = ["bwrap", "plain"]

@@ -13,7 +13,8 @@ import pytest
 from conftest import COURSE, SUBMISSIONS, build_submission, grade_in_class, read_fixture
 
 from attnlab.grading.suite import grade
-from attnlab.sandbox.host import Limits, WorkerProcess
+from attnlab.sandbox.host import Limits
+from attnlab.sandbox.worker_process import WorkerProcess
 
 GAP_LINE = re.compile(r"gap for \d+ tokens: \S+")
 

@@ -21,7 +21,7 @@ from conftest import COURSE, SUBMISSIONS, build_submission, fixtures_in, grade_i
 from attnlab.grading.suite import grade
 from attnlab.outcomes import Outcome
 from attnlab.replay import messages_of
-from attnlab.sandbox import host
+from attnlab.sandbox import standins, worker_process
 from attnlab.sandbox.host import Limits
 
 NUMPY = COURSE.tracks["numpy"]
@@ -98,15 +98,15 @@ def test_the_students_process_is_sent_no_reference_answer_in_the_fast_path(tmp_p
     """While the fast path runs, no stand-in call is answered (its workers hold none), and every
     message a worker is sent holds the inputs of the calls it asks, nothing recorded besides."""
     answered, sent = [], []
-    answer = host.WorkerProcess._answer_callback
-    monkeypatch.setattr(host.WorkerProcess, "_answer_callback", lambda self, *a: answered.append(self.watching) or answer(self, *a))
-    call_batch = host.WorkerProcess.call_batch
+    answer = worker_process.WorkerProcess._answer_callback
+    monkeypatch.setattr(worker_process.WorkerProcess, "_answer_callback", lambda self, *a: answered.append(self.watching) or answer(self, *a))
+    call_batch = worker_process.WorkerProcess.call_batch
 
     def watched_call_batch(self, calls, answer_for, framed=None, expected=None):
         sent.append((self.watching, self.function, {f for f, *_ in calls}))
         return call_batch(self, calls, answer_for, framed, expected)
 
-    monkeypatch.setattr(host.WorkerProcess, "call_batch", watched_call_batch)
+    monkeypatch.setattr(worker_process.WorkerProcess, "call_batch", watched_call_batch)
     submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "correct" / "mha_loop_over_heads.py"))
     report = grade_in_class(class_session, submission, NUMPY)
     assert report.score == report.max_score
@@ -281,7 +281,7 @@ def test_a_huge_stand_in_call_does_not_fill_the_graders_memory(tmp_path, name, m
 
 
 def test_the_answer_cache_is_bounded_in_bytes():
-    cache = host.AnswerCache(max_bytes=1000, max_entry_bytes=400)
+    cache = standins.AnswerCache(max_bytes=1000, max_entry_bytes=400)
     for number in range(10):
         cache.add(("f", "m", "g", number), b"x" * 300)
     cache.add(("f", "m", "g", "big"), b"x" * 401)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import importlib.util
 import io
 import traceback
@@ -27,28 +27,12 @@ from attnlab.course import Course, CourseError
 from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
 from attnlab.reference import Reference
 from attnlab.sandbox.deadlines import Budget
-from attnlab.sandbox.host import (
-    AnswerCache,
-    BatchPastItsDeadline,
-    ForkServer,
-    Limits,
-    Watching,
-    WorkerProcess,
-    close_to_workers,
-)
+from attnlab.sandbox.host import ForkServer, Limits
+from attnlab.sandbox.standins import AnswerCache
+from attnlab.sandbox.worker_process import WorkerProcess
 from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.memory_watch import MemoryWatch
 from attnlab.sandbox.inside.module_harness import as_called
-
-
-class NotReplayed(Exception):
-    """A watching worker's call gave no result (it raised, timed out, crashed, or the function
-    may not be watched any more). ``own``: the function's own code timed out or crashed, outside
-    anything it called, so a live worker would do the same."""
-
-    def __init__(self, function: str, own: bool = False):
-        super().__init__(function)
-        self.own = own
 
 
 @dataclass(frozen=True)
@@ -61,17 +45,23 @@ class CallResult:
     """With ``measure_memory``: the peak memory the call added, in bytes."""
     inputs_after: tuple[tuple, dict] | None = None
     """With ``return_inputs``: (args, kwargs) as the call left them, to catch in-place changes."""
-    nested: list | None = None
-    """From a watching worker: per watched call, [function, digest of its arguments, digest of its
-    result] (the digests None, and why in the last place, when it did not return plain data)."""
 
 
-def _call_result(value, return_inputs: bool, peak: int | None = None, nested: list | None = None) -> CallResult:
+def _call_result(value, return_inputs: bool, peak: int | None = None) -> CallResult:
     """A worker's answer as a ``CallResult``: with ``return_inputs`` it is (result, args, kwargs)."""
     if return_inputs:
         value, *inputs_after = value
-        return CallResult(value, peak, tuple(inputs_after), nested)
-    return CallResult(value, peak, None, nested)
+        return CallResult(value, peak, tuple(inputs_after))
+    return CallResult(value, peak, None)
+
+
+@dataclass
+class Account:
+    """What a run of a submission's calls is charged to: a budget of seconds, and the functions
+    that timed out under it (with their first timeout's message)."""
+
+    spent: Budget
+    timed_out: dict[str, str] = field(default_factory=dict)
 
 
 class Backend:
@@ -95,26 +85,6 @@ class Backend:
         """What the submission printed since the last call of this method."""
         return ""
 
-    @contextlib.contextmanager
-    def fast_path(self):
-        """While inside, calls are the class's fast path's: charged to a budget of their own."""
-        yield
-
-    def end_fast_path(self) -> None:
-        """The class's fast path is over and tests will run live: nothing it started may go on."""
-
-    def count_as_live(self, seconds: float, wall_seconds: float = 0.0) -> None:
-        """A test the fast path passed took ``seconds`` of work (``wall_seconds`` by the clock):
-        alone, the live run would have spent them."""
-
-    def charged(self) -> tuple[float, float]:
-        """Seconds of work and of the wall clock charged to the submission's budgets so far (the
-        live run's and the fast path's together), as deadlines count them."""
-        return 0.0, 0.0
-
-    def fresh_processes(self) -> None:
-        """Nothing the submission's code ran so far may go on: the next call starts afresh."""
-
     def close(self) -> None:
         pass
 
@@ -131,7 +101,7 @@ class SandboxBackend(Backend):
         if fork_server is not None and not fork_server.environment.covers(environment):
             raise CourseError(f"the sandbox was started for other libraries ({', '.join(fork_server.environment.libraries)}) than this course lets students import ({', '.join(environment.libraries)})")
         self.server = fork_server or ForkServer(environment)
-        close_to_workers((course.solutions_dir, course.hidden_tests_dir), self.server.bwrap)  # before any worker starts
+        self.server.sandbox_mode.close_to_workers((course.solutions_dir, course.hidden_tests_dir))  # before any worker starts
         self.mode = self.server.mode
         # One memory budget for all of the submission's processes: the slot's control group, or
         # where the machine has none for this grader, a watch that adds up what they hold.
@@ -142,21 +112,40 @@ class SandboxBackend(Backend):
         elif self.server.uid is not None:
             self._memory_watch = self.server.watch = MemoryWatch(self.server.uid, self.limits.memory_bytes)
         self._workers: dict[str, WorkerProcess] = {}
+        self._adopted: list[WorkerProcess] = []  # workers started by others for this submission (``adopt``)
         self._import_failures: dict[str, SubmissionProblem] = {}
-        self._timed_out: dict[str, str] = {}  # function -> first timeout's message
-        self._replay_timed_out: dict[str, str] = {}  # the same, in the fast path
         self._seeded_timeouts: dict[tuple[str, str], str] = {}  # (function, digest of arguments) -> message
-        self._spent = Budget(self.limits.submission_seconds)  # the live run's calls so far
-        # The class's fast path has a budget of its own: what it spends on tests that then run live
-        # never shortens the live run; what the tests it passed took counts, as it would alone.
-        self._replay_spent = Budget(self.limits.submission_seconds)
-        self._replaying = False
+        self.live = Account(Budget(self.limits.submission_seconds))
+        """What the live run's calls spent, and the functions that timed out in it."""
+        self._account = self.live
         self._output: list[str] = []
         self._staged: Path | None = None
-        self._watcher: WorkerProcess | None = None
-        self._not_replayable: set[str] = set()  # functions whose watching worker failed
-        self._not_watched: set[str] = set()  # functions whose own code timed out or crashed while watched
-        self._not_imported: set[str] = set()  # files whose import timed out or crashed a watching worker
+
+    def staged_submission(self) -> Path:
+        """The submission's files as the sandbox's workers read them (``ForkServer.stage``), staged once."""
+        if self._staged is None:
+            self._staged = self.server.stage(self.submission)
+        return self._staged
+
+    def import_failed(self, module: str) -> bool:
+        """Did ``module``'s import fail in a worker already (it is not tried again)?"""
+        return module in self._import_failures
+
+    def adopt(self, worker: WorkerProcess) -> WorkerProcess:
+        """A worker of this submission started elsewhere: stopped with the others (``fresh_processes``,
+        ``room_for_a_worker``, ``close``)."""
+        self._adopted = [w for w in self._adopted if w.alive]
+        self._adopted.append(worker)
+        return worker
+
+    def _all_workers(self) -> list[WorkerProcess]:
+        return [*self._workers.values(), *self._adopted]
+
+    def _close_workers(self) -> None:
+        for worker in self._all_workers():
+            worker.close()
+        self._workers.clear()
+        self._adopted = []
 
     def _worker(self, function: str) -> WorkerProcess:
         module = self.course.function(function).module
@@ -164,11 +153,10 @@ class SandboxBackend(Backend):
             raise self._import_failures[module]
         worker = self._workers.get(function)
         if worker is None or not worker.alive:
-            if self._staged is None:
-                self._staged = self.server.stage(self.submission)
-            self._room_for_a_worker()
+            staged = self.staged_submission()
+            self.room_for_a_worker()
             try:
-                worker = WorkerProcess(self.server, self._staged, module, function, self.course.standins_for(function), self.limits, self._answer_cache, self.course.needs_of(module), import_answers=self._answer_for(function))
+                worker = WorkerProcess(self.server, staged, module, function, self.course.standins_for(function), self.limits, self._answer_cache, self.course.needs_of(module), import_answers=self.answer_for(function))
             except SubmissionProblem as problem:
                 # Unimportable, or an import that hangs or crashes: deterministic, so not tried again.
                 over = self._over_budget()
@@ -184,7 +172,7 @@ class SandboxBackend(Backend):
             self._workers[function] = worker
         return worker
 
-    def _answer_for(self, function: str):
+    def answer_for(self, function: str):
         """The callback that serves reference results to ``function``'s stand-ins, and only those it may use."""
         allowed = self.reference.allowed_for(function)
 
@@ -194,30 +182,27 @@ class SandboxBackend(Backend):
         return answer
 
     def _may_run(self, function: str) -> None:
-        timed_out = self._replay_timed_out if self._replaying else self._timed_out
+        timed_out = self._account.timed_out
         if function in timed_out:
             # A second timeout of the same function would cost another deadline and say nothing new.
             raise CallTimedOut(f"{timed_out[function]} on an earlier test, so it was not run again")
-        budget = self._replay_spent if self._replaying else self._spent
+        budget = self._account.spent
         if budget.used_up():
             raise CallTimedOut(f"{function} was not run: the submission used up its {budget.words()}")
 
     @contextlib.contextmanager
-    def fast_path(self):
-        self._replaying = True
+    def charging_to(self, account: Account):
+        """While inside, calls are charged to ``account`` (and stopped by what timed out there),
+        not to the live run's."""
+        before, self._account = self._account, account
         try:
             yield
         finally:
-            self._replaying = False
+            self._account = before
 
-    def count_as_live(self, seconds: float, wall_seconds: float = 0.0) -> None:
-        self._spent.charge(seconds, wall_seconds)
-
-    def charged(self) -> tuple[float, float]:
-        return self._spent.work + self._replay_spent.work, self._spent.wall + self._replay_spent.wall
-
-    def _charge(self, work: float, wall: float) -> None:
-        (self._replay_spent if self._replaying else self._spent).charge(work, wall)
+    def charge(self, work: float, wall: float) -> None:
+        """Charge ``work`` CPU seconds and ``wall`` seconds of the clock to the account in force."""
+        self._account.spent.charge(work, wall)
 
     @contextlib.contextmanager
     def charging(self):
@@ -226,26 +211,26 @@ class SandboxBackend(Backend):
         try:
             yield
         finally:
-            self._charge(time.thread_time() - started_work, time.monotonic() - started)
+            self.charge(time.thread_time() - started_work, time.monotonic() - started)
 
     @contextlib.contextmanager
-    def _working(self, worker: WorkerProcess):
+    def working(self, worker: WorkerProcess):
         """Charge what ``worker`` (and the grader on its behalf) spent inside to the submission's budget."""
         started, started_work = time.monotonic(), worker.work_seconds()
         try:
             yield
         finally:
-            self._charge(max(0.0, worker.work_seconds() - started_work), time.monotonic() - started)
+            self.charge(max(0.0, worker.work_seconds() - started_work), time.monotonic() - started)
 
     def seed_timeout(self, function: str, args: tuple, kwargs: dict, message: str) -> None:
-        """``function`` timed out on these arguments already (in the fast path): the live call
+        """``function`` timed out on these arguments already (charged elsewhere): the live call
         with the same arguments ends the same way, without another deadline."""
         self._seeded_timeouts[(function, _arguments_digest(args, kwargs))] = message
 
     @contextlib.contextmanager
     def _calling(self, worker: WorkerProcess, function: str | None = None):
         try:
-            with self._working(worker):
+            with self.working(worker):
                 yield
             over = self._over_budget()
             if over is not None:
@@ -259,23 +244,27 @@ class SandboxBackend(Backend):
                 raise OutOfMemory(f"{function or crash.function or 'a function'} ran out of memory: {over}", crash.function) from None
             raise
         except CallTimedOut as problem:
-            # A timeout in the fast path says nothing of the live run's earlier tests, which run
-            # after it: it stops that function in the fast path only (``run`` seeds its call).
+            # A timeout under another account says nothing of the live run's earlier tests, which
+            # may run after it: it stops that function under that account only.
             if problem.function is not None:
-                (self._replay_timed_out if self._replaying else self._timed_out)[problem.function] = problem.message
+                self._account.timed_out[problem.function] = problem.message
             raise
         finally:
-            self._output.append(worker.take_output())
-            if not worker.alive:
-                worker.close()
+            self.collect_output(worker)
+
+    def collect_output(self, worker: WorkerProcess) -> None:
+        """Keep what ``worker`` printed, for ``take_output``; close it if it is gone."""
+        self._output.append(worker.take_output())
+        if not worker.alive:
+            worker.close()
 
     def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False, memory_budget=None):
         self._may_run(function)
         if self._seeded_timeouts:
             message = self._seeded_timeouts.pop((function, _arguments_digest(args, kwargs)), None)
             if message is not None:
-                self._timed_out[function] = message
-                self._charge(self.limits.call_seconds, self.limits.call_seconds)  # the deadline a live run alone waits out
+                self.live.timed_out[function] = message
+                self.charge(self.limits.call_seconds, self.limits.call_seconds)  # the deadline a live run alone waits out
                 raise CallTimedOut(message, function)
         if measure_memory:
             return self._run_measured(function, args, kwargs, return_inputs)
@@ -283,12 +272,17 @@ class SandboxBackend(Backend):
         try:
             with self._calling(worker, function):
                 room = self._room(function, args, kwargs, return_inputs)
-                value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs, room)
+                value = worker.call(function, args, kwargs, self.answer_for(function), return_inputs, room)
         except CallTimedOut as problem:
-            if self._replaying:
-                self.seed_timeout(function, args, kwargs, problem.message)
+            self._carry_timeout(function, args, kwargs, problem)
             raise
         return _call_result(value, return_inputs)
+
+    def _carry_timeout(self, function: str, args: tuple, kwargs: dict, problem: CallTimedOut) -> None:
+        """A call charged to another account than the live run's timed out: the live run meets
+        the same call ended the same way (``seed_timeout``)."""
+        if self._account is not self.live:
+            self.seed_timeout(function, args, kwargs, problem.message)
 
     def _run_measured(self, function: str, args: tuple, kwargs: dict, return_inputs: bool) -> CallResult:
         """A memory-measured call, in a worker started for it alone once every other process of
@@ -300,10 +294,9 @@ class SandboxBackend(Backend):
         if module in self._import_failures:
             raise self._import_failures[module]
         self.fresh_processes()
-        if self._staged is None:
-            self._staged = self.server.stage(self.submission)
+        staged = self.staged_submission()
         try:
-            worker = WorkerProcess(self.server, self._staged, module, function, self.course.standins_for(function), self.limits, self._answer_cache, self.course.needs_of(module), import_answers=self._answer_for(function), measured=True)
+            worker = WorkerProcess(self.server, staged, module, function, self.course.standins_for(function), self.limits, self._answer_cache, self.course.needs_of(module), import_answers=self.answer_for(function), measured=True)
         except ImportFailed as problem:
             self.server.end_measured()
             raise StudentError(f"{function}'s memory is measured in a process of its own, which may start no process and open no file for writing; there {problem.message}", function) from None
@@ -313,11 +306,10 @@ class SandboxBackend(Backend):
         try:
             with self._calling(worker, function):
                 room = self._room(function, args, kwargs, return_inputs)
-                value = worker.call(function, args, kwargs, self._answer_for(function), return_inputs, room)
+                value = worker.call(function, args, kwargs, self.answer_for(function), return_inputs, room)
                 peak = worker.measured_peak()
         except CallTimedOut as problem:
-            if self._replaying:
-                self.seed_timeout(function, args, kwargs, problem.message)
+            self._carry_timeout(function, args, kwargs, problem)
             raise
         finally:
             worker.close()
@@ -342,7 +334,7 @@ class SandboxBackend(Backend):
 
         return AnswerRoom(function, expected_bytes)
 
-    def _room_for_a_worker(self) -> None:
+    def room_for_a_worker(self) -> None:
         """Before a worker starts: once the submission's processes hold more than half its memory
         budget, its other workers stop first (each starts again when it is asked), so that they
         never hold more than the budget together."""
@@ -351,10 +343,7 @@ class SandboxBackend(Backend):
         else:
             used = self._memory_watch.added() if self._memory_watch is not None else 0
         if used > self.limits.memory_bytes // 2:
-            for worker in [*self._workers.values(), *([self._watcher] if self._watcher else [])]:
-                worker.close()
-            self._workers.clear()
-            self._watcher = None
+            self._close_workers()
 
     def _over_budget(self, now: bool = False) -> str | None:
         """Why the submission's processes were ended for its memory budget since this was last
@@ -376,145 +365,39 @@ class SandboxBackend(Backend):
     def probe(self, function, args, kwargs):
         # A function that timed out on a big test may answer a tiny probe: it gets one more try,
         # within the submission's time budget like any call; a probe that times out ends probing.
-        refused = self._timed_out.pop(function, None)
+        refused = self.live.timed_out.pop(function, None)
         try:
             return self.run(function, args, kwargs)
         finally:
             if refused is not None:
-                self._timed_out.setdefault(function, refused)
+                self.live.timed_out.setdefault(function, refused)
 
     def run_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None) -> list[CallResult]:
         """Several calls ``(function, args, kwargs, return_inputs)`` of one function in one round
         trip, in the live worker (its stand-ins answered by the reference). The first call that
-        fails raises its outcome, as ``run`` would; ``framed`` and ``expected`` as for
-        ``watch_batch``."""
+        fails raises its outcome, as ``run`` would. ``framed``: the calls' message from
+        ``batch_message``; ``expected``, per call, the ``Expected`` answer, returned as it is when
+        the worker's is identical to it on the wire."""
         function = calls[0][0]
         if any(f != function for f, *_ in calls):
             raise ValueError(f"a batch must call one function, not {sorted({f for f, *_ in calls})}")
         self._may_run(function)
         worker = self._worker(function)
         with self._calling(worker, function):
-            values = worker.call_batch(calls, self._answer_for, framed, expected)
+            values = worker.call_batch(calls, self.answer_for, framed, expected)
         return [_call_result(value, return_inputs) for (_, _, _, return_inputs), value in zip(calls, values)]
-
-    def watch_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None, files: tuple[str, ...] = ()) -> list[CallResult]:
-        """Several calls ``(function, args, kwargs, return_inputs)`` of one function, in one round
-        trip, in a watching worker (``sandbox.inside.watching_worker``): the student's own code runs
-        throughout, and each result carries its notes on the calls a live run would have stood
-        in for (``CallResult.nested``). ``framed`` is the calls' message from ``batch_message``;
-        ``expected``, per call, the ``Expected`` answer returned as it is when identical to it.
-
-        Raises ``NotReplayed`` when a call did not give a result; what that says is kept for the
-        live run: a function whose own code timed out (before any watched call) times out live on
-        the same arguments without another deadline, and one that timed out or crashed while
-        watched is not run on the student's side again (its callers' tests run live). ``files``:
-        the files the watching worker imports, in course order (default: up to the function's);
-        one worker serves the submission's replay."""
-        function = calls[0][0]
-        if any(f != function for f, *_ in calls):
-            raise ValueError(f"a batch must call one function, not {sorted({f for f, *_ in calls})}")
-        if not self.replayable(function):
-            raise NotReplayed(function)
-        module = self.course.function(function).module
-        files = files or (*self.course.modules_before(module), module)
-        worker = self._watching_worker(function, files)
-        started, started_work = time.monotonic(), worker.work_seconds()
-        worker.notes = []
-        try:
-            worker.load(files.index(module) + 1)
-            values = worker.call_batch(calls, self._answer_for, framed, expected)
-        except StudentError:
-            raise NotReplayed(function) from None  # what it raised, the live run shows
-        except SubmissionProblem as problem:
-            self._not_replayable.add(function)
-            own = False
-            importing = worker.file_being_imported()
-            if importing is not None and files.index(importing) <= files.index(module):
-                # Its word, and only ever about a file it may import now: that file is left out.
-                self._not_imported.add(importing)
-                self._not_replayable.update(self.course.functions_in(importing))
-                raise NotReplayed(function, importing == module) from None
-            if isinstance(problem, (CallTimedOut, WorkerCrashed)):
-                index, entered, running = worker.where_it_stopped()
-                self._not_watched.add(running or function)
-                own = running is None and not entered
-                # The results before it may not have come back (they go back together): the
-                # worker names the call, which cannot be one that answered.
-                stopped = max(len(worker.notes), min(index, len(calls) - 1))
-                # A batch past its deadline names no call that took longer than its own (``call_batch``).
-                timed_out = isinstance(problem, CallTimedOut) and not isinstance(problem, BatchPastItsDeadline)
-                if timed_out and own and stopped < len(calls):
-                    _, args, kwargs, _ = calls[stopped]
-                    self.seed_timeout(function, args, kwargs, problem.message)
-            raise NotReplayed(function, own) from None
-        finally:
-            self._charge(max(0.0, worker.work_seconds() - started_work), time.monotonic() - started)
-            self._output.append(worker.take_output())
-            if not worker.alive:
-                worker.close()
-        notes, worker.notes = worker.notes, []
-        return [_call_result(value, return_inputs, None, note) for (_, _, _, return_inputs), value, note in zip(calls, values, notes)]
-
-    def end_fast_path(self) -> None:
-        """Stop every worker and whatever the submission left running: the live run starts afresh,
-        as one submission alone does, with what the fast path learnt of timeouts and imports."""
-        self.fresh_processes()
 
     def fresh_processes(self) -> None:
         """Stop every worker and whatever the submission left running; the next call starts afresh."""
-        for worker in [*self._workers.values(), *([self._watcher] if self._watcher else [])]:
-            worker.close()
-        self._workers.clear()
-        self._watcher = None
+        self._close_workers()
         self.server.clean()
-
-    def evidence(self, function: str, want: list[tuple[int, int]]) -> list:
-        """The arguments and results of the watched calls ``want`` names, from the watching worker
-        that answered ``function``'s last message: [(args, kwargs), result] each."""
-        worker = self._watcher
-        if worker is None or not worker.alive:
-            raise NotReplayed(function)
-        try:
-            with self._working(worker):
-                return worker.evidence(want)
-        except SubmissionProblem:
-            self._not_replayable.add(function)
-            raise NotReplayed(function) from None
-
-    def replayable(self, function: str) -> bool:
-        """May ``function`` still be asked in a watching worker (nothing went wrong there yet)?"""
-        module = self.course.function(function).module
-        return function not in self._not_replayable and module not in self._import_failures and not self._replay_spent.used_up()
-
-    def _watching_worker(self, function: str, files: tuple[str, ...]) -> WorkerProcess:
-        """The submission's one watching worker, for every file of ``files`` (in course order),
-        started again after a timeout or crash, without the files whose import did that."""
-        if self._watcher is None or not self._watcher.alive:
-            if self._staged is None:
-                self._staged = self.server.stage(self.submission)
-            self._room_for_a_worker()
-            served = [f for module in files for f in self.course.functions_in(module)]
-            serves = tuple(f for f in served if f not in self._not_replayable)
-            if function not in serves:
-                raise NotReplayed(function)
-            watching = Watching(serves, {f: list(self.course.depends_on(f)) for f in serves}, frozenset(self._not_watched), frozenset(self._not_imported))
-            needs = tuple(dict.fromkeys(n for module in files if module not in self._not_imported for n in self.course.needs_of(module)))
-            try:
-                self._watcher = WorkerProcess(self.server, self._staged, files[-1], function, {m: self.course.functions_in(m) for m in files}, self.limits, None, needs, watching)
-            except SubmissionProblem:
-                self._not_replayable.update(served)
-                raise NotReplayed(function) from None
-        return self._watcher
 
     def take_output(self) -> str:
         text, self._output = "".join(self._output), []
         return text
 
     def close(self) -> None:
-        for worker in [*self._workers.values(), *([self._watcher] if self._watcher else [])]:
-            worker.close()
-        self._workers.clear()
-        self._watcher = None
+        self._close_workers()
         if self._staged is not None:
             shutil.rmtree(self._staged.parent, ignore_errors=True)
         self.server.clean()  # what the submission's code started and left running dies with it

@@ -94,7 +94,7 @@ class GradingPlugin(GradingProfile):
     def __init__(self, course: Course, reference: Reference, student: StudentProxy, points: dict[tuple[str, str], float], take_output, catalogue: list[Misconception] = (), decided: frozenset[str] = frozenset()):
         self.course, self.points, self.catalogue = course, points, list(catalogue)
         self._reference, self._student, self._take_output = reference, student, take_output
-        self._decided = decided  # node ids already graded (by replay): collected, then not run
+        self._decided = decided  # node ids graded before the live run: collected, then not run
         self.results: list[TestResult] = []
         self.nodeids: list[str] = []
         """The node id of each result, in the same order."""

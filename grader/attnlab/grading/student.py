@@ -109,7 +109,7 @@ class StudentProxy:
     def memory_within(self, budget_bytes: int, function: str, *args, **kwargs) -> tuple[object, int]:
         """Call ``function``; return its value and the peak memory (bytes) the call added in the
         worker. The test must fail exactly when that peak exceeds ``budget_bytes``: stated up front,
-        the verdict is a function of (value, peak), so a class's fast path can replay the call."""
+        the verdict is a function of (value, peak), so a recording of the call decides it."""
         result = self._run(function, args, kwargs, measure_memory=True, memory_budget=int(budget_bytes))
         return result.value, result.peak_bytes
 

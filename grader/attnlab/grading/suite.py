@@ -25,7 +25,8 @@ from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.reference import Reference
 from attnlab.results import GradeReport, TestResult
 from attnlab.roster import Entry, SubmissionError, shown, stage_submission
-from attnlab.sandbox.host import AnswerCache, ForkServer, Limits
+from attnlab.sandbox.host import ForkServer, Limits
+from attnlab.sandbox.standins import AnswerCache
 
 # The engine's own pytest settings for hidden tests, independent of any project's config.
 PYTEST_INI = Path(__file__).with_name("hidden_tests.ini")
@@ -100,18 +101,24 @@ def grade(
     reference: Reference | None = None,
     answer_cache: AnswerCache | None = None,
     decide: Callable[[Backend, list[Path]], tuple[list[str], dict[str, TestResult]]] | None = None,
+    backend: Backend | None = None,
 ) -> GradeReport:
     """Run the hidden tests of ``only`` these exercise files (default: all) against ``submission``.
 
-    ``decide`` (a class's fast path, ``replay``) may pass tests before the live run: given the
-    backend and the test files, it returns the node ids in suite order and the results it
-    decided; only the others run live.
+    ``backend``: how the submission's functions are called (default: a ``SandboxBackend`` with
+    ``limits``, ``fork_server`` and ``answer_cache``, or with ``in_process`` an
+    ``InProcessBackend``); it is closed when the grading ends. ``decide`` may pass tests before
+    the live run: given the backend and the test files, it returns the node ids in suite order
+    and the results it decided, and leaves the backend as the live run needs it; only the other
+    tests run live.
     """
     submission = check_submission(course, submission)
     test_files = hidden_test_files(course, only)
     started = time.perf_counter()
     reference = reference or Reference(course)
-    if in_process:
+    if backend is not None:
+        in_process = isinstance(backend, InProcessBackend)
+    elif in_process:
         backend = InProcessBackend(course, submission, reference)
     else:
         backend = SandboxBackend(course, submission, reference, limits=limits, fork_server=fork_server, answer_cache=answer_cache)
@@ -126,8 +133,6 @@ def grade(
             undecided = {n.split("::")[0] for n in order if n not in decided}
             recorded = {n.split("::")[0] for n in order}
             left = [f for f in test_files if f.name in undecided or f.name not in recorded]
-            if order:
-                backend.end_fast_path()
             plugin = run_suite(course, left, backend, reference, decided=frozenset(decided))
             live = dict(zip(plugin.nodeids, plugin.results))
     finally:

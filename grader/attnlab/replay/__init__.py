@@ -24,9 +24,10 @@ given (``grouping``).
 
 Modules: ``script`` (the recording as plain data), ``recording`` (making it),
 ``kept`` (keeping it beside the results), ``compare`` (the same behaviour),
-``grouping`` (what may travel together), ``nested`` (checking the watched calls
-against the reference), and here the replay and the ``ClassSession`` a class
-run shares.
+``grouping`` (what may travel together), ``backend`` (the watching worker and
+the replay's own budget, over the live run's sandbox backend), ``nested``
+(checking the watched calls against the reference), and here the replay and
+the ``ClassSession`` a class run shares.
 """
 
 from __future__ import annotations
@@ -35,18 +36,21 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from attnlab.grading.backends import Backend, NotReplayed
+from attnlab.grading.backends import SandboxBackend
 from attnlab.course import Course
 from attnlab.grading.suite import grade
 from attnlab.outcomes import StudentError, SubmissionProblem
 from attnlab.reference import Reference
+from attnlab.replay.backend import NotReplayed, WatchingBackend
 from attnlab.replay.compare import same_behaviour
 from attnlab.replay.grouping import fresh_starts, split_messages
 from attnlab.replay.nested import NestedChecks
 from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
 from attnlab.results import GradeReport, TestResult
 from attnlab.sandbox.environment import SandboxEnvironment
-from attnlab.sandbox.host import AnswerCache, Expected, ForkServer, Limits, batch_message
+from attnlab.sandbox.host import ForkServer, Limits
+from attnlab.sandbox.standins import AnswerCache
+from attnlab.sandbox.worker_process import Expected, batch_message
 
 
 @dataclass
@@ -92,8 +96,10 @@ class Replayer:
         self._standins = {f.name: {name for names in course.standins_for(f.name).values() for name in names} for f in course.functions}
         """For each function, the functions a live worker serving it has the reference answer."""
 
-    def decide(self, backend: Backend, test_files: list[Path]) -> tuple[list[str], dict[str, TestResult]]:
-        """The tests of ``test_files`` in suite order, and those the replay passed (the rest run live)."""
+    def decide(self, sandbox: SandboxBackend, test_files: list[Path]) -> tuple[list[str], dict[str, TestResult]]:
+        """The tests of ``test_files`` in suite order, and those the replay passed (the rest run
+        live, in ``sandbox``, which the replay leaves as a submission alone starts)."""
+        backend = WatchingBackend(sandbox)
         prefixes = tuple(f"{f.name}::" for f in test_files)
         chosen = [t for t in self.script.tests if t.nodeid.startswith(prefixes)]
         passed: dict[str, TestResult] = {}
@@ -104,12 +110,14 @@ class Replayer:
         self.nested.new_submission()
         # One watching worker replays the submission: it imports every file up to the last asked.
         self._files = tuple(self._modules[: max((self._files_for[t.nodeid] for t in chosen), default=0)])
-        with backend.fast_path():
+        with backend.replaying():
             for test in chosen:
                 self._decide_test(test, backend, passed)
+        if len(passed) < len(chosen):
+            backend.end()
         return [t.nodeid for t in chosen], passed
 
-    def _decide_test(self, test: ScriptedTest, backend: Backend, passed: dict[str, TestResult]) -> None:
+    def _decide_test(self, test: ScriptedTest, backend: WatchingBackend, passed: dict[str, TestResult]) -> None:
         """Replay ``test``; put its result in ``passed`` when the replay passed it."""
         functions = {c.function for c in test.calls}
         if not test.replayable or test.result is None or not all(backend.replayable(f) for f in functions):
@@ -136,7 +144,7 @@ class Replayer:
         can outlive it (the kernel's page cache can carry bits), so here neither."""
         return any(self._standins[f] & self._pending for f in functions)
 
-    def _replay_test(self, test: ScriptedTest, backend: Backend, watching: bool) -> object:
+    def _replay_test(self, test: ScriptedTest, backend: WatchingBackend, watching: bool) -> object:
         """Ask ``test``'s recorded calls: in watching workers (the student's own code throughout),
         or (not ``watching``) in the live run's workers, whose stand-ins the reference answers.
         ``_PASSED``; ``_OWN`` when the function under test itself answered otherwise; or, from a

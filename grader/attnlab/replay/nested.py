@@ -18,9 +18,9 @@ being graded. Only digests computed here go into its tables.
 from __future__ import annotations
 
 from attnlab import wire
-from attnlab.grading.backends import NotReplayed
+from attnlab.replay.backend import NotReplayed
 from attnlab.replay.compare import has_float32, same_behaviour
-from attnlab.sandbox.host import StandinBounds
+from attnlab.sandbox.standins import StandinBounds
 
 # Entries the class's tables may hold (a digest pair each, about 200 bytes), and how many one
 # submission may add: its made-up but right nested calls must not fill the grader's memory.

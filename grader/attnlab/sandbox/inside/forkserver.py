@@ -69,17 +69,18 @@ def _drop_privileges(workdir: str, scratch: str, uid: int) -> None:
     _become(uid)
 
 
-def _private_folders(workdir: str, scratch: str, folder_bytes: int, submission: str) -> bool:
+def _private_folders(workdir: str, scratch: str, folder_bytes: int, submission: str, private: bool) -> bool:
     """Give this worker a mount namespace of its own where ``scratch`` is a memory folder of
     ``folder_bytes`` and every folder all users may write to (/tmp...) shows that folder's
     ``tmp``: whatever the student writes is bounded, private, and gone with the worker.
     False where the kernel refuses (no CAP_SYS_ADMIN, as in a container): then ``scratch`` is a
-    plain folder of the work folder. A failure past that point raises: the fork server no longer
-    cleans the shared folders, so the worker must not run unbounded."""
+    plain folder of the work folder. ``private``: the fork server found that workers get mounts
+    and IPC of their own here (``_can_unshare``), and so no longer cleans the shared folders: a
+    failure then raises, since the worker must not run unbounded."""
     libc = ctypes.CDLL(None, use_errno=True)
     os.mkdir(scratch, 0o700)
     if libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC) != 0:
-        if PRIVATE_WORKERS:  # the others had their own: this one would leave what nobody cleans
+        if private:  # the others had their own: this one would leave what nobody cleans
             raise OSError(ctypes.get_errno(), "the sandbox could not give the worker its own mounts")
         _private_ipc()
         return False
@@ -112,8 +113,6 @@ def _mount(libc, source: str, target: str, flags: int) -> None:
         raise OSError(error, f"the sandbox could not mount {source} on {target}: {os.strerror(error)}")
 
 
-PRIVATE_WORKERS = False
-"""Whether workers get mounts and IPC of their own here (found once, at the fork server's start)."""
 _CLONE_NEWIPC = 0x08000000
 _CLONE_NEWNS = 0x00020000
 _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x1000, 0x4000, 0x40000
@@ -225,7 +224,7 @@ def _set_limits(limits: dict, baseline_vm: int) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full output file makes write() fail, not the process die
 
 
-def _become_worker(control: socket.socket, request: dict, fds: list[int], baseline_vm: int) -> None:
+def _become_worker(control: socket.socket, request: dict, fds: list[int], baseline_vm: int, private: bool) -> None:
     from attnlab.sandbox.inside.worker import BoundedText, Worker
 
     channel_fd, stdout_fd, stderr_fd, *marker_fd = fds
@@ -238,7 +237,7 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     workdir = request["workdir"]
     scratch = os.path.join(workdir, "scratch")
     if os.geteuid() == 0 and request.get("uid") is not None:
-        _private_folders(workdir, scratch, request["limits"]["folder_bytes"], request["submission"])
+        _private_folders(workdir, scratch, request["limits"]["folder_bytes"], request["submission"], private)
         _drop_privileges(workdir, scratch, request["uid"])
     else:
         os.mkdir(scratch, 0o700)
@@ -344,8 +343,7 @@ def _serve(control_fd: int) -> None:
 
     from attnlab.sandbox.inside import worker
 
-    worker.COURSE_LIBRARIES = tuple(config.get("libraries", ("numpy",)))
-    worker.FILE_LIBRARIES = {module: tuple(names) for module, names in config.get("libraries_of", {}).items()}
+    worker.use_libraries(tuple(config.get("libraries", ("numpy",))), {module: tuple(names) for module, names in config.get("libraries_of", {}).items()})
     # The course's own packages, imported while they can be read (as above) and inherited warm.
     for name in config.get("preimport", ()):
         _import_library(name, warmups.get(name))
@@ -354,8 +352,7 @@ def _serve(control_fd: int) -> None:
     imported: set[str] = set(config.get("preimport", ()))
     # Workers with mounts and IPC of their own leave nothing in the shared folders or this IPC
     # namespace: cleaning those after each submission is needed only where the kernel refuses.
-    global PRIVATE_WORKERS
-    PRIVATE_WORKERS = private = os.geteuid() == 0 and _can_unshare()
+    private = os.geteuid() == 0 and _can_unshare()
     writable: list[str] | None = None
     while True:
         try:
@@ -379,7 +376,7 @@ def _serve(control_fd: int) -> None:
             pid = os.fork()
             if pid == 0:
                 try:
-                    _become_worker(control, request, fds, baseline_vm)
+                    _become_worker(control, request, fds, baseline_vm, private)
                 finally:
                     os._exit(0)
             for fd in fds:

@@ -85,10 +85,16 @@ def _student_frames(error: BaseException, submission_dir: str) -> list[str]:
 
 
 COURSE_LIBRARIES: tuple[str, ...] = ("numpy",)
-"""What the course lets student code import besides the standard library (set by the fork server)."""
+"""What the course lets student code import besides the standard library (``use_libraries``)."""
 FILE_LIBRARIES: dict[str, tuple[str, ...]] = {}
-"""Per course file, the libraries it may import (set by the fork server; a file not named here gets
+"""Per course file, the libraries it may import (``use_libraries``; a file not named here gets
 ``COURSE_LIBRARIES``): the rule ``import_rule`` applies, the same as ``attnlab check``'s."""
+
+
+def use_libraries(course: tuple[str, ...], per_file: dict[str, tuple[str, ...]]) -> None:
+    """The fork server, once at its start: what the course, and each of its files, may import."""
+    global COURSE_LIBRARIES, FILE_LIBRARIES
+    COURSE_LIBRARIES, FILE_LIBRARIES = course, per_file
 
 
 def _not_available(error: ModuleNotFoundError, module: str) -> str | None:

@@ -1,0 +1,531 @@
+"""One live worker of a submission, as the trusted side sees it: ``WorkerProcess``.
+
+A ``WorkerProcess`` is a worker the fork server (``host``) forked to serve one function of a
+submission file (or, ``Watching``, a watching worker for a submission's replay). It crosses calls
+over a socket with a deadline, answers the worker's requests for reference results (bounded by
+the call being graded, ``standins``, and charged to its deadline), and on a timeout or crash kills
+the worker's whole process group and says what happened in words a student understands.
+``batch_message`` and ``Expected`` are how several calls travel in one message, and their answers.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import select
+import shutil
+import signal
+import socket
+import struct
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+from attnlab import wire
+from attnlab.answer_room import (
+    KEPT_PER_TEST_BYTES,
+    AnswerRoom,
+    AnswerTooLarge,
+    KeptBudget,
+    size_in_words,
+)
+from attnlab.outcomes import (
+    BadReturn,
+    CallTimedOut,
+    GraderFailure,
+    ImportFailed,
+    NotImplementedYet,
+    OutOfMemory,
+    StudentError,
+    WorkerCrashed,
+)
+from attnlab.sandbox.deadlines import CpuMeter, Deadline
+from attnlab.sandbox.host import ForkServer, Watching
+from attnlab.sandbox.inside.watching_worker import IMPORTING, MARKER, WATCHED
+from attnlab.sandbox.inside.worker import LEFT_A_THREAD
+from attnlab.sandbox.limits import Limits
+from attnlab.sandbox.mode import SandboxMode
+from attnlab.sandbox.standins import AnswerCache, StandinBounds
+
+HELLO_SECONDS = 10.0
+
+_UCRED = struct.Struct("iII")  # struct ucred: pid, uid, gid
+
+
+_SIGNAL_WORDS = {
+    signal.SIGSEGV: "a segmentation fault",
+    signal.SIGBUS: "a bus error",
+    signal.SIGABRT: "an abort",
+    signal.SIGFPE: "a floating-point exception",
+    signal.SIGXCPU: "the CPU-time limit",
+}
+
+
+
+def batch_message(calls: list[tuple[str, tuple, dict, bool]]) -> list:
+    """The framed message that asks a worker for several calls at once."""
+    buffers: list = []
+    requests = [{"function": f, "args": wire.encode((a, kw), buffers), "return_inputs": r} for f, a, kw, r in calls]
+    return wire.frame({"op": "batch", "calls": requests}, buffers)
+
+
+def _problem_message(header: dict, mode: SandboxMode) -> str:
+    where = "".join(f"\n    {frame}" for frame in header.get("frames", []))
+    message = mode.explain_problem(str(header.get("message", "")))
+    return f"{header.get('type', 'Error')}: {message}{where}"
+
+
+class Expected:
+    """An answer a call is expected to give, encoded once: a result whose wire form is identical
+    (the same tree, the same bytes) is that answer, and need not be decoded or compared."""
+
+    def __init__(self, value):
+        self.value = value
+        buffers: list = []
+        # As JSON text: ``True`` is not ``1``, nor ``1`` ``1.0``, as ``==`` on trees would say.
+        self.text = wire.dumps(wire.encode(value, buffers))
+        self.payloads = [bytes(wire.as_bytes(b)) for b in buffers]
+        self.nbytes = len(self.text) + sum(len(p) for p in self.payloads)
+        """What the answer takes on the wire (``answer_room.wire_bytes``)."""
+
+    def matches(self, tree, buffers: list) -> bool:
+        return len(buffers) == len(self.payloads) and wire.dumps(tree) == self.text and all(got == want for got, want in zip(buffers, self.payloads))
+
+
+class WorkerProcess:
+    """One live worker serving one function of a submission file."""
+
+    def __init__(self, server: ForkServer, staged: Path, module: str, function: str, standins: dict, limits: Limits, answer_cache: AnswerCache | None = None, needs: tuple[str, ...] = (), watching: Watching | None = None, import_answers: Callable | None = None, measured: bool = False):
+        """``staged``: the submission as ``ForkServer.stage`` copied it. ``watching``: a watching
+        worker for these functions (``function`` is the first of them). ``import_answers``: the
+        callback that answers the stand-in calls the file makes while it is imported.
+        ``measured``: a worker for one memory-measured call (``measured_peak``)."""
+        self.measured = measured
+        self.watching = watching is not None
+        self.watched_names = [n for names in standins.values() for n in names]
+        self.watched_files = list(standins)
+        self.loaded_through = 0
+        """A watching worker: the place (from 1) of the last file it imported."""
+        self.notes: list = []
+        """A watching worker's notes on the watched calls, one list per result, in order."""
+        self._marker: mmap.mmap | None = None
+        extra_fds: list[int] = []
+        if self.watching:
+            marker_fd = os.memfd_create("attnlab-marker")
+            os.ftruncate(marker_fd, MARKER.size)
+            self._marker = mmap.mmap(marker_fd, MARKER.size)
+            extra_fds = [marker_fd]
+        self.server, self.module, self.function, self.limits = server, module, function, limits
+        self.answer_cache = answer_cache
+        """Reference answers to stand-in calls, shared by the workers of a class (None: no caching)."""
+        try:
+            self.workdir = server.workdir()
+            self._output = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]  # stdout, stderr
+        except OSError as error:  # a full or missing temporary folder: the grader's, not the student's
+            raise server.fail(f"the sandbox could not prepare a worker's folder for {module}.py: {error.strerror or error}") from None
+        self._output_read = [0, 0]
+        self.charged = 0.0
+        """Seconds the grader spent on this worker's behalf (its stand-ins' answers)."""
+        self.alive = True
+        self.channel, theirs = socket.socketpair()
+        self.channel.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        try:
+            self.server_pid = server.spawn(self.workdir, staged, module, function, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output), *extra_fds], needs, watching, measured)
+        finally:
+            for fd in extra_fds:
+                os.close(fd)
+        """The worker's pid as the fork server sees it (in the sandbox's pid namespace), for reaping."""
+        theirs.close()
+        self.pid = self.server_pid
+        """The worker's pid as this process sees it, for signals and /proc."""
+        self._await_hello()
+        self._await_import(import_answers)
+
+    def _await_hello(self) -> None:
+        """Read the worker's first message, sent before any student code ran, and the pid the
+        kernel attached to it: the worker's pid in this process's namespace."""
+        # Not the student's time (none of its code runs before): generous, so a loaded machine is not a failure.
+        if select.select([self.channel], [], [], max(self.limits.call_seconds, HELLO_SECONDS))[0]:
+            data, ancillary, _flags, _address = self.channel.recvmsg(5, socket.CMSG_SPACE(_UCRED.size))
+            for level, kind, payload in ancillary:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and data == b"hello":
+                    self.pid = _UCRED.unpack(payload[: _UCRED.size])[0]
+                    self._admit_to_slot()
+                    return
+        if self.server.sandbox_mode.bwrap:
+            # Its pid as seen here is unknown (the server's is another namespace's, maybe a host
+            # process's): the worker goes with the sandbox, started afresh.
+            self.alive = False
+            self.channel.close()
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.server.restart()
+        else:
+            self.stop()
+        # No code of the submission ran before that message: the sandbox failed, not the student.
+        raise self.server.fail(f"the sandbox could not start a worker for {self.module}.py (it ended before any of the submission's code ran)")
+
+    def _admit_to_slot(self) -> None:
+        """The worker said hello and waits: put it in the slot's groups, note what it holds before
+        anything of the submission runs, and let it go on."""
+        try:
+            self.server.admit(self.pid, self.measured)
+            self.meter = CpuMeter(self.pid)
+            self._resident_at_start = _proc_status_bytes(self.pid, "VmRSS") if self.measured else 0
+            self.channel.sendall(b"g")
+        except GraderFailure:
+            self.stop()
+            raise
+        except (OSError, RuntimeError):
+            self.stop()  # gone between its hello and the grader's word: nothing of the submission ran
+            raise self.server.fail(f"the sandbox could not start a worker for {self.module}.py (it ended before any of the submission's code ran)") from None
+
+    def _await_import(self, answer_callback: Callable | None) -> None:
+        """Wait for the import of the worker's file, answering the stand-in calls it makes at
+        module level (``StandinBounds.for_import``), all within an import's deadline."""
+        deadline = self.deadline(max(self.limits.call_seconds, 2.0))
+        bounds = StandinBounds.for_import()
+        while True:
+            try:
+                header, buffers = wire.receive(self.channel, deadline)
+            except TimeoutError:
+                self.stop()
+                raise CallTimedOut(f"importing {self.module}.py took longer than {deadline.words()}") from None
+            except (wire.PeerClosed, wire.WireError):
+                raise ImportFailed(f"{self.module}.py could not be imported: the worker {self.stop()} while importing it") from None
+            op = header.get("op")
+            if op == "callback" and answer_callback is not None and not self.watching:
+                try:
+                    self._answer_callback(header, buffers, answer_callback, self.function, bounds, deadline)
+                except TimeoutError:
+                    self.stop()
+                    raise CallTimedOut(f"importing {self.module}.py took longer than {deadline.words()}") from None
+                continue
+            if op == "import_failed":
+                self.stop()
+                raise ImportFailed(f"{self.module}.py could not be imported: {_problem_message(header, self.server.sandbox_mode)}")
+            if op != "ready":
+                self.stop()
+                raise ImportFailed(f"{self.module}.py could not be imported: the worker broke the protocol (sent {str(op)[:40]!r})")
+            return
+
+    def call(self, function: str, args: tuple, kwargs: dict, answer_callback: Callable[[str, str, tuple, dict], object],
+             return_inputs: bool = False, room: AnswerRoom | None = None):
+        """Run ``function(*args, **kwargs)`` in the worker and return its plain-data result
+        (with ``return_inputs``: the triple result, args, kwargs as the call left them). An
+        answer past its ``room`` is refused, unread (``BadReturn``, the worker stopped)."""
+        buffers: list = []
+        request = {"op": "call", "function": function, "args": wire.encode((args, kwargs), buffers), "return_inputs": return_inputs}
+        self._send(wire.frame(request, buffers), function)
+        bounds = StandinBounds(args, kwargs)
+        return self._await_result(function, return_inputs, answer_callback, bounds, admit=self._answer_admission(room))
+
+    def call_batch(self, calls: list[tuple[str, tuple, dict, bool]], answer_for: Callable[[str], Callable[[str, str, tuple, dict], object]], framed: list | None = None, expected: list | None = None) -> list:
+        """Run several calls ``(function, args, kwargs, return_inputs)`` with one message, for a
+        class's fast path.
+
+        The calls share one deadline, one call's: every input is sent at once, so neither what
+        the worker says of its progress nor the times its results come back can tell one call's
+        time from another's; a batch answered whole within one deadline shows that none of its
+        calls took longer. Past it, ``CallTimedOut`` when no result came back and the worker
+        says it is in the first call (that call's own deadline passed, as live), else
+        ``BatchPastItsDeadline``. The first call that fails raises its outcome, as ``call``
+        would, and the worker runs none of the calls after it. ``framed`` is the message
+        ``batch_message(calls)`` made, when the caller keeps it to send again.
+        ``expected``: per call, an ``Expected`` answer; a result identical to it on the wire is
+        that answer's value, returned as it is (not decoded again). An answer past ``ROOM_FACTOR``
+        times its expected one, or the batch's answers past ``KEPT_PER_TEST_BYTES`` together, are
+        refused unread (``BadReturn``).
+        """
+        if self._marker is not None:
+            MARKER.pack_into(self._marker, 0, 0, 0, 0)  # this batch's calls only, from its first
+        self._send(framed or batch_message(calls), calls[0][0])
+        deadline = self.deadline()
+        expected = expected or [None] * len(calls)
+        kept = KeptBudget(KEPT_PER_TEST_BYTES)
+        # A watching worker is answered no stand-in call: it needs no callback, nor bounds for one.
+        answer = None if self.watching else answer_for(calls[0][0])
+        values = []
+        for index, ((function, args, kwargs, return_inputs), want) in enumerate(zip(calls, expected)):
+            room = AnswerRoom(function, want.nbytes) if want is not None else None
+            bounds = None if self.watching else StandinBounds(args, kwargs)
+            try:
+                admit = self._answer_admission(room, kept)
+                values.append(self._await_result(function, return_inputs, answer, bounds, want, deadline, admit))
+            except CallTimedOut:
+                if index == 0 and self._running_call() == 0:
+                    raise
+                late = f"{function}'s {len(calls)} calls were not all back within {deadline.words()}"
+                raise BatchPastItsDeadline(late, function) from None
+        if self.watching:
+            # Sent one at a time, the calls would have met a worker that stopped listening to the
+            # grader on the way: the batch counts only if it still listens after its last call.
+            self._send(wire.frame({"op": "listening"}), calls[-1][0])
+        return values
+
+    def _send(self, framed: list, function: str) -> None:
+        """Send a message of calls, the first of them to ``function``. A worker that stopped
+        reading (its code shut the line to the grader) or is gone is a crash, as on the way back."""
+        try:
+            deadline = self.deadline()
+            wire.send_framed(self.channel, framed, deadline)
+        except wire.PeerClosed:
+            # How the worker then ended is a race with its own exit, not worth a different message.
+            self.stop()
+            raise WorkerCrashed(f"{function} could not be called: the worker for {self.module}.py had stopped listening to the grader, so it was stopped", function) from None
+        except TimeoutError:
+            self.stop()
+            raise CallTimedOut(f"{function} could not be called: the worker for {self.module}.py did not read its call within {deadline.words()}", function) from None
+
+    def _answer_admission(self, room: AnswerRoom | None, kept: KeptBudget | None = None, op: str | None = "result"):
+        """What ``wire.receive`` asks of a message before reading its data: a message of ``op``
+        (None: any) past its ``room``, or past what ``kept`` may still take, raises ``AnswerTooLarge``."""
+        if room is None and kept is None:
+            return None
+
+        def admit(header: dict, nbytes: int) -> None:
+            if op is not None and header.get("op") != op:
+                return
+            refusal = room.refusal(nbytes) if room is not None else None
+            if refusal is None and kept is not None and not kept.take(nbytes):
+                who = room.function if room else "the worker"
+                refusal = (f"{who} returned {size_in_words(kept.used + nbytes)} over one test's calls, more than the "
+                           f"{size_in_words(kept.limit)} the grader keeps of a test")
+            if refusal is not None:
+                raise AnswerTooLarge(refusal)
+
+        return admit
+
+    def _await_result(self, function: str, return_inputs: bool, answer_callback, bounds: StandinBounds,
+                      expected: "Expected | None" = None, deadline: "Deadline | None" = None, admit: Callable | None = None):
+        # The reference's time on stand-in calls counts against the call's deadline: it is work the
+        # grader does on the student's behalf, and a loop of them must not cost more than the call.
+        deadline = deadline or self.deadline()
+        while True:
+            try:
+                header, buffers = wire.receive(self.channel, deadline, admit)
+                op = header.get("op")
+                if op == "callback" and not self.watching:
+                    self._answer_callback(header, buffers, answer_callback, function, bounds, deadline)
+                    continue
+                if op == "result":
+                    if self.watching:
+                        self.notes.append(header.get("nested"))
+                    if expected is not None and expected.matches(header.get("value"), buffers):
+                        return expected.value
+                    value = wire.decode(header.get("value"), buffers)
+                    if return_inputs and not (isinstance(value, tuple) and len(value) == 3):
+                        raise wire.WireError("a result without the inputs that were asked for")
+                    return value
+            except TimeoutError:
+                self.stop()
+                raise CallTimedOut(f"{function} did not return within {deadline.words()}", function) from None
+            except wire.PeerClosed:
+                raise WorkerCrashed(f"{function} crashed the worker: it {self.stop()}") from None
+            except wire.WireError as error:
+                self.stop()
+                raise BadReturn(f"{function} returned something that is not plain data: {error}") from None
+            except AnswerTooLarge as refused:
+                self.stop()  # its data is left unread: the channel is of no more use
+                raise BadReturn(str(refused), function) from None
+            if op == "raised":
+                message = _problem_message(header, self.server.sandbox_mode)
+                if header.get("not_implemented"):
+                    raise NotImplementedYet(f"{function} is not implemented yet (it raised {message})")
+                if header.get("memory"):
+                    raise OutOfMemory(f"{function} ran out of memory (more than {self.limits.memory_bytes >> 20} MiB): {message}")
+                raise StudentError(f"{function} raised {message}", error_type=str(header.get("type", "")))
+            if op == "bad_return":
+                raise BadReturn(str(header.get("message", "a value that is not plain data")))
+            self.stop()
+            raise BadReturn(f"{function}'s worker broke the protocol (sent {op!r})")
+
+    def _answer_callback(self, header: dict, buffers: list, answer_callback, caller: str, bounds: StandinBounds, deadline: Deadline) -> None:
+        """Answer one stand-in call, the reply sent by ``deadline`` (``TimeoutError``: the worker
+        did not read it, and the call it made is over); the grader's time on it is charged there."""
+        started = time.thread_time()
+        try:
+            self._answer_stand_in(header, buffers, answer_callback, caller, bounds, deadline)
+        finally:
+            spent = time.thread_time() - started
+            deadline.charge(spent)
+            self.charged += spent
+
+    def _answer_stand_in(self, header: dict, buffers: list, answer_callback, caller: str, bounds: StandinBounds, deadline: Deadline) -> None:
+        module, function = str(header.get("module")), str(header.get("function"))
+        key = None
+        try:
+            # Bounds first, cached or not: whether a call is answered must not depend on the class.
+            refusal = bounds.refusal(function, header.get("args"))
+            if refusal is not None:
+                raise _Refused(refusal)
+            if self.answer_cache is not None:
+                key = (caller, module, function, wire.digest(header.get("args"), buffers))
+                cached = self.answer_cache.get(key)
+                if cached is not None:
+                    wire.send_framed(self.channel, [cached], deadline)
+                    return
+            args, kwargs = wire.decode(header.get("args"), buffers)
+            value = answer_callback(module, function, args, kwargs)
+            reply_buffers: list = []
+            reply = {"op": "callback_result", "value": wire.encode(value, reply_buffers)}
+        except _Refused as refused:
+            reply, reply_buffers = {"op": "callback_raised", "type": "ValueError", "message": str(refused)}, []
+        except wire.WireError as error:
+            reply, reply_buffers = {"op": "callback_raised", "type": "TypeError", "message": str(error)}, []
+        except Exception as error:  # noqa: BLE001 - the reference failed on the student's arguments: their error, sent back to them
+            replayable = ("ValueError", "TypeError", "IndexError", "KeyError", "ZeroDivisionError")
+            kind = type(error).__name__ if type(error).__name__ in replayable else "RuntimeError"
+            reply, reply_buffers = {"op": "callback_raised", "type": kind, "message": f"{type(error).__name__}: {error}"[:2000]}, []
+        framed = wire.frame(reply, reply_buffers)
+        if key is not None:
+            message = b"".join(framed)
+            self.answer_cache.add(key, message)
+            framed = [message]
+        wire.send_framed(self.channel, framed, deadline)
+
+    def deadline(self, seconds: float | None = None) -> Deadline:
+        """``seconds`` (default: a call's) of this worker's work from now (``deadlines``)."""
+        return Deadline(self.meter, self.limits.call_seconds if seconds is None else seconds)
+
+    def work_seconds(self) -> float:
+        """CPU seconds this worker's processes spent, and the grader's on its behalf, so far."""
+        return self.meter.seconds() + self.charged
+
+    def load(self, through: int) -> None:
+        """A watching worker: import the files up to place ``through`` (from 1, in course order),
+        under an import's deadline, as a live worker's import of its file has."""
+        if through <= self.loaded_through:
+            return
+        self._send(wire.frame({"op": "load", "through": through}), self.function)
+        deadline = self.deadline(max(self.limits.call_seconds, 2.0))
+        try:
+            header, _ = wire.receive(self.channel, deadline)
+        except TimeoutError:
+            self.stop()
+            raise CallTimedOut(f"importing the submission's files took longer than {deadline.words()}") from None
+        except (wire.PeerClosed, wire.WireError):
+            raise WorkerCrashed(f"the worker {self.stop()} while importing the submission's files") from None
+        if header.get("op") != "loaded":
+            self.stop()
+            raise BadReturn("the worker broke the protocol while importing the submission's files")
+        self.loaded_through = through
+
+    def evidence(self, want: list[tuple[int, int]]) -> list:
+        """From a watching worker: the arguments and result of each watched call ``want`` names
+        (its call's place in the last message, its own place among that call's notes), as
+        [(args, kwargs), result] each."""
+        self._send(wire.frame({"op": "evidence", "want": [list(w) for w in want]}), self.function)
+        try:
+            # What it says its calls were is kept while they are checked: as much as a test's calls.
+            admit = self._answer_admission(None, KeptBudget(KEPT_PER_TEST_BYTES), None)
+            deadline = self.deadline()
+            header, buffers = wire.receive(self.channel, deadline, admit)
+            if header.get("op") != "evidence":
+                raise wire.WireError("not the evidence asked for")
+            values = wire.decode(header.get("value"), buffers)
+        except TimeoutError:
+            self.stop()
+            raise CallTimedOut(f"{self.function}'s worker did not say what its calls were within {deadline.words()}") from None
+        except wire.PeerClosed:
+            raise WorkerCrashed(f"{self.function}'s worker {self.stop()}") from None
+        except (wire.WireError, AnswerTooLarge) as error:
+            self.stop()
+            raise BadReturn(f"{self.function}'s worker broke the protocol: {error}") from None
+        if not (isinstance(values, list) and len(values) == len(want)):
+            raise BadReturn(f"{self.function}'s worker broke the protocol: not the evidence asked for")
+        return values
+
+    def where_it_stopped(self) -> tuple[int, bool, str | None]:
+        """For a watching worker whose call timed out or crashed: the place in its message of that
+        call, as the worker last said; whether it entered any watched call during it; and which
+        watched function was running (None: its own code)."""
+        what, place, index = MARKER.unpack_from(self._marker, 0) if self._marker is not None else (0, 0, 0)
+        if what != WATCHED:
+            return index, False, None
+        return index, True, self.watched_names[place - 1] if 0 < place <= len(self.watched_names) else None
+
+    def _running_call(self) -> int:
+        """The place in its batch of the call a watching worker says it is running (0 for a
+        live worker, which sends each result as it is ready). Its word: believed only where a
+        lie costs the worker itself (which call to blame for a timeout)."""
+        return MARKER.unpack_from(self._marker, 0)[2] if self._marker is not None else 0
+
+    def file_being_imported(self) -> str | None:
+        """For a watching worker that timed out or crashed: the file it was importing then, as it
+        last said (None: it was importing nothing)."""
+        what, place, _ = MARKER.unpack_from(self._marker, 0) if self._marker is not None else (0, 0, 0)
+        return self.watched_files[place - 1] if what == IMPORTING and 0 < place <= len(self.watched_files) else None
+
+    def measured_peak(self) -> int:
+        """A memory-measured worker (``measured``), its call answered: the most memory it held
+        since it started, the submission's import included (bytes). Where the slot has control
+        groups, the kernel's peak of the group made for it; else its peak resident size less what
+        it held when it started (``VmHWM``, which it cannot reset: it may open no file for writing)."""
+        peak = self.server.groups.measured_peak() if self.server.groups is not None else None
+        if peak is None:
+            peak = _proc_status_bytes(self.pid, "VmHWM") - self._resident_at_start
+        return max(0, peak)
+
+    def take_output(self) -> str:
+        """What the worker printed since the last call of this method, cut to the output limit."""
+        parts = []
+        for index, (stream, label) in enumerate(zip(self._output, ("", "[stderr]\n"))):
+            # pread and fstat, never seek or read: the worker writes at the file offset it shares
+            # with this process, and moving it made the next print overwrite the last one's middle.
+            fd = stream.fileno()
+            end = os.fstat(fd).st_size
+            start = self._output_read[index]
+            if end <= start:
+                continue
+            # The worker keeps output_chars characters plus its own "output cut" marker line.
+            data = os.pread(fd, min(end - start, 4 * self.limits.output_chars + 1024), start)
+            self._output_read[index] = end
+            cut = end - start - len(data)
+            parts.append(label + data.decode("utf-8", "replace") + (f"\n[... {cut} more bytes not shown]" if cut else ""))
+        return "".join(parts)
+
+    def stop(self) -> str:
+        """Kill the worker and everything in its process group; return how it ended, in words."""
+        if not self.alive:
+            return "stopped"
+        self.alive = False
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        status = self.server.reap(self.server_pid)
+        self.channel.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        if status.get("exit") == LEFT_A_THREAD:
+            return "was ended because the code left a thread running (the grader cannot stop a thread: join yours before returning)"
+        if "exit" in status:
+            return f"exited with status {status['exit']}"
+        number = status.get("signal")
+        if number in (None, signal.SIGKILL):
+            return "was stopped"
+        return f"was killed by {_SIGNAL_WORDS.get(number, f'signal {number}')} (signal {number})"
+
+    def close(self) -> None:
+        self.stop()
+        for stream in self._output:
+            stream.close()
+        if self._marker is not None:
+            self._marker.close()
+
+
+class _Refused(Exception):
+    """A stand-in call the reference will not run: its message goes to the student as a ValueError."""
+
+
+class BatchPastItsDeadline(CallTimedOut):
+    """A batch's calls did not all come back within one call's deadline: no call of it is known
+    to have taken longer than its own deadline, nor known not to have (``call_batch``)."""
+
+
+def _proc_status_bytes(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"/proc/{pid}/status has no {field}")
