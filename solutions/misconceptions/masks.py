@@ -327,11 +327,10 @@ def alibi_bias_masked_above_the_diagonal(n, n_heads):
     return Alternatives([np.where(future, 0.0, bias), np.where(future, -np.inf, bias)])
 
 
-probe("alibi_slopes", "8 heads, a power of two", 8)
-probe("alibi_slopes", "6 heads: the 4 slopes of 4 heads, then 2 of 8 heads", 6)
-probe("alibi_slopes", "12 heads", 12)
-probe("alibi_bias", "5 positions, 4 heads", 5, 4)
-probe("alibi_bias", "4 positions, 3 heads (not a power of two)", 4, 3)
+probe("alibi_slopes", "64 heads, a power of two", 64)
+probe("alibi_slopes", "48 heads: the 32 slopes of 32 heads, then 16 of 64 heads", 48)
+probe("alibi_bias", "12 positions, 4 heads", 12, 4)
+probe("alibi_bias", "13 positions, 3 heads (not a power of two)", 13, 3)
 
 
 def _query_key(n):
@@ -371,5 +370,5 @@ def sink_window_one_too_wide(n, n_sinks, window):
     return (j <= i) & ((j < n_sinks) | (j >= i - window))
 
 
-probe("sink_window_mask", "10 tokens, 2 sinks, a window of 4", 10, 2, 4)
-probe("sink_window_mask", "8 tokens, 3 sinks, a window of 2 (fewer than the sinks)", 8, 3, 2)
+probe("sink_window_mask", "12 tokens, 2 sinks, a window of 4", 12, 2, 4)
+probe("sink_window_mask", "13 tokens, 3 sinks, a window of 2 (fewer than the sinks)", 13, 3, 2)

@@ -263,7 +263,7 @@ def learned_positions_wrong_length(token_ids, token_table, position_table):
     return Alternatives([token_table[token_ids] + position_table[: len(token_ids)], token_table[token_ids] + position_table])
 
 
-def _angles(positions, d, theta):
+def _rope_angles(positions, d, theta):
     return np.asarray(positions)[:, None] * theta ** (-np.arange(0, d, 2) / d)[None, :]  # (T, d/2)
 
 
@@ -285,7 +285,7 @@ def rope_half_split_adjacent_pairs(x, positions, theta=10000.0):
 )
 def rope_half_split_rotate_half_sign(x, positions, theta=10000.0):
     d = x.shape[-1]
-    angles = np.concatenate([_angles(positions, d, theta)] * 2, axis=-1)
+    angles = np.concatenate([_rope_angles(positions, d, theta)] * 2, axis=-1)
     first, second = x[..., : d // 2], x[..., d // 2 :]
     return x * np.cos(angles) + np.concatenate([second, -first], axis=-1) * np.sin(angles)
 
@@ -298,7 +298,7 @@ def rope_half_split_rotate_half_sign(x, positions, theta=10000.0):
 )
 def rope_half_split_angles_interleaved(x, positions, theta=10000.0):
     d = x.shape[-1]
-    angles = np.repeat(_angles(positions, d, theta), 2, axis=-1)
+    angles = np.repeat(_rope_angles(positions, d, theta), 2, axis=-1)
     first, second = x[..., : d // 2], x[..., d // 2 :]
     return x * np.cos(angles) + np.concatenate([-second, first], axis=-1) * np.sin(angles)
 
@@ -363,6 +363,6 @@ probe("learned_positions", "B = 2, T = 3, a table of 5 positions", _IDS, _TOKENS
 probe("learned_positions", "one sequence of 4, a table of 5 positions", np.array([2, 2, 0, 1]), _TOKENS, _POSITIONS)
 probe("rope_half_split", "positions out of order, d = 6", _RNG.normal(size=(2, 3, 6)), np.array([0, 3, 1]))
 probe("rope_half_split", "a small theta, so every pair turns visibly", _RNG.normal(size=(4, 8)), np.array([1, 2, 5, 9]), theta=100.0)
-probe("rope_frequencies", "linear scaling, factor 4", 8, theta=10000.0, scaling="linear", factor=4.0)
-probe("rope_frequencies", "NTK scaling, factor 4", 8, theta=10000.0, scaling="ntk", factor=4.0)
-probe("rope_frequencies", "NTK scaling, factor 8, head_dim 16, Llama 3's theta", 16, theta=500000.0, scaling="ntk", factor=8.0)
+probe("rope_frequencies", "linear scaling, factor 3", 8, theta=10000.0, scaling="linear", factor=3.0)
+probe("rope_frequencies", "NTK scaling, factor 3", 8, theta=10000.0, scaling="ntk", factor=3.0)
+probe("rope_frequencies", "NTK scaling, factor 6, head_dim 16, Llama 3's theta", 16, theta=500000.0, scaling="ntk", factor=6.0)
