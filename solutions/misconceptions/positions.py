@@ -5,7 +5,7 @@ import numpy as np
 from attention import self_attention
 from positions import rope, sinusoidal_encoding
 
-from attnlab.misconceptions import Alternatives, misconception, probe
+from attnlab.misconceptions import Alternatives, Raised, misconception, probe
 
 
 def _angles(n_positions, d_model, exponent):
@@ -249,18 +249,25 @@ def learned_positions_indexed_by_token(token_ids, token_table, position_table):
 )
 def learned_positions_from_one(token_ids, token_table, position_table):
     token_ids = np.asarray(token_ids)
-    return token_table[token_ids] + position_table[1 : token_ids.shape[-1] + 1]
+    n_tokens = token_ids.shape[-1]
+    if n_tokens > len(position_table):
+        raise ValueError("longer than the table")
+    if n_tokens == len(position_table):  # row T is past the table: an index or a broadcast fails, as written
+        return Alternatives([Raised("IndexError"), Raised("ValueError")])
+    return token_table[token_ids] + position_table[1 : n_tokens + 1]
 
 
 @misconception(
     "learned_positions",
-    "the whole position table is added, or its rows picked by the first axis's length",
-    explanation="A batch (B, T) of ids needs the first T rows of the table, one per slot: T is the last axis of token_ids. Taking len(token_ids) (the batch size B) or the whole table lines up only when those happen to equal T.",
+    "the sequence length read off the first axis: len(token_ids)",
+    explanation="A batch (B, T) of ids needs the first T rows of the table, one per slot: T is the last axis of token_ids. len(token_ids) is the batch size B, which lines up only for a single sequence or when B happens to equal T.",
     hint="T = token_ids.shape[-1]; add position_table[:T].",
 )
 def learned_positions_wrong_length(token_ids, token_table, position_table):
     token_ids = np.asarray(token_ids)
-    return Alternatives([token_table[token_ids] + position_table[: len(token_ids)], token_table[token_ids] + position_table])
+    if len(token_ids) > len(position_table):
+        raise ValueError("longer than the table")
+    return token_table[token_ids] + position_table[: len(token_ids)]
 
 
 def _rope_angles(positions, d, theta):
