@@ -87,7 +87,7 @@ def learned_positions(token_ids, token_table, position_table):
     token_ids = np.asarray(token_ids)
     n_tokens, n_positions = token_ids.shape[-1], position_table.shape[0]
     if n_tokens > n_positions:
-        raise ValueError(f"a sequence of {n_tokens} tokens is longer than the {n_positions} positions the table has learned")
+        raise ValueError(f"{n_tokens} tokens, but the table has learned only {n_positions} positions")
     return token_table[token_ids] + position_table[:n_tokens]  # (..., T, d)
     ### END SOLUTION
 
