@@ -1,8 +1,9 @@
-"""Exercise 3: causal, padding, local and document masks.
+"""Exercise 3: causal, padding, local and document masks, attention sinks, and ALiBi's bias.
 
 In this course a mask is boolean and ``True`` means "this query may attend to
 this key" (PyTorch's ``scaled_dot_product_attention`` convention). Masks are
-fixed architecture, not learned.
+fixed architecture, not learned. ALiBi is not a mask but an additive bias on
+the scores: a fixed penalty that grows with distance, one slope per head.
 """
 
 import numpy as np
@@ -70,4 +71,53 @@ def left_padding_mask(lengths, max_len):
     ### HINT: the real tokens of row b start at max_len − lengths[b].
     lengths = np.asarray(lengths)
     return np.arange(max_len)[None, :] >= (max_len - lengths)[:, None]  # (B, max_len)
+    ### END SOLUTION
+
+
+def alibi_slopes(n_heads):
+    """ALiBi's head slopes: a geometric sequence, one slope per head, steepest first.
+
+    Shapes: n_heads (int ≥ 1) -> (n_heads,) float64.
+    For n a power of two, head h = 1..n gets 2^(-8h/n) (8 heads: 1/2, 1/4, ..., 1/256). Otherwise
+    (the paper's rule) the n' = 2^floor(log2 n) slopes of n' heads come first, then every other
+    slope of 2n' heads (the 1st, 3rd, 5th, ...) until there are n.
+    """
+    ### BEGIN SOLUTION
+    ### HINT: write the power-of-two case as a helper, 2.0 ** (-8 * np.arange(1, n + 1) / n); for other n, take the helper's slopes of the largest power of two below n, then [0::2] of twice that power's.
+    def geometric(n):
+        return 2.0 ** (-8.0 * np.arange(1, n + 1) / n)  # (n,)
+
+    below = 2 ** int(np.floor(np.log2(n_heads)))
+    return np.concatenate([geometric(below), geometric(2 * below)[0::2][: n_heads - below]])  # (n_heads,)
+    ### END SOLUTION
+
+
+def alibi_bias(n, n_heads):
+    """ALiBi: a linear penalty on distance, added to the scores of each head instead of positions.
+
+    Shapes: n (int), n_heads (int) -> (n_heads, n, n) float64,
+    bias[h, i, j] = -alibi_slopes(n_heads)[h] · (i - j). The bias is the plain linear one on
+    every cell: above the diagonal (j > i) it is positive, and the causal mask, not the bias,
+    hides those keys. Add it to the scores before the softmax.
+    """
+    ### BEGIN SOLUTION
+    ### HINT: the distance i - j is a (n, 1) column of i minus a (1, n) row of j; multiply it by -slopes[:, None, None].
+    behind = np.arange(n)[None, :] - np.arange(n)[:, None]  # (n, n), j - i = -(i - j)
+    return alibi_slopes(n_heads)[:, None, None] * behind[None, :, :]  # (n_heads, n, n)
+    ### END SOLUTION
+
+
+def sink_window_mask(n, n_sinks, window):
+    """StreamingLLM's mask: the first ``n_sinks`` tokens (attention sinks) plus a causal sliding window.
+
+    Shapes: n (int), n_sinks (int ≥ 0), window (int ≥ 1) -> (n, n) bool,
+    True where j ≤ i and (j < n_sinks or j > i - window): the sinks come on top of the window,
+    which counts the query itself as in sliding_window_mask. No query sees a later key, a sink
+    included; with n_sinks = 0 it is sliding_window_mask(n, window).
+    """
+    ### BEGIN SOLUTION
+    ### HINT: start from the sliding window's condition and OR in the sink columns (j < n_sinks), keeping j ≤ i for both.
+    i = np.arange(n)[:, None]  # (n, 1) queries
+    j = np.arange(n)[None, :]  # (1, n) keys
+    return (j <= i) & ((j < n_sinks) | (j > i - window))
     ### END SOLUTION

@@ -3,8 +3,11 @@
 Self-attention is permutation equivariant: shuffling the input tokens
 shuffles the outputs the same way, so "dog bites man" and "man bites dog"
 look alike to it. Positional encodings break the symmetry on purpose:
-sinusoidal encodings are added to the inputs; RoPE rotates queries and keys
-by position-dependent angles so that scores depend on relative position.
+sinusoidal encodings are added to the inputs; learned ones are a trained table
+of the same shape; RoPE rotates queries and keys by position-dependent angles
+so that scores depend on relative position (in two layouts: adjacent pairs,
+or the two halves of real checkpoints), and its frequencies can be stretched
+for a longer context.
 """
 
 import numpy as np
@@ -69,4 +72,67 @@ def equivariance_gap(x, perm, w_q, w_k, w_v, add_positions=False):
         return self_attention(tokens, w_q, w_k, w_v)[0]  # (T, d_v)
 
     return float(np.linalg.norm(attend(x[perm]) - attend(x)[perm]))
+    ### END SOLUTION
+
+
+def learned_positions(token_ids, token_table, position_table):
+    """Token embeddings plus learned absolute positions (GPT-2, BERT): row p of a trained table for position p.
+
+    Shapes: token_ids (..., T) ints, token_table (V, d), position_table (P, d) -> (..., T, d),
+    out[..., t, :] = token_table[token_ids[..., t]] + position_table[t].
+    A table of P rows knows positions 0..P-1 only: T > P raises ValueError saying so.
+    """
+    ### BEGIN SOLUTION
+    ### HINT: index the token table with the ids, then add the first T rows of the position table (they broadcast over the leading axes).
+    token_ids = np.asarray(token_ids)
+    n_tokens, n_positions = token_ids.shape[-1], position_table.shape[0]
+    if n_tokens > n_positions:
+        raise ValueError(f"{n_tokens} tokens, but the table has learned only {n_positions} positions")
+    return token_table[token_ids] + position_table[:n_tokens]  # (..., T, d)
+    ### END SOLUTION
+
+
+def rope_half_split(x, positions, theta=10000.0):
+    """RoPE in the half-split layout of GPT-NeoX and Llama checkpoints: feature i pairs with feature i + d/2.
+
+    Shapes: x (..., T, d) with d even, positions (T,) ints -> (..., T, d).
+    Pair i = (x[i], x[i + d/2]) at position p turns by angle p · theta^(-2i/d):
+    out[i] = x[i] cos - x[i + d/2] sin, out[i + d/2] = x[i] sin + x[i + d/2] cos,
+    i.e. x · cos + rotate_half(x) · sin with rotate_half(x) = [-x2, x1] for the halves x1, x2.
+    """
+    ### BEGIN SOLUTION
+    ### HINT: the angle table (T, d/2) is rope's; repeat it for both halves with np.concatenate([angles, angles], -1) (not np.repeat, which interleaves), and build rotate_half(x) = [-x2, x1].
+    d = x.shape[-1]
+    frequencies = theta ** (-np.arange(0, d, 2) / d)  # (d/2,)
+    angles = np.asarray(positions)[:, None] * frequencies[None, :]  # (T, d/2)
+    angles = np.concatenate([angles, angles], axis=-1)  # (T, d): pair i's angle at i and i + d/2
+    first, second = x[..., : d // 2], x[..., d // 2 :]  # (..., T, d/2) each
+    rotated_half = np.concatenate([-second, first], axis=-1)  # (..., T, d)
+    return x * np.cos(angles) + rotated_half * np.sin(angles)  # (..., T, d)
+    ### END SOLUTION
+
+
+def rope_frequencies(head_dim, theta=10000.0, scaling=None, factor=1.0):
+    """RoPE's inverse frequencies, and the two classic ways to stretch them to a longer context.
+
+    Shapes: head_dim (even int), theta, factor (floats) -> (head_dim/2,) float64,
+    inv_freq[i] = theta^(-2i/head_dim) for scaling=None. With scaling="linear" (position
+    interpolation) every frequency is divided by factor, as if each position p were p / factor.
+    With scaling="ntk" (NTK-aware) the base grows instead: theta' = theta · factor^(d/(d-2)), so the
+    fastest pair (i = 0) keeps its frequency 1 and the slowest is slowed by exactly factor; it needs
+    head_dim ≥ 4. Any other scaling raises ValueError.
+    """
+    ### BEGIN SOLUTION
+    ### HINT: linear divides the frequencies by factor; ntk changes theta to theta * factor ** (d / (d - 2)) before the power.
+    d = head_dim
+    exponents = np.arange(0, d, 2) / d  # (d/2,), 2i/d
+    if scaling is None:
+        return theta**-exponents
+    if scaling == "linear":
+        return theta**-exponents / factor
+    if scaling == "ntk":
+        if d < 4:
+            raise ValueError(f"NTK scaling needs head_dim ≥ 4 (it divides by head_dim - 2), got {head_dim}")
+        return (theta * factor ** (d / (d - 2))) ** -exponents
+    raise ValueError(f"scaling must be None, 'linear' or 'ntk', got {scaling!r}")
     ### END SOLUTION

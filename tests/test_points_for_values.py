@@ -90,11 +90,16 @@ def test_tiny_arrays_score_nothing_and_fail_the_metamorphic_tests_on_their_own(b
         assert "has the wrong shape" in test.feedback and "Not paid yet" not in test.feedback, test.feedback
 
 
-def test_a_float32_table_is_held_to_the_contracts_float64_tolerance(grade_both_paths):
-    for report in grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "sinusoidal_float32_a_ten_thousandth_off.py")):
-        tests = [t for t in report.tests if t.function == "sinusoidal_encoding"]
-        assert tests and all(t.score == 0 for t in tests), [t.name for t in tests if t.score]
-        assert all(t.score == t.max_score for t in report.tests if t.function != "sinusoidal_encoding")
+@pytest.mark.parametrize("name, functions", [
+    ("sinusoidal_float32_a_ten_thousandth_off", {"sinusoidal_encoding"}),
+    ("float32_alibi_a_ten_thousandth_off", {"alibi_slopes", "alibi_bias"}),
+    ("float32_rope_frequencies_a_ten_thousandth_off", {"rope_frequencies"}),
+])
+def test_a_float32_table_is_held_to_the_contracts_float64_tolerance(grade_both_paths, name, functions):
+    for report in grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / f"{name}.py")):
+        tests = [t for t in report.tests if t.function in functions]
+        assert {t.function for t in tests} == functions and all(t.score == 0 for t in tests), [t.name for t in tests if t.score]
+        assert all(t.score == t.max_score for t in report.tests if t.function not in functions)
 
 
 def test_one_bug_outside_the_values_keeps_the_property_points(grade_both_paths):

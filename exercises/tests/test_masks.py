@@ -1,10 +1,10 @@
 """Public tests for masks.py."""
 
 import numpy as np
-from masks import causal_mask, document_mask, left_padding_mask, padding_mask, sliding_window_mask
+from masks import alibi_bias, alibi_slopes, causal_mask, document_mask, left_padding_mask, padding_mask, sink_window_mask, sliding_window_mask
 
 from attnlab.check.probe_book import probe_tests
-from attnlab.expect import expect_equal_bool
+from attnlab.expect import expect_close, expect_equal_bool
 
 
 def test_causal_mask_4():
@@ -60,6 +60,43 @@ def test_left_padding_mirrors_right_padding():
     lengths = np.array([1, 3, 4])
     right = np.arange(6)[None, :] < lengths[:, None]
     expect_equal_bool(left_padding_mask(lengths, 6), right[:, ::-1], "left_padding_mask([1, 3, 4], 6)", "(B, max_len)")
+
+
+def test_alibi_slopes_of_8_heads():
+    """alibi_slopes: 8 heads get 2^(-8h/8) = 1/2, 1/4, …, 1/256, the steepest first"""
+    expect_close(alibi_slopes(8), np.array([1 / 2, 1 / 4, 1 / 8, 1 / 16, 1 / 32, 1 / 64, 1 / 128, 1 / 256]), "alibi_slopes(8)", np.float64)
+
+
+def test_alibi_slopes_of_6_heads():
+    """alibi_slopes: 6 heads (not a power of two): the 4 slopes of 4 heads, then every other slope of 8 heads"""
+    expect_close(alibi_slopes(6), np.array([1 / 4, 1 / 16, 1 / 64, 1 / 256, 1 / 2, 1 / 8]), "alibi_slopes(6)", np.float64)
+
+
+def test_alibi_bias_of_2_heads():
+    """alibi_bias: 3 positions, 2 heads (slopes 1/16 and 1/256): −slope · (i − j), positive above the diagonal"""
+    distance = np.array([[0, -1, -2], [1, 0, -1], [2, 1, 0]])
+    expected = np.stack([-distance / 16, -distance / 256])
+    expect_close(alibi_bias(3, 2), expected, "alibi_bias(3, 2)", np.float64, passport="(n_heads, n, n)")
+
+
+def test_sink_window():
+    """sink_window_mask: 7 tokens, 2 sinks, a window of 3: the first two keys stay visible once the window has moved on"""
+    expected = np.array([
+        [1, 0, 0, 0, 0, 0, 0],
+        [1, 1, 0, 0, 0, 0, 0],
+        [1, 1, 1, 0, 0, 0, 0],
+        [1, 1, 1, 1, 0, 0, 0],
+        [1, 1, 1, 1, 1, 0, 0],
+        [1, 1, 0, 1, 1, 1, 0],
+        [1, 1, 0, 0, 1, 1, 1],
+    ], dtype=bool)
+    expect_equal_bool(sink_window_mask(7, 2, 3), expected, "sink_window_mask(7, n_sinks=2, window=3)", "(n, n)")
+
+
+def test_sink_window_without_sinks_is_the_sliding_window():
+    """sink_window_mask: no sinks is sliding_window_mask; a sink never lets a query see the future"""
+    expect_equal_bool(sink_window_mask(5, 0, 2), sliding_window_mask(5, 2), "sink_window_mask(5, n_sinks=0, window=2)", "(n, n)")
+    expect_equal_bool(sink_window_mask(4, 3, 1), np.array([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]], dtype=bool), "sink_window_mask(4, n_sinks=3, window=1)", "(n, n)")
 
 
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the

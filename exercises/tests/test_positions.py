@@ -1,9 +1,10 @@
 """Public tests for positions.py."""
 
 import numpy as np
-from positions import equivariance_gap, rope, sinusoidal_encoding
+from positions import equivariance_gap, learned_positions, rope, rope_frequencies, rope_half_split, sinusoidal_encoding
 
 from attnlab.check.probe_book import probe_tests
+from attnlab.expect import expect_close, expect_shape
 
 
 def test_sinusoidal_first_rows():
@@ -76,6 +77,47 @@ def test_equivariance_gap_value():
     got = equivariance_gap(x, perm, w_q, w_k, w_v, add_positions=True)
     np.testing.assert_allclose(got, expected, err_msg="the gap with positions")
     assert equivariance_gap(x, np.arange(4), w_q, w_k, w_v, add_positions=True) < 1e-9, "the identity permutation moves nothing: the gap should be 0"
+
+
+def test_learned_positions_tell_bank_from_bank():
+    """learned_positions: the same token at positions 0 and 2 gets two different vectors, token row + position row"""
+    tokens = np.array([[1.0, 0.0], [0.0, 1.0]])
+    table = np.array([[0.1, 0.0], [0.2, 0.0], [0.3, 0.0]])
+    out = learned_positions(np.array([[0, 1, 0]]), tokens, table)
+    expect_shape(out, (1, 3, 2), "learned_positions(token_ids (1, 3), …)", "(B, T, d)")
+    expect_close(out, np.array([[[1.1, 0.0], [0.2, 1.0], [1.3, 0.0]]]), "learned_positions([[0, 1, 0]], …)", tokens, table)
+
+
+def test_learned_positions_refuse_a_longer_sequence():
+    """learned_positions: a table of 2 positions cannot place 3 tokens: ValueError"""
+    try:
+        learned_positions(np.array([0, 0, 0]), np.ones((1, 2)), np.zeros((2, 2)))
+    except ValueError:
+        return
+    raise AssertionError("learned_positions with 3 tokens and a table of 2 positions should raise ValueError")
+
+
+def test_rope_half_split_first_pair():
+    """rope_half_split: d = 4, position 1: pair 0 is (x0, x2) and turns by 1 radian, pair 1 is (x1, x3) and turns by 0.01"""
+    out = rope_half_split(np.array([[1.0, 1.0, 0.0, 0.0]]), np.array([1]))
+    expect_close(out, np.array([[np.cos(1.0), np.cos(0.01), np.sin(1.0), np.sin(0.01)]]), "rope_half_split([[1, 1, 0, 0]], [1])")
+
+
+def test_rope_half_split_is_rope_on_permuted_features():
+    """rope_half_split: the same rotation as rope once the features are reordered [x0, x2, x1, x3]"""
+    x = np.random.default_rng(5).standard_normal((2, 3, 4))
+    positions = np.array([4, 0, 7])
+    interleaved = [0, 2, 1, 3]  # half-split feature order -> adjacent pairs
+    expect_close(rope_half_split(x, positions)[..., interleaved], rope(x[..., interleaved], positions), "rope_half_split, reordered", x)
+
+
+def test_rope_frequencies_and_their_scaling():
+    """rope_frequencies: d = 8: [1, 0.1, 0.01, 0.001]; linear ×4 divides them by 4; NTK ×4 keeps 1 and ends at 0.001 / 4"""
+    expect_close(rope_frequencies(8), np.array([1.0, 0.1, 0.01, 0.001]), "rope_frequencies(8)", np.float64)
+    expect_close(rope_frequencies(8, scaling="linear", factor=4.0), np.array([0.25, 0.025, 0.0025, 0.00025]), "rope_frequencies(8, scaling='linear', factor=4)", np.float64)
+    ntk_base = 10000.0 * 4.0 ** (8 / 6)
+    expect_close(rope_frequencies(8, scaling="ntk", factor=4.0), ntk_base ** -(np.arange(0, 8, 2) / 8), "rope_frequencies(8, scaling='ntk', factor=4)", np.float64)
+    expect_close(rope_frequencies(8, scaling="ntk", factor=4.0)[[0, -1]], np.array([1.0, 0.00025]), "the first and last NTK frequency", np.float64)
 
 
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the

@@ -1,13 +1,21 @@
 """Hidden tests for positions.py: sinusoidal encodings, RoPE and permutation equivariance."""
 
 import numpy as np
+import pytest
 from attention_inputs import LEAD, SEED, SIZE, normal
 from hypothesis import given
 from hypothesis import strategies as st
 
 from attnlab.expect import Mismatch, expect_array, expect_close, expect_shape
+from attnlab.outcomes import StudentError
 
 EVEN = st.integers(1, 4).map(lambda half: 2 * half)
+
+
+def described(value) -> str:
+    """What a call returned, in a few words: an array by its shape, anything else by its type."""
+    shape = getattr(value, "shape", None)
+    return f"an array of shape {tuple(shape)}" if shape is not None else f"a {type(value).__name__}"
 
 
 def closed_form_sinusoid(n_positions, d_model):
@@ -126,3 +134,138 @@ def test_equivariance_gap_with_positions(student, reference, case):
     expected = reference.equivariance_gap(*case, add_positions=True)
     if not np.isclose(value, expected, rtol=1e-6, atol=1e-9):
         raise Mismatch(f"with positions the gap should be {expected:.6g}, got {value:.6g} (positions belong to slots: f(PX) = attention(PX + PE))")
+
+
+@st.composite
+def embedding_case(draw):
+    lead, n, vocab, d, extra, seed = draw(LEAD), draw(SIZE), draw(st.integers(1, 7)), draw(SIZE), draw(st.integers(0, 3)), draw(SEED)
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, vocab, size=lead + (n,)), normal(seed, (vocab, d)), normal(seed + 1, (n + extra, d))
+
+
+@given(embedding_case())
+def test_learned_positions_values(student, reference, case):
+    """learned_positions: token_table[id] + position_table[t] at every slot t, with a table longer than the sequence"""
+    ids, tokens, table = case
+    expected = np.zeros(ids.shape + tokens.shape[-1:])
+    for index in np.ndindex(ids.shape):
+        expected[index] = tokens[ids[index]] + table[index[-1]]
+    expect_close(student.learned_positions(ids, tokens, table), expected, f"learned_positions(token_ids of shape {ids.shape}, …, a table of {table.shape[0]} positions)", tokens, table, passport="(..., T, d)")
+
+
+def test_learned_positions_of_repeated_tokens(student, reference):
+    """learned_positions: the same token at two positions gets two different vectors (the table tells them apart)"""
+    tokens = np.array([[1.0, 0.0], [0.0, 1.0]])
+    table = np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0]])
+    expected = np.array([[1.0, 0.0], [11.0, 0.0], [0.0, 11.0]])
+    expect_close(student.learned_positions(np.array([0, 0, 1]), tokens, table), expected, "learned_positions([0, 0, 1], …) ('bank' twice)", tokens, table, passport="(T, d)")
+
+
+@given(embedding_case(), st.integers(1, 4))
+def test_learned_positions_refuses_a_sequence_longer_than_the_table(student, reference, case, too_many):
+    """learned_positions: a sequence longer than the table raises ValueError (no position past the last row was learned)"""
+    ids, tokens, table = case
+    short = table[: max(ids.shape[-1] - too_many, 0)]
+    try:
+        got = student.learned_positions(ids, tokens, short)
+    except StudentError as error:
+        if error.error_type != "ValueError":
+            raise Mismatch(f"a sequence of {ids.shape[-1]} tokens with a table of {short.shape[0]} positions should raise ValueError, got {error.error_type}") from None
+        return
+    raise Mismatch(f"a sequence of {ids.shape[-1]} tokens with a table of {short.shape[0]} positions should raise ValueError, but it returned {described(got)}")
+
+
+def closed_form_rope_half_split(x, positions, theta):
+    """Rotate each pair (i, i + d/2) at position p by p * theta^(-2i/d), one pair at a time."""
+    out = np.array(x, dtype=np.float64)
+    half = x.shape[-1] // 2
+    for t, p in enumerate(positions):
+        for i in range(half):
+            angle = p * theta ** (-2 * i / x.shape[-1])
+            a, b = x[..., t, i], x[..., t, i + half]
+            out[..., t, i] = a * np.cos(angle) - b * np.sin(angle)
+            out[..., t, i + half] = a * np.sin(angle) + b * np.cos(angle)
+    return out
+
+
+@given(LEAD, SIZE, EVEN, SEED, st.sampled_from([10000.0, 500000.0, 100.0, 10.0]))
+def test_rope_half_split_values(student, reference, lead, n, d, seed, theta):
+    """rope_half_split: pairs (i, i + d/2) rotate by p · theta^(-2i/d)"""
+    x = normal(seed, lead + (n, d))
+    positions = np.random.default_rng(seed).integers(0, 50, size=n)
+    expected = closed_form_rope_half_split(x, positions, theta)
+    expect_close(student.rope_half_split(x, positions, theta=theta), expected, f"rope_half_split(x, positions, theta={theta:g})", x, passport="(..., T, d)")
+
+
+@given(SIZE, EVEN, SEED)
+def test_rope_half_split_default_theta(student, reference, n, d, seed):
+    """rope_half_split: theta defaults to 10000"""
+    x = normal(seed, (n, d))
+    positions = np.arange(n) * 7
+    expect_close(student.rope_half_split(x, positions), closed_form_rope_half_split(x, positions, 10000.0), "rope_half_split(x, positions)", x, passport="(T, d)")
+
+
+@given(EVEN, SEED, st.integers(0, 20), st.integers(0, 20), st.integers(1, 30))
+def test_rope_half_split_is_rope_with_permuted_features(student, reference, d, seed, m, n, shift):
+    """rope_half_split: keeps lengths, position 0 is the identity, and q·k depends only on the distance"""
+    q, k = normal(seed, (2, d)), normal(seed + 1, (2, d))
+
+    def rotated(x, p):
+        got = expect_array(student.rope_half_split(x, np.array([p, 0])), "rope_half_split(x, positions)")
+        expect_shape(got, x.shape, "rope_half_split(x, positions)", "(T, d)")
+        expect_close(got[1], x[1], "rope_half_split at position 0", x)
+        expect_close(np.linalg.norm(got, axis=-1), np.linalg.norm(x, axis=-1), "the length of each rotated vector", x)
+        return got[0]
+
+    first = float(rotated(q, m) @ rotated(k, n))
+    second = float(rotated(q, m + shift) @ rotated(k, n + shift))
+    if not np.isclose(first, second, rtol=1e-7, atol=1e-9):
+        raise Mismatch(f"rotated q·k should depend on m - n only: positions ({m}, {n}) give {first:.6g} but ({m + shift}, {n + shift}) give {second:.6g}")
+
+
+SCALING = st.sampled_from([None, "linear", "ntk"])
+
+
+def closed_form_frequencies(head_dim, theta, scaling, factor):
+    frequencies = np.array([theta ** (-2 * i / head_dim) for i in range(head_dim // 2)])
+    if scaling == "linear":
+        return frequencies / factor
+    if scaling == "ntk":
+        stretched = theta * factor ** (head_dim / (head_dim - 2))
+        return np.array([stretched ** (-2 * i / head_dim) for i in range(head_dim // 2)])
+    return frequencies
+
+
+@given(st.integers(2, 64).map(lambda half: 2 * half), st.sampled_from([10000.0, 500000.0, 10.0]), SCALING, st.sampled_from([2.0, 4.0, 8.0, 32.0]))
+def test_rope_frequencies(student, reference, head_dim, theta, scaling, factor):
+    """rope_frequencies: theta^(-2i/d); linear divides them by factor; ntk raises the base to theta · factor^(d/(d-2))"""
+    expect_close(student.rope_frequencies(head_dim, theta=theta, scaling=scaling, factor=factor), closed_form_frequencies(head_dim, theta, scaling, factor),
+                 f"rope_frequencies({head_dim}, theta={theta:g}, scaling={scaling!r}, factor={factor:g})", np.float64, passport="(head_dim/2,)")
+
+
+@given(st.integers(1, 16).map(lambda half: 2 * half))
+def test_rope_frequencies_defaults(student, reference, head_dim):
+    """rope_frequencies: theta 10000 and no scaling by default, rope's own frequencies"""
+    expect_close(student.rope_frequencies(head_dim), closed_form_frequencies(head_dim, 10000.0, None, 1.0), f"rope_frequencies({head_dim})", np.float64, passport="(head_dim/2,)")
+
+
+@given(st.integers(2, 64).map(lambda half: 2 * half), st.sampled_from([2.0, 4.0, 16.0]))
+def test_rope_frequencies_ntk_keeps_the_fastest_and_slows_the_slowest_by_factor(student, reference, head_dim, factor):
+    """rope_frequencies: with ntk the first frequency stays 1 and the last is the unscaled one divided by factor"""
+    got = expect_array(student.rope_frequencies(head_dim, scaling="ntk", factor=factor), f"rope_frequencies({head_dim}, scaling='ntk', factor={factor:g})")
+    expect_shape(got, (head_dim // 2,), f"rope_frequencies({head_dim}, scaling='ntk')", "(head_dim/2,)")
+    plain = closed_form_frequencies(head_dim, 10000.0, None, 1.0)
+    expect_close(got[[0, -1]], np.array([1.0, plain[-1] / factor]), "the first and the last NTK frequency", np.float64)
+
+
+@pytest.mark.parametrize("call", [(8, "yarn"), (8, "Linear"), (2, "ntk")], ids=["unknown", "misspelt", "ntk_at_head_dim_2"])
+def test_rope_frequencies_refuses_what_it_cannot_scale(student, reference, call):
+    """rope_frequencies: an unknown scaling, or ntk at head_dim 2, raises ValueError"""
+    head_dim, scaling = call
+    try:
+        got = student.rope_frequencies(head_dim, scaling=scaling, factor=4.0)
+    except StudentError as error:
+        if error.error_type != "ValueError":
+            raise Mismatch(f"rope_frequencies({head_dim}, scaling={scaling!r}) should raise ValueError, got {error.error_type}") from None
+        return
+    raise Mismatch(f"rope_frequencies({head_dim}, scaling={scaling!r}) should raise ValueError, but it returned {described(got)}")

@@ -1,6 +1,8 @@
-"""Known wrong versions of the mask functions: causal, padding (right and left), sliding window, packed documents."""
+"""Known wrong versions of the mask functions: causal, padding (right and left), sliding window, packed documents,
+attention sinks, and ALiBi's slopes and bias."""
 
 import numpy as np
+from masks import alibi_slopes
 
 from attnlab.misconceptions import Alternatives, misconception, probe
 
@@ -245,3 +247,128 @@ probe("sliding_window_mask", "a window longer than the sequence", 10, 13)
 probe("document_mask", "three documents, ids not in order", np.array([4, 4, 1, 1, 1, 7]))
 probe("left_padding_mask", "B != max_len, a full sequence and a length-1 one", np.array([3, 1, 5]), 5)
 probe("left_padding_mask", "max_len longer than every sequence, lengths all different", np.array([2, 4, 1]), 6)
+
+
+# ---------------------------------------------------------------- ALiBi and attention sinks (issue 39)
+
+
+def _geometric(n):
+    return 2.0 ** (-8.0 * np.arange(1, n + 1) / n)
+
+
+@misconception(
+    "alibi_slopes",
+    "the slopes in reverse order: the shallowest head first",
+    explanation="Head 1 has the steepest slope, 2^(-8/n) (1/2 for 8 heads), and each later head a gentler one, down to 2^(-8) = 1/256: the first heads look locally, the last ones far. Reversed (or sorted ascending), every head gets another head's slope.",
+    hint="h runs from 1 to n in 2^(-8h/n): the slopes decrease.",
+)
+def alibi_slopes_reversed(n_heads):
+    slopes = alibi_slopes(n_heads)
+    return Alternatives([slopes[::-1], np.sort(slopes)])
+
+
+@misconception(
+    "alibi_slopes",
+    "2^(-8h/n) for every n, also when n is not a power of two",
+    explanation="The formula is the paper's for a power of two. For other n (12 heads, say) the paper takes the 8 slopes of 8 heads and then every other slope of 16 heads (√½, √⅛, ...), so that the slopes keep the power-of-two sequence's values instead of a new ratio.",
+    hint="Let b = 2^floor(log2 n): the slopes of b heads, then the slopes of 2b heads [0::2], the first n − b of them.",
+)
+def alibi_slopes_plain_formula(n_heads):
+    return _geometric(n_heads)
+
+
+@misconception(
+    "alibi_slopes",
+    "heads counted from 0: the first slope is 1",
+    explanation="The slopes are 2^(-8h/n) for h = 1 … n: the first is 2^(-8/n) and the last 2^(-8). Counting h from 0 gives the first head a slope of 1 and leaves out the gentlest one.",
+    hint="np.arange(1, n + 1), not np.arange(n).",
+)
+def alibi_slopes_from_zero(n_heads):
+    def from_zero(n):
+        return 2.0 ** (-8.0 * np.arange(n) / n)
+
+    below = 2 ** int(np.floor(np.log2(n_heads)))
+    return Alternatives([from_zero(n_heads), np.concatenate([from_zero(below), from_zero(2 * below)[0::2][: n_heads - below]])])
+
+
+def _distance(n):
+    return np.arange(n)[:, None] - np.arange(n)[None, :]  # (n, n), i - j
+
+
+@misconception(
+    "alibi_bias",
+    "the bias has the wrong sign: distant keys are rewarded",
+    explanation="ALiBi penalises distance: the bias is −slope · (i − j), 0 on the diagonal and more negative the further back the key is, so the softmax leans towards recent tokens. +slope · (i − j) gives distant keys the largest scores.",
+    hint="bias[h, i, j] = −slopes[h] · (i − j): negative below the diagonal.",
+)
+def alibi_bias_sign_flipped(n, n_heads):
+    return alibi_slopes(n_heads)[:, None, None] * _distance(n)[None]
+
+
+@misconception(
+    "alibi_bias",
+    "−slope · |i − j|: a penalty for future keys too",
+    explanation="The contract's bias is the plain linear −slope · (i − j) on every cell: above the diagonal it is positive, and the causal mask hides those keys. |i − j| is the symmetric bias of encoders (and of no causal model): above the diagonal it differs.",
+    hint="Use i − j, not its absolute value, and leave the future keys to the causal mask.",
+)
+def alibi_bias_absolute_distance(n, n_heads):
+    return -alibi_slopes(n_heads)[:, None, None] * np.abs(_distance(n))[None]
+
+
+@misconception(
+    "alibi_bias",
+    "the bias is masked above the diagonal (0 or −inf there)",
+    explanation="alibi_bias returns the bias alone: the plain linear −slope · (i − j) on every cell. Masking is the causal mask's job (combined when the scores are masked); zeroing or filling the future cells here mixes the two, and a −inf in a bias breaks every use without a causal mask.",
+    hint="Return −slopes[:, None, None] · (i − j) for every (i, j), above the diagonal too.",
+)
+def alibi_bias_masked_above_the_diagonal(n, n_heads):
+    bias = -alibi_slopes(n_heads)[:, None, None] * _distance(n)[None]
+    future = _distance(n) < 0
+    return Alternatives([np.where(future, 0.0, bias), np.where(future, -np.inf, bias)])
+
+
+probe("alibi_slopes", "64 heads, a power of two", 64)
+probe("alibi_slopes", "48 heads: the 32 slopes of 32 heads, then 16 of 64 heads", 48)
+probe("alibi_bias", "12 positions, 4 heads", 12, 4)
+probe("alibi_bias", "13 positions, 3 heads (not a power of two)", 13, 3)
+
+
+def _query_key(n):
+    return np.arange(n)[:, None], np.arange(n)[None, :]
+
+
+@misconception(
+    "sink_window_mask",
+    "the sinks are counted inside the window",
+    explanation="StreamingLLM keeps the first n_sinks tokens on top of a window of the most recent ones: the window's window keys (the query and the window − 1 before it) are all recent tokens. Taking the sinks out of the window leaves only window − n_sinks recent keys.",
+    hint="Keep j > i − window for the recent keys, and OR in j < n_sinks.",
+)
+def sink_window_sinks_inside_the_window(n, n_sinks, window):
+    i, j = _query_key(n)
+    return (j <= i) & ((j < n_sinks) | (j > i - (window - n_sinks)))
+
+
+@misconception(
+    "sink_window_mask",
+    "the sinks are visible to every query, the earlier ones too",
+    explanation="Sinks are the first tokens of the sequence, but attention stays causal: query 0 sees only key 0, even when there are 4 sinks. OR-ing the sink columns in after the causal condition lets the first queries read sinks that come after them.",
+    hint="Put j ≤ i around both parts: (j ≤ i) & ((j < n_sinks) | (j > i − window)).",
+)
+def sink_window_sinks_see_the_future(n, n_sinks, window):
+    i, j = _query_key(n)
+    return (j < n_sinks) | ((j <= i) & (j > i - window))
+
+
+@misconception(
+    "sink_window_mask",
+    "one key too many: the window reaches i − window",
+    explanation="The window is the query itself and the window − 1 keys before it, as in sliding_window_mask: keys i − window + 1 … i. Allowing j ≥ i − window gives every query window + 1 recent keys.",
+    hint="Keep keys with j > i − window (strictly).",
+)
+def sink_window_one_too_wide(n, n_sinks, window):
+    i, j = _query_key(n)
+    return (j <= i) & ((j < n_sinks) | (j >= i - window))
+
+
+probe("sink_window_mask", "12 tokens, 2 sinks, a window of 4", 12, 2, 4)
+probe("sink_window_mask", "13 tokens, 3 sinks, a window of 2 (fewer than the sinks)", 13, 3, 2)

@@ -1,10 +1,11 @@
-"""Known wrong versions of sinusoidal_encoding, rope and equivariance_gap."""
+"""Known wrong versions of sinusoidal_encoding, rope and equivariance_gap, and of learned positions,
+the half-split RoPE and RoPE's scaled frequencies."""
 
 import numpy as np
 from attention import self_attention
-from positions import sinusoidal_encoding
+from positions import rope, sinusoidal_encoding
 
-from attnlab.misconceptions import Alternatives, misconception, probe
+from attnlab.misconceptions import Alternatives, Raised, misconception, probe
 
 
 def _angles(n_positions, d_model, exponent):
@@ -224,3 +225,151 @@ probe("rope", "positions out of order, d = 6", _RNG.normal(size=(2, 3, 6)), np.a
 probe("rope", "a small theta, so every pair turns visibly", _RNG.normal(size=(4, 4)), np.array([1, 2, 5, 9]), theta=100.0)
 probe("equivariance_gap", "a permutation that is not its own inverse, no positions", _X, np.array([2, 0, 3, 1]), *_W)
 probe("equivariance_gap", "the same, with positions", _X, np.array([2, 0, 3, 1]), *_W, add_positions=True)
+
+
+# ---------------------------------------------------------------- learned positions, half-split RoPE, scaling (issue 39)
+
+
+@misconception(
+    "learned_positions",
+    "the position table indexed by the token ids",
+    explanation="The position table has a row per position: slot t adds position_table[t], whatever token sits there. Indexing it with the token ids gives each token a second, fixed embedding, so 'bank' gets the same vector at every position and the order is lost again.",
+    hint="position_table[:T], with T = token_ids.shape[-1].",
+)
+def learned_positions_indexed_by_token(token_ids, token_table, position_table):
+    token_ids = np.asarray(token_ids)
+    return token_table[token_ids] + position_table[token_ids]
+
+
+@misconception(
+    "learned_positions",
+    "positions counted from 1: row t + 1 for slot t",
+    explanation="The first token is at position 0 and takes row 0 of the table. Starting at row 1 shifts every position by one and never uses row 0; a sequence as long as the table then runs past its last row.",
+    hint="position_table[:T] (rows 0 … T − 1), not position_table[1:T + 1].",
+)
+def learned_positions_from_one(token_ids, token_table, position_table):
+    token_ids = np.asarray(token_ids)
+    n_tokens = token_ids.shape[-1]
+    if n_tokens > len(position_table):
+        raise ValueError("longer than the table")
+    if n_tokens == len(position_table):  # row T is past the table: an index or a broadcast fails, as written
+        return Alternatives([Raised("IndexError"), Raised("ValueError")])
+    return token_table[token_ids] + position_table[1 : n_tokens + 1]
+
+
+@misconception(
+    "learned_positions",
+    "the sequence length read off the first axis: len(token_ids)",
+    explanation="A batch (B, T) of ids needs the first T rows of the table, one per slot: T is the last axis of token_ids. len(token_ids) is the batch size B, which lines up only for a single sequence or when B happens to equal T.",
+    hint="T = token_ids.shape[-1]; add position_table[:T].",
+)
+def learned_positions_wrong_length(token_ids, token_table, position_table):
+    token_ids = np.asarray(token_ids)
+    if len(token_ids) > len(position_table):
+        raise ValueError("longer than the table")
+    return token_table[token_ids] + position_table[: len(token_ids)]
+
+
+def _rope_angles(positions, d, theta):
+    return np.asarray(positions)[:, None] * theta ** (-np.arange(0, d, 2) / d)[None, :]  # (T, d/2)
+
+
+@misconception(
+    "rope_half_split",
+    "adjacent pairs (2i, 2i + 1), the course's rope, instead of the two halves",
+    explanation="Checkpoints of GPT-NeoX and Llama pair feature i with feature i + d/2 (rotate_half); the course's rope pairs features 2i and 2i + 1. The two are the same rotation of permuted features, but a checkpoint's W_Q and W_K were trained for one layout: the other gives different numbers.",
+    hint="x1, x2 = x[..., :d//2], x[..., d//2:]; rotate (x1[i], x2[i]) by pair i's angle.",
+)
+def rope_half_split_adjacent_pairs(x, positions, theta=10000.0):
+    return rope(x, positions, theta=theta)
+
+
+@misconception(
+    "rope_half_split",
+    "rotate_half with the wrong sign: [x2, −x1] instead of [−x2, x1]",
+    explanation="out = x · cos + rotate_half(x) · sin with rotate_half(x) = [−x2, x1] gives out[i] = x1·cos − x2·sin and out[i + d/2] = x2·cos + x1·sin: a turn by +θ. [x2, −x1] turns by −θ.",
+    hint="rotate_half(x) = np.concatenate([-x2, x1], axis=-1).",
+)
+def rope_half_split_rotate_half_sign(x, positions, theta=10000.0):
+    d = x.shape[-1]
+    angles = np.concatenate([_rope_angles(positions, d, theta)] * 2, axis=-1)
+    first, second = x[..., : d // 2], x[..., d // 2 :]
+    return x * np.cos(angles) + np.concatenate([second, -first], axis=-1) * np.sin(angles)
+
+
+@misconception(
+    "rope_half_split",
+    "the angles repeated in place (np.repeat) instead of tiled over the two halves",
+    explanation="In the half-split layout feature i and feature i + d/2 share pair i's angle, so the angle table is [angles, angles] (concatenated). np.repeat(angles, 2) gives [a0, a0, a1, a1, ...], the interleaved layout's table: most features turn at another pair's frequency.",
+    hint="np.concatenate([angles, angles], axis=-1), not np.repeat(angles, 2, axis=-1).",
+)
+def rope_half_split_angles_interleaved(x, positions, theta=10000.0):
+    d = x.shape[-1]
+    angles = np.repeat(_rope_angles(positions, d, theta), 2, axis=-1)
+    first, second = x[..., : d // 2], x[..., d // 2 :]
+    return x * np.cos(angles) + np.concatenate([-second, first], axis=-1) * np.sin(angles)
+
+
+def _plain_frequencies(d, theta):
+    return theta ** (-np.arange(0, d, 2) / d)
+
+
+def _scaled(head_dim, theta, scaling, factor, linear, ntk_base):
+    if scaling == "linear":
+        return linear(_plain_frequencies(head_dim, theta), factor)
+    if scaling == "ntk":
+        return _plain_frequencies(head_dim, ntk_base(theta, factor, head_dim))
+    return _plain_frequencies(head_dim, theta)
+
+
+@misconception(
+    "rope_frequencies",
+    "linear scaling multiplies the frequencies by factor instead of dividing",
+    explanation="Position interpolation squeezes a long sequence into the trained range: position p is used as p / factor, so every angle p · f becomes p · f / factor, i.e. each frequency is divided by factor. Multiplying makes every pair turn factor times faster, further out of the trained range.",
+    hint="scaling='linear': frequencies / factor.",
+)
+def rope_frequencies_linear_multiplied(head_dim, theta=10000.0, scaling=None, factor=1.0):
+    return _scaled(head_dim, theta, scaling, factor, lambda f, s: f * s, lambda t, s, d: t * s ** (d / (d - 2)))
+
+
+@misconception(
+    "rope_frequencies",
+    "NTK: the base multiplied by factor, without the exponent d/(d − 2)",
+    explanation="NTK-aware scaling raises the base to theta · factor^(d/(d−2)), chosen so that the slowest pair, theta^(-(d−2)/d), slows down by exactly factor while the fastest keeps its frequency 1. With theta · factor the slowest pair slows by factor^((d−2)/d) only: not quite enough.",
+    hint="theta * factor ** (head_dim / (head_dim - 2)).",
+)
+def rope_frequencies_ntk_without_the_exponent(head_dim, theta=10000.0, scaling=None, factor=1.0):
+    return _scaled(head_dim, theta, scaling, factor, lambda f, s: f / s, lambda t, s, d: t * s)
+
+
+@misconception(
+    "rope_frequencies",
+    "NTK: the exponent upside down, factor^((d − 2)/d)",
+    explanation="The exponent d/(d−2) is just above 1: raising the base by factor^(d/(d−2)) slows the slowest pair, theta^(-(d−2)/d), by exactly factor. factor^((d−2)/d) slows it by factor^(((d−2)/d)²), less than factor.",
+    hint="theta * factor ** (head_dim / (head_dim - 2)): head_dim on top.",
+)
+def rope_frequencies_ntk_exponent_inverted(head_dim, theta=10000.0, scaling=None, factor=1.0):
+    return _scaled(head_dim, theta, scaling, factor, lambda f, s: f / s, lambda t, s, d: t * s ** ((d - 2) / d))
+
+
+@misconception(
+    "rope_frequencies",
+    "NTK scales the frequencies like linear scaling (divided by factor)",
+    explanation="The two methods differ on purpose: position interpolation divides every frequency by factor, which blurs the fast pairs that tell neighbouring tokens apart; NTK-aware scaling changes the base instead, so the fastest pair keeps frequency 1 and only the slow ones are stretched.",
+    hint="scaling='ntk': (theta * factor ** (d / (d - 2))) ** (-2i/d), not frequencies / factor.",
+)
+def rope_frequencies_ntk_as_linear(head_dim, theta=10000.0, scaling=None, factor=1.0):
+    if scaling in ("linear", "ntk"):
+        return _plain_frequencies(head_dim, theta) / factor
+    return _plain_frequencies(head_dim, theta)
+
+
+_IDS = np.array([[3, 0, 3], [1, 1, 2]])  # (B=2, T=3): B != T, a token repeated
+_TOKENS, _POSITIONS = _RNG.normal(size=(4, 2)), _RNG.normal(size=(5, 2))  # V = 4, P = 5, d = 2
+probe("learned_positions", "B = 2, T = 3, a table of 5 positions", _IDS, _TOKENS, _POSITIONS)
+probe("learned_positions", "one sequence of 4, a table of 5 positions", np.array([2, 2, 0, 1]), _TOKENS, _POSITIONS)
+probe("rope_half_split", "positions out of order, d = 6", _RNG.normal(size=(2, 3, 6)), np.array([0, 3, 1]))
+probe("rope_half_split", "a small theta, so every pair turns visibly", _RNG.normal(size=(4, 8)), np.array([1, 2, 5, 9]), theta=100.0)
+probe("rope_frequencies", "linear scaling, factor 3", 8, theta=10000.0, scaling="linear", factor=3.0)
+probe("rope_frequencies", "NTK scaling, factor 3", 8, theta=10000.0, scaling="ntk", factor=3.0)
+probe("rope_frequencies", "NTK scaling, factor 6, head_dim 16, Llama 3's theta", 16, theta=500000.0, scaling="ntk", factor=6.0)

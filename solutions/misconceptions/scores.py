@@ -1,4 +1,4 @@
-"""Known wrong versions of attention_scores."""
+"""Known wrong versions of attention_scores, and of the other scores: cosine, QK-norm, soft-capping, additive."""
 
 import numpy as np
 
@@ -84,3 +84,170 @@ _K = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 2.0, 1.0, -1.0], [1.5, 0.0, -1.0, 2.0
 probe("attention_scores", "L_q, L_k and d_k all different", _Q, _K)
 probe("attention_scores", "a batch of two, B != d_k", np.stack([_Q, -_Q]), np.stack([_K, 2 * _K]))
 probe("attention_scores", "d_k = 2, where d_k / 2 and √d_k differ", _Q[:, :2], _K[:, 1:3])
+
+
+# ---------------------------------------------------------------- the other scores (issue 39)
+
+
+def _unit(x, axis=-1):
+    return x / np.maximum(np.linalg.norm(x, axis=axis, keepdims=True), 1e-8)
+
+
+def _dots(q, k):
+    return q @ np.swapaxes(k, -1, -2)
+
+
+@misconception(
+    "cosine_scores",
+    "only the queries are normalised, not the keys",
+    explanation="A cosine divides by both lengths: (q · k) / (‖q‖ ‖k‖). Normalising only the queries leaves the keys' lengths in the scores, so a long key wins whatever its direction, and the scores are no longer bounded by ±1/temperature.",
+    hint="Divide k by its norm along the last axis too, before the product.",
+)
+def cosine_keys_not_normalised(q, k, temperature):
+    return Alternatives([_dots(_unit(q), k) / temperature, _dots(q, _unit(k)) / temperature])
+
+
+@misconception(
+    "cosine_scores",
+    "multiplied by the temperature instead of divided",
+    explanation="The temperature τ divides the cosines: a small τ (0.05 in contrastive models) stretches them from [−1, 1] to [−20, 20] so that the softmax can be sharp. Multiplying squeezes them instead, and the weights stay almost uniform.",
+    hint="cosines / temperature.",
+)
+def cosine_times_temperature(q, k, temperature):
+    return _dots(_unit(q), _unit(k)) * temperature
+
+
+@misconception(
+    "cosine_scores",
+    "divided by √d as well, as attention_scores does",
+    explanation="The 1/√d of dot-product attention corrects the variance of a sum of d products. A cosine is already bounded in [−1, 1] whatever d is: the temperature alone sets its scale, and an extra 1/√d flattens the weights of wide heads.",
+    hint="Normalise q and k and divide by the temperature only.",
+)
+def cosine_scaled_by_sqrt_d(q, k, temperature):
+    return _dots(_unit(q), _unit(k)) / np.sqrt(q.shape[-1]) / temperature
+
+
+@misconception(
+    "cosine_scores",
+    "normalised over the tokens (axis −2) instead of the features",
+    explanation="Each query and each key is a vector along the last axis (its features); its length is the norm over that axis. A norm over axis −2 mixes the tokens and divides each feature column instead.",
+    hint="np.linalg.norm(x, axis=-1, keepdims=True).",
+)
+def cosine_normalised_over_tokens(q, k, temperature):
+    return _dots(_unit(q, axis=-2), _unit(k, axis=-2)) / temperature
+
+
+def _rms_norm(x, gain, eps):
+    return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps) * gain
+
+
+@misconception(
+    "qk_norm_scores",
+    "the L2 norm instead of the RMS",
+    explanation="RMSNorm divides by the root of the *mean* of the squares, √(Σx²/d + eps): a normalised vector has entries of size about 1 and length √d. Dividing by the length √(Σx²) makes it √d times smaller, and the scores d times smaller.",
+    hint="np.sqrt(np.mean(x ** 2, axis=-1, keepdims=True) + eps): the mean, not the sum.",
+)
+def qk_norm_l2_instead_of_rms(q, k, gain_q, gain_k, eps=1e-6):
+    def l2(x, gain):
+        return x / np.sqrt(np.sum(x**2, axis=-1, keepdims=True) + eps) * gain
+
+    return _dots(l2(q, gain_q), l2(k, gain_k)) / np.sqrt(q.shape[-1])
+
+
+@misconception(
+    "qk_norm_scores",
+    "no 1/√d after the norm",
+    explanation="QK-norm replaces nothing in the attention itself: after the norm the entries of q and k are of size about 1, their dot product has variance d, and the 1/√d scale is still what keeps the softmax from saturating as heads widen.",
+    hint="rms_norm(q, gain_q) @ rms_norm(k, gain_k)ᵀ / np.sqrt(d).",
+)
+def qk_norm_no_scale(q, k, gain_q, gain_k, eps=1e-6):
+    return _dots(_rms_norm(q, gain_q, eps), _rms_norm(k, gain_k, eps))
+
+
+@misconception(
+    "qk_norm_scores",
+    "eps added outside the square root",
+    explanation="RMSNorm (and the QK-norm of recent models) adds eps to the mean of the squares, inside the root: √(mean(x²) + eps). √(mean(x²)) + eps is another function, and it differs wherever mean(x²) is not far above eps.",
+    hint="np.sqrt(np.mean(x ** 2, axis=-1, keepdims=True) + eps).",
+)
+def qk_norm_eps_outside_the_root(q, k, gain_q, gain_k, eps=1e-6):
+    def norm(x, gain):
+        return x / (np.sqrt(np.mean(x**2, axis=-1, keepdims=True)) + eps) * gain
+
+    return _dots(norm(q, gain_q), norm(k, gain_k)) / np.sqrt(q.shape[-1])
+
+
+@misconception(
+    "softcap",
+    "a hard clip to ±cap instead of cap · tanh(scores / cap)",
+    explanation="Soft-capping is smooth: cap · tanh(scores / cap) is close to the scores where they are small and bends towards ±cap, so every score keeps a gradient. np.clip is flat beyond ±cap (no gradient at all there) and changes nothing below it.",
+    hint="cap * np.tanh(scores / cap).",
+)
+def softcap_clip(scores, cap):
+    return np.clip(scores, -cap, cap)
+
+
+@misconception(
+    "softcap",
+    "cap · tanh(scores): the scores are not divided by cap first",
+    explanation="Dividing by cap inside the tanh keeps small scores unchanged (tanh(x) ≈ x near 0, times cap). cap · tanh(scores) multiplies every small score by cap and saturates as soon as |score| passes 1, whatever the cap.",
+    hint="cap * np.tanh(scores / cap): divide inside, multiply outside.",
+)
+def softcap_no_inner_division(scores, cap):
+    return cap * np.tanh(scores)
+
+
+@misconception(
+    "softcap",
+    "tanh(scores / cap) without multiplying by cap",
+    explanation="tanh(scores / cap) lies in (−1, 1): it shrinks every score by cap and caps at ±1, not ±cap. Multiplying by cap brings the small scores back to themselves and the bound to ±cap.",
+    hint="cap * np.tanh(scores / cap).",
+)
+def softcap_no_outer_cap(scores, cap):
+    return np.tanh(scores / cap)
+
+
+def _pairs(q, k, w_q, w_k):
+    return (q @ w_q)[..., :, None, :] + (k @ w_k)[..., None, :, :]  # (..., L_q, L_k, d_a)
+
+
+@misconception(
+    "additive_scores",
+    "no tanh: v · (q W_q + k W_k)",
+    explanation="The tanh is what makes additive attention a network: without it v · (q W_q + k W_k) = v · q W_q + v · k W_k splits into a query part and a key part, and the query part is the same for every key, so the softmax ignores it: each query ranks the keys the same way.",
+    hint="np.tanh(q W_q + k W_k) @ v, the tanh before the product with v.",
+)
+def additive_no_tanh(q, k, w_q, w_k, v):
+    return _pairs(q, k, w_q, w_k) @ v
+
+
+@misconception(
+    "additive_scores",
+    "the tanh after the product with v",
+    explanation="Bahdanau's score is vᵀ tanh(W_q q + W_k k): the tanh acts on each of the d_a hidden units, and v weighs them. tanh(v · (q W_q + k W_k)) squashes a linear score instead, which, like a score without tanh, ranks the keys the same way for every query.",
+    hint="np.tanh(...) first, then @ v.",
+)
+def additive_tanh_outside(q, k, w_q, w_k, v):
+    return np.tanh(_pairs(q, k, w_q, w_k) @ v)
+
+
+@misconception(
+    "additive_scores",
+    "keys on the rows: (L_k, L_q) instead of (L_q, L_k)",
+    explanation="Cell (i, j) scores query i against key j, so the queries index the rows, as in q kᵀ. Broadcasting the keys as (L_k, 1, d_a) against the queries as (1, L_q, d_a) gives the transpose.",
+    hint="q W_q as (..., L_q, 1, d_a) plus k W_k as (..., 1, L_k, d_a).",
+)
+def additive_keys_on_rows(q, k, w_q, w_k, v):
+    return np.tanh((k @ w_k)[..., :, None, :] + (q @ w_q)[..., None, :, :]) @ v
+
+
+_CQ = np.array([[1.0, 0.0, 2.0], [0.5, -1.5, 0.5], [-2.0, 1.0, 0.3]])  # (L_q=3, d=3), lengths all different
+_CK = np.array([[3.0, 1.0, 0.0], [0.0, 0.2, -0.4], [1.0, 1.0, 1.0], [-4.0, 2.0, 1.0]])  # (L_k=4, d=3)
+probe("cosine_scores", "L_q != L_k, vectors of different lengths, temperature 0.5", _CQ, _CK, 0.5)
+probe("cosine_scores", "a batch of two, temperature 0.1", np.stack([_CQ, 2 * _CQ[::-1]]), np.stack([_CK, -_CK]), 0.1)
+probe("qk_norm_scores", "L_q != L_k, gains of their own, eps = 0.5", 3.0 * _CQ, _CK, np.array([1.0, 0.5, 2.0]), np.array([-1.0, 3.0, 0.25]), eps=0.5)
+probe("qk_norm_scores", "the default eps, gains of their own", _CQ, _CK, np.array([1.5, 1.0, -0.5]), np.array([0.5, 2.0, 1.0]))
+probe("softcap", "scores from −120 to 120, cap 30", np.array([[-120.0, -30.0, -5.0, 0.0], [0.5, 12.0, 45.0, 120.0]]), 30.0)
+probe("softcap", "scores near 0, cap 2", np.array([-0.8, -0.1, 0.3, 1.5, 3.0]), 2.0)
+probe("additive_scores", "L_q != L_k, d_q != d_k != d_a", _CQ[:2], np.array([[1.0, -1.0, 0.5, 2.0], [0.0, 1.0, 1.0, -1.0], [2.0, 0.5, -0.5, 0.0]]),
+      np.array([[1.0, -0.5], [0.5, 1.0], [-1.0, 0.2]]), np.array([[0.3, 1.0], [-1.0, 0.5], [0.5, 0.5], [1.0, -1.0]]), np.array([1.5, -2.0]))

@@ -1,4 +1,4 @@
-"""Every mask lets everything through: all True, of the right shape.
+"""Every mask lets everything through: all True, of the right shape; ALiBi's slopes and bias are zeros.
 
 file: masks.py
 """
@@ -22,3 +22,15 @@ def document_mask(document_ids):
 
 def left_padding_mask(lengths, max_len):
     return np.ones((len(lengths), max_len), dtype=bool)
+
+
+def alibi_slopes(n_heads):
+    return np.zeros(n_heads)
+
+
+def alibi_bias(n, n_heads):
+    return np.zeros((n_heads, n, n))
+
+
+def sink_window_mask(n, n_sinks, window):
+    return np.ones((n, n), dtype=bool)
