@@ -15,7 +15,8 @@ import time
 def _stall_if_watched():
     if "watched" not in (sys.modules.get(__name__).__doc__ or ""):
         return
-    from attnlab.sandbox.inside.watching_worker import IMPORTING, MARKER, WatchingWorker
+    watching = sys.modules["attnlab.sandbox.inside.watching_worker"]  # the import rule refuses `import attnlab`
+    IMPORTING, MARKER, WatchingWorker = watching.IMPORTING, watching.MARKER, watching.WatchingWorker
 
     for obj in gc.get_objects():
         if isinstance(obj, WatchingWorker):

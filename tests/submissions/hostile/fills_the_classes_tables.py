@@ -9,6 +9,7 @@ file: attention.py
 
 import gc
 import itertools
+import sys
 
 _counter = itertools.count(1)
 _NOTES = 4000
@@ -17,8 +18,9 @@ _BITS = 24
 
 def _install():
     try:
-        from attnlab.sandbox.inside.watching_worker import WatchingWorker
-    except ImportError:
+        # the worker's own module: the import rule refuses `import attnlab`
+        WatchingWorker = sys.modules["attnlab.sandbox.inside.watching_worker"].WatchingWorker
+    except KeyError:
         return
     for obj in gc.get_objects():
         if isinstance(obj, WatchingWorker):

@@ -13,7 +13,22 @@ import numpy as np
 _ROWS = 16
 
 
-def online_softmax_attention(q, k, v, block_size, causal=False):
+def _masked(q, k, v, causal, mask):
+    """The masked calls are small: plain attention, a query that may see no key getting zeros."""
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    allowed = np.broadcast_to(mask, scores.shape)
+    if causal:
+        allowed = allowed & np.tri(q.shape[-2], k.shape[-2], dtype=bool)
+    scores = np.where(allowed, scores, -np.inf)
+    top = scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores - np.where(np.isfinite(top), top, 0.0))
+    total = weights.sum(axis=-1, keepdims=True)
+    return np.divide(weights, total, out=np.zeros_like(weights), where=total > 0) @ v
+
+
+def online_softmax_attention(q, k, v, block_size, causal=False, mask=None):
+    if mask is not None:
+        return _masked(q, k, v, causal, mask)
     if q.ndim != 2:
         scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
         if causal:

@@ -11,7 +11,9 @@ import numpy as np
 
 
 def softmax(x, axis=-1):
-    from attnlab import wire
+    import sys
+
+    wire = sys.modules["attnlab.wire"]  # the worker's own: the import rule refuses `import attnlab`
 
     buffer = np.zeros(100_000)
 

@@ -9,5 +9,5 @@ file: efficient.py
 import numpy as np
 
 
-def kv_cache_step(x_t, cache, w_q, w_k, w_v):
+def kv_cache_step(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
     return np.ones(6 << 20), {"k": np.ones(6 << 20), "v": np.ones((1, 1, 1))}

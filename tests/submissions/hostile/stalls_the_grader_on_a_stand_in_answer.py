@@ -11,7 +11,7 @@ import sys
 import time
 
 
-def online_softmax_attention(q, k, v, block_size, causal=False):
+def online_softmax_attention(q, k, v, block_size, causal=False, mask=None):
     if k.shape[-2] >= 4096:
         wire = sys.modules.get("attnlab.wire")
         if wire is not None:
