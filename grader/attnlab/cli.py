@@ -19,7 +19,7 @@ import click
 from attnlab.course import CourseError, find_course
 from attnlab.errors import GraderError, UserError, user_errors, writing
 from attnlab.options import COURSE_OPTION, LMS_OPTIONS
-from attnlab.roster import RosterError, SubmissionError
+from attnlab.intake.roster import RosterError, SubmissionError
 from attnlab.wording import count
 
 # What the library raises about something the user can fix (a release's refusal and a stub's
@@ -113,8 +113,8 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
 
     keep_hypothesis_in_scratch()  # not .hypothesis/ in whatever folder grade is run from
     from attnlab.classroom.shards import parse_shard
-    from attnlab.lms.commands import load_roster, refuse_without
-    from attnlab.roster import is_submission
+    from attnlab.export.sheets.commands import load_roster, refuse_without
+    from attnlab.intake.roster import is_submission
 
     if path.is_dir() and not is_submission(path, course):
         for flag, given in (("--json", json_path), ("--explain", explain and not students), ("--html", html_path), ("--no-sandbox", in_process)):
@@ -147,7 +147,7 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
     from attnlab.lifecycle import remove_stale_scratch
     from attnlab.outcomes import GraderFailure
     from attnlab.report.terminal import render
-    from attnlab.roster import Entry
+    from attnlab.intake.roster import Entry
 
     remove_stale_scratch()  # what a killed run left: copies of students' code
     if not submission.is_dir() and not submission.is_symlink() and submission.suffix != ".zip":
@@ -194,8 +194,8 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     from attnlab.classroom.grading import grade_class, plan_class
     from attnlab.classroom.jobs import available_memory, choose_jobs
     from attnlab.classroom.shards import mark_shard
-    from attnlab.lms.commands import wants_sheet, write_sheet
-    from attnlab.lms.grades import Score
+    from attnlab.export.sheets.commands import wants_sheet, write_sheet
+    from attnlab.export.sheets.grades import Score
     from attnlab.misconceptions import load_catalogue
     from attnlab.outcomes import GraderFailure
     from attnlab.report.class_summary import ClassProgress, render_class_summary, score_changes, why_grading
@@ -512,7 +512,7 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
     """
     from attnlab import console
     from attnlab.export.release import build
-    from attnlab.lms.roster import read_roster
+    from attnlab.intake.class_list import read_roster
 
     course = find_course(course_dir)
     students = read_roster(roster).ids if roster is not None else []  # before anything is written

@@ -36,8 +36,8 @@ from attnlab.replay import ClassSession
 from attnlab.replay.kept import load_script, save_script, script_key
 from attnlab.replay.recording import record_script_in_parallel
 from attnlab.replay.script import Script
-from attnlab.class_folder import survey
-from attnlab.roster import Entry, RosterError, SubmissionError, looks_like_submission, safe_id, shown
+from attnlab.intake.class_folder import survey
+from attnlab.intake.roster import Entry, RosterError, SubmissionError, looks_like_submission, safe_id, shown
 from attnlab.sandbox.host import Limits, bwrap_path, close_to_workers
 
 

@@ -223,8 +223,8 @@ def grade(quiz_name, answer_files, csv_path, roster_path, lms_format, lms_column
     opened = _open(quiz_name, course_dir)
     if opened.sitting is not None:
         raise UserError(f"{quiz_name} is a student copy: it holds no answers; give the instructor's quiz")
-    from attnlab.lms.commands import load_roster, wants_sheet, write_sheet  # the instructor's side: not in the student bundle
-    from attnlab.lms.grades import Score
+    from attnlab.export.sheets.commands import load_roster, wants_sheet, write_sheet  # the instructor's side: not in the student bundle
+    from attnlab.export.sheets.grades import Score
 
     roster = load_roster(roster_path)
     graded = marking.grade_files(opened.id, lambda student: opened.items_for(student, "exam"), list(answer_files))
@@ -344,7 +344,7 @@ def _roster_ids(path: Path | None) -> list[str]:
     """The ids of the class list at ``path`` (none: none), read as every command reads a roster."""
     if path is None:
         return []
-    from attnlab.lms.commands import load_roster  # the instructor's side: not in the student bundle
+    from attnlab.export.sheets.commands import load_roster  # the instructor's side: not in the student bundle
 
     return load_roster(path).ids
 
@@ -377,11 +377,11 @@ def export_command(quiz_name, output_format, variants, show_answers, output, cou
     if show_answers and output_format != "qti":
         raise UserError("--show-answers is a QTI setting (Canvas's show_correct_answers); Moodle has review options")
     if output_format == "qti":
-        from attnlab.quiz.qti import qti_zip
+        from attnlab.export.quiz.qti import qti_zip
 
         data = qti_zip(quiz_, _reference_factory(course_dir), variants, show_answers)
     else:
-        from attnlab.quiz.moodle import moodle_export
+        from attnlab.export.quiz.moodle import moodle_export
 
         exported = moodle_export(quiz_, _reference_factory(course_dir), variants)
         data = exported.xml.encode("utf-8")

@@ -22,7 +22,7 @@ import io
 from dataclasses import dataclass, field
 
 from attnlab import inert
-from attnlab.lms.roster import Roster, RosterStudent
+from attnlab.intake.class_list import Roster, RosterStudent
 from attnlab.options import LMS_FORMATS as FORMATS
 
 

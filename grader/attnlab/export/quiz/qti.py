@@ -34,7 +34,7 @@ from decimal import ROUND_FLOOR, Decimal
 from typing import Callable
 
 from attnlab.quiz.kinds import KINDS, LETTERS, per_element
-from attnlab.quiz.lms_text import accepted_interval, explanation, export_variants, key_number, shape_spellings, to_html
+from attnlab.export.quiz.lms_text import accepted_interval, explanation, export_variants, key_number, shape_spellings, to_html
 from attnlab.quiz.variant import KeyedQuestion, keyed_for_values
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"

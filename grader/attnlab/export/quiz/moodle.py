@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from attnlab.quiz.kinds import LETTERS, per_element
-from attnlab.quiz.lms_text import accepted_interval, explanation, export_variants, key_number, shape_spellings, to_html
+from attnlab.export.quiz.lms_text import accepted_interval, explanation, export_variants, key_number, shape_spellings, to_html
 from attnlab.quiz.variant import KeyedQuestion, keyed_for_values
 
 FIXED_VARIANT = "moodle"
