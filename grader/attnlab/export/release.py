@@ -37,7 +37,7 @@ STUDENT_ENGINE = (
     "course.py", "reference.py", "misconceptions.py", "wire.py", "wording.py",
     "intake/__init__.py", "intake/roster.py", "intake/misnamed.py", "intake/solution_code.py", "intake/uploads.py",
     "pytest_runs.py", "expect.py", "differences.py", "check", "quiz",
-    "export/__init__.py", "export/stubs.py",
+    "export/__init__.py", "export/stubs.py", "export/sheets/__init__.py", "export/sheets/options.py", "export/quiz",
     "sandbox/__init__.py", "sandbox/inside/__init__.py", "sandbox/inside/module_harness.py", "sandbox/inside/import_rule.py",
 )
 # Lines shorter than this (``return out``, ``d = x.shape[-1]``) are too common to call a leak.

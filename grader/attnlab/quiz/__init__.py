@@ -12,9 +12,7 @@ the answer of a student who rounds as they go, ``student_copy`` writes and reads
 the copies students get (an exam copy with nothing to check against, a practice
 copy checked by scrypt hashes), ``items`` opens either source as questions
 with a check, ``runner`` is the interactive loop, ``marking`` grades answers
-files (a class's too), ``lint`` checks a quiz beyond its schema, ``moodle``
-(Moodle XML) and ``qti`` (QTI 1.2, for Canvas) export for an LMS, ``lms_text`` is
-what the two share (numbers at the question's precision, HTML, shape spellings),
-``errors`` is the package's error and where a YAML error is, and ``commands``
-is the CLI over them.
+files (a class's too), ``lint`` checks a quiz beyond its schema, ``errors`` is
+the package's error and where a YAML error is, and ``commands`` is the CLI over
+them. The exports for an LMS (Moodle XML, QTI) are in ``export/quiz/``.
 """

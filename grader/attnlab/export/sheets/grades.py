@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from attnlab import inert
 from attnlab.intake.class_list import Roster, RosterStudent
-from attnlab.options import LMS_FORMATS as FORMATS
+from attnlab.export.sheets.options import LMS_FORMATS as FORMATS
 
 
 @dataclass(frozen=True)
