@@ -20,7 +20,7 @@ def _copy_course(folder, masks_catalogue: str | None = None) -> Course:
     return Course.load(folder)
 
 
-ONE_ENTRY = '''import numpy as np
+ONE_ENTRY = """import numpy as np
 
 from attnlab.misconceptions import misconception, probe
 
@@ -31,12 +31,14 @@ def causal_everything_masked(n):
 
 
 probe("causal_mask", "a 3 x 3 mask", 3)
-'''
+"""
 
 
 def test_two_courses_with_the_same_files_get_their_own_catalogues(tmp_path):
     bundled = {m.id for m in load_catalogue(_copy_course(tmp_path / "bundled"), ["masks"])}
-    other = _copy_course(tmp_path / "other", ONE_ENTRY.format(explanation="A mask with every cell False hides every key."))
+    other = _copy_course(
+        tmp_path / "other", ONE_ENTRY.format(explanation="A mask with every cell False hides every key.")
+    )
     catalogue = load_catalogue(other, ["masks"])
     assert [m.id for m in catalogue] == ["causal_everything_masked"] and "causal_everything_masked" not in bundled
     assert [p.why for p in catalogue.probes_of("causal_mask")] == ["a 3 x 3 mask"]

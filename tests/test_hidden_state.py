@@ -14,7 +14,11 @@ from attnlab.lifecycle import ForkedPoolState
 
 def test_a_notebook_never_reads_another_notebooks_results(monkeypatch):
     runs = []
-    monkeypatch.setattr(notebook, "run_hidden_file", lambda course, test_file, namespace: runs.append(namespace["name"]) or {"x": namespace["name"]})
+    monkeypatch.setattr(
+        notebook,
+        "run_hidden_file",
+        lambda course, test_file, namespace: runs.append(namespace["name"]) or {"x": namespace["name"]},
+    )
     results = notebook.KernelResults()
     for name in ("first", "second", "third"):  # each namespace freed at once: the next may get its id
         assert results.of(None, "test_softmax.py", {"name": name})["x"] == name

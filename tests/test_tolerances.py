@@ -71,7 +71,11 @@ def stated_tolerances(source: str, where: str) -> list[tuple[str, str, float]]:
 def too_tight(tolerances, same_atol: float, same_rtol: float) -> list[str]:
     """The tolerances less than ``MARGIN`` times the replay's of the same name."""
     same = {"atol": same_atol, "rtol": same_rtol}
-    return [f"{place}: {name}={value:g} is within {MARGIN}× the replay's {same[name]:g}" for place, name, value in tolerances if value < MARGIN * same[name]]
+    return [
+        f"{place}: {name}={value:g} is within {MARGIN}× the replay's {same[name]:g}"
+        for place, name, value in tolerances
+        if value < MARGIN * same[name]
+    ]
 
 
 def test_every_tolerance_a_hidden_test_states_is_far_wider_than_the_replays():
@@ -82,17 +86,33 @@ def test_every_tolerance_a_hidden_test_states_is_far_wider_than_the_replays():
     assert too_tight(tolerances, compare.SAME_ATOL, compare.SAME_RTOL) == []
 
 
-@pytest.mark.parametrize("dtype, same", [(np.float64, (compare.SAME_RTOL, compare.SAME_ATOL)), (np.float32, (compare.SAME_RTOL_FLOAT32, compare.SAME_ATOL_FLOAT32))])
+@pytest.mark.parametrize(
+    "dtype, same",
+    [
+        (np.float64, (compare.SAME_RTOL, compare.SAME_ATOL)),
+        (np.float32, (compare.SAME_RTOL_FLOAT32, compare.SAME_ATOL_FLOAT32)),
+    ],
+)
 def test_the_hidden_tests_default_tolerance_is_far_wider_than_the_replays(dtype, same):
     rtol, atol = expect.tolerance(np.zeros(2, dtype=dtype))
     same_rtol, same_atol = same
-    assert too_tight([("expect.tolerance", "rtol", rtol), ("expect.tolerance", "atol", atol)], same_atol, same_rtol) == []
+    assert (
+        too_tight([("expect.tolerance", "rtol", rtol), ("expect.tolerance", "atol", atol)], same_atol, same_rtol) == []
+    )
 
 
 def test_the_rule_finds_a_tolerance_that_reaches_the_replays():
-    source = "import numpy as np\nTIGHT = 1e-13\nexpect_close(a, b, 'x', atol=1e-12)\nnp.isclose(a, b, 1e-7)\nnp.allclose(a, b, atol=TIGHT)\n"
+    source = (
+        "import numpy as np\nTIGHT = 1e-13\n"
+        "expect_close(a, b, 'x', atol=1e-12)\nnp.isclose(a, b, 1e-7)\nnp.allclose(a, b, atol=TIGHT)\n"
+    )
     found = stated_tolerances(source, "t.py")
-    assert ("t.py:3", "atol", 1e-12) in found and ("t.py:4", "rtol", 1e-7) in found and ("t.py:4", "atol", 1e-8) in found
-    assert too_tight(found, 1e-12, 1e-10) == ["t.py:3: atol=1e-12 is within 10× the replay's 1e-12", "t.py:5: atol=1e-13 is within 10× the replay's 1e-12"]
+    assert (
+        ("t.py:3", "atol", 1e-12) in found and ("t.py:4", "rtol", 1e-7) in found and ("t.py:4", "atol", 1e-8) in found
+    )
+    assert too_tight(found, 1e-12, 1e-10) == [
+        "t.py:3: atol=1e-12 is within 10× the replay's 1e-12",
+        "t.py:5: atol=1e-13 is within 10× the replay's 1e-12",
+    ]
     with pytest.raises(AssertionError, match="t.py:1: atol= is not a number"):
         stated_tolerances("expect_close(a, b, 'x', atol=tolerance_of(a))", "t.py")

@@ -114,7 +114,8 @@ def misconception(function: str, name: str, *, explanation: str, hint: str):
     """Declare the decorated wrong implementation of ``function`` an entry of the catalogue file being read."""
 
     def register(wrong: Callable) -> Callable:
-        _declaring("@misconception").append(Misconception(wrong.__name__, function, name, explanation.strip(), hint.strip(), wrong))
+        entry = Misconception(wrong.__name__, function, name, explanation.strip(), hint.strip(), wrong)
+        _declaring("@misconception").append(entry)
         return wrong
 
     return register
@@ -231,7 +232,9 @@ def _close_on_scale(a, b) -> bool:
     return bool(np.nanmax(np.abs(a - b), initial=0.0) <= HALF_PRECISION_AGREEMENT * scale)
 
 
-def run_probes(function: str, call_student: Callable[[str, tuple, dict], object], catalogue: Catalogue | None = None) -> list[RecordedCall] | None:
+def run_probes(
+    function: str, call_student: Callable[[str, tuple, dict], object], catalogue: Catalogue | None = None
+) -> list[RecordedCall] | None:
     """The student's outputs on ``function``'s probes, through ``call_student(function, args,
     kwargs)`` (which returns the result, or ``Raised``). None when a probe could not be answered
     at all (a timeout, a crash, the budget used up): then nothing may be named."""

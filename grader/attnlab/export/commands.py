@@ -42,14 +42,29 @@ def export_nbgrader(course_out: Path, assignment: str, course_dir: Path | None) 
     try:
         written = export_course(course, course_out, assignment)
     except ImportError:
-        raise UserError("the nbgrader export writes notebooks with nbformat: pip install nbformat (or nbgrader)") from None
-    console.err.print(f"Wrote {course_out}/nbgrader_config.py and {count(len(written), 'notebook')} in {course_out}/source/{assignment}/")
+        raise UserError(
+            "the nbgrader export writes notebooks with nbformat: pip install nbformat (or nbgrader)"
+        ) from None
+    console.err.print(
+        f"Wrote {course_out}/nbgrader_config.py and {count(len(written), 'notebook')} in {course_out}/source/{assignment}/"
+    )
 
 
 @export.command("gradescope")
 @click.argument("zip_path", metavar="AUTOGRADER_ZIP", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--torch-version", default="2.13.0", show_default=True, help="The torch release setup.sh installs on Gradescope's image (its CPU build).")
-@click.option("--visibility", type=click.Choice(["visible", "after_due_date", "hidden"]), default="visible", show_default=True, help="When students see the hidden tests' results on Gradescope: at once, after the due date, or never (hidden: staff only).")
+@click.option(
+    "--torch-version",
+    default="2.13.0",
+    show_default=True,
+    help="The torch release setup.sh installs on Gradescope's image (its CPU build).",
+)
+@click.option(
+    "--visibility",
+    type=click.Choice(["visible", "after_due_date", "hidden"]),
+    default="visible",
+    show_default=True,
+    help="When students see the hidden tests' results on Gradescope: at once, after the due date, or never (hidden: staff only).",
+)
 @COURSE_OPTION
 @library_errors
 def export_gradescope(zip_path: Path, torch_version: str, visibility: str, course_dir: Path | None) -> None:
@@ -71,7 +86,11 @@ def export_gradescope(zip_path: Path, torch_version: str, visibility: str, cours
 
 @click.command()
 @click.argument("out_dir", metavar="OUT_DIR", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False), help="The class list: a plain list of student ids, one a line, or a class-list CSV (an LMS's export); each quiz's exam copy holds their questions (no roster: no exam copies).")
+@click.option(
+    "--roster",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The class list: a plain list of student ids, one a line, or a class-list CSV (an LMS's export); each quiz's exam copy holds their questions (no roster: no exam copies).",
+)
 @COURSE_OPTION
 @library_errors
 def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None:
@@ -88,7 +107,9 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
     students = read_roster(roster).ids if roster is not None else []  # before anything is written
     made = build(course, out_dir, students)
     exams = "practice and exam copies" if students else "practice copies (no --roster: no exam copies)"
-    console.err.print(f"Wrote {made.folder}: {count(made.exercise_files, 'exercise file')}, {count(made.quizzes, 'quiz')} ({exams}); scanned: no solutions, hidden tests or answers")
+    console.err.print(
+        f"Wrote {made.folder}: {count(made.exercise_files, 'exercise file')}, {count(made.quizzes, 'quiz')} ({exams}); scanned: no solutions, hidden tests or answers"
+    )
 
 
 @click.command()

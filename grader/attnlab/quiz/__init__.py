@@ -5,9 +5,10 @@ and within bounds, ``reading`` reads what a student types as numbers (and
 arithmetic only where a question allows it), ``schema`` loads and validates
 quiz files (with pools of equivalent items), ``params`` draws a student's
 parameters under the question's ``where:`` (exam variants from the student's
-id, apart from the practice variants), ``kinds`` parses answers and holds the
-one rule of right and wrong, ``verdict`` is what a check says of an answer,
-``variant`` builds a student's questions with their keys, ``rounding`` computes
+id, apart from the practice variants), ``kinds`` is one object per answer kind
+(a file each) that parses answers, holds the one rule of right and wrong, checks
+an author's options and key and says what its questions are in an LMS,
+``verdict`` is what a check says of an answer, ``variant`` builds a student's questions with their keys, ``rounding`` computes
 the answer of a student who rounds as they go, ``student_copy`` writes and reads
 the copies students get (an exam copy with nothing to check against, a practice
 copy checked by scrypt hashes), ``items`` opens either source as questions

@@ -16,20 +16,33 @@ from attnlab.wording import count
 @click.command("export")
 @QUIZ
 @click.option(
-    "--format", "output_format", type=click.Choice(["moodle", "moodle-xml", "qti"]), default="moodle",
+    "--format",
+    "output_format",
+    type=click.Choice(["moodle", "moodle-xml", "qti"]),
+    default="moodle",
     show_default=True,
     help="moodle (or moodle-xml): Moodle's question bank; qti: a QTI 1.2 zip for Canvas, Blackboard or D2L.",
 )
 @click.option(
-    "--variants", type=click.IntRange(min=1, max=500), default=EXPORT_VARIANTS, show_default=True,
+    "--variants",
+    type=click.IntRange(min=1, max=500),
+    default=EXPORT_VARIANTS,
+    show_default=True,
     help="N variants per parameterized question, and every exam item of a pool (a Moodle category for"
     " 'random question', a QTI question group that picks 1); 1: the same variant for every student.",
 )
 @click.option(
-    "--show-answers", is_flag=True,
+    "--show-answers",
+    is_flag=True,
     help="QTI: let Canvas show students the right answers after they submit (for practice; off, as an exam needs).",
 )
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the export (.xml for Moodle, .zip for QTI).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="Where to write the export (.xml for Moodle, .zip for QTI).",
+)
 @COURSE_OPTION
 @quiz_errors
 def export_command(quiz_name, output_format, variants, show_answers, output, course_dir) -> None:
@@ -51,7 +64,9 @@ def export_command(quiz_name, output_format, variants, show_answers, output, cou
         data = exported.xml.encode("utf-8")
         for question, (points, marks) in exported.marks_to_set.items():
             shown = ", ".join(f"{m:g}" for m in sorted(set(marks)))
-            notes.append(f"{question}: worth {shown} in Moodle's bank (one mark per entry), {points:g} in attnlab: set its maximum mark to {points:g} in the quiz")
+            notes.append(
+                f"{question}: worth {shown} in Moodle's bank (one mark per entry), {points:g} in attnlab: set its maximum mark to {points:g} in the quiz"
+            )
     with writing(output):
         write_bytes_atomically(output, data)
     held = f"{count(variants, 'variant')} each where parameterized, every exam item of a pool"
