@@ -1,5 +1,5 @@
 """The command-line side of LMS CSVs, shared by ``attnlab grade`` and ``attnlab quiz grade``
-(their options are ``options.LMS_OPTIONS``, in this package): the file written, with what it could not place."""
+(their options are ``options.LMS_OPTIONS`` here): the file written, with what it could not place."""
 
 from __future__ import annotations
 
