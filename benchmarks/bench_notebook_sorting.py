@@ -1,6 +1,6 @@
 """The grader's cost of sorting the worst notebooks into solution code and the rest.
 
-``attnlab.solution_code`` parses a notebook's code in the grader's own process (it never runs
+``attnlab.intake.solution_code`` parses a notebook's code in the grader's own process (it never runs
 it). This measures the largest it sorts (``MAX_SORTED_BYTES`` of code) in three shapes that cost
 the most: one huge literal, thousands of statements, and a chain of names each statement reads
 from the one before. Each shape runs in a fresh process, so its peak memory is its own.
@@ -16,7 +16,7 @@ import sys
 
 MEASURE = """
 import json, resource, sys, time
-from attnlab.solution_code import MAX_SORTED_BYTES as n, CodeCell, solution_code
+from attnlab.intake.solution_code import MAX_SORTED_BYTES as n, CodeCell, solution_code
 shapes = {
     "one literal of 1s": "x = [" + "1," * ((n - 10) // 2) + "]",
     "statements": "\\n".join(f"x{i} = {i}" for i in range(n // 12)),

@@ -91,7 +91,7 @@ def structure(page: str, preset: str) -> list[str]:
 def test_the_notes_of_all_a_students_notebooks_are_one_line_under_a_heading_that_does_not_say_not_graded(tmp_path):
     # "Not graded: softmax.ipynb …" nine times read as if the notebooks were not graded.
     from attnlab.grading.suite import grade, grade_entry
-    from attnlab.roster import Entry
+    from attnlab.intake.roster import Entry
 
     for module in ("softmax", "scores", "masks"):
         source = (COURSE.solutions_dir / f"{module}.py").read_text()

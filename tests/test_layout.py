@@ -9,15 +9,20 @@ layer:
 2. ``sandbox.inside``: what runs untrusted. It imports only ``wire``, so any module may use it:
    the misconception catalogue calls a torch module's class through its harness, as a worker does.
 3. The base modules: every module at the top of ``attnlab`` but ``cli`` (``course``, ``reference``,
-   ``misconceptions``, ``roster``, ``lifecycle``, ...).
-4. ``lms``: rosters in and gradebook sheets out, on the base modules; the class and the quiz grades use it.
-5. ``sandbox`` (its host side), ``check``, ``quiz`` and ``report``: each on the layers below.
-6. ``grading``: one submission graded live, in the sandbox.
-7. ``replay`` (a class's fast path, around ``grading``) and ``export`` (what leaves the instructor's
+   ``misconceptions``, ``lifecycle``, ...).
+4. ``intake``: the class's submissions found and read, and the class list.
+5. ``export.sheets``: grade sheets for an LMS, on the class list; the class and the quiz grades use them.
+6. ``sandbox`` (its host side), ``check``, ``quiz`` and ``report``: each on the layers below.
+7. ``export.quiz``: question banks for an LMS (Moodle XML, QTI), on ``quiz``.
+8. ``grading``: one submission graded live, in the sandbox.
+9. ``replay`` (a class's fast path, around ``grading``) and ``export`` (what leaves the instructor's
    machine: it grades with ``grading`` and ships ``quiz`` copies).
-8. ``classroom``: a whole class, on ``replay``.
-9. ``audit``: the hidden suite's mutation score, its mutants graded as a class.
-10. ``cli``: the command over all of them.
+10. ``classroom``: a whole class, on ``replay``.
+11. ``audit``: the hidden suite's mutation score, its mutants graded as a class.
+12. ``cli``: the command over all of them.
+
+``export`` is one home for everything that leaves the instructor's machine; its sheets and its
+question banks sit lower than the course exports, as low as what they are made of.
 """
 
 from __future__ import annotations
@@ -101,8 +106,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("attnlab.wire",),
     ("attnlab.sandbox.inside",),
     ("attnlab",),  # the base modules: what no other group claims
-    ("attnlab.lms",),
+    ("attnlab.intake",),
+    ("attnlab.export.sheets",),
     ("attnlab.sandbox", "attnlab.check", "attnlab.quiz", "attnlab.report"),
+    ("attnlab.export.quiz",),
     ("attnlab.grading",),
     ("attnlab.replay", "attnlab.export"),
     ("attnlab.classroom",),

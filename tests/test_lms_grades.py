@@ -9,9 +9,9 @@ import sys
 import pytest
 from conftest import REPO
 
-from attnlab.lms.grades import Score, score_sheet, sheet_csv
-from attnlab.lms.roster import read_roster
-from attnlab.roster import RosterError
+from attnlab.export.sheets.grades import Score, score_sheet, sheet_csv
+from attnlab.intake.class_list import read_roster
+from attnlab.intake.roster import RosterError
 
 ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
 ROSTER = 'id,name,email,section\ns1,"Lovelace, Ada",ada@example.org,A\ns2,"=HYPERLINK(""http://x"",""y"")",bob@example.org,B\ns3,"Cy ""the"" Young",cy@example.org,A\n'

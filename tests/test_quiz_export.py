@@ -16,12 +16,12 @@ from conftest import COURSE, REPO
 from attnlab.quiz.items import reference_factory_for
 from attnlab.quiz import student_copy
 from attnlab.quiz.kinds import KINDS, LETTERS, per_element
-from attnlab.quiz.lms_text import shape_spellings, to_html
-from attnlab.quiz.moodle import FIXED_VARIANT, moodle_export, moodle_xml
-from attnlab.quiz.qti import CANVAS_TYPES, QTI_NS, qti_zip
-from attnlab.quiz.qti import FIXED_VARIANT as QTI_VARIANT
+from attnlab.export.quiz.lms_text import shape_spellings, to_html
+from attnlab.export.quiz.moodle import FIXED_VARIANT, moodle_export, moodle_xml
+from attnlab.export.quiz.qti import CANVAS_TYPES, QTI_NS, qti_zip
+from attnlab.export.quiz.qti import FIXED_VARIANT as QTI_VARIANT
 from attnlab.quiz.schema import load_quiz
-from attnlab.quiz.lms_text import accepted_interval, export_variants
+from attnlab.export.quiz.lms_text import accepted_interval, export_variants
 from attnlab.quiz.variant import keyed_for_values, keyed_question
 
 QUIZZES = {p.stem: load_quiz(p) for p in sorted((REPO / "quizzes").glob("*.yaml"))}

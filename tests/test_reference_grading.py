@@ -8,7 +8,7 @@ from conftest import COURSE
 from attnlab.grading.suite import grade
 from attnlab.outcomes import Outcome
 from attnlab.points import load_points
-from attnlab.roster import SubmissionError
+from attnlab.intake.roster import SubmissionError
 
 
 def test_reference_gets_full_marks(fork_server):

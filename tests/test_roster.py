@@ -13,8 +13,8 @@ from conftest import COURSE
 
 from attnlab.classroom.gradebook import ResultStore
 from attnlab.classroom.grading import plan_class
-from attnlab.class_folder import find_entries
-from attnlab.roster import MAX_ID_BYTES, RosterError, safe_id, stage
+from attnlab.intake.class_folder import find_entries
+from attnlab.intake.roster import MAX_ID_BYTES, RosterError, safe_id, stage
 from attnlab.sandbox.host import Limits
 
 SOFTMAX = (COURSE.solutions_dir / "softmax.py").read_text()
@@ -60,7 +60,7 @@ def test_an_id_is_a_file_name_and_its_own_id():
 
 def test_two_submissions_of_one_student_are_each_refused_in_one_line_and_the_rest_found(tmp_path):
     # Once the whole class stopped (exit 2, nobody graded) for one such pair.
-    from attnlab.class_folder import survey
+    from attnlab.intake.class_folder import survey
 
     hand_in(tmp_path / "ada")
     hand_in(tmp_path / "bob")
@@ -167,7 +167,7 @@ def test_names_that_are_not_utf8_are_read_kept_apart_and_stored(tmp_path):
     # Unpacked from zips made on Windows: Latin-1 bytes in a folder's and a file's name. They
     # once crashed the class's fingerprints, and its SQLite gradebook with every result in it.
     from attnlab.classroom.gradebook import build_gradebook
-    from attnlab.roster import shown
+    from attnlab.intake.roster import shown
 
     root = os.fsencode(tmp_path / "class")
     for name in (b"Jos\xe9", b"Jos\xe8"):
@@ -289,7 +289,7 @@ def test_a_results_folder_belongs_to_one_class(tmp_path):
 
 
 def test_nbgrader_students_that_would_share_an_id_are_each_refused_by_their_own_folder(tmp_path):
-    from attnlab.class_folder import survey
+    from attnlab.intake.class_folder import survey
 
     for student in ("Alice", "alice", "bob"):
         hand_in(tmp_path / "submitted" / student / "ps1")

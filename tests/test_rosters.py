@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import COURSE, REPO
 
-from attnlab.lms.roster import read_roster
+from attnlab.intake.class_list import read_roster
 from attnlab.quiz import student_copy
-from attnlab.roster import RosterError
+from attnlab.intake.roster import RosterError
 
 ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
 CHEAP = {"n": 2**8, "r": 8, "p": 1}

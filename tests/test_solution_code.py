@@ -1,6 +1,6 @@
 """A notebook's solution code is what is graded: plots, prints and exploration never cost points.
 
-The rule (``attnlab.solution_code``): definitions are kept, and whatever binds a name they read;
+The rule (``attnlab.intake.solution_code``): definitions are kept, and whatever binds a name they read;
 everything else is set aside, and the note that says so reaches the student's report. The real
 command grades a notebook whose first cell imports matplotlib, which the sandbox does not hold.
 """
@@ -13,9 +13,9 @@ import time
 import pytest
 from conftest import COURSE, REPO
 
-from attnlab.class_folder import find_entries
-from attnlab.roster import notebook_cells, stage_submission
-from attnlab.solution_code import MAX_SORTED_BYTES, CodeCell, solution_code
+from attnlab.intake.class_folder import find_entries
+from attnlab.intake.roster import notebook_cells, stage_submission
+from attnlab.intake.solution_code import MAX_SORTED_BYTES, CodeCell, solution_code
 
 SOFTMAX = (COURSE.solutions_dir / "softmax.py").read_text()
 EXPLORED = [
@@ -140,7 +140,7 @@ def test_attnlab_grade_grades_a_notebook_with_a_matplotlib_cell_and_says_what_it
 def test_the_note_reaches_the_report_and_gradescope(tmp_path, hidden):
     from attnlab.grading.suite import grade, grade_entry
     from attnlab.report.html import render_html
-    from attnlab.roster import Entry
+    from attnlab.intake.roster import Entry
 
     metadata = {2: {"nbgrader": {"grade_id": "softmax-softmax", "solution": True}}} if hidden == "nbgrader" else {}
     notebook(tmp_path / "bob", "softmax.ipynb", ["import numpy as np", SOFTMAX.split("import numpy as np", 1)[1], "print('<b>*hi*</b>')"], metadata)

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 from conftest import COURSE, REPO
 
-from attnlab.class_folder import find_entries
-from attnlab.roster import RosterError, stage
+from attnlab.intake.class_folder import find_entries
+from attnlab.intake.roster import RosterError, stage
 
 SOFTMAX = (COURSE.solutions_dir / "softmax.py").read_text()
 ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
@@ -313,7 +313,7 @@ def test_a_sibling_notebook_that_is_a_link_is_not_imported(tmp_path):
 def test_a_zip_whose_list_of_members_is_huge_is_refused_before_it_is_parsed(tmp_path):
     """Its end record says one member; its central directory lists 300,000 (the zip module would
     hold them all, some 150 MB, before any could be counted)."""
-    from attnlab.uploads import UploadRefused, exercise_files
+    from attnlab.intake.uploads import UploadRefused, exercise_files
 
     entries = [struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0x21, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0) + f"{n:06}".encode() for n in range(300_000)]
     directory = b"".join(entries)
@@ -350,7 +350,7 @@ def test_a_link_swapped_in_after_the_look_is_refused_where_it_is_opened(tmp_path
     """A check-then-open reader follows a link put in place between the two; ours opens with
     O_NOFOLLOW where it reads, so the swap is refused (made here right after each look: the
     exercise file once found, the folder once listed as a real one)."""
-    from attnlab import uploads
+    from attnlab.intake import uploads
 
     folder = tmp_path / "file" / "ada"
     (folder / "work").mkdir(parents=True)

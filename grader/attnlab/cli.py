@@ -18,8 +18,9 @@ import click
 
 from attnlab.course import CourseError, find_course
 from attnlab.errors import GraderError, UserError, user_errors, writing
-from attnlab.options import COURSE_OPTION, LMS_OPTIONS
-from attnlab.roster import RosterError, SubmissionError
+from attnlab.export.sheets.options import LMS_OPTIONS
+from attnlab.options import COURSE_OPTION
+from attnlab.intake.roster import RosterError, SubmissionError
 from attnlab.wording import count
 
 # What the library raises about something the user can fix (a release's refusal and a stub's
@@ -113,8 +114,8 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
 
     keep_hypothesis_in_scratch()  # not .hypothesis/ in whatever folder grade is run from
     from attnlab.classroom.shards import parse_shard
-    from attnlab.lms.commands import load_roster, refuse_without
-    from attnlab.roster import is_submission
+    from attnlab.export.sheets.commands import load_roster, refuse_without
+    from attnlab.intake.roster import is_submission
 
     if path.is_dir() and not is_submission(path, course):
         for flag, given in (("--json", json_path), ("--explain", explain and not students), ("--html", html_path), ("--no-sandbox", in_process)):
@@ -147,7 +148,7 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
     from attnlab.lifecycle import remove_stale_scratch
     from attnlab.outcomes import GraderFailure
     from attnlab.report.terminal import render
-    from attnlab.roster import Entry
+    from attnlab.intake.roster import Entry
 
     remove_stale_scratch()  # what a killed run left: copies of students' code
     if not submission.is_dir() and not submission.is_symlink() and submission.suffix != ".zip":
@@ -194,8 +195,8 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     from attnlab.classroom.grading import grade_class, plan_class
     from attnlab.classroom.jobs import available_memory, choose_jobs
     from attnlab.classroom.shards import mark_shard
-    from attnlab.lms.commands import wants_sheet, write_sheet
-    from attnlab.lms.grades import Score
+    from attnlab.export.sheets.commands import wants_sheet, write_sheet
+    from attnlab.export.sheets.grades import Score
     from attnlab.misconceptions import load_catalogue
     from attnlab.outcomes import GraderFailure
     from attnlab.report.class_summary import ClassProgress, render_class_summary, score_changes, why_grading
@@ -448,108 +449,6 @@ def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | 
 
 
 @main.group()
-def export() -> None:
-    """Export the course to the tools schools run: nbgrader, Gradescope."""
-
-
-@export.command("nbgrader")
-@click.argument("course_out", metavar="COURSE_DIR", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--assignment", default="attnlab", show_default=True, help="The nbgrader assignment the notebooks go in.")
-@COURSE_OPTION
-@library_errors
-def export_nbgrader(course_out: Path, assignment: str, course_dir: Path | None) -> None:
-    """Write an nbgrader course: nbgrader_config.py and source/ASSIGNMENT/, one notebook per file.
-
-    Solution cells are marked for nbgrader; each hidden test is an autograded cell with the
-    grader's points, its body in a hidden-tests block. Then, in COURSE_DIR: nbgrader
-    generate_assignment ASSIGNMENT, and after collecting, nbgrader autograde ASSIGNMENT.
-    Autograding needs attnlab installed and this course folder ($ATTNLAB_COURSE overrides it).
-    """
-    from attnlab import console
-    from attnlab.export.nbgrader import export_course
-
-    course = find_course(course_dir)
-    try:
-        written = export_course(course, course_out, assignment)
-    except ImportError:
-        raise UserError("the nbgrader export writes notebooks with nbformat: pip install nbformat (or nbgrader)") from None
-    console.err.print(f"Wrote {course_out}/nbgrader_config.py and {count(len(written), 'notebook')} in {course_out}/source/{assignment}/")
-
-
-@export.command("gradescope")
-@click.argument("zip_path", metavar="AUTOGRADER_ZIP", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--torch-version", default="2.13.0", show_default=True, help="The torch release setup.sh installs on Gradescope's image (its CPU build).")
-@click.option("--visibility", type=click.Choice(["visible", "after_due_date", "hidden"]), default="visible", show_default=True, help="When students see the hidden tests' results on Gradescope: at once, after the due date, or never (hidden: staff only).")
-@COURSE_OPTION
-@library_errors
-def export_gradescope(zip_path: Path, torch_version: str, visibility: str, course_dir: Path | None) -> None:
-    """Write Gradescope's autograder zip: setup.sh, run_autograder, the grader and the hidden tests.
-
-    setup.sh installs a Python that the course allows (Gradescope's default image has 3.10),
-    torch's CPU build and the grader. run_autograder grades /autograder/submission with the
-    sandboxed grader and writes /autograder/results/results.json ($ATTNLAB_AUTOGRADER_ROOT moves
-    /autograder, for testing).
-    """
-    from attnlab import console
-    from attnlab.export.gradescope import build_autograder_zip
-
-    course = find_course(course_dir)
-    with writing(zip_path):
-        names = build_autograder_zip(course, zip_path, torch_version, visibility)
-    console.err.print(f"Wrote {zip_path} ({count(len(names), 'file')}); upload it as the assignment's autograder")
-
-
-@main.command()
-@click.argument("out_dir", metavar="OUT_DIR", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False), help="The class list: a plain list of student ids, one a line, or a class-list CSV (an LMS's export); each quiz's exam copy holds their questions (no roster: no exam copies).")
-@COURSE_OPTION
-@library_errors
-def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None:
-    """Write the bundle students get to OUT_DIR: stubs, public tests, quiz copies, the engine.
-
-    It holds no solutions, hidden tests, answer keys or misconception catalogue: the bundle is
-    scanned for each before it is kept, and a release that would leak is not written.
-    """
-    from attnlab import console
-    from attnlab.export.release import build
-    from attnlab.lms.roster import read_roster
-
-    course = find_course(course_dir)
-    students = read_roster(roster).ids if roster is not None else []  # before anything is written
-    made = build(course, out_dir, students)
-    exams = "practice and exam copies" if students else "practice copies (no --roster: no exam copies)"
-    console.err.print(f"Wrote {made.folder}: {count(made.exercise_files, 'exercise file')}, {count(made.quizzes, 'quiz')} ({exams}); scanned: no solutions, hidden tests or answers")
-
-
-@main.command()
-@click.option("--check", "check_only", is_flag=True, help="Do not write; exit 1 if any stub is out of date.")
-@COURSE_OPTION
-@library_errors
-def stubs(check_only: bool, course_dir: Path | None) -> None:
-    """Regenerate the student stubs in exercises/ from the reference solutions, and the probe book
-    (the catalogue's diagnostic probes as data, beside the public tests)."""
-    from attnlab.export.probe_book import book_path, stale_probe_book, write_probe_book
-    from attnlab.export.stubs import stale_stubs, write_stubs
-
-    course = find_course(course_dir)
-    if not course.solutions_dir.is_dir():
-        raise UserError(f"{course.solutions_dir} is missing: stubs are generated from the solutions")
-    if check_only:
-        stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
-        if stale_probe_book(course):
-            stale.append(f"{book_path(course).relative_to(course.root)} (the catalogue's probes)")
-        if stale:
-            click.echo(f"out of date: {', '.join(stale)} (run: attnlab stubs)", err=True)
-            sys.exit(1)
-        click.echo("exercises/ is up to date", err=True)
-        return
-    changed = write_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
-    if write_probe_book(course):
-        changed.append(str(book_path(course).relative_to(course.root)))
-    click.echo(f"wrote {', '.join(changed)}" if changed else "exercises/ was already up to date", err=True)
-
-
-@main.group()
 def new() -> None:
     """Add to the course: the files of a new exercise, ready to edit."""
 
@@ -594,17 +493,21 @@ def new_exercise(name: str, after: str | None, course_dir: Path | None) -> None:
     click.echo(f"next: replace {made.function} in solutions/{name}.py and its tests, then `attnlab stubs`; docs/authors.md#add-an-exercise", err=True)
 
 
-def _register_quiz() -> None:
+def _register_groups() -> None:
+    from attnlab.export.quiz.commands import export_command
     from attnlab.quiz.commands import quiz
 
+    quiz.add_command(export_command)
     main.add_command(quiz)
     if not IN_STUDENT_RELEASE:
         from attnlab.classroom.commands import gradebook
+        from attnlab.export.commands import export, release, stubs
 
-        main.add_command(gradebook)
+        for command in (gradebook, export, release, stubs):
+            main.add_command(command)
 
 
-_register_quiz()
+_register_groups()
 
 if __name__ == "__main__":
     main()

@@ -6,6 +6,7 @@ process behind. A folder that holds copies of students' code is named after the 
 that made it (``scratch_prefix``): a killed run cannot remove its own, so the next run
 removes those whose process is gone (``remove_stale_scratch``). Hypothesis's own files go in
 such a folder too (``keep_hypothesis_in_scratch``), not in the folder a run was started from.
+What a forked pool's processes inherit is a ``ForkedPoolState``, known in those processes only.
 """
 
 from __future__ import annotations
@@ -32,6 +33,24 @@ def die_with(parent: int) -> None:
         return
     if os.getppid() != parent:  # it went before the line above took effect
         os._exit(1)
+
+
+class ForkedPoolState:
+    """What the processes of a forked pool were started with (inherited, never pickled): set by the
+    pool's initializer in each of its processes, read by their tasks; unset in every other process."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self._value = None
+        self._set_in: int | None = None
+
+    def set_in_this_process(self, value) -> None:
+        self._value, self._set_in = value, os.getpid()
+
+    def get(self):
+        if self._set_in != os.getpid():
+            raise RuntimeError(f"{self.what} is known only in a process its pool started")
+        return self._value
 
 
 def scratch_prefix(kind: str) -> str:

@@ -2,7 +2,7 @@
 
 The catalogue is content (``solutions/misconceptions/``, never shipped to
 students): each entry is a wrong implementation with the same signature as
-the function it imitates, registered with ``@misconception``. Beside the
+the function it imitates, declared with ``@misconception``. Beside the
 entries, each function has a few fixed **diagnostic probes** (``probe``):
 inputs chosen so that every two entries of the function, and each entry and
 the reference, give different outputs on at least one of them (a 4 x 4 causal
@@ -15,23 +15,27 @@ trusted process). An entry is named only when it reproduces the student on
 every probe and every call, and differs from the reference on at least one.
 Without the probes' results no entry is named: a shrunk 1 x 1 example cannot
 tell "mask inverted" from "diagonal masked".
+
+``load_catalogue`` reads the files into a ``Catalogue`` (the entries and the probes), which
+grading is handed; a file's declarations go to the catalogue being read while it runs, nowhere
+else, and each file is read once per process (``_FILES_READ_THIS_PROCESS``).
 """
 
 from __future__ import annotations
 
 import copy
-import importlib
+import hashlib
+import importlib.util
 import sys
+from contextvars import ContextVar
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
 from attnlab.course import Course
 from attnlab.sandbox.inside.module_harness import as_called
-
-_REGISTRY: dict[str, "Misconception"] = {}
-_PROBES: dict[str, list["Probe"]] = {}
 
 
 @dataclass(frozen=True)
@@ -82,45 +86,108 @@ class Alternatives(tuple):
     a wrong implementation returns this when students write the same mistake more than one way."""
 
 
+class Catalogue(list):
+    """A course's known mistakes, in the order they are named (a list of ``Misconception``), with
+    the diagnostic probes their catalogue files declare."""
+
+    def __init__(self, entries=(), probes: dict[str, list[Probe]] | None = None):
+        super().__init__(entries)
+        self.probes: dict[str, list[Probe]] = probes if probes is not None else {}
+
+    def probes_of(self, function: str) -> list[Probe]:
+        return list(self.probes.get(function, ()))
+
+
+_file_being_read: ContextVar[Catalogue | None] = ContextVar("the catalogue file being read now", default=None)
+"""Where ``misconception`` and ``probe`` declare: set by ``_read_file`` while it runs one catalogue file."""
+
+
+def _declaring(what: str) -> Catalogue:
+    catalogue = _file_being_read.get()
+    if catalogue is None:
+        raise RuntimeError(f"{what} declares a catalogue entry: it belongs in a catalogue file"
+                           " (solutions/misconceptions/FILE.py), which attnlab reads")
+    return catalogue
+
+
 def misconception(function: str, name: str, *, explanation: str, hint: str):
-    """Register the decorated wrong implementation of ``function`` in the catalogue."""
+    """Declare the decorated wrong implementation of ``function`` an entry of the catalogue file being read."""
 
     def register(wrong: Callable) -> Callable:
-        _REGISTRY[wrong.__name__] = Misconception(wrong.__name__, function, name, explanation.strip(), hint.strip(), wrong)
+        entry = Misconception(wrong.__name__, function, name, explanation.strip(), hint.strip(), wrong)
+        _declaring("@misconception").append(entry)
         return wrong
 
     return register
 
 
 def probe(function: str, why: str, *args, **kwargs) -> None:
-    """Register a diagnostic probe of ``function``: the call ``function(*args, **kwargs)``.
+    """Declare a diagnostic probe of ``function``: the call ``function(*args, **kwargs)``.
     Its inputs are fixed and harmless to show a student; its answers are computed only here."""
-    _PROBES.setdefault(function, []).append(Probe(function, args, kwargs, why))
+    _declaring("probe()").probes.setdefault(function, []).append(Probe(function, args, kwargs, why))
 
 
-def probes_of(function: str) -> list[Probe]:
-    """The probes registered for ``function`` (by ``load_catalogue``'s imports)."""
-    return list(_PROBES.get(function, ()))
+_FILES_READ_THIS_PROCESS: dict[Path, tuple[int, Catalogue]] = {}
+"""Each catalogue file read, by path, with its modification time then: read once, kept until the
+process exits (as Python keeps a module it imported), read again when the file changes."""
 
 
-def load_catalogue(course: Course, modules: list[str] | None = None) -> list[Misconception]:
-    """Import the catalogue modules (``solutions/misconceptions/*.py``) of ``modules`` (default:
-    all): the torch track's imports torch, which grading only the numpy files should not pay."""
+def _read_file(course: Course, path: Path) -> Catalogue:
+    """The entries and probes ``path`` declares. It runs as a module of its own (not a package
+    ``misconceptions`` on the path), with the reference files importable by their plain names."""
+    resolved, changed = path.resolve(), path.stat().st_mtime_ns
+    if resolved in _FILES_READ_THIS_PROCESS and _FILES_READ_THIS_PROCESS[resolved][0] == changed:
+        return _FILES_READ_THIS_PROCESS[resolved][1]
+    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
+    name = f"_attnlab_catalogue_{digest}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    read = Catalogue()
+    saved_path = list(sys.path)
+    reading = _file_being_read.set(read)
+    try:
+        if str(course.solutions_dir) not in sys.path:  # the reference files, as their own imports find them
+            sys.path.insert(0, str(course.solutions_dir))
+        sys.modules[name] = module  # a dataclass or a pickle in the file looks its module up by name
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    finally:
+        _file_being_read.reset(reading)
+        sys.path[:] = saved_path
+    _FILES_READ_THIS_PROCESS[resolved] = (changed, read)
+    return read
+
+
+def probes_of(function: str, catalogue: Catalogue | None = None) -> list[Probe]:
+    """The probes of ``function`` in ``catalogue``; without one, in every catalogue file this
+    process has read (``load_catalogue``)."""
+    if catalogue is not None:
+        return catalogue.probes_of(function)
+    return [p for _, read in list(_FILES_READ_THIS_PROCESS.values()) for p in read.probes_of(function)]
+
+
+def load_catalogue(course: Course, modules: list[str] | None = None) -> Catalogue:
+    """The catalogue of ``modules`` (default: all), from their files ``solutions/misconceptions/*.py``:
+    only those, since the torch track's imports torch, which grading only the numpy files should not pay."""
     folder = course.solutions_dir / "misconceptions"
     if not folder.is_dir():
-        return []
-    for path in (course.solutions_dir, folder.parent):
-        if str(path) not in sys.path:
-            sys.path.insert(0, str(path))
-    for module in modules or course.modules:
-        if (folder / f"{module}.py").is_file():
-            importlib.import_module(f"misconceptions.{module}")
+        return Catalogue()
+    wanted = modules or course.modules
+    catalogue = Catalogue()
     # File order, then the order entries are written in: where two entries explain the same outputs
     # (axis 0 and axis -2 on a 2-D input), the one the author wrote first, the commoner, is named.
-    order = {entry_id: i for i, entry_id in enumerate(_REGISTRY)}
-    wanted = set(modules or course.modules)
-    entries = [m for m in _REGISTRY.values() if course.function(m.function).module in wanted]
-    return sorted(entries, key=lambda m: (course.modules.index(course.function(m.function).module), order[m.id]))
+    for module in sorted(set(wanted) & set(course.modules), key=course.modules.index):
+        path = folder / f"{module}.py"
+        if not path.is_file():
+            continue
+        read = _read_file(course, path)
+        catalogue.extend(m for m in read if course.function(m.function).module in wanted)
+        for function, probes in read.probes.items():
+            catalogue.probes.setdefault(function, []).extend(probes)
+    catalogue.sort(key=lambda m: course.modules.index(course.function(m.function).module))  # stable: file order within
+    return catalogue
 
 
 HALF_PRECISION_AGREEMENT = 0.02
@@ -165,12 +232,14 @@ def _close_on_scale(a, b) -> bool:
     return bool(np.nanmax(np.abs(a - b), initial=0.0) <= HALF_PRECISION_AGREEMENT * scale)
 
 
-def run_probes(function: str, call_student: Callable[[str, tuple, dict], object]) -> list[RecordedCall] | None:
+def run_probes(
+    function: str, call_student: Callable[[str, tuple, dict], object], catalogue: Catalogue | None = None
+) -> list[RecordedCall] | None:
     """The student's outputs on ``function``'s probes, through ``call_student(function, args,
     kwargs)`` (which returns the result, or ``Raised``). None when a probe could not be answered
     at all (a timeout, a crash, the budget used up): then nothing may be named."""
     recorded = []
-    for each in probes_of(function):
+    for each in probes_of(function, catalogue):
         result = call_student(function, copy.deepcopy(each.args), copy.deepcopy(each.kwargs))
         if result is None:
             return None
@@ -184,8 +253,9 @@ def identify(catalogue: list[Misconception], function: str, calls: list[Recorded
     ``probed`` is the student's outputs on the function's probes (``run_probes``); a function
     with probes gets no name without them, so a coincidence on a tiny example names nothing."""
     calls = [c for c in calls if c.function == function]
-    if probes_of(function):
-        if probed is None or len(probed) != len(probes_of(function)):
+    probes = probes_of(function, catalogue if isinstance(catalogue, Catalogue) else None)
+    if probes:
+        if probed is None or len(probed) != len(probes):
             return None
         calls = [*probed, *calls]  # probes first: they tell entries apart at once
     if not calls:

@@ -7,5 +7,5 @@ SQLite gradebook (and the CSV) from those files. ``jobs`` says how many submissi
 once. ``feedback`` writes, from those files, each student's feedback to hand back and the
 class's page. ``shards`` picks a shard's students (``--shard K/N``) and merges the shards'
 results, and ``commands`` is ``attnlab gradebook``. The class folder itself is read by
-``attnlab.roster``.
+``attnlab.intake.roster``.
 """

@@ -19,8 +19,8 @@ from attnlab.report.class_html import render_class_html
 from attnlab.report.html import render_html, render_not_graded_html
 from attnlab.report.markdown import render_markdown, render_not_graded_markdown
 from attnlab.results import GradeReport
-from attnlab.class_folder import find_entries
-from attnlab.roster import RosterError, safe_id
+from attnlab.intake.class_folder import find_entries
+from attnlab.intake.roster import RosterError, safe_id
 
 # No student id starts with "_" (``roster.safe_id``): no student's folder can take this name.
 SUMMARY_NAME = "_class-summary.html"

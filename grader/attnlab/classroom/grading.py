@@ -29,15 +29,15 @@ from attnlab.classroom.jobs import choose_jobs
 from attnlab.classroom.shards import Shard
 from attnlab.course import Course
 from attnlab.grading.suite import grade_entry, load_hidden_tests
-from attnlab.lifecycle import die_with, remove_stale_scratch
+from attnlab.lifecycle import ForkedPoolState, die_with, remove_stale_scratch
 from attnlab.outcomes import GraderFailure
 from attnlab.reference import Reference
 from attnlab.replay import ClassSession
 from attnlab.replay.kept import load_script, save_script, script_key
 from attnlab.replay.recording import record_script_in_parallel
 from attnlab.replay.script import Script
-from attnlab.class_folder import survey
-from attnlab.roster import Entry, RosterError, SubmissionError, looks_like_submission, safe_id, shown
+from attnlab.intake.class_folder import survey
+from attnlab.intake.roster import Entry, RosterError, SubmissionError, looks_like_submission, safe_id, shown
 from attnlab.sandbox.host import Limits, bwrap_path, close_to_workers
 
 
@@ -117,8 +117,7 @@ def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits,
     return ClassPlan(entries, to_grade, fingerprints, grader, only, not_graded=found.not_graded, why=why, before=before, pick=pick, grader_parts=parts)
 
 
-# In a grading process only: what it was forked with (inherited, not pickled).
-_FORKED_WITH: dict = {}
+_SLOT = ForkedPoolState("a grading process's session, store and plan")
 
 
 def _start_slot(parent: int, session: ClassSession, store: ResultStore, plan: "ClassPlan") -> None:
@@ -129,7 +128,7 @@ def _start_slot(parent: int, session: ClassSession, store: ResultStore, plan: "C
     session.start()
     # A pool process ends without the interpreter's own clean-up: its server's folder goes here.
     multiprocessing.util.Finalize(session, session.close, exitpriority=10)
-    _FORKED_WITH.update(session=session, store=store, plan=plan)
+    _SLOT.set_in_this_process((session, store, plan))
     # No automatic collections: a submission's cycles (pytest's, hypothesis's) are collected once
     # when it is graded (_grade_in_slot). Automatic ones walked the class's caches again and again.
     gc.disable()
@@ -137,7 +136,7 @@ def _start_slot(parent: int, session: ClassSession, store: ResultStore, plan: "C
 
 def _grade_in_slot(entry: Entry) -> tuple[str, dict | None, str | None]:
     """In a grading process: grade one entry and save its result. (student, stored data, failure)."""
-    session, store, plan = _FORKED_WITH["session"], _FORKED_WITH["store"], _FORKED_WITH["plan"]
+    session, store, plan = _SLOT.get()
     report, error = None, None
     try:
         files = plan.files_of.get(entry.student)

@@ -17,7 +17,7 @@ from pathlib import Path
 from attnlab import inert
 from attnlab.atomic import write_text_atomically
 from attnlab.classroom.gradebook import CLASS_NAME, GRADEBOOK_NAME, ResultStore, build_gradebook
-from attnlab.roster import RosterError
+from attnlab.intake.roster import RosterError
 
 SHARD_NAME = "shard.txt"
 _SPEC = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")

@@ -164,7 +164,7 @@ def run(root: Path, visibility: str = "visible") -> dict:
     submission as not graded (the autograder failed), never a score of 0 the student did not earn."""
     from attnlab.grading.suite import grade_entry
     from attnlab.lifecycle import keep_hypothesis_in_scratch
-    from attnlab.roster import Entry, NoExerciseFile, RosterError
+    from attnlab.intake.roster import Entry, NoExerciseFile, RosterError
 
     keep_hypothesis_in_scratch()  # not in the autograder's source folder
     results_path = root / "results" / "results.json"

@@ -26,7 +26,7 @@ import pytest
 from attnlab.course import Course, CourseError
 from attnlab.export.public_tests import CHECKS_MODULE, checks_module, public_test_cell
 from attnlab.export.stubs import BEGIN, HINT
-from attnlab.solution_code import SETUP_PREFIX
+from attnlab.intake.solution_code import SETUP_PREFIX
 
 NBGRADER_CONFIG = '''# nbgrader configuration for the attnlab course, written by `attnlab export nbgrader`.
 c = get_config()  # noqa: F821 - nbgrader provides it

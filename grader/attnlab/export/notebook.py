@@ -66,7 +66,23 @@ class NamespaceBackend(InProcessBackend):
         return "attnlab" not in Path(filename).parts and "site-packages" not in filename
 
 
-_RESULTS: dict[tuple[int, str], dict[str, TestResult]] = {}
+class KernelResults:
+    """The hidden results of each (notebook, hidden test file) this kernel has run: a file's suite
+    runs once, at its first autograded cell, and is kept until the kernel restarts (nbgrader
+    starts a kernel per notebook). A notebook is its ``globals()``, held here so that its id is
+    never another's."""
+
+    def __init__(self):
+        self._by_notebook: dict[tuple[int, str], tuple[dict, dict[str, TestResult]]] = {}
+
+    def of(self, course: Course, test_file: str, namespace: dict) -> dict[str, TestResult]:
+        key = (id(namespace), test_file)
+        if key not in self._by_notebook:
+            self._by_notebook[key] = (namespace, run_hidden_file(course, test_file, namespace))
+        return self._by_notebook[key][1]
+
+
+_RESULTS_UNTIL_KERNEL_RESTARTS = KernelResults()
 
 
 def run_hidden_file(course: Course, test_file: str, namespace: dict) -> dict[str, TestResult]:
@@ -94,10 +110,7 @@ def hidden_test_failure(nodeid: str, namespace: dict, course: str | None = None)
         raise CourseError("hidden tests need the course: set ATTNLAB_COURSE")
     loaded = Course.load(Path(root))
     test_file = nodeid.split("::", 1)[0]
-    key = (id(namespace), test_file)
-    if key not in _RESULTS:
-        _RESULTS[key] = run_hidden_file(loaded, test_file, namespace)
-    result = _RESULTS[key].get(nodeid)
+    result = _RESULTS_UNTIL_KERNEL_RESTARTS.of(loaded, test_file, namespace).get(nodeid)
     if result is None:
         raise CourseError(f"no hidden test {nodeid} (was the course changed after the export?)")
     if result.outcome is not Outcome.PASSED:

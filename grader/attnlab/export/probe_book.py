@@ -43,7 +43,7 @@ def build_probe_book(course: Course) -> ProbeBook:
     functions = {}
     for function in (f.name for f in course.functions):
         probes = []
-        for each in probes_of(function):
+        for each in probes_of(function, catalogue):
             (expected,) = _answers(getattr(reference, function), function, each)
             if size_of((each.args, each.kwargs, expected)) <= MAX_PROBE_NUMBERS:
                 probes.append((each, BookProbe(each.why, tuple(each.args), dict(each.kwargs), expected)))

@@ -34,9 +34,10 @@ NOT_COPIED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 # release test imports every shipped module from the installed bundle, so a missing one fails it.
 STUDENT_ENGINE = (
     "__init__.py", "cli.py", "errors.py", "options.py", "console.py", "inert.py", "atomic.py",
-    "course.py", "roster.py", "misnamed.py", "solution_code.py", "uploads.py", "reference.py", "misconceptions.py", "wire.py", "wording.py",
+    "course.py", "reference.py", "misconceptions.py", "wire.py", "wording.py",
+    "intake/__init__.py", "intake/roster.py", "intake/misnamed.py", "intake/solution_code.py", "intake/uploads.py",
     "pytest_runs.py", "expect.py", "differences.py", "check", "quiz",
-    "export/__init__.py", "export/stubs.py",
+    "export/__init__.py", "export/stubs.py", "export/sheets/__init__.py", "export/sheets/options.py", "export/quiz",
     "sandbox/__init__.py", "sandbox/inside/__init__.py", "sandbox/inside/module_harness.py", "sandbox/inside/import_rule.py",
 )
 # Lines shorter than this (``return out``, ``d = x.shape[-1]``) are too common to call a leak.

@@ -18,7 +18,7 @@ import pytest
 
 from attnlab.course import Course
 from attnlab.grading.student import StudentProxy
-from attnlab.misconceptions import Misconception, identify, probes_of, run_probes
+from attnlab.misconceptions import Catalogue, Misconception, identify, probes_of, run_probes
 from attnlab.outcomes import Outcome, StudentError, SubmissionProblem
 from attnlab.points import load_table
 from attnlab.reference import Reference
@@ -91,8 +91,9 @@ class GradingProfile:
 class GradingPlugin(GradingProfile):
     """Registered with ``pytest.main(plugins=[...])`` for one submission."""
 
-    def __init__(self, course: Course, reference: Reference, student: StudentProxy, points: dict[tuple[str, str], float], take_output, catalogue: list[Misconception] = (), decided: frozenset[str] = frozenset()):
-        self.course, self.points, self.catalogue = course, points, list(catalogue)
+    def __init__(self, course: Course, reference: Reference, student: StudentProxy, points: dict[tuple[str, str], float], take_output, catalogue: Catalogue | None = None, decided: frozenset[str] = frozenset()):
+        self.course, self.points = course, points
+        self.catalogue = catalogue if catalogue is not None else Catalogue()
         self._reference, self._student, self._take_output = reference, student, take_output
         self._decided = decided  # node ids graded before the live run: collected, then not run
         self.results: list[TestResult] = []
@@ -173,7 +174,7 @@ class GradingPlugin(GradingProfile):
         for function, failed in self._failed.items():
             if not any(m.function == function for m in self.catalogue):
                 continue
-            probed = run_probes(function, self._student.probe) if probes_of(function) else []
+            probed = run_probes(function, self._student.probe, self.catalogue) if probes_of(function, self.catalogue) else []
             if probed is None:
                 continue
             mistake = identify(self.catalogue, function, [c for _, calls in failed for c in calls], self._reference, probed)

@@ -24,7 +24,7 @@ from attnlab.points import load_points, load_table, pay_for_values
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
 from attnlab.reference import Reference
 from attnlab.results import GradeReport, TestResult
-from attnlab.roster import Entry, SubmissionError, shown, stage_submission
+from attnlab.intake.roster import Entry, SubmissionError, shown, stage_submission
 from attnlab.sandbox.host import ForkServer, Limits
 from attnlab.sandbox.standins import AnswerCache
 

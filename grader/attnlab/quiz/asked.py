@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attnlab.quiz.kinds import KINDS, LETTERS
+from attnlab.quiz.kinds import LETTERS, kind_named
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class AskedQuestion:
 
     @property
     def kind(self):
-        return KINDS[self.type]
+        return kind_named(self.type)
 
     def read(self, text: str):
         """The typed ``text`` as this question's kind of answer; ``AnswerFormatError`` says why not."""

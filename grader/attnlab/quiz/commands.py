@@ -16,7 +16,8 @@ from pathlib import Path
 import click
 
 from attnlab.errors import UserError, user_errors, writing
-from attnlab.options import COURSE_OPTION, LMS_OPTIONS
+from attnlab.export.sheets.options import LMS_OPTIONS
+from attnlab.options import COURSE_OPTION
 from attnlab.quiz.errors import QuizError
 from attnlab.wording import count
 
@@ -32,14 +33,14 @@ def _quizzes_dir(course_dir: Path | None) -> Path:
         return Path.cwd() / "quizzes"
 
 
-def _reference_factory(course_dir: Path | None):
+def reference_factory(course_dir: Path | None):
     from attnlab.course import find_course
     from attnlab.quiz.items import reference_factory_for
 
     return reference_factory_for(lambda: find_course(course_dir))
 
 
-def _instructor_quiz(name: str, course_dir: Path | None):
+def instructor_quiz(name: str, course_dir: Path | None):
     """The instructor's quiz ``name`` (YAML, with its answers); a student copy is refused."""
     from attnlab.quiz.items import find_quiz
     from attnlab.quiz.schema import load_quiz
@@ -53,7 +54,7 @@ def _instructor_quiz(name: str, course_dir: Path | None):
 def _open(name: str, course_dir: Path | None, sitting: str = "practice"):
     from attnlab.quiz.items import find_quiz, open_quiz
 
-    return open_quiz(find_quiz(name, _quizzes_dir(course_dir), sitting), _reference_factory(course_dir))
+    return open_quiz(find_quiz(name, _quizzes_dir(course_dir), sitting), reference_factory(course_dir))
 
 
 def _default_student() -> str:
@@ -176,8 +177,8 @@ def key(quiz_name, student, output, mode, course_dir) -> None:
     """Print the answer key of one student's variant of QUIZ."""
     from attnlab.quiz.variant import keyed_quiz
 
-    quiz_ = _instructor_quiz(quiz_name, course_dir)
-    keyed = keyed_quiz(quiz_, student, _reference_factory(course_dir), mode)
+    quiz_ = instructor_quiz(quiz_name, course_dir)
+    keyed = keyed_quiz(quiz_, student, reference_factory(course_dir), mode)
     if output == "answers":
         import yaml
 
@@ -223,8 +224,8 @@ def grade(quiz_name, answer_files, csv_path, roster_path, lms_format, lms_column
     opened = _open(quiz_name, course_dir)
     if opened.sitting is not None:
         raise UserError(f"{quiz_name} is a student copy: it holds no answers; give the instructor's quiz")
-    from attnlab.lms.commands import load_roster, wants_sheet, write_sheet  # the instructor's side: not in the student bundle
-    from attnlab.lms.grades import Score
+    from attnlab.export.sheets.commands import load_roster, wants_sheet, write_sheet  # the instructor's side: not in the student bundle
+    from attnlab.export.sheets.grades import Score
 
     roster = load_roster(roster_path)
     graded = marking.grade_files(opened.id, lambda student: opened.items_for(student, "exam"), list(answer_files))
@@ -299,7 +300,7 @@ def lint(paths, course_dir) -> None:
     if not files:
         raise UserError("no quiz files to check")
     problems = 0
-    factory = _reference_factory(course_dir)
+    factory = reference_factory(course_dir)
     for path in files:
         try:
             quiz_ = load_quiz(path)
@@ -335,7 +336,7 @@ def student_copy_command(quiz_name, mode, roster, output, course_dir) -> None:
     path = find_quiz(quiz_name, _quizzes_dir(course_dir))
     if path.suffix == ".json":
         raise UserError(f"{path} is a student copy: give the instructor's quiz")
-    copy = student_copy.build(load_quiz(path), mode, _reference_factory(course_dir), students)
+    copy = student_copy.build(load_quiz(path), mode, reference_factory(course_dir), students)
     write_json_atomically(output, copy)
     click.echo(f"Wrote the {mode} copy {output} ({count(len(copy['questions']), 'question')})", err=True)
 
@@ -344,55 +345,6 @@ def _roster_ids(path: Path | None) -> list[str]:
     """The ids of the class list at ``path`` (none: none), read as every command reads a roster."""
     if path is None:
         return []
-    from attnlab.lms.commands import load_roster  # the instructor's side: not in the student bundle
+    from attnlab.export.sheets.commands import load_roster  # the instructor's side: not in the student bundle
 
     return load_roster(path).ids
-
-
-@quiz.command("export")
-@QUIZ
-@click.option(
-    "--format", "output_format", type=click.Choice(["moodle", "moodle-xml", "qti"]), default="moodle",
-    show_default=True,
-    help="moodle (or moodle-xml): Moodle's question bank; qti: a QTI 1.2 zip for Canvas, Blackboard or D2L.",
-)
-@click.option(
-    "--variants", type=click.IntRange(min=1, max=500), default=EXPORT_VARIANTS, show_default=True,
-    help="N variants per parameterized question, and every exam item of a pool (a Moodle category for"
-    " 'random question', a QTI question group that picks 1); 1: the same variant for every student.",
-)
-@click.option(
-    "--show-answers", is_flag=True,
-    help="QTI: let Canvas show students the right answers after they submit (for practice; off, as an exam needs).",
-)
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the export (.xml for Moodle, .zip for QTI).")
-@COURSE_OPTION
-@quiz_errors
-def export_command(quiz_name, output_format, variants, show_answers, output, course_dir) -> None:
-    """Export QUIZ with its answers for an LMS: Moodle XML or QTI 1.2, a pool of variants per question."""
-    from attnlab.atomic import write_bytes_atomically
-
-    quiz_ = _instructor_quiz(quiz_name, course_dir)
-    notes = []
-    if show_answers and output_format != "qti":
-        raise UserError("--show-answers is a QTI setting (Canvas's show_correct_answers); Moodle has review options")
-    if output_format == "qti":
-        from attnlab.quiz.qti import qti_zip
-
-        data = qti_zip(quiz_, _reference_factory(course_dir), variants, show_answers)
-    else:
-        from attnlab.quiz.moodle import moodle_export
-
-        exported = moodle_export(quiz_, _reference_factory(course_dir), variants)
-        data = exported.xml.encode("utf-8")
-        for question, (points, marks) in exported.marks_to_set.items():
-            shown = ", ".join(f"{m:g}" for m in sorted(set(marks)))
-            notes.append(f"{question}: worth {shown} in Moodle's bank (one mark per entry), {points:g} in attnlab: set its maximum mark to {points:g} in the quiz")
-    with writing(output):
-        write_bytes_atomically(output, data)
-    held = f"{count(variants, 'variant')} each where parameterized, every exam item of a pool"
-    click.echo(f"Wrote {output} ({count(len(quiz_.questions), 'question')}, {held})", err=True)
-    if variants == 1:
-        click.echo("--variants 1: every student gets the same variant of each question: answers pass on", err=True)
-    for note in notes:
-        click.echo(note, err=True)

@@ -24,7 +24,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Callable
 
 from attnlab.quiz.errors import QuizError
-from attnlab.quiz.kinds import KINDS
+from attnlab.quiz.kinds import KINDS, LETTERS
 from attnlab.quiz.params import MAX_DRAWS, PRACTICE_VARIANTS, practice_seed, variant_seed
 from attnlab.quiz.schema import Question, Quiz
 from attnlab.quiz.variant import (
@@ -36,7 +36,6 @@ LINT_STUDENTS = tuple(f"lint-{i}" for i in range(200))
 """Exam variants drawn per question: enough that a rare draw (a head that does not exist) shows."""
 MIN_WHERE_RATE = 0.25
 """The least share of draws a ``where:`` may hold in (see ``params.MAX_DRAWS``)."""
-NUMERIC = ("number", "vector", "matrix")
 WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
@@ -196,16 +195,14 @@ def check_quiz(quiz: Quiz, reference_factory: Callable) -> list[str]:
             problems.append(failures[0] + more)
         if not failures:  # a question that cannot be drawn has that problem first
             problems += _secrecy_problems(question, keys, where)
-        if question.type in NUMERIC and not question.relative and keys:
+        if KINDS[question.type].numeric and not question.relative and keys:
             problems += _precision_problems(quiz, question, keys, reference_factory)
-        if question.type in ("single", "multiple"):
-            for who, _values, keyed in keys:
-                letters = "abcdefghijklmnopqrstuvwxyz"[: len(keyed.asked.options)]
-                outside = [x for x in ([keyed.key] if question.type == "single" else keyed.key) if x not in letters]
-                if outside:
-                    whose = f" of {who}" if question.pool else ""
-                    shown = ", ".join(outside)
-                    problems.append(f"{where}: the answer {shown} is not among the options (a to {letters[-1]}){whose}")
+        for who, _values, keyed in keys:
+            outside = KINDS[question.type].keys_outside_options(keyed.key, len(keyed.asked.options))
+            if outside:
+                whose = f" of {who}" if question.pool else ""
+                last = LETTERS[len(keyed.asked.options) - 1]
+                problems.append(f"{where}: the answer {', '.join(outside)} is not among the options (a to {last}){whose}")
     return list(dict.fromkeys(problems))
 
 

@@ -6,7 +6,7 @@ A quiz is a YAML file::
     title: Shapes and sizes
     questions:
       - id: qkt-entries
-        type: integer            # integer number vector matrix shape single multiple truefalse
+        type: integer            # integer number vector matrix shape single multiple truefalse (``kinds``)
         prompt: "With T = {T} tokens ... how many entries does Q Kᵀ have?"
         params:                  # drawn per student, in order
           T: {range: [3, 12]}
@@ -34,9 +34,10 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, T
 
 from attnlab.quiz.arith import ExpressionError, condition_parts, names_in, to_python
 from attnlab.quiz.errors import QuizError, yaml_place
+from attnlab.quiz.kinds import KINDS
 from attnlab.quiz.params import PLACEHOLDER
 
-QuestionType = Literal["integer", "number", "vector", "matrix", "shape", "single", "multiple", "truefalse"]
+QuestionType = Literal[tuple(KINDS)]
 SLUG = r"^[a-z0-9][a-z0-9-]*$"
 
 
@@ -233,10 +234,10 @@ class Question(Strict):
         if self.practice == "record" and self.params:
             raise ValueError("practice: record is for a question without parameters (one with parameters is practised on variants no exam has)")
         self._check_form()
-        numeric = self.type in ("number", "vector", "matrix")
-        if (self.slack or self.rounded is not None or self.relative) and not numeric:
-            raise ValueError(f"slack, rounded and relative are for number, vector and matrix questions,"
-                             f" not {self.type}")
+        if (self.slack or self.rounded is not None or self.relative) and not KINDS[self.type].numeric:
+            numeric = ", ".join(name for name, kind in KINDS.items() if kind.numeric)
+            numeric = " and ".join(numeric.rsplit(", ", 1))
+            raise ValueError(f"slack, rounded and relative are for {numeric} questions, not {self.type}")
         for name in self.params:
             if not name.isidentifier():
                 raise ValueError(f"parameter name {name!r} is not an identifier")
@@ -277,11 +278,9 @@ class Question(Strict):
                 seen.setdefault(_item_text(item), (sitting, index))
 
     def _check_options(self, options, where: str) -> None:
-        choices = self.type in ("single", "multiple")
-        if choices and (not options or len(options) < 2):
-            raise ValueError(f"{where}a {self.type} question needs at least two options")
-        if not choices and options is not None:
-            raise ValueError(f"{where}a {self.type} question has no options")
+        problem = KINDS[self.type].options_problem(options)
+        if problem:
+            raise ValueError(f"{where}{problem}")
 
 
 def _item_text(item: PoolItem) -> str:

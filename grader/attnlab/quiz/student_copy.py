@@ -45,7 +45,7 @@ from pathlib import Path
 
 from attnlab.quiz import params as drawing
 from attnlab.quiz.errors import QuizError
-from attnlab.quiz.kinds import COARSER, KINDS, TELLS_CLOSE, close_note, coarser
+from attnlab.quiz.kinds import COARSER, close_note, coarser, kind_named
 
 FORMAT = "attnlab-student-quiz/3"
 SITTINGS = ("practice", "exam")
@@ -159,7 +159,7 @@ def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
     questions = []
     for question in quiz.questions:
         variants, items = [], []
-        kind = KINDS[question.type]
+        kind = kind_named(question.type)
         for who, values in practice_variants(quiz, question):
             keyed = keyed_for_values(quiz, question, values, who, reference_factory, "practice")
             salt = secrets.token_bytes(16)
@@ -179,7 +179,7 @@ def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
                 "tolerance": keyed.tolerance, "layout": kind.shape(keyed.key), "salt": _letters(salt), "locks": locks,
                 "explanation": _encrypt(keyed.explanation, content_key), "mistakes": mistakes,
             }
-            if question.type in TELLS_CLOSE["practice"]:
+            if kind.tells_close("practice"):
                 wide = sorted({_close_form(kind, value, keyed.tolerance) for value in _close_values(kind, keyed)})
                 variant["close"] = sorted(_letters(_close_check(question.id, form, salt, cost)) for form in wide)
             variants.append(variant)
@@ -228,7 +228,7 @@ class HashedCheck:
 
         if self.variant is None:
             return Verdict(None, NOT_CHECKED_IN_PRACTICE if self.sitting == "practice" else None)
-        kind = KINDS[self.kind_name]
+        kind = kind_named(self.kind_name)
         if kind.shape(value) != self.variant["layout"]:
             return Verdict(False, kind.layout_reason(value, self.variant["layout"]))
         check, key = derive(self.question_id, kind.answer_form(value, self.variant["tolerance"]), _bytes(self.variant["salt"]), self.cost)
@@ -250,7 +250,7 @@ class HashedCheck:
     def refuse(self, value) -> str | None:
         """Why an answer of another size than the variant's cannot be taken (None when this copy
         does not know the size: an exam copy)."""
-        return None if self.variant is None else KINDS[self.kind_name].size_refusal(value, self.variant["layout"])
+        return None if self.variant is None else kind_named(self.kind_name).size_refusal(value, self.variant["layout"])
 
 
 def _open(locks: list[dict], check: bytes, key: bytes) -> bytes | None:

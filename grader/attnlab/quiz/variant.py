@@ -17,7 +17,7 @@ from typing import Callable
 from attnlab.quiz import params as drawing
 from attnlab.quiz.arith import ExpressionError, evaluate
 from attnlab.quiz.asked import AskedQuestion
-from attnlab.quiz.kinds import KINDS, TELLS_CLOSE, close_note, effective_tolerance
+from attnlab.quiz.kinds import close_note, kind_named
 from attnlab.quiz.errors import QuizError
 from attnlab.quiz.schema import Call, Expr, Question, Quiz
 
@@ -45,7 +45,7 @@ class KeyedQuestion:
     mistakes: tuple[KeyedMistake, ...] = ()
     """This variant's common wrong answers (none equal to the key)."""
     tells_close: bool = False
-    """Whether a wrong answer is told it is close (``kinds.TELLS_CLOSE`` of the sitting)."""
+    """Whether a wrong answer is told it is close (``Kind.tells_close`` in the sitting)."""
 
     def verdict(self, value):
         """The one rule, with the mistake a wrong answer matches, else whether it is close."""
@@ -65,28 +65,7 @@ class KeyedQuestion:
 
 def normalize_key(kind: str, raw):
     """The key in the form the answer kind compares: int, float, list, tuple, letter(s) or bool."""
-    if kind == "integer":
-        if isinstance(raw, bool) or float(raw) != round(float(raw)):
-            raise ValueError(f"an integer question's answer must be whole, got {raw!r}")
-        return int(round(float(raw)))
-    if kind == "number":
-        return float(raw)
-    if kind == "vector":
-        return [float(x) for x in raw]
-    if kind == "matrix":
-        return [[float(x) for x in row] for row in raw]
-    if kind == "shape":
-        return tuple(int(x) for x in raw)
-    if kind == "single":
-        return str(raw).strip().lower()
-    if kind == "multiple":
-        letters = raw if isinstance(raw, (list, tuple)) else str(raw).replace(",", " ").split()
-        return sorted({str(x).strip().lower() for x in letters})
-    if kind == "truefalse":
-        if not isinstance(raw, bool):
-            raise ValueError(f"a truefalse question's answer must be true or false, got {raw!r}")
-        return raw
-    raise ValueError(f"unknown question type {kind!r}")
+    return kind_named(kind).normalize_key(raw)
 
 
 def _plain(value):
@@ -238,8 +217,9 @@ def keyed_for_values(quiz: Quiz, question: Question, values: dict, who: str, ref
         drawn = ", ".join(f"{k}={drawing.format_value(v).strip()}" for k, v in values.items())
         raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for {who}" + (f" ({drawn})" if drawn else "") + f": {error}") from None
     item = item_of(question, values)
-    rendered = {**values, "answer": KINDS[question.type].format(key) if question.type != "single" else f"{key})"}
-    tolerance = effective_tolerance(question.type, key, question.tolerance, question.relative)
+    kind = kind_named(question.type)
+    rendered = {**values, "answer": kind.key_text(key)}
+    tolerance = kind.effective_tolerance(key, question.tolerance, question.relative)
     slack = element_slack(question, values, key, reference_factory)
     mistakes = []
     for mistake in item.mistakes:
@@ -247,10 +227,10 @@ def keyed_for_values(quiz: Quiz, question: Question, values: dict, who: str, ref
             value = compute_key(question, values, reference_factory, mistake.answer)
         except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
             raise QuizError(f"{quiz.id}: question {question.id}: mistake {mistake.name!r} cannot be computed for {who}: {error}") from None
-        if not KINDS[question.type].matches(value, key, tolerance, slack):  # where it is the key, the answer is right
+        if not kind.matches(value, key, tolerance, slack):  # where it is the key, the answer is right
             mistakes.append(KeyedMistake(mistake.name, value, drawing.render(mistake.explanation, values)))
     explained = drawing.render(item.explanation, rendered)
-    tells_close = question.type in TELLS_CLOSE[sitting]
+    tells_close = kind.tells_close(sitting)
     return KeyedQuestion(_asked(question, values), key, explained, tolerance, slack, tuple(mistakes), tells_close)
 
 
@@ -272,7 +252,7 @@ def element_slack(question: Question, values: dict, key, reference_factory: Call
         path = compute_key(question, values, reference_factory, decimals=kept_decimals(question))
     except (ExpressionError, ValueError, TypeError, ArithmeticError, IndexError, KeyError, AttributeError):
         return question.slack
-    kind = KINDS[question.type]
+    kind = kind_named(question.type)
     by_hand, exact = kind.elements(path), kind.elements(key)
     if len(by_hand) != len(exact):
         return question.slack

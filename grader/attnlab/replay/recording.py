@@ -16,7 +16,7 @@ from attnlab.grading.backends import Backend, CallResult, InProcessBackend
 from attnlab.course import Course
 from attnlab.grading.suite import hidden_test_files, run_suite
 from attnlab.outcomes import GraderFailure, Outcome, SubmissionProblem
-from attnlab.lifecycle import die_with
+from attnlab.lifecycle import ForkedPoolState, die_with
 from attnlab.reference import Reference
 from attnlab.replay.compare import has_float32
 from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
@@ -92,17 +92,16 @@ def record_script(course: Course, reference: Reference | None = None, only: list
     return Script(backend.tests)
 
 
-# In a recording process only: the course and reference it was forked with (inherited, not pickled).
-_FORKED_WITH: dict = {}
+_RECORDER = ForkedPoolState("a recording process's course and reference")
 
 
 def _start_recorder(parent: int, course: Course, reference: Reference) -> None:
     die_with(parent)
-    _FORKED_WITH.update(course=course, reference=reference)
+    _RECORDER.set_in_this_process((course, reference))
 
 
 def _record_in_pool(modules: list[str]) -> Script:
-    return record_script(_FORKED_WITH["course"], _FORKED_WITH["reference"], modules)
+    return record_script(*_RECORDER.get(), modules)
 
 
 def record_script_in_parallel(course: Course, reference: Reference, only: list[str] | None, jobs: int) -> Script:

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from attnlab.misconceptions import Misconception
 from attnlab.report.class_figures import files_not_importable, most_failed, names_of, not_graded_lines, percentages, score_histogram
-from attnlab.uploads import shown
+from attnlab.intake.uploads import shown
 from attnlab.wording import count
 
 _OUTCOME_STYLES = {

@@ -1,12 +1,12 @@
 """How a question reads and is answered in an LMS (Moodle XML, QTI): shared by both exports.
 
 - Numbers are shown and keyed at the precision the question asks for: the grid point
-  ``kinds.grid_point`` rounds to, so an explanation says ``0`` where the key is
+  ``kinds.grid.grid_point`` rounds to, so an explanation says ``0`` where the key is
   ``1.1e-16`` and ``0.43`` where it is ``0.4268``, and an LMS that accepts ``key ± tolerance`` is centred where attnlab's own rule is.
 - Text becomes HTML with each matrix (the bracketed rows ``params.format_value`` writes) kept in
   a ``<pre>`` block, since HTML collapses the spaces that align its columns.
-- A shape is accepted in every spelling the terminal quiz reads (``shape_spellings``), for LMS
-  short answers that can only compare text.
+- A shape is accepted in every spelling the terminal quiz reads (``kinds.shape.shape_spellings``),
+  for LMS short answers that can only compare text.
 """
 
 from __future__ import annotations
@@ -16,50 +16,36 @@ import re
 from decimal import Decimal
 
 from attnlab.quiz import params as drawing
-from attnlab.quiz.kinds import KINDS, grid_point
+from attnlab.quiz.kinds.grid import cells, centre, number_text, plain
+from attnlab.quiz.kinds.shape import shape_spellings
 from attnlab.quiz.schema import Question, Quiz
 from attnlab.quiz.variant import POOL_ITEM, KeyedQuestion, drawn_values, item_of
+
+__all__ = [
+    "accepted_interval",
+    "answer_text",
+    "centre",
+    "explanation",
+    "export_variants",
+    "key_number",
+    "number_text",
+    "shape_spellings",
+    "to_html",
+]
 
 
 def _step(tolerance: float) -> Decimal:
     return Decimal(repr(2 * tolerance))
 
 
-def centre(x: float, tolerance: float) -> Decimal:
-    """The grid point attnlab rounds ``x`` to: the value an LMS keys with ``± tolerance``."""
-    if tolerance <= 0:
-        return Decimal(repr(float(x)))
-    return (Decimal(grid_point(x, tolerance)) * _step(tolerance)).normalize()
-
-
-def number_text(x: float, tolerance: float) -> str:
-    """``x`` rounded as the question asks (tolerance 0.005: to two decimals), as a plain decimal
-    without trailing zeros (``0.43``, ``1``, ``0`` for ``1.1e-16``)."""
-    return _plain(centre(x, tolerance))
-
-
-def _plain(value: Decimal) -> str:
-    text = f"{value.normalize():f}"
-    return "0" if text in ("-0", "") else text
-
-
 def key_number(x: float, tolerance: float) -> str:
     """The key an LMS compares with ``± tolerance``: the grid point, without exponent notation."""
-    return _plain(centre(x, tolerance))
+    return plain(centre(x, tolerance))
 
 
 def answer_text(keyed: KeyedQuestion) -> str:
     """The key as the explanation shows it: numbers at the question's precision, a matrix in rows."""
-    kind, key, tolerance = keyed.asked.type, keyed.key, keyed.tolerance
-    if kind == "number":
-        return number_text(key, tolerance)
-    if kind == "vector":
-        return "[" + ", ".join(number_text(x, tolerance) for x in key) + "]"
-    if kind == "matrix":
-        cells = [[number_text(x, tolerance) for x in row] for row in key]
-        width = max(len(c) for row in cells for c in row)
-        return "\n" + "\n".join("    [ " + "  ".join(c.rjust(width) for c in row) + " ]" for row in cells) + "\n"
-    return KINDS[kind].format(key) if kind != "single" else f"{key})"
+    return keyed.asked.kind.answer_text(keyed.key, keyed.tolerance)
 
 
 def explanation(question: Question, values: dict, keyed: KeyedQuestion) -> str:
@@ -81,8 +67,6 @@ def export_variants(quiz: Quiz, question: Question, variants: int, fixed: str) -
 def accepted_interval(x: float, tolerance: float, slack: float) -> tuple[Decimal, Decimal]:
     """(centre, half width) of the interval of answers attnlab marks right for key ``x``: every grid
     point the slack reaches, each ± tolerance; an LMS keys it as centre ± half width."""
-    from attnlab.quiz.kinds import cells
-
     if tolerance <= 0:
         return Decimal(repr(float(x))), Decimal(0)
     reached = cells(x, tolerance, slack)
@@ -114,16 +98,3 @@ def to_html(text: str) -> str:
         if any(x.strip() for x in lines):
             blocks.append("<p>" + "<br>".join(html.escape(x, quote=False) for x in lines if x.strip()) + "</p>")
     return "".join(blocks)
-
-
-def shape_spellings(shape: tuple[int, ...]) -> list[str]:
-    """The ways of writing ``shape`` that the terminal quiz reads as it (``ShapeKind.parse``)."""
-    sizes = [str(int(x)) for x in shape]
-    if len(sizes) == 1:
-        one = sizes[0]
-        return [f"({one},)", one, f"({one})", f"[{one}]", f"({one}, )"]
-    joined = {", ".join(sizes), ",".join(sizes), " x ".join(sizes), "x".join(sizes), " × ".join(sizes), "×".join(sizes), " ".join(sizes)}
-    spellings = []
-    for inner in sorted(joined, key=lambda s: (len(s), s)):
-        spellings += [f"({inner})", inner, f"[{inner}]"]
-    return list(dict.fromkeys(spellings))

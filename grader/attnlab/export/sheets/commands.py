@@ -1,12 +1,12 @@
 """The command-line side of LMS CSVs, shared by ``attnlab grade`` and ``attnlab quiz grade``
-(their options are ``options.LMS_OPTIONS``): the file written, with what it could not place."""
+(their options are ``options.LMS_OPTIONS`` here): the file written, with what it could not place."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from attnlab.errors import UserError, writing
-from attnlab.lms.grades import Score, score_sheet, sheet_csv
+from attnlab.export.sheets.grades import Score, score_sheet, sheet_csv
 from attnlab.wording import count
 
 
@@ -17,8 +17,8 @@ def wants_sheet(roster_path, lms_format, lms_column) -> bool:
 
 def load_roster(path: Path | None):
     """The roster at ``path`` (None: none), read before any grading: a bad one is a one-line error."""
-    from attnlab.lms.roster import read_roster
-    from attnlab.roster import RosterError
+    from attnlab.intake.class_list import read_roster
+    from attnlab.intake.roster import RosterError
 
     try:
         return read_roster(path) if path is not None else None

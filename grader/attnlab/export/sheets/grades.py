@@ -22,8 +22,8 @@ import io
 from dataclasses import dataclass, field
 
 from attnlab import inert
-from attnlab.lms.roster import Roster, RosterStudent
-from attnlab.options import LMS_FORMATS as FORMATS
+from attnlab.intake.class_list import Roster, RosterStudent
+from attnlab.export.sheets.options import LMS_FORMATS as FORMATS
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.course import Course
-from attnlab.misnamed import meant_name
-from attnlab.solution_code import CodeCell, solution_code
-from attnlab.uploads import MAX_FILE_BYTES, UploadRefused, exercise_files, read_file
+from attnlab.intake.misnamed import meant_name
+from attnlab.intake.solution_code import CodeCell, solution_code
+from attnlab.intake.uploads import MAX_FILE_BYTES, UploadRefused, exercise_files, read_file
 
 MAX_NOTEBOOK_CONTAINERS = 200_000
 """JSON objects and lists in a notebook at most: each costs Python some 60 bytes or more."""

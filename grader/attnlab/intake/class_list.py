@@ -23,7 +23,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnlab.roster import RosterError, safe_id
+from attnlab.intake.roster import RosterError, safe_id
 
 MAX_ROSTER_BYTES = 16 * 1024 * 1024
 """A roster of a hundred thousand students is a few megabytes."""

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.course import Course
-from attnlab.misnamed import without_copy_suffix
-from attnlab.roster import Entry, RosterError, safe_id, shown
-from attnlab.uploads import zip_holds
+from attnlab.intake.misnamed import without_copy_suffix
+from attnlab.intake.roster import Entry, RosterError, safe_id, shown
+from attnlab.intake.uploads import zip_holds
 
 # What archivers and file managers leave beside the students' entries (a zip made on a Mac holds
 # __MACOSX/): never a student.

@@ -22,7 +22,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from attnlab.misnamed import AmbiguousUpload, Candidate, Choice, choose, meant_name
+from attnlab.intake.misnamed import AmbiguousUpload, Candidate, Choice, choose, meant_name
 
 MAX_FILE_BYTES = 8 << 20
 """One exercise file (a script or a notebook) at most, as unpacked."""

@@ -2,14 +2,16 @@
 
 The zip holds ``imsmanifest.xml``, which names one ``imsqti_xmlv1p2`` resource, the
 assessment ``ID/ID.xml`` (a ``questestinterop``), and its dependency ``ID/assessment_meta.xml``
-(Canvas's quiz settings). Question types map to Canvas's own:
+(Canvas's quiz settings). Each answer kind says which form of question it is in an LMS
+(``kinds.lms_forms``); each form maps to a type of Canvas's own (``FORMS``):
 
-- ``integer``, ``number``: *numerical_question*, right from the grid point attnlab rounds the key
-  to minus the tolerance to it plus the tolerance (``lms_text``), or the key exactly;
-- ``single``: *multiple_choice_question*; ``multiple``: *multiple_answers_question* (every right
-  option and no wrong one); ``truefalse``: *true_false_question*;
-- ``shape``: *short_answer_question*, with every spelling the terminal quiz reads;
-- ``vector``, ``matrix``: *fill_in_multiple_blanks_question*, one blank per entry in a table.
+- ``Numerical`` (``integer``, ``number``): *numerical_question*, right from the grid point attnlab
+  rounds the key to minus the tolerance to it plus the tolerance (``lms_text``), or the key exactly;
+- ``OneChoice`` (``single``): *multiple_choice_question*; ``EveryRightChoice`` (``multiple``):
+  *multiple_answers_question* (every right option and no wrong one); ``TrueOrFalse``:
+  *true_false_question*;
+- ``ShortAnswer`` (``shape``): *short_answer_question*, with every spelling the terminal quiz reads;
+- ``Blanks`` (``vector``, ``matrix``): *fill_in_multiple_blanks_question*, one blank per entry in a table.
   Canvas has no matrix type and its blanks compare text, not numbers, so each blank accepts the
   list of decimals, written to the question's precision or one decimal more, that attnlab marks
   right (0.43, .43, 0.425 … 0.434 for a key of 0.4268 at two decimals). The other way, one
@@ -33,19 +35,17 @@ import zipfile
 from decimal import ROUND_FLOOR, Decimal
 from typing import Callable
 
-from attnlab.quiz.kinds import KINDS, LETTERS, per_element
-from attnlab.quiz.lms_text import accepted_interval, explanation, export_variants, key_number, shape_spellings, to_html
+from attnlab.export.quiz.lms_text import accepted_interval, explanation, export_variants, key_number, to_html
+from attnlab.quiz.errors import QuizError
+from attnlab.quiz.kinds import KINDS, LETTERS, lms_forms
+from attnlab.quiz.kinds.number import KIND as NUMBER
 from attnlab.quiz.variant import KeyedQuestion, keyed_for_values
+from attnlab.wording import with_article
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 MANIFEST_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
 CANVAS_NS = "http://canvas.instructure.com/xsd/cccv1p0"
 FIXED_VARIANT = "qti"
-CANVAS_TYPES = {
-    "integer": "numerical_question", "number": "numerical_question", "single": "multiple_choice_question",
-    "multiple": "multiple_answers_question", "truefalse": "true_false_question", "shape": "short_answer_question",
-    "vector": "fill_in_multiple_blanks_question", "matrix": "fill_in_multiple_blanks_question",
-}
 
 
 def _ident(*parts: str) -> str:
@@ -71,7 +71,9 @@ def _metadata(item: ET.Element, fields: dict[str, str]) -> None:
         _sub(field, "fieldentry", entry)
 
 
-def _choice(presentation: ET.Element, cardinality: str, choices: list[tuple[str, str]], ident: str = "response1") -> None:
+def _choice(
+    presentation: ET.Element, cardinality: str, choices: list[tuple[str, str]], ident: str = "response1"
+) -> None:
     render = _sub(_sub(presentation, "response_lid", ident=ident, rcardinality=cardinality), "render_choice")
     for choice_id, text in choices:
         _material(_sub(render, "response_label", ident=choice_id), text)
@@ -89,7 +91,6 @@ MAX_SPELLINGS = 100
 
 def blank_answers(x: float, tolerance: float, decimals_asked: int, slack: float = 0.0) -> list[str]:
     """The decimals, to the asked precision or one more, that attnlab marks right for key ``x``."""
-    kind = KINDS["number"]
     middle, width = accepted_interval(x, tolerance, slack)
     spellings = []
     for decimals in range(0, decimals_asked + 2):
@@ -100,7 +101,7 @@ def blank_answers(x: float, tolerance: float, decimals_asked: int, slack: float 
         value = low
         while value <= middle + width:
             text = f"{value:.{decimals}f}"
-            if kind.matches(float(text), x, tolerance, slack):
+            if NUMBER.matches(float(text), x, tolerance, slack):
                 spellings.append("0" if re.fullmatch(r"-?0\.?0*", text) and decimals == 0 else text)
                 if re.match(r"-?0\.", text):
                     spellings.append(text.replace("0.", ".", 1))
@@ -112,74 +113,139 @@ def decimals_asked(tolerance: float) -> int:
     return max(0, -Decimal(repr(2 * tolerance)).normalize().as_tuple().exponent)
 
 
-def _item(parent: ET.Element, ident: str, title: str, keyed: KeyedQuestion, explained: str) -> None:
-    asked, kind = keyed.asked, keyed.asked.type
-    item = _sub(parent, "item", ident=ident, title=title)
-    choices: list[tuple[str, str]] = []
-    if kind in ("single", "multiple"):
-        choices = [(f"{ident}_{LETTERS[i]}", to_html(option)) for i, option in enumerate(asked.options)]
-    elif kind == "truefalse":
-        choices = [(f"{ident}_true", "True"), (f"{ident}_false", "False")]
-    _metadata(item, {"question_type": CANVAS_TYPES[kind], "points_possible": f"{asked.points:g}", "original_answer_ids": ",".join(c for c, _ in choices), "assessment_question_identifierref": f"{ident}_ref"})
-    presentation = _sub(item, "presentation")
-    text = to_html(asked.prompt.rstrip())
-    blanks: list[tuple[str, float, float]] = []
-    if kind in ("vector", "matrix"):
-        rows = keyed.key if kind == "matrix" else [keyed.key]
-        names = [[(f"r{r + 1}c{c + 1}" if kind == "matrix" else f"e{c + 1}") for c in range(len(row))] for r, row in enumerate(rows)]
-        text += "<table>" + "".join("<tr>" + "".join(f"<td>[{name}]</td>" for name in row) + "</tr>" for row in names) + "</table>"
-        slacks = iter(per_element(keyed.slack, sum(len(row) for row in rows)))
-        blanks = [(name, x, next(slacks)) for names_row, row in zip(names, rows) for name, x in zip(names_row, row)]
-    _material(presentation, text)
-    if kind in ("single", "truefalse"):
-        _choice(presentation, "Single", choices)
-    elif kind == "multiple":
-        _choice(presentation, "Multiple", choices)
-    elif kind == "shape":
-        _sub(_sub(_sub(presentation, "response_str", ident="response1", rcardinality="Single"), "render_fib"), "response_label", ident="answer1", rshuffle="No")
-    elif kind in ("integer", "number"):
-        _sub(_sub(_sub(presentation, "response_str", ident="response1", rcardinality="Single"), "render_fib", fibtype="Decimal"), "response_label", ident="answer1")
-    else:
-        asked_decimals = decimals_asked(keyed.tolerance)
-        for name, x, slack in blanks:
-            lid = _sub(presentation, "response_lid", ident=f"response_{name}")
-            _sub(_sub(lid, "material"), "mattext", name)
-            render = _sub(lid, "render_choice")
-            for number, spelling in enumerate(blank_answers(x, keyed.tolerance, asked_decimals, slack)):
-                _material(_sub(render, "response_label", ident=f"{ident}_{name}_{number}"), spelling)
-    resprocessing = _sub(item, "resprocessing")
-    _sub(_sub(resprocessing, "outcomes"), "decvar", maxvalue="100", minvalue="0", varname="SCORE", vartype="Decimal")
-    feedback = _sub(resprocessing, "respcondition", continue_="Yes")
-    _sub(_sub(feedback, "conditionvar"), "other")
-    _sub(feedback, "displayfeedback", feedbacktype="Response", linkrefid="general_fb")
-    if kind == "single":
-        _set_score(resprocessing, lambda c: _sub(c, "varequal", f"{ident}_{keyed.key}", respident="response1"))
-    elif kind == "truefalse":
-        _set_score(resprocessing, lambda c: _sub(c, "varequal", f"{ident}_{'true' if keyed.key else 'false'}", respident="response1"))
-    elif kind == "multiple":
-        def every_right_none_wrong(condition):
-            both = _sub(condition, "and")
-            for index in range(len(asked.options)):
-                target = both if LETTERS[index] in keyed.key else _sub(both, "not")
-                _sub(target, "varequal", f"{ident}_{LETTERS[index]}", respident="response1")
-        _set_score(resprocessing, every_right_none_wrong)
-    elif kind == "shape":
-        def any_spelling(condition):
-            for spelling in shape_spellings(keyed.key):
-                _sub(condition, "varequal", spelling, respident="response1")
-        _set_score(resprocessing, any_spelling)
-    elif kind in ("integer", "number"):
-        tolerance = 0 if kind == "integer" else keyed.tolerance
-        middle, width = accepted_interval(keyed.key, tolerance, per_element(keyed.slack, 1)[0])
+class _Form:
+    """How one form of question (``kinds.lms_forms``) is written in QTI: its Canvas type, the
+    choices its metadata lists, what follows the prompt, the response and the scoring."""
+
+    canvas_type = ""
+
+    def choices(self, ident: str, keyed: KeyedQuestion, form) -> list[tuple[str, str]]:
+        return []
+
+    def after_prompt(self, form) -> str:
+        return ""
+
+    def response(self, presentation: ET.Element, ident: str, keyed: KeyedQuestion, form, choices) -> None:
+        raise NotImplementedError
+
+    def score(
+        self, resprocessing: ET.Element, presentation: ET.Element, ident: str, keyed: KeyedQuestion, form
+    ) -> None:
+        raise NotImplementedError
+
+
+class _Numerical(_Form):
+    canvas_type = "numerical_question"
+
+    def response(self, presentation, ident, keyed, form, choices):
+        _sub(
+            _sub(
+                _sub(presentation, "response_str", ident="response1", rcardinality="Single"),
+                "render_fib",
+                fibtype="Decimal",
+            ),
+            "response_label",
+            ident="answer1",
+        )
+
+    def score(self, resprocessing, presentation, ident, keyed, form):
+        middle, width = accepted_interval(form.key, form.tolerance, form.slack)
 
         def in_range(condition):
             either = _sub(condition, "or")
-            _sub(either, "varequal", key_number(keyed.key, tolerance), respident="response1")
+            _sub(either, "varequal", key_number(form.key, form.tolerance), respident="response1")
             both = _sub(either, "and")
             _sub(both, "vargte", _plain(middle - width), respident="response1")
             _sub(both, "varlte", _plain(middle + width), respident="response1")
+
         _set_score(resprocessing, in_range)
-    else:
+
+
+class _OneChoice(_Form):
+    canvas_type = "multiple_choice_question"
+
+    def choices(self, ident, keyed, form):
+        return [(f"{ident}_{LETTERS[i]}", to_html(option)) for i, option in enumerate(keyed.asked.options)]
+
+    def response(self, presentation, ident, keyed, form, choices):
+        _choice(presentation, "Single", choices)
+
+    def score(self, resprocessing, presentation, ident, keyed, form):
+        _set_score(resprocessing, lambda c: _sub(c, "varequal", f"{ident}_{form.right}", respident="response1"))
+
+
+class _EveryRightChoice(_OneChoice):
+    canvas_type = "multiple_answers_question"
+
+    def response(self, presentation, ident, keyed, form, choices):
+        _choice(presentation, "Multiple", choices)
+
+    def score(self, resprocessing, presentation, ident, keyed, form):
+        def every_right_none_wrong(condition):
+            both = _sub(condition, "and")
+            for index in range(len(keyed.asked.options)):
+                target = both if LETTERS[index] in form.right else _sub(both, "not")
+                _sub(target, "varequal", f"{ident}_{LETTERS[index]}", respident="response1")
+
+        _set_score(resprocessing, every_right_none_wrong)
+
+
+class _TrueOrFalse(_Form):
+    canvas_type = "true_false_question"
+
+    def choices(self, ident, keyed, form):
+        return [(f"{ident}_true", "True"), (f"{ident}_false", "False")]
+
+    def response(self, presentation, ident, keyed, form, choices):
+        _choice(presentation, "Single", choices)
+
+    def score(self, resprocessing, presentation, ident, keyed, form):
+        _set_score(
+            resprocessing,
+            lambda c: _sub(c, "varequal", f"{ident}_{'true' if form.value else 'false'}", respident="response1"),
+        )
+
+
+class _ShortAnswer(_Form):
+    canvas_type = "short_answer_question"
+
+    def response(self, presentation, ident, keyed, form, choices):
+        _sub(
+            _sub(_sub(presentation, "response_str", ident="response1", rcardinality="Single"), "render_fib"),
+            "response_label",
+            ident="answer1",
+            rshuffle="No",
+        )
+
+    def score(self, resprocessing, presentation, ident, keyed, form):
+        def any_spelling(condition):
+            for spelling in form.spellings:
+                _sub(condition, "varequal", spelling, respident="response1")
+
+        _set_score(resprocessing, any_spelling)
+
+
+class _Blanks(_Form):
+    canvas_type = "fill_in_multiple_blanks_question"
+
+    def after_prompt(self, form):
+        return (
+            "<table>"
+            + "".join("<tr>" + "".join(f"<td>[{name}]</td>" for name, _, _ in row) + "</tr>" for row in form.rows)
+            + "</table>"
+        )
+
+    def response(self, presentation, ident, keyed, form, choices):
+        asked_decimals = decimals_asked(form.tolerance)
+        for name, x, slack in form.entries:
+            lid = _sub(presentation, "response_lid", ident=f"response_{name}")
+            _sub(_sub(lid, "material"), "mattext", name)
+            render = _sub(lid, "render_choice")
+            for number, spelling in enumerate(blank_answers(x, form.tolerance, asked_decimals, slack)):
+                _material(_sub(render, "response_label", ident=f"{ident}_{name}_{number}"), spelling)
+
+    def score(self, resprocessing, presentation, ident, keyed, form):
+        blanks = form.entries
         share = f"{100 / len(blanks):.4f}".rstrip("0").rstrip(".")
         path = "response_lid[@ident='response_{}']/render_choice"
         labels = {name: presentation.find(path.format(name)) for name, *_ in blanks}
@@ -189,6 +255,54 @@ def _item(parent: ET.Element, ident: str, title: str, keyed: KeyedQuestion, expl
                 add = _sub(resprocessing, "respcondition")
                 _sub(_sub(add, "conditionvar"), "varequal", label_id, respident=f"response_{name}")
                 _sub(add, "setvar", share, varname="SCORE", action="Add")
+
+
+FORMS: dict[type, _Form] = {
+    lms_forms.Numerical: _Numerical(),
+    lms_forms.OneChoice: _OneChoice(),
+    lms_forms.EveryRightChoice: _EveryRightChoice(),
+    lms_forms.TrueOrFalse: _TrueOrFalse(),
+    lms_forms.ShortAnswer: _ShortAnswer(),
+    lms_forms.Blanks: _Blanks(),
+}
+"""How QTI writes each form of question an answer kind can take."""
+CANVAS_TYPES = {name: FORMS[kind.lms_form].canvas_type for name, kind in KINDS.items() if kind.lms_form in FORMS}
+"""Each answer kind's question type in Canvas."""
+
+
+def _writer(keyed: KeyedQuestion):
+    """The form of ``keyed`` in an LMS, and how QTI writes it; a ``QuizError`` for a form QTI has not learnt."""
+    form = keyed.asked.kind.lms_question(keyed)
+    writer = FORMS.get(type(form))
+    if writer is None:
+        answer = f"{with_article(keyed.asked.type)} answer ({type(form).__name__})"
+        raise QuizError(f"question {keyed.asked.id}: QTI has no question for {answer}")
+    return form, writer
+
+
+def _item(parent: ET.Element, ident: str, title: str, keyed: KeyedQuestion, explained: str) -> None:
+    asked = keyed.asked
+    form, writer = _writer(keyed)
+    item = _sub(parent, "item", ident=ident, title=title)
+    choices = writer.choices(ident, keyed, form)
+    _metadata(
+        item,
+        {
+            "question_type": writer.canvas_type,
+            "points_possible": f"{asked.points:g}",
+            "original_answer_ids": ",".join(c for c, _ in choices),
+            "assessment_question_identifierref": f"{ident}_ref",
+        },
+    )
+    presentation = _sub(item, "presentation")
+    _material(presentation, to_html(asked.prompt.rstrip()) + writer.after_prompt(form))
+    writer.response(presentation, ident, keyed, form, choices)
+    resprocessing = _sub(item, "resprocessing")
+    _sub(_sub(resprocessing, "outcomes"), "decvar", maxvalue="100", minvalue="0", varname="SCORE", vartype="Decimal")
+    feedback = _sub(resprocessing, "respcondition", continue_="Yes")
+    _sub(_sub(feedback, "conditionvar"), "other")
+    _sub(feedback, "displayfeedback", feedbacktype="Response", linkrefid="general_fb")
+    writer.score(resprocessing, presentation, ident, keyed, form)
     flow = _sub(_sub(item, "itemfeedback", ident="general_fb"), "flow_mat")
     _material(flow, to_html(explained))
 
@@ -233,7 +347,13 @@ def _manifest(ident: str) -> str:
     resource = _sub(resources, "resource", identifier=ident, type="imsqti_xmlv1p2")
     _sub(resource, "file", href=f"{ident}/{ident}.xml")
     _sub(resource, "dependency", identifierref=f"{ident}_meta")
-    meta = _sub(resources, "resource", identifier=f"{ident}_meta", type="associatedcontent/imscc_xmlv1p1/learning-application-resource", href=f"{ident}/assessment_meta.xml")
+    meta = _sub(
+        resources,
+        "resource",
+        identifier=f"{ident}_meta",
+        type="associatedcontent/imscc_xmlv1p1/learning-application-resource",
+        href=f"{ident}/assessment_meta.xml",
+    )
     _sub(meta, "file", href=f"{ident}/assessment_meta.xml")
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
