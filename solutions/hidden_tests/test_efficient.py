@@ -352,6 +352,15 @@ def test_kv_cache_blind_queries(student, reference, case):
 # ---------------------------------------------------------------- FlashAttention: tiles, the stored lse, recomputation
 
 
+def expect_float64_from_float64(got, what, *inputs):
+    """An answer computed from float64 inputs is float64 (docs/contract.md): a float32 copy of it is
+    within float64's tolerance, so only its dtype shows it was computed at a quarter of the precision."""
+    dtype = getattr(got, "dtype", None)
+    if dtype in (np.float32, np.float16) and all(np.asarray(i).dtype == np.float64 for i in inputs):
+        raise Mismatch(f"{what} is {dtype} but its inputs are float64: float64 inputs are computed in float64 (docs/contract.md)")
+    return got
+
+
 def tiles(data, q, k):
     """block_q and block_k drawn up to one past the lengths (a tile larger than the sequence too)."""
     return data.draw(st.integers(1, q.shape[-2] + 1), label="block_q"), data.draw(st.integers(1, k.shape[-2] + 1), label="block_k")
@@ -364,6 +373,8 @@ def expect_flash(student, reference, q, k, v, block_q, block_k, what, causal=Fal
     expected_out, expected_lse = reference.flash_attention(q, k, v, block_q, block_k, causal=causal, mask=mask)
     expect_close(out, expected_out, f"{what}: out", q, passport="(..., L_q, d_v)")
     expect_close(lse, expected_lse, f"{what}: lse", q, passport="(..., L_q)")
+    expect_float64_from_float64(out, f"{what}: out", q, k, v)
+    expect_float64_from_float64(lse, f"{what}: lse", q, k)
     return out, lse
 
 
@@ -431,6 +442,7 @@ def test_flash_blind_queries(student, reference, case, data, one_mask):
     expected_out, expected_lse = reference.flash_attention(q, k, v, block_q, block_k, causal=causal, mask=mask)
     expect_close(out, expected_out, f"{what}: out", q, passport="(..., L_q, d_v)")
     expect_close(lse, expected_lse, f"{what}: lse", q, passport="(..., L_q)")
+    expect_float64_from_float64(out, f"{what}: out", q, k, v)
 
 
 def backward_case(case, seed):
@@ -451,6 +463,7 @@ def expect_flash_backward(student, reference, q, k, v, grad_out, what, causal=Fa
     expected = reference.attention_backward(q, k, v, grad_out, full)
     for name, mine, theirs, passport in zip(("dq", "dk", "dv"), got, expected, ("(..., L_q, d_k)", "(..., L_k, d_k)", "(..., L_k, d_v)")):
         expect_close(mine, theirs, f"{what}: {name}", q, passport=passport)
+        expect_float64_from_float64(mine, f"{what}: {name}", q, k, v, grad_out)
     return got
 
 
@@ -502,6 +515,7 @@ def test_flash_backward_blind_queries(student, reference, case, seed, one_mask):
     axes = ("sequence", "head", "query") if q.ndim == 4 else ("sequence", "query")
     blind = np.broadcast_to(blind_queries(real)[rows], q.shape[:-1])
     expect_blind_rows(dq, blind, f"{what}: dq", q, axes=axes)
+    expect_float64_from_float64(dq, f"{what}: dq", q, k, v)
     expect_flash_backward(student, reference, q, k, v, grad_out, what, causal=causal, mask=mask)
 
 
@@ -521,3 +535,4 @@ def test_flash_never_holds_the_score_matrix(student, reference):
     rows = slice(0, 64)
     expected = reference.scaled_dot_product_attention(q[rows], k, v)[0]
     expect_close(out[rows], expected, f"flash_attention's first 64 rows at L_q = {n_q}, L_k = {n_k}", q)
+    expect_float64_from_float64(out, "flash_attention's out", q, k, v)

@@ -38,11 +38,20 @@ def expect_indices(got, expected, what, passport):
         raise Mismatch(f"{what} is wrong at index {index}: expected key {expected[index]}, got {got[index]}")
 
 
-def score(got):
+def expect_float64_from_float64(got, what, *inputs):
+    """An answer computed from float64 inputs is float64 (docs/contract.md): a float32 copy of it is
+    within float64's tolerance, so only its dtype shows it was computed at a quarter of the precision."""
+    dtype = getattr(got, "dtype", None)
+    if dtype in (np.float32, np.float16) and all(np.asarray(i).dtype == np.float64 for i in inputs):
+        raise Mismatch(f"{what} is {dtype} but its inputs are float64: float64 inputs are computed in float64 (docs/contract.md)")
+    return got
+
+
+def score(got, what, *inputs):
     """A score as an array: for one heatmap (T, T) a student's mean is a plain float, which is right too."""
     if isinstance(got, (float, int)) and not isinstance(got, bool):
         return np.asarray(float(got))
-    return got
+    return expect_float64_from_float64(got, what, *inputs)
 
 
 # ---------------------------------------------------------------- most_attended_token
@@ -70,6 +79,8 @@ def test_most_attended_ties_go_to_the_lowest_key(student, reference, lead, n_q, 
 
 
 # ---------------------------------------------------------------- hard_attention
+# Compared exactly: the weights are 0.0 and 1.0, and each output row is a copy of a row of v (a
+# one-hot product adds only zeros), so a float32 copy, within float64's tolerance, is still wrong.
 
 
 @given(qkv())
@@ -78,8 +89,9 @@ def test_hard_attention_values(student, reference, case):
     q, k, v = case
     out, weights = expect_pair(student.hard_attention(q, k, v), "hard_attention")
     expected_out, expected_weights = reference.hard_attention(q, k, v)
-    expect_close(weights, expected_weights, "hard_attention's weights", q, passport="(..., L_q, L_k)")
-    expect_close(out, expected_out, "hard_attention's output", q, passport="(..., L_q, d_v)")
+    expect_float64_from_float64(out, "hard_attention's output", q, k, v)
+    expect_close(weights, expected_weights, "hard_attention's weights", q, passport="(..., L_q, L_k)", atol=0.0)
+    expect_close(out, expected_out, "hard_attention's output", q, passport="(..., L_q, d_v)", atol=0.0)
 
 
 @given(qkv(), st.integers(2, 3))
@@ -90,9 +102,10 @@ def test_hard_attention_ties_go_to_the_lowest_key(student, reference, case, copi
     v = np.repeat(v, copies, axis=-2) + np.arange(k.shape[-2], dtype=v.dtype)[:, None]  # each copy's value distinct
     out, weights = expect_pair(student.hard_attention(q, k, v), "hard_attention")
     expected_out, expected_weights = reference.hard_attention(q, k, v)
+    expect_float64_from_float64(out, "hard_attention's output", q, k, v)
     what = f"hard_attention with each key repeated {copies} times"
-    expect_close(weights, expected_weights, f"{what}: weights", q, passport="(..., L_q, L_k)")
-    expect_close(out, expected_out, f"{what}: output", q, passport="(..., L_q, d_v)")
+    expect_close(weights, expected_weights, f"{what}: weights", q, passport="(..., L_q, L_k)", atol=0.0)
+    expect_close(out, expected_out, f"{what}: output", q, passport="(..., L_q, d_v)", atol=0.0)
 
 
 @given(qkv(dtypes=st.just(np.float64)))
@@ -104,8 +117,9 @@ def test_hard_attention_large_scores(student, reference, case):
     what = "hard_attention with scores of about ±1e4"
     expect_finite(expect_array(out, f"{what}: output"), f"{what}: output")
     expected_out, expected_weights = reference.hard_attention(q, k, v)
-    expect_close(weights, expected_weights, f"{what}: weights", q, passport="(..., L_q, L_k)")
-    expect_close(out, expected_out, f"{what}: output", q, passport="(..., L_q, d_v)")
+    expect_float64_from_float64(out, "hard_attention's output", q, k, v)
+    expect_close(weights, expected_weights, f"{what}: weights", q, passport="(..., L_q, L_k)", atol=0.0)
+    expect_close(out, expected_out, f"{what}: output", q, passport="(..., L_q, d_v)", atol=0.0)
 
 
 # ---------------------------------------------------------------- previous_token_score and sink_score
@@ -116,7 +130,7 @@ def test_previous_token_score_values(student, reference, lead, n, seed, causal):
     """previous_token_score: the mean weight of query i on key i - 1, over queries 1..T-1, one score per head"""
     weights = heatmap(seed, lead + (n, n), causal)
     what = f"previous_token_score of weights {weights.shape} (causal={causal})"
-    expect_close(score(student.previous_token_score(weights)), reference.previous_token_score(weights), what, weights, passport="(...)")
+    expect_close(score(student.previous_token_score(weights), "previous_token_score", weights), reference.previous_token_score(weights), what, weights, passport="(...)")
 
 
 @given(LEAD, SEED)
@@ -130,10 +144,10 @@ def test_previous_token_score_of_a_previous_token_head(student, reference, lead,
     weights[..., rows, rows - 1] = w
     weights[..., rows, rows] = 1.0 - w
     what = f"previous_token_score of a head with weight {w:.3f} on each previous token"
-    expect_close(score(student.previous_token_score(weights)), np.full(lead, w), what, weights, passport="(...)")
+    expect_close(score(student.previous_token_score(weights), "previous_token_score", weights), np.full(lead, w), what, weights, passport="(...)")
     transposed = np.swapaxes(weights, -1, -2)  # weight on the next token instead
     expected = reference.previous_token_score(transposed)
-    expect_close(score(student.previous_token_score(transposed)), expected, f"{what}, transposed (the next token instead)", weights, passport="(...)")
+    expect_close(score(student.previous_token_score(transposed), "previous_token_score", weights), expected, f"{what}, transposed (the next token instead)", weights, passport="(...)")
 
 
 @given(st.sampled_from([(1, 1), (2, 3), (3, 2), (1, 4)]), LEAD)
@@ -156,7 +170,7 @@ def test_sink_score_values(student, reference, lead, n_q, n_k, seed, causal):
     n_k = n_q if causal else n_k
     weights = heatmap(seed, lead + (n_q, n_k), causal)
     what = f"sink_score of weights {weights.shape} (causal={causal})"
-    expect_close(score(student.sink_score(weights)), reference.sink_score(weights), what, weights, passport="(...)")
+    expect_close(score(student.sink_score(weights), "sink_score", weights), reference.sink_score(weights), what, weights, passport="(...)")
 
 
 # ---------------------------------------------------------------- induction_score
@@ -175,7 +189,7 @@ def test_induction_score_values(student, reference, lead, n, seed, causal, data)
     weights = heatmap(seed, lead + (n, n), causal)
     ids = data.draw(tokens(n), label="token_ids")
     what = f"induction_score of weights {weights.shape} (causal={causal}) with token_ids {ids.tolist()}"
-    expect_close(score(student.induction_score(weights, ids)), reference.induction_score(weights, ids), what, weights, passport="(...)")
+    expect_close(score(student.induction_score(weights, ids), "induction_score", weights), reference.induction_score(weights, ids), what, weights, passport="(...)")
 
 
 @given(st.integers(1, 3), LENGTH, SEED, st.data())
@@ -184,7 +198,7 @@ def test_induction_score_per_sequence(student, reference, batch, n, seed, data):
     weights = heatmap(seed, (batch, 2, n, n), causal=True)
     ids = np.stack([data.draw(tokens(n), label=f"token_ids of sequence {b}") for b in range(batch)])[:, None, :]
     what = f"induction_score of weights {weights.shape} with token_ids {ids.shape}"
-    expect_close(score(student.induction_score(weights, ids)), reference.induction_score(weights, ids), what, weights, passport="(B, h)")
+    expect_close(score(student.induction_score(weights, ids), "induction_score", weights), reference.induction_score(weights, ids), what, weights, passport="(B, h)")
 
 
 @given(LEAD, LENGTH, SEED)
@@ -192,4 +206,4 @@ def test_induction_score_without_repeats(student, reference, lead, n, seed):
     """induction_score: when no token repeats, no query can show the pattern and the score is 0.0"""
     weights = heatmap(seed, lead + (n, n), causal=True)
     ids = np.random.default_rng(seed).permutation(10 * n)[:n]
-    expect_close(score(student.induction_score(weights, ids)), np.zeros(lead), "induction_score when no token repeats", weights, passport="(...)")
+    expect_close(score(student.induction_score(weights, ids), "induction_score", weights), np.zeros(lead), "induction_score when no token repeats", weights, passport="(...)")
