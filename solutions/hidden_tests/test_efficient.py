@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attnlab.expect import Mismatch, expect_array, expect_close, expect_finite, expect_pair, expect_shape
+from attnlab.outcomes import StudentError
 
 # Peak memory is measured at a size where holding the score matrix is unmistakable: one
 # (L_q, L_k) float64 array is 8 MiB, and the fixture that builds it measures 17 MiB live (its
@@ -517,6 +518,52 @@ def test_flash_backward_blind_queries(student, reference, case, seed, one_mask):
     expect_blind_rows(dq, blind, f"{what}: dq", q, axes=axes)
     expect_float64_from_float64(dq, f"{what}: dq", q, k, v)
     expect_flash_backward(student, reference, q, k, v, grad_out, what, causal=causal, mask=mask)
+
+
+# Which input carries the leading (batch, head) axes: the others have none and broadcast.
+CARRIERS = ("q", "k", "v", "mask", "grad_out")
+
+
+def broadcast_case(carrier, lead, n_q, n_k, d, seed, data):
+    """q, k, v, grad_out and a mask in which only ``carrier`` has the leading axes ``lead``."""
+    shapes = {"q": (n_q, d), "k": (n_k, d), "v": (n_k, d + 1), "grad_out": (n_q, d + 1)}
+    arrays = {name: normal(seed + i, (lead if name == carrier else ()) + shape) for i, (name, shape) in enumerate(shapes.items())}
+    mask = data.draw(attend_mask(lead if carrier == "mask" else (), n_q, n_k), label="mask")
+    return arrays["q"], arrays["k"], arrays["v"], arrays["grad_out"], mask
+
+
+LEADING = st.lists(st.integers(1, 3), min_size=1, max_size=2).map(tuple)
+
+
+@given(st.sampled_from(CARRIERS[:-1]), LEADING, SIZE, SIZE, SIZE, SEED, st.data())
+def test_flash_broadcasts_leading_axes(student, reference, carrier, lead, n_q, n_k, d, seed, data):
+    """flash_attention: leading axes carried by one input alone (q, k, v or the mask) broadcast over the others"""
+    q, k, v, _, mask = broadcast_case(carrier, lead, n_q, n_k, d, seed, data)
+    block_q, block_k = tiles(data, q, k)
+    what = f"flash_attention(block_q={block_q}, block_k={block_k}) with leading axes {lead} on {carrier} only"
+    expect_flash(student, reference, q, k, v, block_q, block_k, what, mask=mask)
+
+
+# Not v: attention_backward's dv (Aᵀ grad_out) does not take leading axes that only v has.
+@given(st.sampled_from(("q", "k", "mask", "grad_out")), LEADING, SIZE, SIZE, SIZE, SEED, st.data())
+def test_flash_backward_broadcasts_leading_axes(student, reference, carrier, lead, n_q, n_k, d, seed, data):
+    """flash_attention_backward: leading axes carried by one input alone (q, k, the mask or grad_out) broadcast over the others"""
+    q, k, v, grad_out, mask = broadcast_case(carrier, lead, n_q, n_k, d, seed, data)
+    expect_flash_backward(student, reference, q, k, v, grad_out, f"flash_attention_backward with leading axes {lead} on {carrier} only", mask=mask)
+
+
+@given(st.sampled_from([(0, 1), (1, 0), (-1, 2), (2, -1), (0, 0)]), SEED)
+def test_flash_refuses_empty_tiles(student, reference, blocks, seed):
+    """flash_attention: block_q or block_k below 1 raise ValueError"""
+    q, k, v = normal(seed, (3, 2)), normal(seed + 1, (4, 2)), normal(seed + 2, (4, 2))
+    try:
+        got = student.flash_attention(q, k, v, *blocks)
+    except (StudentError, ValueError) as error:
+        kind = getattr(error, "error_type", None) or type(error).__name__
+        if kind != "ValueError":
+            raise Mismatch(f"flash_attention(block_q={blocks[0]}, block_k={blocks[1]}) should raise ValueError, it raised {kind}") from None
+        return
+    raise Mismatch(f"flash_attention(block_q={blocks[0]}, block_k={blocks[1]}) should raise ValueError (a tile holds at least one query and one key), it returned {type(got).__name__}")
 
 
 def test_flash_never_holds_the_score_matrix(student, reference):
