@@ -163,6 +163,7 @@ def flash_attention_backward(q, k, v, out, lse, grad_out, causal=False, mask=Non
     lse (..., L_q) as flash_attention returned them, grad_out dL/dout (..., L_q, d_v),
     mask None or broadcastable to (..., L_q, L_k), True = may attend
     -> (dq (..., L_q, d_k), dk (..., L_k, d_k), dv (..., L_k, d_v)), equal to attention_backward's.
+    The leading axes broadcast; v carries none that the other inputs lack.
     The forward stored no weights: each key's column of them is rebuilt as
     exp(q kᵀ / √d_k − lse), one key at a time, so no (L_q, L_k) array is held. The softmax's
     backward needs rowsum(dA ⊙ A), which equals D = rowsum(grad_out ⊙ out): one number per query.
