@@ -368,10 +368,10 @@ def tiles(data, q, k):
 
 
 def mask_forms(data, lead, n_q, n_k):
-    """Masks of three shapes: (..., L_q, L_k) in which every query sees a key, (..., 1, L_k) of the keys,
-    and (..., L_q, 1) of the queries (a query it hides may see no key)."""
+    """Masks of three shapes in which every query sees a key (a query that sees none is the blind
+    tests' own): (..., L_q, L_k), (..., 1, L_k) of the keys, and (..., L_q, 1) of the queries."""
     full = data.draw(attend_mask(lead, n_q, n_k), label="mask")
-    queries = np.random.default_rng(int(full.sum()) + n_q).random(lead + (n_q, 1)) < 0.7
+    queries = np.ones(lead + (n_q, 1), dtype=bool)
     return {f"{full.shape}": full, f"of the keys {full[..., :1, :].shape}": full[..., :1, :], f"of the queries {queries.shape}": queries}
 
 

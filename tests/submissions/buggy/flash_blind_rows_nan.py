@@ -6,6 +6,8 @@ breaks: flash_attention
 
 
 def flash_attention(q, k, v, block_q, block_k, causal=False, mask=None):
+    if block_q < 1 or block_k < 1:
+        raise ValueError("tiles hold at least one query and one key")
     L_q, L_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
     allowed = np.ones((L_q, L_k), dtype=bool) if mask is None else mask
     if causal:
