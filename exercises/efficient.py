@@ -57,3 +57,40 @@ def kv_cache_step(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
     # YOUR CODE HERE
     # Hint: append the new key and value along the token axis (-2); the newest query may see every cached key, so no causal mask is needed, only the padding mask as (B, 1, t+1).
     raise NotImplementedError("kv_cache_step is not implemented yet")
+
+
+def flash_attention(q, k, v, block_q, block_k, causal=False, mask=None):
+    """FlashAttention's forward pass: attention over tiles of queries and keys, with the log-sum-exp it stores.
+
+    Shapes: q (..., L_q, d_k), k (..., L_k, d_k), v (..., L_k, d_v), block_q >= 1, block_k >= 1,
+    mask None or broadcastable to (..., L_q, L_k), True = may attend
+    -> (out (..., L_q, d_v), lse (..., L_q)).
+    out equals scaled_dot_product_attention(q, k, v, mask)[0] (with the causal mask too when
+    ``causal=True``, L_q == L_k). lse[i] = log Σ_j exp(s_ij) over the keys query i may see, with
+    s = q kᵀ / √d_k: what the backward pass needs to rebuild the weights, exp(s_ij − lse[i]).
+    Each tile of block_q queries runs an online softmax over tiles of block_k keys, so no
+    (L_q, L_k) array is ever held. A query that may see no key gets a zero output and lse = -inf
+    (the log of an empty sum), never nan.
+    """
+    # YOUR CODE HERE
+    # Hint: for each tile of queries, keep a running max m, a running sum l and an accumulator over the key tiles, exactly as online_softmax_attention does for all queries at once (rescale l and the accumulator by exp(m - m') when the max grows; shift by 0 while m is -inf). At the end out = acc / l and lse = m + log(l): the max must be added back, since l was summed against it. Where l is 0 the query saw no key: out 0, lse -inf.
+    raise NotImplementedError("flash_attention is not implemented yet")
+
+
+def flash_attention_backward(q, k, v, out, lse, grad_out, causal=False, mask=None):
+    """FlashAttention's backward pass: the gradients of attention from the stored lse, the weights recomputed.
+
+    Shapes: q (..., L_q, d_k), k (..., L_k, d_k), v (..., L_k, d_v), out (..., L_q, d_v) and
+    lse (..., L_q) as flash_attention returned them, grad_out dL/dout (..., L_q, d_v),
+    mask None or broadcastable to (..., L_q, L_k), True = may attend
+    -> (dq (..., L_q, d_k), dk (..., L_k, d_k), dv (..., L_k, d_v)), equal to attention_backward's.
+    The leading axes broadcast; v carries none that the other inputs lack.
+    The forward stored no weights: each key's column of them is rebuilt as
+    exp(q kᵀ / √d_k − lse), one key at a time, so no (L_q, L_k) array is held. The softmax's
+    backward needs rowsum(dA ⊙ A), which equals D = rowsum(grad_out ⊙ out): one number per query.
+    A query that may see no key (lse = -inf) has zero weights, so its row of dq is 0 and it adds
+    nothing to dk or dv.
+    """
+    # YOUR CODE HERE
+    # Hint: D = (grad_out * out).sum(-1). For each key j: p = exp(s_j - lse) is column j of the weights (shift by 0 where lse is -inf: every score of such a query is masked, so p is 0); dv_j = pᵀ grad_out; dp = grad_out v_jᵀ; ds = p (dp - D) / √d_k; dq += ds k_j and dk_j = dsᵀ q.
+    raise NotImplementedError("flash_attention_backward is not implemented yet")

@@ -103,3 +103,95 @@ def kv_cache_step(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
     out_t, _ = scaled_dot_product_attention(q_t, k_t, v_t, mask)  # (B, 1, d_v)
     return out_t, {"k": k_t, "v": v_t}
     ### END SOLUTION
+
+
+def flash_attention(q, k, v, block_q, block_k, causal=False, mask=None):
+    """FlashAttention's forward pass: attention over tiles of queries and keys, with the log-sum-exp it stores.
+
+    Shapes: q (..., L_q, d_k), k (..., L_k, d_k), v (..., L_k, d_v), block_q >= 1, block_k >= 1,
+    mask None or broadcastable to (..., L_q, L_k), True = may attend
+    -> (out (..., L_q, d_v), lse (..., L_q)).
+    out equals scaled_dot_product_attention(q, k, v, mask)[0] (with the causal mask too when
+    ``causal=True``, L_q == L_k). lse[i] = log Σ_j exp(s_ij) over the keys query i may see, with
+    s = q kᵀ / √d_k: what the backward pass needs to rebuild the weights, exp(s_ij − lse[i]).
+    Each tile of block_q queries runs an online softmax over tiles of block_k keys, so no
+    (L_q, L_k) array is ever held. A query that may see no key gets a zero output and lse = -inf
+    (the log of an empty sum), never nan.
+    """
+    ### BEGIN SOLUTION
+    ### HINT: for each tile of queries, keep a running max m, a running sum l and an accumulator over the key tiles, exactly as online_softmax_attention does for all queries at once (rescale l and the accumulator by exp(m - m') when the max grows; shift by 0 while m is -inf). At the end out = acc / l and lse = m + log(l): the max must be added back, since l was summed against it. Where l is 0 the query saw no key: out 0, lse -inf.
+    if block_q < 1 or block_k < 1:
+        raise ValueError(f"block_q and block_k must be at least 1, got {block_q} and {block_k}")
+    n_queries, n_keys, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
+    if mask is None:
+        mask = np.ones((n_queries, n_keys), dtype=bool)
+    if causal:
+        mask = mask & causal_mask(n_queries)  # (..., L_q, L_k)
+    mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_queries, n_keys)))  # (..., L_q, L_k), a view
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask.shape[:-2])
+    out = np.zeros(lead + (n_queries, v.shape[-1]))  # (..., L_q, d_v)
+    lse = np.full(lead + (n_queries,), -np.inf)  # (..., L_q)
+    for q_start in range(0, n_queries, block_q):
+        q_stop = min(q_start + block_q, n_queries)
+        q_tile = q[..., q_start:q_stop, :]  # (..., b_q, d_k)
+        running_max = np.full(lead + (q_stop - q_start, 1), -np.inf)  # (..., b_q, 1)
+        running_sum = np.zeros(lead + (q_stop - q_start, 1))  # (..., b_q, 1)
+        accumulated = np.zeros(lead + (q_stop - q_start, v.shape[-1]))  # (..., b_q, d_v)
+        for k_start in range(0, n_keys, block_k):
+            k_stop = min(k_start + block_k, n_keys)
+            tile_scores = q_tile @ np.swapaxes(k[..., k_start:k_stop, :], -1, -2) / np.sqrt(d_k)  # (..., b_q, b_k)
+            tile_scores = np.where(mask[..., q_start:q_stop, k_start:k_stop], tile_scores, -np.inf)
+            new_max = np.maximum(running_max, tile_scores.max(axis=-1, keepdims=True))
+            shift = np.where(new_max > -np.inf, new_max, 0.0)  # 0 while the query has seen no key: no -inf - (-inf)
+            rescale = np.exp(running_max - shift)  # (..., b_q, 1)
+            tile_weights = np.exp(tile_scores - shift)  # (..., b_q, b_k), unnormalised
+            running_sum = running_sum * rescale + tile_weights.sum(axis=-1, keepdims=True)
+            accumulated = accumulated * rescale + tile_weights @ v[..., k_start:k_stop, :]
+            running_max = new_max
+        seen = running_sum > 0  # (..., b_q, 1): False for a query that may see no key
+        out[..., q_start:q_stop, :] = np.divide(accumulated, running_sum, out=np.zeros_like(accumulated), where=seen)
+        log_sum = np.log(running_sum, out=np.full_like(running_sum, -np.inf), where=seen)  # -inf where nothing was seen
+        lse[..., q_start:q_stop] = (np.where(seen, running_max, 0.0) + log_sum)[..., 0]
+    return out, lse
+    ### END SOLUTION
+
+
+def flash_attention_backward(q, k, v, out, lse, grad_out, causal=False, mask=None):
+    """FlashAttention's backward pass: the gradients of attention from the stored lse, the weights recomputed.
+
+    Shapes: q (..., L_q, d_k), k (..., L_k, d_k), v (..., L_k, d_v), out (..., L_q, d_v) and
+    lse (..., L_q) as flash_attention returned them, grad_out dL/dout (..., L_q, d_v),
+    mask None or broadcastable to (..., L_q, L_k), True = may attend
+    -> (dq (..., L_q, d_k), dk (..., L_k, d_k), dv (..., L_k, d_v)), equal to attention_backward's.
+    The leading axes broadcast; v carries none that the other inputs lack.
+    The forward stored no weights: each key's column of them is rebuilt as
+    exp(q kᵀ / √d_k − lse), one key at a time, so no (L_q, L_k) array is held. The softmax's
+    backward needs rowsum(dA ⊙ A), which equals D = rowsum(grad_out ⊙ out): one number per query.
+    A query that may see no key (lse = -inf) has zero weights, so its row of dq is 0 and it adds
+    nothing to dk or dv.
+    """
+    ### BEGIN SOLUTION
+    ### HINT: D = (grad_out * out).sum(-1). For each key j: p = exp(s_j - lse) is column j of the weights (shift by 0 where lse is -inf: every score of such a query is masked, so p is 0); dv_j = pᵀ grad_out; dp = grad_out v_jᵀ; ds = p (dp - D) / √d_k; dq += ds k_j and dk_j = dsᵀ q.
+    n_queries, n_keys, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
+    if mask is None:
+        mask = np.ones((n_queries, n_keys), dtype=bool)
+    if causal:
+        mask = mask & causal_mask(n_queries)  # (..., L_q, L_k)
+    mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_queries, n_keys)))  # (..., L_q, L_k), a view
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask.shape[:-2], grad_out.shape[:-2])
+    shift = np.where(lse > -np.inf, lse, 0.0)  # (..., L_q): 0 for a query that saw no key
+    row_dot = np.sum(grad_out * out, axis=-1)  # (..., L_q): D = rowsum(dO ⊙ O) = rowsum(dA ⊙ A)
+    grad_q = np.zeros(lead + q.shape[-2:])  # (..., L_q, d_k)
+    grad_k = np.zeros(lead + k.shape[-2:])  # (..., L_k, d_k)
+    grad_v = np.zeros(lead + v.shape[-2:])  # (..., L_k, d_v)
+    for key in range(n_keys):
+        column = (q @ k[..., key, :, None])[..., 0] / np.sqrt(d_k)  # (..., L_q): scores of key j
+        column = np.where(mask[..., key], column, -np.inf)
+        weight = np.exp(column - shift)  # (..., L_q): column j of the weights
+        grad_v[..., key, :] = np.sum(weight[..., None] * grad_out, axis=-2)  # Σ_i A_ij dO_i
+        grad_weight = (grad_out @ v[..., key, :, None])[..., 0]  # (..., L_q): dA_ij = dO_i · v_j
+        grad_score = weight * (grad_weight - row_dot) / np.sqrt(d_k)  # (..., L_q), through the 1/√d_k
+        grad_q += grad_score[..., None] * k[..., key, None, :]  # (..., L_q, d_k)
+        grad_k[..., key, :] = np.sum(grad_score[..., None] * q, axis=-2)  # Σ_i dS_ij q_i
+    return grad_q, grad_k, grad_v
+    ### END SOLUTION

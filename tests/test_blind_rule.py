@@ -22,7 +22,7 @@ sys.path.insert(0, str(REPO / "solutions"))
 try:
     from attention import scaled_dot_product_attention
     from backward import attention_backward
-    from efficient import grouped_query_attention, kv_cache_step, online_softmax_attention
+    from efficient import flash_attention, flash_attention_backward, grouped_query_attention, kv_cache_step, online_softmax_attention
     from multihead import multi_head_attention
     from torch_attention import MultiHeadSelfAttention
 finally:  # the reference's plain module names must not shadow anything else this worker imports
@@ -113,6 +113,32 @@ def test_online_softmax_and_kv_cache_are_torchs(real, block, causal, data):
     np.testing.assert_allclose(np.concatenate(steps, axis=1), expected, atol=1e-12)
 
 
+@settings(max_examples=40, deadline=None)
+@given(left_padded(), st.integers(1, 7), st.integers(1, 7), st.booleans(), st.data())
+def test_flash_attention_and_its_backward_are_torchs(real, block_q, block_k, causal, data):
+    (batch, n), mask = real.shape, causal_and(real)
+    q, k, v, grad_out = draw_arrays(data, *[(batch, n, 3)] * 4)
+    blind = ~mask.any(axis=-1)
+    expected, expected_grads = torch_attention(q, k, v, mask, grad_out)
+    given_mask = real[:, None, :] if causal else mask
+    out, lse = flash_attention(q, k, v, block_q, block_k, causal=causal, mask=given_mask)
+    np.testing.assert_allclose(out, expected, atol=1e-12)
+    scores = torch.tensor(q @ k.transpose(0, 2, 1) / np.sqrt(3)).masked_fill(~torch.tensor(mask), -torch.inf)
+    np.testing.assert_allclose(lse, torch.logsumexp(scores, dim=-1).numpy(), atol=1e-12)  # -inf where blind
+    assert (lse[blind] == -np.inf).all() and not out[blind].any()
+    grads = flash_attention_backward(q, k, v, out, lse, grad_out, causal=causal, mask=given_mask)
+    for mine, theirs in zip(grads, expected_grads):
+        np.testing.assert_allclose(mine, theirs, atol=1e-10)
+    assert not grads[0][blind].any(), "a blind query has no gradient"
+
+
+def test_flash_attention_never_warns_on_a_blind_query():
+    real = np.array([[False, True], [True, True]])
+    with np.errstate(all="raise"):  # no -inf - (-inf), no 0 / 0, no log 0 warning, even where the result is discarded
+        out, lse = flash_attention(*np.ones((3, 2, 2, 2)), 1, 1, causal=True, mask=real[:, None, :])
+        flash_attention_backward(*np.ones((3, 2, 2, 2)), out, lse, np.ones((2, 2, 2)), causal=True, mask=real[:, None, :])
+
+
 def test_the_online_softmax_never_warns_on_a_blind_query():
     real = np.array([[False, True], [True, True]])
     with np.errstate(all="raise"):  # no -inf - (-inf), no 0 / 0, even where the result is discarded
@@ -174,6 +200,8 @@ BLIND_FIXTURES = {
     "online_blind_rows_nan": (1, "nan comes from the softmax"),
     "gqa_nan_for_blind_rows": (1, "nan comes from the softmax"),
     "kv_cache_fill_minus_1e9": (1, "a finite fill such as -1e9"),
+    "flash_blind_rows_nan": (1, "nan comes from the softmax"),
+    "flash_backward_nan_for_blind_rows": (1, "nan comes from the softmax"),
 }
 TORCH_FIXTURES = {
     "torch_blind_rows_nan": (2, "nan comes from the softmax"),

@@ -15,6 +15,7 @@ NOT_NAMEABLE = {"online_holds_the_full_matrix", "kv_cache_updates_its_input"}
 NOT_CATALOGUED = {
     "attention_backward_nan_for_blind_rows", "attention_backward_fill_minus_1e9", "mha_additive_minus_1e9", "online_blind_rows_nan",
     "gqa_nan_for_blind_rows", "kv_cache_fill_minus_1e9", "torch_blind_rows_nan", "torch_mask_fill_finfo_min", "torch_additive_mask_nan_to_num",
+    "flash_blind_rows_nan", "flash_backward_nan_for_blind_rows",
 }
 
 

@@ -102,6 +102,20 @@ def test_a_float32_table_is_held_to_the_contracts_float64_tolerance(grade_both_p
         assert all(t.score == t.max_score for t in report.tests if t.function not in functions)
 
 
+@pytest.mark.parametrize("name, functions", [
+    ("heads_float32_copy", {"hard_attention", "previous_token_score", "sink_score", "induction_score"}),
+    ("flash_float32_copy", {"flash_attention", "flash_attention_backward"}),
+])
+def test_a_float32_copy_of_the_answer_earns_nothing(grade_both_paths, name, functions):
+    """Float64's tolerance cannot see a float32 rounding of the right answer: these functions refuse a
+    float32 answer to float64 inputs (or compare exactly), so it earns nothing, alone or in a class."""
+    for report in grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / f"{name}.py")):
+        tests = [t for t in report.tests if t.function in functions]
+        assert {t.function for t in tests} == functions
+        assert all(t.score == 0 for t in tests), [t.name for t in tests if t.score]
+        assert all(t.score == t.max_score for t in report.tests if t.function not in functions)
+
+
 def test_one_bug_outside_the_values_keeps_the_property_points(grade_both_paths):
     """A softmax without the max subtraction has the right values on ordinary scores: only the
     stability tests cost it, and the properties paid with its values are paid."""

@@ -1,12 +1,13 @@
 """Hidden tests for efficient.py: online softmax, grouped-query attention, KV cache."""
 
 import numpy as np
-from attention_inputs import SEED, SIZE, normal, qkv
+from attention_inputs import LEAD, SEED, SIZE, attend_mask, normal, qkv
 from blind_queries import blind_queries, causal_and, expect_blind_rows, left_padded
 from hypothesis import given
 from hypothesis import strategies as st
 
 from attnlab.expect import Mismatch, expect_array, expect_close, expect_finite, expect_pair, expect_shape
+from attnlab.outcomes import StudentError
 
 # Peak memory is measured at a size where holding the score matrix is unmistakable: one
 # (L_q, L_k) float64 array is 8 MiB, and the fixture that builds it measures 17 MiB live (its
@@ -347,3 +348,250 @@ def test_kv_cache_blind_queries(student, reference, case):
     expect_blind_rows(outputs, blind_queries(real), what, x, axes=axes, uniform=uniform, unmasked=unmasked)
     expected = reference.scaled_dot_product_attention(x @ w_q, x @ w_k, v, causal_and(real))[0]
     expect_close(outputs, expected, what, x, passport="(B, T, d_v)")
+
+
+# ---------------------------------------------------------------- FlashAttention: tiles, the stored lse, recomputation
+
+
+def expect_float64_from_float64(got, what, *inputs):
+    """An answer computed from float64 inputs is float64 (docs/contract.md): a float32 copy of it is
+    within float64's tolerance, so only its dtype shows it was computed at a quarter of the precision."""
+    dtype = getattr(got, "dtype", None)
+    if dtype in (np.float32, np.float16) and all(np.asarray(i).dtype == np.float64 for i in inputs):
+        raise Mismatch(f"{what} is {dtype} but its inputs are float64: float64 inputs are computed in float64 (docs/contract.md)")
+    return got
+
+
+def tiles(data, q, k):
+    """block_q and block_k drawn up to one past the lengths (a tile larger than the sequence too)."""
+    return data.draw(st.integers(1, q.shape[-2] + 1), label="block_q"), data.draw(st.integers(1, k.shape[-2] + 1), label="block_k")
+
+
+def mask_forms(data, lead, n_q, n_k):
+    """Masks of three shapes in which every query sees a key (a query that sees none is the blind
+    tests' own): (..., L_q, L_k), (..., 1, L_k) of the keys, and (..., L_q, 1) of the queries."""
+    full = data.draw(attend_mask(lead, n_q, n_k), label="mask")
+    queries = np.ones(lead + (n_q, 1), dtype=bool)
+    return {f"{full.shape}": full, f"of the keys {full[..., :1, :].shape}": full[..., :1, :], f"of the queries {queries.shape}": queries}
+
+
+def expect_flash(student, reference, q, k, v, block_q, block_k, what, causal=False, mask=None):
+    """flash_attention's (out, lse) are attention's output and the log-sum-exp of each query's visible scores."""
+    got = expect_pair(student.flash_attention(q, k, v, block_q, block_k, causal=causal, mask=mask), what)
+    out, lse = expect_array(got[0], f"{what}: out"), expect_array(got[1], f"{what}: lse")
+    expected_out, expected_lse = reference.flash_attention(q, k, v, block_q, block_k, causal=causal, mask=mask)
+    expect_close(out, expected_out, f"{what}: out", q, passport="(..., L_q, d_v)")
+    if lse.ndim < expected_lse.ndim and np.broadcast_shapes(lse.shape, expected_lse.shape) == expected_lse.shape:
+        lse = np.broadcast_to(lse, expected_lse.shape)  # lse does not depend on v: without v's leading axes is right too
+    expect_close(lse, expected_lse, f"{what}: lse", q, passport="(..., L_q)")
+    expect_float64_from_float64(out, f"{what}: out", q, k, v)
+    expect_float64_from_float64(lse, f"{what}: lse", q, k)
+    return out, lse
+
+
+@given(qkv(), st.data())
+def test_flash_values(student, reference, case, data):
+    """flash_attention: out equals attention's output and lse the log-sum-exp of each query's scores, for every tiling"""
+    q, k, v = case
+    block_q, block_k = tiles(data, q, k)
+    out, _ = expect_flash(student, reference, q, k, v, block_q, block_k, f"flash_attention(block_q={block_q}, block_k={block_k})")
+    expect_close(out, reference.scaled_dot_product_attention(q, k, v)[0], "flash_attention's out against plain attention", q)
+
+
+@given(qkv(same_length=True), st.data())
+def test_flash_causal(student, reference, case, data):
+    """flash_attention: with causal=True, out and lse are those of causally masked attention, for every tiling"""
+    q, k, v = case
+    block_q, block_k = tiles(data, q, k)
+    expect_flash(student, reference, q, k, v, block_q, block_k, f"causal flash_attention(block_q={block_q}, block_k={block_k})", causal=True)
+
+
+@given(LEAD, SIZE, SIZE, SIZE, SEED, st.data())
+def test_flash_masked(student, reference, lead, n_q, n_k, d, seed, data):
+    """flash_attention: a mask (True = may attend) hides keys from out and from lse"""
+    q, k, v = normal(seed, lead + (n_q, d)), normal(seed + 1, lead + (n_k, d)), normal(seed + 2, lead + (n_k, d + 1))
+    block_q, block_k = tiles(data, q, k)
+    for form, mask in mask_forms(data, lead, n_q, n_k).items():
+        what = f"flash_attention(block_q={block_q}, block_k={block_k}) with a mask {form}"
+        expect_flash(student, reference, q, k, v, block_q, block_k, what, mask=mask)
+
+
+@given(qkv(dtypes=st.just(np.float64)), st.data(), st.booleans())
+def test_flash_scores_far_from_zero(student, reference, case, data, causal):
+    """flash_attention: rows of scores near +1e4 and near -1e4 in one call give a finite, right out and lse (the max is added back)"""
+    q, k, v = case
+    if causal:
+        k, v = k[..., : q.shape[-2], :], v[..., : q.shape[-2], :]
+        q = q[..., : k.shape[-2], :]
+    signs = np.where(np.arange(q.shape[-2]) % 2 == 0, -1.0, 1.0)
+    q, k = shifted_rows(q, k, signs)
+    block_q, block_k = tiles(data, q, k)
+    what = f"flash_attention(block_q={block_q}, block_k={block_k}, causal={causal}) with scores near ±1e4"
+    out, lse = expect_flash(student, reference, q, k, v, block_q, block_k, what, causal=causal)
+    expect_finite(lse, f"{what}: lse")
+
+
+@given(blind_qkv_case(), st.data(), st.booleans())
+def test_flash_blind_queries(student, reference, case, data, one_mask):
+    """flash_attention: with left padding under a causal mask, a query that may see no key gets a zero out and lse = -inf (the log of an empty sum); the other rows are right"""
+    q, k, v, real = case
+    rows = (slice(None), None) if q.ndim == 4 else (slice(None),)
+    mask = causal_and(real)[rows] if one_mask else real[(*rows, None, slice(None))]
+    causal = not one_mask
+    block_q, block_k = tiles(data, q, k)
+    what = f"flash_attention(block_q={block_q}, block_k={block_k}, causal={causal}) on a left-padded batch"
+    got = expect_pair(student.flash_attention(q, k, v, block_q, block_k, causal=causal, mask=mask), what)
+    out, lse = expect_array(got[0], f"{what}: out"), expect_array(got[1], f"{what}: lse")
+    expect_shape(out, q.shape[:-1] + v.shape[-1:], f"{what}: out", "(..., L_q, d_v)")
+    expect_shape(lse, q.shape[:-1], f"{what}: lse", "(..., L_q)")
+    blind = np.broadcast_to(blind_queries(real)[rows], lse.shape)
+    axes = ("sequence", "head", "query") if q.ndim == 4 else ("sequence", "query")
+    uniform = np.broadcast_to(v.mean(axis=-2, keepdims=True), out.shape)
+    expect_blind_rows(out, blind, f"{what}: out", q, axes=axes, uniform=uniform, unmasked=reference.scaled_dot_product_attention(q, k, v)[0])
+    if not np.all(lse[blind] == -np.inf):
+        shown = lse[blind][lse[blind] != -np.inf][0]
+        raise Mismatch(f"{what}: a query that may see no key has an empty sum of exponentials, so its lse is log 0 = -inf, got {shown:.6g}")
+    expected_out, expected_lse = reference.flash_attention(q, k, v, block_q, block_k, causal=causal, mask=mask)
+    expect_close(out, expected_out, f"{what}: out", q, passport="(..., L_q, d_v)")
+    expect_close(lse, expected_lse, f"{what}: lse", q, passport="(..., L_q)")
+    expect_float64_from_float64(out, f"{what}: out", q, k, v)
+
+
+def backward_case(case, seed):
+    """q, k, v with a grad_out drawn for their output."""
+    q, k, v = case
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    return q, k, v, normal(seed, lead + q.shape[-2:-1] + v.shape[-1:], q.dtype)
+
+
+def expect_flash_backward(student, reference, q, k, v, grad_out, what, causal=False, mask=None):
+    """flash_attention_backward, given the reference's out and lse, equals attention_backward."""
+    out, lse = reference.flash_attention(q, k, v, 2, 2, causal=causal, mask=mask)
+    full = reference.causal_mask(q.shape[-2]) if causal else None
+    full = mask if full is None else (full if mask is None else full & mask)
+    got = student.flash_attention_backward(q, k, v, out, lse, grad_out, causal=causal, mask=mask)
+    if not isinstance(got, tuple) or len(got) != 3:
+        raise Mismatch(f"{what} should return three arrays (dq, dk, dv), got {type(got).__name__}")
+    expected = reference.attention_backward(q, k, v, grad_out, full)
+    for name, mine, theirs, passport in zip(("dq", "dk", "dv"), got, expected, ("(..., L_q, d_k)", "(..., L_k, d_k)", "(..., L_k, d_v)")):
+        expect_close(mine, theirs, f"{what}: {name}", q, passport=passport)
+        expect_float64_from_float64(mine, f"{what}: {name}", q, k, v, grad_out)
+    return got
+
+
+@given(qkv(), SEED)
+def test_flash_backward_values(student, reference, case, seed):
+    """flash_attention_backward: dq, dk and dv from the stored out and lse equal attention_backward's"""
+    expect_flash_backward(student, reference, *backward_case(case, seed), "flash_attention_backward")
+
+
+@given(qkv(same_length=True), SEED)
+def test_flash_backward_causal(student, reference, case, seed):
+    """flash_attention_backward: with causal=True, the gradients equal those of causally masked attention"""
+    expect_flash_backward(student, reference, *backward_case(case, seed), "causal flash_attention_backward", causal=True)
+
+
+@given(LEAD, SIZE, SIZE, SIZE, SEED, st.data())
+def test_flash_backward_masked(student, reference, lead, n_q, n_k, d, seed, data):
+    """flash_attention_backward: with a mask, a hidden key gets no gradient and the rest equal attention_backward's"""
+    q, k, v = normal(seed, lead + (n_q, d)), normal(seed + 1, lead + (n_k, d)), normal(seed + 2, lead + (n_k, d + 1))
+    grad_out = normal(seed + 3, lead + (n_q, d + 1))
+    for form, mask in mask_forms(data, lead, n_q, n_k).items():
+        expect_flash_backward(student, reference, q, k, v, grad_out, f"flash_attention_backward with a mask {form}", mask=mask)
+
+
+@given(qkv(dtypes=st.just(np.float64)), SEED)
+def test_flash_backward_scores_far_from_zero(student, reference, case, seed):
+    """flash_attention_backward: rows of scores near +1e4 and near -1e4 give finite, right gradients"""
+    q, k, v, grad_out = backward_case(case, seed)
+    q, k = shifted_rows(q, k, np.where(np.arange(q.shape[-2]) % 2 == 0, -1.0, 1.0))
+    what = "flash_attention_backward with scores near ±1e4"
+    for name, grad in zip(("dq", "dk", "dv"), expect_flash_backward(student, reference, q, k, v, grad_out, what)):
+        expect_finite(expect_array(grad, f"{what}: {name}"), f"{what}: {name}")
+
+
+@given(blind_qkv_case(), SEED, st.booleans())
+def test_flash_backward_blind_queries(student, reference, case, seed, one_mask):
+    """flash_attention_backward: on a left-padded batch under a causal mask, a query that may see no key (lse = -inf) gets dq = 0 and adds nothing to dk, dv; no nan"""
+    q, k, v, real = case
+    rows = (slice(None), None) if q.ndim == 4 else (slice(None),)
+    mask = causal_and(real)[rows] if one_mask else real[(*rows, None, slice(None))]
+    causal = not one_mask
+    grad_out = normal(seed, q.shape[:-1] + v.shape[-1:])
+    what = f"flash_attention_backward (causal={causal}) on a left-padded batch"
+    out, lse = reference.flash_attention(q, k, v, 2, 2, causal=causal, mask=mask)
+    got = student.flash_attention_backward(q, k, v, out, lse, grad_out, causal=causal, mask=mask)
+    if not isinstance(got, tuple) or len(got) != 3:
+        raise Mismatch(f"{what} should return three arrays (dq, dk, dv), got {type(got).__name__}")
+    dq = expect_array(got[0], f"{what}: dq")
+    axes = ("sequence", "head", "query") if q.ndim == 4 else ("sequence", "query")
+    blind = np.broadcast_to(blind_queries(real)[rows], q.shape[:-1])
+    expect_blind_rows(dq, blind, f"{what}: dq", q, axes=axes)
+    expect_float64_from_float64(dq, f"{what}: dq", q, k, v)
+    expect_flash_backward(student, reference, q, k, v, grad_out, what, causal=causal, mask=mask)
+
+
+
+
+def broadcast_case(carrier, lead, n_q, n_k, d, seed, data):
+    """q, k, v, grad_out and a mask in which only ``carrier`` has the leading axes ``lead``."""
+    shapes = {"q": (n_q, d), "k": (n_k, d), "v": (n_k, d + 1), "grad_out": (n_q, d + 1)}
+    arrays = {name: normal(seed + i, (lead if name == carrier else ()) + shape) for i, (name, shape) in enumerate(shapes.items())}
+    mask = data.draw(attend_mask(lead if carrier == "mask" else (), n_q, n_k), label="mask")
+    return arrays["q"], arrays["k"], arrays["v"], arrays["grad_out"], mask
+
+
+LEADING = st.lists(st.integers(2, 3), min_size=1, max_size=2).map(tuple)  # 2 or more: an axis of 1 would broadcast anything
+
+
+@given(LEADING, SIZE, SIZE, SIZE, SEED, st.data())
+def test_flash_broadcasts_leading_axes(student, reference, lead, n_q, n_k, d, seed, data):
+    """flash_attention: leading axes carried by one input alone (q, k, v or the mask) broadcast over the others"""
+    for carrier in ("q", "k", "v", "mask"):
+        q, k, v, _, mask = broadcast_case(carrier, lead, n_q, n_k, d, seed, data)
+        block_q, block_k = tiles(data, q, k)
+        what = f"flash_attention(block_q={block_q}, block_k={block_k}) with leading axes {lead} on {carrier} only"
+        expect_flash(student, reference, q, k, v, block_q, block_k, what, mask=mask)
+
+
+# Not v alone: dv = Aᵀ grad_out takes the leading axes of the others, as attention_backward's does (docs/contract.md).
+@given(LEADING, SIZE, SIZE, SIZE, SEED, st.data())
+def test_flash_backward_broadcasts_leading_axes(student, reference, lead, n_q, n_k, d, seed, data):
+    """flash_attention_backward: leading axes carried by one input alone (q, k, the mask or grad_out) broadcast over the others"""
+    for carrier in ("q", "k", "mask", "grad_out"):
+        q, k, v, grad_out, mask = broadcast_case(carrier, lead, n_q, n_k, d, seed, data)
+        what = f"flash_attention_backward with leading axes {lead} on {carrier} only"
+        expect_flash_backward(student, reference, q, k, v, grad_out, what, mask=mask)
+
+
+@given(st.sampled_from([(0, 1), (1, 0), (-1, 2), (2, -1), (0, 0)]), SEED)
+def test_flash_refuses_empty_tiles(student, reference, blocks, seed):
+    """flash_attention: block_q or block_k below 1 raise ValueError"""
+    q, k, v = normal(seed, (3, 2)), normal(seed + 1, (4, 2)), normal(seed + 2, (4, 2))
+    try:
+        got = student.flash_attention(q, k, v, *blocks)
+    except (StudentError, ValueError) as error:
+        kind = getattr(error, "error_type", None) or type(error).__name__
+        if kind != "ValueError":
+            raise Mismatch(f"flash_attention(block_q={blocks[0]}, block_k={blocks[1]}) should raise ValueError, it raised {kind}") from None
+        return
+    raise Mismatch(f"flash_attention(block_q={blocks[0]}, block_k={blocks[1]}) should raise ValueError (a tile holds at least one query and one key), it returned {type(got).__name__}")
+
+
+def test_flash_never_holds_the_score_matrix(student, reference):
+    """flash_attention: never holds an (L_q, L_k) array (peak memory at L_q = 256, L_k = 4096, tiles of 64 x 64)"""
+    n_q, n_k, d, block = MEMORY_QUERIES, MEMORY_KEYS, 8, 64
+    q, k, v = normal(0, (n_q, d)), normal(1, (n_k, d)), normal(2, (n_k, d))
+    got, peak = student.memory_within(MEMORY_LIMIT_BYTES, "flash_attention", q, k, v, block, block)
+    out = expect_array(expect_pair(got, "flash_attention")[0], "flash_attention's out")
+    expect_shape(out, (n_q, d), "flash_attention's out", "(L_q, d_v)")
+    if peak > MEMORY_LIMIT_BYTES:
+        raise Mismatch(
+            f"flash_attention used {peak / 2**20:.0f} MiB at L_q = {n_q}, L_k = {n_k} with {block} x {block} tiles; "
+            f"one ({n_q}, {n_k}) array of float64 is {n_q * n_k * 8 / 2**20:.0f} MiB and a tile {block * block * 8 / 2**10:.0f} KiB: "
+            "work on (block_q, block_k) tiles only"
+        )
+    rows = slice(0, 64)
+    expected = reference.scaled_dot_product_attention(q[rows], k, v)[0]
+    expect_close(out[rows], expected, f"flash_attention's first 64 rows at L_q = {n_q}, L_k = {n_k}", q)
+    expect_float64_from_float64(out, "flash_attention's out", q, k, v)

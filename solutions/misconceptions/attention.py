@@ -47,6 +47,22 @@ def sdpa_nan_for_empty_row(q, k, v, mask=None):
 
 @misconception(
     "scaled_dot_product_attention",
+    "K and V swapped: the weights from q vᵀ, the output a blend of the keys",
+    explanation="Keys and values play different parts: a key is what a token offers to be matched against (the weights come from q · k), a value is what it contributes once matched (the output blends the values). Swapping them scores the queries against the values and returns a blend of the keys; it only runs at all when d_k = d_v.",
+    hint="weights = softmax(q kᵀ / √d_k), then out = weights @ v.",
+)
+def sdpa_keys_and_values_swapped(q, k, v, mask=None):
+    try:
+        scores = q @ np.swapaxes(v, -1, -2) / np.sqrt(q.shape[-1])
+    except ValueError as error:  # d_v != d_k: q cannot be dotted with a value
+        return Raised(type(error).__name__)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    return _finish(scores, k, mask)
+
+
+@misconception(
+    "scaled_dot_product_attention",
     "softmax over the query axis",
     explanation="Each row of the weights must be a distribution over the keys. A softmax over axis -2 makes each column a distribution over the queries instead, which is not retrieval: rows no longer sum to 1.",
     hint="Apply the softmax over the last axis (the keys), axis=-1.",

@@ -286,3 +286,125 @@ probe("grouped_query_attention", "6 query heads on 2 kv heads, not causal", _RNG
 _WQ, _WK, _WV = _RNG.normal(size=(3, 2)), _RNG.normal(size=(3, 2)), _RNG.normal(size=(3, 4))
 probe("kv_cache_step", "the first step, no cache", _RNG.normal(size=(2, 1, 3)), None, _WQ, _WK, _WV)
 probe("kv_cache_step", "a step with two tokens cached", _RNG.normal(size=(2, 1, 3)), {"k": _RNG.normal(size=(2, 2, 2)), "v": _RNG.normal(size=(2, 2, 4))}, _WQ, _WK, _WV)
+
+
+def _flash(q, k, v, block_q, block_k, causal=False, mask=None, *, rescale_acc=True, lse_with_max=True, lse_with_sum=True):
+    """The reference's tiles, with the one step a mistake changes as a switch."""
+    n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
+    mask = np.ones((n_q, n_k), dtype=bool) if mask is None else mask
+    mask = mask & causal_mask(n_q) if causal else mask
+    mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_q, n_k)))
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask.shape[:-2])
+    out, lse = np.zeros(lead + (n_q, v.shape[-1])), np.full(lead + (n_q,), -np.inf)
+    for qs in range(0, n_q, block_q):
+        qe = min(qs + block_q, n_q)
+        m, l, acc = np.full(lead + (qe - qs, 1), -np.inf), np.zeros(lead + (qe - qs, 1)), np.zeros(lead + (qe - qs, v.shape[-1]))
+        for ks in range(0, n_k, block_k):
+            ke = min(ks + block_k, n_k)
+            s = np.where(mask[..., qs:qe, ks:ke], q[..., qs:qe, :] @ np.swapaxes(k[..., ks:ke, :], -1, -2) / np.sqrt(d_k), -np.inf)
+            new = np.maximum(m, s.max(axis=-1, keepdims=True))
+            shift = np.where(new > -np.inf, new, 0.0)
+            rescale, p = np.exp(m - shift), np.exp(s - shift)
+            l = l * rescale + p.sum(axis=-1, keepdims=True)
+            acc = (acc * rescale if rescale_acc else acc) + p @ v[..., ks:ke, :]
+            m = new
+        seen = l > 0
+        out[..., qs:qe, :] = np.divide(acc, l, out=np.zeros_like(acc), where=seen)
+        log_l = np.log(l, out=np.full_like(l, -np.inf), where=seen) if lse_with_sum else np.where(seen, 0.0, -np.inf)
+        lse[..., qs:qe] = ((np.where(seen, m, 0.0) if lse_with_max else 0.0) + log_l)[..., 0]
+    return out, lse
+
+
+@misconception(
+    "flash_attention",
+    "lse = log(running sum), the running max forgotten",
+    explanation="The running sum was accumulated against the running maximum: l = Σ exp(s − m). So log Σ exp(s) = m + log l; without m the stored lse is off by each query's maximum, and the backward pass rebuilds weights that do not sum to 1.",
+    hint="lse = running_max + np.log(running_sum), with -inf where the sum is 0.",
+)
+def flash_lse_without_max(q, k, v, block_q, block_k, causal=False, mask=None):
+    return _flash(q, k, v, block_q, block_k, causal, mask, lse_with_max=False)
+
+
+@misconception(
+    "flash_attention",
+    "lse = the running max alone, the log of the sum forgotten",
+    explanation="The maximum is only the largest term of the log-sum-exp: log Σ exp(s) = m + log Σ exp(s − m), and the sum is at least 1. Storing m alone makes every rebuilt weight exp(s − m) too large: they sum to l, not 1.",
+    hint="lse = running_max + np.log(running_sum).",
+)
+def flash_lse_is_the_max(q, k, v, block_q, block_k, causal=False, mask=None):
+    return _flash(q, k, v, block_q, block_k, causal, mask, lse_with_sum=False)
+
+
+@misconception(
+    "flash_attention",
+    "a key tile that raises the maximum does not rescale the output accumulated so far",
+    explanation="Within a tile of queries, each key tile's exponentials are taken against the running maximum at that time. When a later tile raises it from m to m', the running sum and the output accumulator must both be multiplied by exp(m − m'); rescaling the sum alone leaves the earlier tiles' values counting too much.",
+    hint="acc = acc * np.exp(m_old - m_new) + p @ v_tile, as for the running sum.",
+)
+def flash_output_not_rescaled(q, k, v, block_q, block_k, causal=False, mask=None):
+    return _flash(q, k, v, block_q, block_k, causal, mask, rescale_acc=False)
+
+
+def _flash_backward(q, k, v, out, lse, grad_out, causal=False, mask=None, *, with_lse=True, with_d=True, scale=True):
+    """The reference's recomputation, with the one step a mistake changes as a switch (vectorised: same values)."""
+    n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
+    mask = np.ones((n_q, n_k), dtype=bool) if mask is None else mask
+    mask = mask & causal_mask(n_q) if causal else mask
+    s = np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k), -np.inf)
+    shift = np.where(lse > -np.inf, lse, 0.0)[..., None] if with_lse else 0.0
+    with np.errstate(all="ignore"):
+        p = np.exp(s - shift)
+        dv = np.swapaxes(p, -1, -2) @ grad_out
+        dp = grad_out @ np.swapaxes(v, -1, -2)
+        ds = p * (dp - np.sum(grad_out * out, axis=-1, keepdims=True)) if with_d else p * dp
+        ds = ds / np.sqrt(d_k) if scale else ds
+        return ds @ k, np.swapaxes(ds, -1, -2) @ q, dv
+
+
+@misconception(
+    "flash_attention_backward",
+    "the softmax's backward without the D term: dS = A ⊙ dA",
+    explanation="The softmax's vector-Jacobian product is dS = A ⊙ (dA − D), where D = rowsum(dA ⊙ A) is one number per query; FlashAttention computes it as rowsum(dO ⊙ O), which is the same. Leaving D out gives gradients whose rows no longer account for the weights summing to 1.",
+    hint="D = (grad_out * out).sum(-1, keepdims=True); dS = A * (dA - D) / √d_k.",
+)
+def flash_backward_without_d(q, k, v, out, lse, grad_out, causal=False, mask=None):
+    return _flash_backward(q, k, v, out, lse, grad_out, causal, mask, with_d=False)
+
+
+@misconception(
+    "flash_attention_backward",
+    "the weights rebuilt as exp(scores), the stored lse not subtracted",
+    explanation="The weights are A = exp(s − lse): the stored log-sum-exp is what normalises them, so each row sums to 1. exp(s) alone is unnormalised (and overflows for large scores); every gradient is then off by each query's sum of exponentials.",
+    hint="A = np.exp(scores - lse[..., None]), with the scores masked to -inf first.",
+)
+def flash_backward_unnormalised(q, k, v, out, lse, grad_out, causal=False, mask=None):
+    return _flash_backward(q, k, v, out, lse, grad_out, causal, mask, with_lse=False)
+
+
+@misconception(
+    "flash_attention_backward",
+    "no 1/√d_k on dS",
+    explanation="The scores are q kᵀ / √d_k, so the chain rule brings the same 1/√d_k into dq = dS k and dk = dSᵀ q. Without it dq and dk are √d_k times too large (dv is right).",
+    hint="Divide dS by np.sqrt(d_k) before dq = dS @ k and dk = dSᵀ @ q.",
+)
+def flash_backward_no_scale(q, k, v, out, lse, grad_out, causal=False, mask=None):
+    return _flash_backward(q, k, v, out, lse, grad_out, causal, mask, scale=False)
+
+
+_FQ, _FK, _FV = _RNG.normal(size=(2, 5, 3)), _RNG.normal(size=(2, 7, 3)) * np.arange(1, 8)[:, None] * 2.0, _RNG.normal(size=(2, 7, 2))
+probe("flash_attention", "tiles of 2 queries x 3 keys, scores that grow tile after tile, L_q != L_k", _FQ, _FK, _FV, 2, 3)
+probe("flash_attention", "causal, tiles of 3 x 2", _RNG.normal(size=(5, 2)), _RNG.normal(size=(5, 2)), _RNG.normal(size=(5, 3)), 3, 2, causal=True)
+
+
+def _flash_probe(q, k, v, grad_out, causal=False):
+    """A backward probe's arguments: the reference's own out and lse for q, k, v."""
+    full = causal_mask(q.shape[-2]) if causal else None
+    out, weights = scaled_dot_product_attention(q, k, v, full)
+    with np.errstate(divide="ignore"):
+        scores = np.where(full if full is not None else True, q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), -np.inf)
+        lse = np.log(np.sum(np.exp(scores - scores.max(-1, keepdims=True)), axis=-1)) + scores.max(-1)
+    return q, k, v, out, lse, grad_out
+
+
+probe("flash_attention_backward", "L_q != L_k, d_k != d_v", *_flash_probe(_RNG.normal(size=(3, 4)), _RNG.normal(size=(5, 4)), _RNG.normal(size=(5, 2)), _RNG.normal(size=(3, 2))))
+probe("flash_attention_backward", "causal, batched, scores of a few units", *_flash_probe(_RNG.normal(size=(2, 4, 2)) * 2.0, _RNG.normal(size=(2, 4, 2)) * 2.0, _RNG.normal(size=(2, 4, 3)), _RNG.normal(size=(2, 4, 3)), causal=True), causal=True)
