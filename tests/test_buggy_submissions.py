@@ -7,6 +7,8 @@ from attnlab.misconceptions import load_catalogue
 from attnlab.outcomes import Outcome
 from attnlab.sandbox.host import Limits
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 BUGGY = fixtures_in("buggy")
 CATALOGUE_IDS = {m.id for m in load_catalogue(COURSE)}
 NOT_NAMEABLE = {"online_holds_the_full_matrix", "kv_cache_updates_its_input"}

@@ -14,6 +14,8 @@ from attnlab import wire
 from attnlab.outcomes import Outcome
 from attnlab.sandbox.host import PRIVATE_UID_BASE, Limits, bwrap_path
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 
 def hostile(name):
     return read_fixture(SUBMISSIONS / "hostile" / f"{name}.py")

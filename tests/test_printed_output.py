@@ -15,6 +15,8 @@ from conftest import COURSE, SUBMISSIONS, build_submission, grade_in_class, read
 from attnlab.grading.suite import grade
 from attnlab.sandbox.host import Limits, WorkerProcess
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 GAP_LINE = re.compile(r"gap for \d+ tokens: \S+")
 
 
