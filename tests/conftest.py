@@ -203,11 +203,10 @@ def grade_in_class(session, submission: Path, only: list[str] | None = None, lim
     return grade(COURSE, submission, only=only, limits=limits or session.limits, fork_server=session.fork_server, reference=session.reference, answer_cache=session.answer_cache, decide=session.replayer.decide)
 
 
-def grade_as_class(fixtures: list[StudentFixture], folder: Path, limits: Limits, *, whole: bool = False) -> dict[str, GradeReport]:
+def grade_as_class(fixtures: list[StudentFixture], folder: Path, limits: Limits, *, jobs: int | None = None) -> dict[str, GradeReport]:
     """Grade ``fixtures`` as one class, on the class path (``attnlab grade CLASS``: the recorded run
-    replayed, the rest live, in grading processes): each spliced into the reference, graded on its
-    own exercise file (as ``attnlab audit`` grades a mutant), or on every file when ``whole``.
-    Each fixture's report, by its name."""
+    replayed, the rest live, in ``jobs`` grading processes): each spliced into the reference, graded
+    on its own exercise file (as ``attnlab audit`` grades a mutant). Each fixture's report, by its name."""
     from attnlab.classroom.gradebook import ResultStore
     from attnlab.classroom.grading import grade_class, plan_class
 
@@ -217,9 +216,8 @@ def grade_as_class(fixtures: list[StudentFixture], folder: Path, limits: Limits,
     store = ResultStore(folder / "results")
     plan = plan_class(COURSE, classroom, store, limits)
     assert sorted(e.student for e in plan.entries) == sorted(f.path.stem for f in fixtures)
-    if not whole:
-        plan.files_of.update({f.path.stem: [f.file.removesuffix(".py")] for f in fixtures})
-    outcome = grade_class(COURSE, plan, store, limits)
+    plan.files_of.update({f.path.stem: [f.file.removesuffix(".py")] for f in fixtures})
+    outcome = grade_class(COURSE, plan, store, limits, jobs=jobs)
     assert not outcome.failures, outcome.failures
     stored = {result.student: result for result in store.all([f.path.stem for f in fixtures])}
     assert all(stored[f.path.stem].error is None for f in fixtures), {s: r.error for s, r in stored.items() if r.error}

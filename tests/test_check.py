@@ -10,7 +10,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import COURSE, REPO, SUBMISSIONS, build_submission, read_fixture
 
 pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
