@@ -53,8 +53,9 @@ def assert_costs_its_function_only(fixture, report):
 
 @pytest.mark.parametrize("fixture", BUGGY, ids=[f.path.stem for f in BUGGY])
 def test_bug_costs_its_function_only_in_a_class(buggy_class, fixture):
-    """On the class path; the single path gives the same verdicts (tests/test_replay.py,
-    tests/test_replay_torch.py) and is checked on its own below."""
+    """On the class path. The single path must give the same verdicts for two fixtures per numpy
+    function (tests/test_replay.py) and every torch fixture (tests/test_replay_torch.py), and gets
+    these checks itself below."""
     assert_costs_its_function_only(fixture, buggy_class[fixture.path.stem])
 
 
