@@ -13,12 +13,21 @@ processes, and the ratio to running the same hidden tests in-process without a
 sandbox (live pytest per submission, measured on a sample and scaled up); and,
 before and after the class, the host's speed on a fixed numpy loop.
 
+It also reports the **main-process share**: the CPU seconds of the grader's main process (what
+runs serially whatever the cores) over the CPU seconds of every process of the class run (the
+main process, its grading and recording processes, their fork servers and sandbox workers). This
+script is a child subreaper, so a process whose parent died without waiting for it is adopted and
+waited for here: its CPU is counted too.
+
     python benchmarks/bench_class.py [--students 200] [--hostile 0.05] [--buggy 0.15] [--jobs N]
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
+import json
+import os
 import random
 import resource
 import shutil
@@ -95,6 +104,59 @@ def host_speed_probe() -> float:
     return sorted(seconds)[1]
 
 
+# The grader run under a wrapper that writes its main process's own CPU seconds when it exits
+# (not a forked child's: they leave with os._exit, and the pid is checked).
+MAIN_PROCESS_CPU = """
+import atexit, json, os, resource, sys
+target, main_pid = sys.argv.pop(1), os.getpid()
+def tell():
+    if os.getpid() == main_pid:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        with open(target, "w") as out:
+            json.dump({"cpu": usage.ru_utime + usage.ru_stime}, out)
+atexit.register(tell)
+from attnlab.cli import main
+sys.argv[0] = "attnlab"
+main()
+"""
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    """Adopt orphaned descendants (Linux), so that waiting for them counts their CPU in RUSAGE_CHILDREN."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def reap_adopted(seconds: float = 10.0) -> int:
+    """Wait for the descendants adopted here; the number still running after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return 0
+        if pid == 0:
+            if time.monotonic() > deadline:
+                return len([p for p in Path("/proc").iterdir() if p.name.isdigit() and _parent_of(p) == os.getpid()])
+            time.sleep(0.05)
+
+
+def _parent_of(proc: Path) -> int | None:
+    try:
+        return int((proc / "stat").read_text().rpartition(")")[2].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=200)
@@ -111,15 +173,20 @@ def main() -> None:
         classroom = work / "class"
         mix = generate_class(classroom, args.students, args.hostile, args.buggy, modules)
         print(f"class of {args.students}, {args.track} track: {mix['correct']} correct, {mix['buggy']} buggy, {mix['hostile']} hostile")
-        command = [sys.executable, "-m", "attnlab.cli", "grade", str(classroom), "--results", str(work / "results"), "--course", str(REPO)]
+        main_cpu_file = work / "main-process-cpu.json"
+        command = [sys.executable, "-c", MAIN_PROCESS_CPU, str(main_cpu_file), "grade", str(classroom), "--results", str(work / "results"), "--course", str(REPO)]
         if args.track != "all":
             command += ["--track", args.track]
         if args.jobs:
             command += ["--jobs", str(args.jobs)]
+        subreaper = become_subreaper()
         probe = host_speed_probe()
+        cpu_before = children_cpu()
         started = time.perf_counter()
         result = subprocess.run(command, capture_output=True, text=True)
         wall = time.perf_counter() - started
+        unreaped = reap_adopted()
+        all_cpu = children_cpu() - cpu_before
         probe_after = host_speed_probe()
         if result.returncode != 0:
             sys.exit(f"grading failed: {result.stderr.strip()[-1000:]}")
@@ -129,11 +196,17 @@ def main() -> None:
         print(f"per submission       {wall / args.students:8.3f} s")
         print(f"peak memory          {peak_mib:8.0f} MiB (largest single process of the run)")
         print(f"host speed probe     {probe:8.2f} / {probe_after:.2f} CPU-s before / after (a fixed numpy loop: lower is faster)")
+        main_cpu = json.loads(main_cpu_file.read_text())["cpu"]
+        counted = "every process waited for" if subreaper and not unreaped else f"{unreaped} still running, not counted" if subreaper else "no subreaper here: orphans not counted"
+        print(f"CPU of the class     {all_cpu:8.1f} CPU-s in all ({counted}), {main_cpu:.1f} in the main process")
+        print(f"main-process share: {main_cpu / all_cpu:.3f}")
         baseline = in_process_seconds(classroom, args.baseline_sample, modules)
         print(f"in-process, no sandbox, live pytest: {baseline:.3f} s per submission (median of {args.baseline_sample}), {baseline * args.students:.0f} s for the class serially")
-        print(f"ratio sandboxed class / in-process serial: {wall / (baseline * args.students):.2f}")
+        print(f"ratio sandboxed class / in-process serial: {wall / (baseline * args.students):.3f}")
         rerun_started = time.perf_counter()
+        main_cpu_file.unlink()
         subprocess.run(command, capture_output=True, text=True, check=True)
+        reap_adopted()
         print(f"rerun with nothing changed: {time.perf_counter() - rerun_started:.1f} s")
     finally:
         shutil.rmtree(work, ignore_errors=True)

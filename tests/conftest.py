@@ -22,6 +22,7 @@ from markdown_it import MarkdownIt
 
 from attnlab.course import Course
 from attnlab.grading.suite import grade
+from attnlab.results import GradeReport
 from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import ForkServer, Limits
 
@@ -200,6 +201,27 @@ def grade_in_class(session, submission: Path, only: list[str] | None = None, lim
     """Grade ``submission`` as a grading process of a class does (the fast path first), on the
     ``only`` files."""
     return grade(COURSE, submission, only=only, limits=limits or session.limits, fork_server=session.fork_server, reference=session.reference, answer_cache=session.answer_cache, decide=session.replayer.decide)
+
+
+def grade_as_class(fixtures: list[StudentFixture], folder: Path, limits: Limits, *, jobs: int | None = None) -> dict[str, GradeReport]:
+    """Grade ``fixtures`` as one class, on the class path (``attnlab grade CLASS``: the recorded run
+    replayed, the rest live, in ``jobs`` grading processes): each spliced into the reference, graded
+    on its own exercise file (as ``attnlab audit`` grades a mutant). Each fixture's report, by its name."""
+    from attnlab.classroom.gradebook import ResultStore
+    from attnlab.classroom.grading import grade_class, plan_class
+
+    classroom = folder / "class"
+    for fixture in fixtures:
+        build_submission(classroom / fixture.path.stem, fixture)
+    store = ResultStore(folder / "results")
+    plan = plan_class(COURSE, classroom, store, limits)
+    assert sorted(e.student for e in plan.entries) == sorted(f.path.stem for f in fixtures)
+    plan.files_of.update({f.path.stem: [f.file.removesuffix(".py")] for f in fixtures})
+    outcome = grade_class(COURSE, plan, store, limits, jobs=jobs)
+    assert not outcome.failures, outcome.failures
+    stored = {result.student: result for result in store.all([f.path.stem for f in fixtures])}
+    assert all(stored[f.path.stem].error is None for f in fixtures), {s: r.error for s, r in stored.items() if r.error}
+    return {student: GradeReport.from_dict(result.report) for student, result in stored.items()}
 
 
 @pytest.fixture

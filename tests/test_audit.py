@@ -20,6 +20,8 @@ from attnlab.audit.verdicts import EQUIVALENT, KILLED, SURVIVED, TIMED_OUT, judg
 from attnlab.course import CourseError
 from attnlab.export.stubs import StubError
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 SOURCE = '''"""A module."""
 
 import numpy as np

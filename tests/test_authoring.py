@@ -19,6 +19,8 @@ from attnlab.course import Course
 from attnlab.export.stubs import stale_stubs
 from attnlab.points import load_table
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 ATTNLAB = [str(Path(sys.executable).with_name("attnlab"))]
 NAME = "unit_rows"
 FUNCTION = f"{NAME}_example"

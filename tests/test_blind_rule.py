@@ -218,6 +218,7 @@ def expect_only_the_rule_lost(report, fixture, lost, reason):
     assert report.max_score - report.score == sum(t.max_score for t in failing)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BLIND_FIXTURES))
 def test_breaking_the_rule_loses_those_points_alone_and_in_a_class(grade_both_paths, name):
     fixture = read_fixture(SUBMISSIONS / "buggy" / f"{name}.py")
@@ -225,6 +226,7 @@ def test_breaking_the_rule_loses_those_points_alone_and_in_a_class(grade_both_pa
         expect_only_the_rule_lost(report, fixture, *BLIND_FIXTURES[name])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(TORCH_FIXTURES))
 def test_breaking_the_rule_in_torch_loses_those_points(grade_fixture, name):
     fixture = read_fixture(SUBMISSIONS / "buggy" / f"{name}.py")

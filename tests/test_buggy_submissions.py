@@ -1,10 +1,13 @@
 """Every buggy fixture loses points on the function it breaks, and on no other."""
 
 import pytest
-from conftest import COURSE, SUBMISSIONS, fixtures_in, read_fixture
+from conftest import COURSE, SUBMISSIONS, fixtures_in, grade_as_class, read_fixture
 
 from attnlab.misconceptions import load_catalogue
 from attnlab.outcomes import Outcome
+from attnlab.sandbox.host import Limits
+
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
 
 BUGGY = fixtures_in("buggy")
 CATALOGUE_IDS = {m.id for m in load_catalogue(COURSE)}
@@ -24,9 +27,13 @@ def test_there_are_enough_buggy_fixtures():
     assert all(f.breaks for f in BUGGY), "every buggy fixture names the function it breaks"
 
 
-@pytest.mark.parametrize("fixture", BUGGY, ids=[f.path.stem for f in BUGGY])
-def test_bug_costs_its_function_only(grade_fixture, fixture):
-    report = grade_fixture(fixture)
+@pytest.fixture(scope="module")
+def buggy_class(tmp_path_factory):
+    """Every buggy fixture graded as one class, each on its own exercise file: the class path."""
+    return grade_as_class(BUGGY, tmp_path_factory.mktemp("buggy-class"), Limits(call_seconds=1.0))
+
+
+def assert_costs_its_function_only(fixture, report):
     failing = [t for t in report.tests if t.outcome is not Outcome.PASSED]
     assert failing, f"{fixture.path.stem}: the hidden tests did not catch this bug"
     others = sorted({t.function for t in failing} - {fixture.breaks})
@@ -45,11 +52,21 @@ def test_bug_costs_its_function_only(grade_fixture, fixture):
         assert fixture.path.stem in NOT_NAMEABLE | NOT_CATALOGUED and not named
 
 
+@pytest.mark.parametrize("fixture", BUGGY, ids=[f.path.stem for f in BUGGY])
+def test_bug_costs_its_function_only_in_a_class(buggy_class, fixture):
+    """On the class path. The single path must give the same verdicts for two fixtures per numpy
+    function (tests/test_replay.py) and every torch fixture (tests/test_replay_torch.py), and gets
+    these checks itself below."""
+    assert_costs_its_function_only(fixture, buggy_class[fixture.path.stem])
+
+
 @pytest.mark.parametrize("name", ["softmax_no_max_subtraction", "causal_upper_triangular", "split_heads_reshape_only"])
 def test_bug_in_an_early_file_costs_nothing_in_later_files(grade_fixture, name):
-    """Later files import the reference versions, so the whole submission loses only this function's points."""
+    """Later files import the reference versions, so the whole submission loses only this function's
+    points. Graded alone: the single path, with every check the class path gets above."""
     fixture = read_fixture(SUBMISSIONS / "buggy" / f"{name}.py")
     report = grade_fixture(fixture, whole=True)
+    assert_costs_its_function_only(fixture, report)
     failing = {t.function for t in report.tests if t.outcome is not Outcome.PASSED}
     assert failing == {fixture.breaks}
     assert report.max_score - report.score == sum(t.max_score for t in report.tests if t.function == fixture.breaks and t.outcome is not Outcome.PASSED)

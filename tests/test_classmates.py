@@ -19,7 +19,7 @@ from attnlab.grading.suite import grade
 from attnlab.sandbox.host import ForkServer, Limits, bwrap_path
 from attnlab.sandbox.environment import SandboxEnvironment
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="workers change user, and have groups of their own, only when the grader runs as root")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="workers change user, and have groups of their own, only when the grader runs as root")]
 
 
 def hostile(name):

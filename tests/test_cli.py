@@ -10,6 +10,8 @@ import zipfile
 import pytest
 from conftest import COURSE, REPO, SUBMISSIONS, build_submission, read_fixture
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 COMMANDS = [[], ["grade"], ["feedback"], ["check"], ["stubs"], ["quiz"]]
 
 

@@ -25,6 +25,8 @@ from attnlab.outcomes import Outcome
 from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import ForkServer, bwrap_path
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 MODES = ["bwrap", "plain"]
 PACKAGES = SUBMISSIONS / "packages"
 ATTNLAB = [str(Path(sys.executable).with_name("attnlab"))]

@@ -69,6 +69,7 @@ def test_no_sentence_without_a_true_relation(got, expected):
     assert describe_difference(got, expected) is None
 
 
+@pytest.mark.slow
 def test_a_students_copy_without_the_catalogue_says_it_in_attnlab_check(tmp_path):
     """In a course folder with no solutions/ (a student's copy), `attnlab check` still says what differs."""
     course = tmp_path / "course"

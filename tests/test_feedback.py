@@ -27,6 +27,8 @@ from attnlab.classroom.feedback import stored_reports
 from attnlab.report.html import render_html
 from attnlab.results import GradeReport
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
 ONLY = ["--only", "softmax", "--only", "scores", "--only", "masks"]
 STUDENTS = {"ada", "bob", "carl", "eve", "empty-handed"}

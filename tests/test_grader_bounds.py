@@ -34,6 +34,8 @@ from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import ForkServer, Limits, bwrap_path
 from attnlab.sandbox.standins import AnswerCache
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 MODES = ["bwrap", "plain"]
 # Far above what grading one file takes (about 60 MiB, 110 MiB in a class), far below the attacks
 # (16 GB for one buffer named 200 times; 2.6 GB for two 48 MiB answers kept per call).

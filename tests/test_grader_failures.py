@@ -27,6 +27,8 @@ from attnlab.sandbox import mode
 from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import ForkServer, private_uid_of, workroot_base
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 # The sandbox broken two ways, as mode._boot replacements (the fork server's start-up code).
 BROKEN_BOOTS = {
     # Every worker forked dies before its first message, before any student code ran.

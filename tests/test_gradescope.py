@@ -14,6 +14,8 @@ from conftest import COURSE, SUBMISSIONS, build_submission, gradescope_markdown_
 from attnlab.export.gradescope import build_autograder_zip
 from attnlab.grading.suite import grade
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 # Gradescope's documented fields (gradescope-autograders.readthedocs.io, "Autograder Specifications").
 TOP_FIELDS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
 TEST_FIELDS = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format", "tags", "visibility", "extra_data"}

@@ -15,6 +15,8 @@ from attnlab.outcomes import Outcome
 from attnlab.sandbox.host import Limits
 from attnlab.sandbox.mode import PRIVATE_UID_BASE, bwrap_path
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 
 def hostile(name):
     return read_fixture(SUBMISSIONS / "hostile" / f"{name}.py")

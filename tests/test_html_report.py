@@ -12,6 +12,8 @@ from conftest import COURSE, REPO, SUBMISSIONS, build_submission, read_fixture
 from attnlab.grading.suite import grade
 from attnlab.report.html import render_html
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 

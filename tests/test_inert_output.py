@@ -23,6 +23,8 @@ from attnlab.inert import markdown_literal, spreadsheet_cell, terminal_text, wri
 from attnlab.outcomes import Outcome
 from attnlab.results import GradeReport, TestResult
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
 HOSTILE = ["speaks_in_escape_sequences", "writes_markdown_into_feedback", "names_itself_a_formula"]
 # What a terminal obeys instead of showing: C0 but tab and newline, DEL, C1, bidi controls.

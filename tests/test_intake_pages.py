@@ -88,6 +88,7 @@ def structure(page: str, preset: str) -> list[str]:
     return made
 
 
+@pytest.mark.slow
 def test_the_notes_of_all_a_students_notebooks_are_one_line_under_a_heading_that_does_not_say_not_graded(tmp_path):
     # "Not graded: softmax.ipynb …" nine times read as if the notebooks were not graded.
     from attnlab.grading.suite import grade, grade_entry

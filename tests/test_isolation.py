@@ -20,7 +20,7 @@ from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import ForkServer, Limits
 from attnlab.sandbox.mode import IMPORTS_FOLDER, bwrap_path
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="workers change user only when the grader runs as root")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="workers change user only when the grader runs as root")]
 MODES = ["bwrap", "plain"]
 SEGMENT_KEY = 0x5A77E5  # the hostile fixtures' System V key
 ATTENTION = {"scaled_dot_product_attention", "self_attention", "cross_attention"}

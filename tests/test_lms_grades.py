@@ -91,6 +91,7 @@ def test_no_cell_of_any_sheet_is_a_formula(tmp_path):
         assert not [cell for cell in cells if cell[:1] in ("=", "+", "@") or (cell[:1] == "-" and not cell[1:].replace(".", "").isdigit())]
 
 
+@pytest.mark.slow
 def test_quiz_grade_writes_a_moodle_sheet_from_the_roster(tmp_path):
     for student in ("s1", "zoe"):
         key = subprocess.run([*ATTNLAB, "quiz", "key", "shapes", "--student", student, "--format", "answers"], cwd=REPO, capture_output=True, text=True, check=True)

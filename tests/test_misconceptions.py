@@ -5,6 +5,7 @@ which grades every buggy submission once.
 """
 
 import numpy as np
+import pytest
 from conftest import COURSE, fixtures_in
 
 from attnlab.grading.suite import grade
@@ -23,6 +24,7 @@ def test_every_entry_is_complete_and_has_a_fixture():
         assert BUGGY[entry.id].breaks == entry.function
 
 
+@pytest.mark.slow
 def test_the_reference_is_never_named(fork_server):
     report = grade(COURSE, COURSE.solutions_dir, fork_server=fork_server)
     assert not [t.name for t in report.tests if t.misconception]

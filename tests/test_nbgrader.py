@@ -31,6 +31,8 @@ from test_gradescope import check_results_format, run_autograder
 from attnlab.export.nbgrader import export_course
 from attnlab.grading.suite import grade
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 autograder = test_gradescope.autograder  # the zip, unpacked as Gradescope does (a fixture)
 nbgrader_api = pytest.importorskip("nbgrader.api", reason="nbgrader is a dev dependency: pip install -e '.[dev]'")
 

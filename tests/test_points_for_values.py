@@ -25,6 +25,8 @@ from attnlab.points import PointsTable, load_table, pay_for_values
 from attnlab.results import TestResult
 from attnlab.sandbox.host import Limits
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 NUMPY, TORCH = COURSE.tracks["numpy"], COURSE.tracks.get("torch", [])
 LIMITS = Limits(call_seconds=5.0)
 AT_MOST = 0.05  # of the course, and of each track: what a constant of the shapes may score

@@ -16,6 +16,8 @@ from attnlab.grading.suite import grade
 from attnlab.sandbox.host import Limits
 from attnlab.sandbox.worker_process import WorkerProcess
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 GAP_LINE = re.compile(r"gap for \d+ tokens: \S+")
 
 

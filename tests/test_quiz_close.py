@@ -130,6 +130,7 @@ def test_an_exam_copy_says_nothing_close(tmp_path):
     assert item.check(one_decimal_fewer(key.key, 0.005)) == (None, None, None, False)
 
 
+@pytest.mark.slow
 def test_the_class_grading_counts_close_answers_in_the_table_and_the_csv(tmp_path):
     quiz = load_quiz(REPO / "quizzes" / "softmax.yaml")
     files, expected = [], {}

@@ -147,6 +147,7 @@ def test_wrong_answers_score_what_they_should():
     assert result.score == result.max_score - 3
 
 
+@pytest.mark.slow
 def test_practice_copy_holds_no_answer(tmp_path):
     for path in sorted(QUIZ_DIR.glob("*.yaml")):
         quiz = load_quiz(path)

@@ -295,6 +295,7 @@ def check_item(item, question, keyed) -> None:
 # The commands --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_export_commands_write_moodle_and_qti_and_refuse_a_student_copy(tmp_path):
     out = tmp_path / "masks.xml"
     result = subprocess.run([*ATTNLAB, "quiz", "export", "masks", "--variants", "2", "-o", out], cwd=REPO, capture_output=True, text=True)
@@ -310,6 +311,7 @@ def test_the_export_commands_write_moodle_and_qti_and_refuse_a_student_copy(tmp_
     assert refused.returncode == 2 and "student copy" in refused.stderr and "Traceback" not in refused.stderr
 
 
+@pytest.mark.slow
 def test_the_exported_variant_is_the_one_quiz_key_prints(tmp_path):
     """Variant 2 of the pool is what `attnlab quiz key --student variant-2` gives."""
     key = subprocess.run([*ATTNLAB, "quiz", "key", "softmax", "--student", "variant-2", "--format", "answers"], cwd=REPO, capture_output=True, text=True, check=True)
@@ -347,6 +349,7 @@ def test_a_cloze_is_worth_its_points_when_whole_weights_can_say_it(tmp_path):
     assert exported.marks_to_set == {"three": (3, [4])}
 
 
+@pytest.mark.slow
 def test_exports_are_exam_safe_by_default_and_take_either_moodle_spelling(tmp_path):
     """Without options an export is fit for an exam: 20 variants of each parameterized question,
     every exam item of a pool (never a practice item), and Canvas shows no right answers; `moodle`

@@ -10,6 +10,8 @@ from attnlab.outcomes import Outcome
 from attnlab.points import load_points
 from attnlab.intake.roster import SubmissionError
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 
 def test_reference_gets_full_marks(fork_server):
     report = grade(COURSE, COURSE.solutions_dir, fork_server=fork_server)

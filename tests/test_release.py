@@ -13,10 +13,25 @@ from conftest import COURSE, REPO
 from attnlab.course import Course
 from attnlab.export.release import ReleaseError, build, scan
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
+
+RELEASE_UMASK = 0o022
+
+
+def build_with_umask(umask: int, course: Course, out):
+    previous = os.umask(umask)
+    try:
+        return build(course, out, roster=["s1", "s2"]).folder
+    finally:
+        os.umask(previous)
+
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
-    return build(COURSE, tmp_path_factory.mktemp("release") / "attnlab-student", roster=["s1", "s2"]).folder
+    """The course's release, built once for the module (its quizzes' practice copies cost a
+    memory-hard hash per accepted answer: about a minute)."""
+    return build_with_umask(RELEASE_UMASK, COURSE, tmp_path_factory.mktemp("release") / "attnlab-student")
 
 
 def test_the_release_holds_what_students_need(release):
@@ -154,14 +169,18 @@ def test_plain_pytest_at_the_bundles_root_runs_the_public_tests(release):
     assert 'testpaths = ["exercises"]' in (release / "pyproject.toml").read_text()
 
 
-@pytest.mark.parametrize("umask, mode", [(0o022, 0o755), (0o027, 0o750)])
-def test_the_release_folder_is_made_as_the_umask_says(tmp_path, umask, mode):
-    # It was drwx------ whatever the umask: the temporary folder it is built in is private.
-    previous = os.umask(umask)
-    try:
-        made = build(COURSE, tmp_path / "bundle").folder
-    finally:
-        os.umask(previous)
+@pytest.mark.parametrize("umask, mode", [(RELEASE_UMASK, 0o755), (0o027, 0o750)])
+def test_the_release_folder_is_made_as_the_umask_says(release, tmp_path, umask, mode):
+    """It was drwx------ whatever the umask: the temporary folder it is built in is private. The
+    module's release is the one built under ``RELEASE_UMASK``; under another umask, the course's
+    files without its quizzes (what they cost changes nothing of the folder's mode)."""
+    if umask == RELEASE_UMASK:
+        made = release
+    else:
+        for part in ("exercises", "solutions", "docs"):
+            shutil.copytree(REPO / part, tmp_path / "course" / part, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copyfile(REPO / "pyproject.toml", tmp_path / "course" / "pyproject.toml")
+        made = build_with_umask(umask, Course.load(tmp_path / "course"), tmp_path / "bundle")
     assert made.stat().st_mode & 0o777 == mode
 
 

@@ -24,6 +24,8 @@ from attnlab.replay import messages_of
 from attnlab.sandbox import standins, worker_process
 from attnlab.sandbox.host import Limits
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 NUMPY = COURSE.tracks["numpy"]
 def _two_per_function(fixtures):
     """The fast path decides function by function, and a buggy function's failing tests run live

@@ -7,6 +7,8 @@ from conftest import COURSE, SUBMISSIONS, build_submission, fixtures_in, grade_i
 from attnlab.grading.suite import grade
 from attnlab.sandbox.host import Limits
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 pytest.importorskip("torch")
 
 TORCH = COURSE.tracks.get("torch", [])

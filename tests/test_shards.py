@@ -14,6 +14,8 @@ from conftest import REPO, SUBMISSIONS, build_submission, read_fixture
 
 from attnlab.classroom.shards import Shard, in_shard, parse_shard
 
+pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
+
 ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
 # One student or two in each of four shards (by the hash of their ids: ada 3, dee 4, gus 2, jo 1, kim 1).
 CLASS = {"ada": "correct/softmax_logsumexp", "dee": "buggy/softmax_ignores_axis", "gus": "correct/softmax_logsumexp", "jo": "buggy/softmax_ignores_axis", "kim": "correct/softmax_logsumexp"}
