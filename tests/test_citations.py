@@ -17,7 +17,8 @@ def checked_files(root: Path) -> list[Path]:
     for name in CHECKED:
         path = root / name
         found = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-        files += [p for p in found if p.suffix in TEXT_SUFFIXES and "__pycache__" not in p.parts]
+        # Build outputs (an editable install's egg-info) list files as they were at the last install.
+        files += [p for p in found if p.suffix in TEXT_SUFFIXES and not any(part == "__pycache__" or part.endswith(".egg-info") for part in p.parts)]
     return files
 
 

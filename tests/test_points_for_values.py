@@ -188,7 +188,7 @@ def test_a_values_test_that_did_not_run_is_the_courses_error():
     ('test_a = { points = 1, paid_with = ["test_c"] }\ntest_c = { points = 1, paid_with = ["test_v"] }', "test_f.test_a is paid with test_c, which is paid with other tests itself"),
     ('test_a = { points = 1, paid_with = [] }', "paid_with must be a list of the test names that pay it"),
     ('test_a = { points = 1, paid = ["test_v"] }', "test_f.test_a must be a number of points or"),
-    ('test_a = { points = 0, paid_with = ["test_v"] }', "test_f.test_a must be a positive number of points"),
+    ('test_a = { points = -1, paid_with = ["test_v"] }', "test_f.test_a must be a number of points, 0 or more"),
 ])
 def test_a_malformed_paid_with_is_one_line_for_the_author(tmp_path, entry, says):
     (tmp_path / "points.toml").write_text(f"[test_f]\ntest_v = 2\n{entry}\n")
