@@ -39,7 +39,13 @@ def until_first_prompt(quiz: str, runs: int) -> list[float]:
     for _ in range(runs):
         env = {**os.environ, "ATTNLAB_STATE_DIR": tempfile.mkdtemp()}
         started = time.perf_counter()
-        process = subprocess.Popen([sys.executable, "-m", "attnlab.cli", "quiz", "take", quiz, "--student", "bench"], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "attnlab.cli", "quiz", "take", quiz, "--student", "bench"],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
         seen = b""
         while b"> " not in seen:
             chunk = os.read(process.stdout.fileno(), 4096)
@@ -53,7 +59,9 @@ def until_first_prompt(quiz: str, runs: int) -> list[float]:
 
 
 def row(label: str, times: list[float]) -> str:
-    return f"{label:<58} {statistics.median(times):7.3f} s   (min {min(times):.3f}, max {max(times):.3f}, n={len(times)})"
+    return (
+        f"{label:<58} {statistics.median(times):7.3f} s   (min {min(times):.3f}, max {max(times):.3f}, n={len(times)})"
+    )
 
 
 def main() -> None:
@@ -64,9 +72,13 @@ def main() -> None:
     timed(["grade", "solutions"], 1)  # warm the file cache once; not counted
     measured = {
         "grade solutions --track numpy (sandboxed)": timed(["grade", "solutions", "--track", "numpy"], args.runs),
-        "grade solutions --track numpy --no-sandbox": timed(["grade", "solutions", "--track", "numpy", "--no-sandbox"], args.runs),
+        "grade solutions --track numpy --no-sandbox": timed(
+            ["grade", "solutions", "--track", "numpy", "--no-sandbox"], args.runs
+        ),
         "grade solutions --track torch (sandboxed)": timed(["grade", "solutions", "--track", "torch"], args.runs),
-        "grade solutions --track torch --no-sandbox": timed(["grade", "solutions", "--track", "torch", "--no-sandbox"], args.runs),
+        "grade solutions --track torch --no-sandbox": timed(
+            ["grade", "solutions", "--track", "torch", "--no-sandbox"], args.runs
+        ),
         "grade solutions (both tracks, sandboxed)": timed(["grade", "solutions"], args.runs),
         "grade exercises (stubs, all not implemented)": timed(["grade", "exercises"], args.runs),
         "check solutions --track numpy (no torch)": timed(["check", "solutions", "--track", "numpy"], args.runs),
@@ -84,7 +96,9 @@ def main() -> None:
     for label, times in measured.items():
         print(row(label, times))
     for track in ("numpy", "torch"):
-        ratio = statistics.median(measured[f"grade solutions --track {track} (sandboxed)"]) / statistics.median(measured[f"grade solutions --track {track} --no-sandbox"])
+        ratio = statistics.median(measured[f"grade solutions --track {track} (sandboxed)"]) / statistics.median(
+            measured[f"grade solutions --track {track} --no-sandbox"]
+        )
         print(f"{f'sandbox overhead, {track} track: sandboxed / in-process':<58} {ratio:7.2f}x")
 
 

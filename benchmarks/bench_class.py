@@ -42,10 +42,20 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from conftest import COURSE, fixtures_in, splice  # noqa: E402
 
-HOSTILE = ["infinite_loop", "allocates_20_gb", "forks_50_sleepers", "hangs_at_import", "segfault_in_function", "reads_the_solutions", "opens_a_socket"]
+HOSTILE = [
+    "infinite_loop",
+    "allocates_20_gb",
+    "forks_50_sleepers",
+    "hangs_at_import",
+    "segfault_in_function",
+    "reads_the_solutions",
+    "opens_a_socket",
+]
 
 
-def generate_class(folder: Path, students: int, hostile_share: float, buggy_share: float, modules: list[str], seed: int = 0) -> dict[str, int]:
+def generate_class(
+    folder: Path, students: int, hostile_share: float, buggy_share: float, modules: list[str], seed: int = 0
+) -> dict[str, int]:
     rng = random.Random(seed)
     # Fixtures of the graded files only: a torch bug is no bug on the numpy track.
     correct = [f for f in fixtures_in("correct") if f.file.removesuffix(".py") in modules]
@@ -164,7 +174,12 @@ def main() -> None:
     parser.add_argument("--buggy", type=float, default=0.15, help="share of buggy submissions (default 0.15)")
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--baseline-sample", type=int, default=10, help="submissions graded in-process for the ratio")
-    parser.add_argument("--track", default="numpy", choices=[*sorted(COURSE.tracks), "all"], help="the track graded (default numpy, as the targets are set for; all: every track)")
+    parser.add_argument(
+        "--track",
+        default="numpy",
+        choices=[*sorted(COURSE.tracks), "all"],
+        help="the track graded (default numpy, as the targets are set for; all: every track)",
+    )
     args = parser.parse_args()
     modules = list(COURSE.modules) if args.track == "all" else COURSE.tracks[args.track]
 
@@ -172,9 +187,22 @@ def main() -> None:
     try:
         classroom = work / "class"
         mix = generate_class(classroom, args.students, args.hostile, args.buggy, modules)
-        print(f"class of {args.students}, {args.track} track: {mix['correct']} correct, {mix['buggy']} buggy, {mix['hostile']} hostile")
+        print(
+            f"class of {args.students}, {args.track} track: {mix['correct']} correct, {mix['buggy']} buggy, {mix['hostile']} hostile"
+        )
         main_cpu_file = work / "main-process-cpu.json"
-        command = [sys.executable, "-c", MAIN_PROCESS_CPU, str(main_cpu_file), "grade", str(classroom), "--results", str(work / "results"), "--course", str(REPO)]
+        command = [
+            sys.executable,
+            "-c",
+            MAIN_PROCESS_CPU,
+            str(main_cpu_file),
+            "grade",
+            str(classroom),
+            "--results",
+            str(work / "results"),
+            "--course",
+            str(REPO),
+        ]
         if args.track != "all":
             command += ["--track", args.track]
         if args.jobs:
@@ -195,13 +223,23 @@ def main() -> None:
         print(f"submissions / second {args.students / wall:8.2f}")
         print(f"per submission       {wall / args.students:8.3f} s")
         print(f"peak memory          {peak_mib:8.0f} MiB (largest single process of the run)")
-        print(f"host speed probe     {probe:8.2f} / {probe_after:.2f} CPU-s before / after (a fixed numpy loop: lower is faster)")
+        print(
+            f"host speed probe     {probe:8.2f} / {probe_after:.2f} CPU-s before / after (a fixed numpy loop: lower is faster)"
+        )
         main_cpu = json.loads(main_cpu_file.read_text())["cpu"]
-        counted = "every process waited for" if subreaper and not unreaped else f"{unreaped} still running, not counted" if subreaper else "no subreaper here: orphans not counted"
+        counted = (
+            "every process waited for"
+            if subreaper and not unreaped
+            else f"{unreaped} still running, not counted"
+            if subreaper
+            else "no subreaper here: orphans not counted"
+        )
         print(f"CPU of the class     {all_cpu:8.1f} CPU-s in all ({counted}), {main_cpu:.1f} in the main process")
         print(f"main-process share: {main_cpu / all_cpu:.3f}")
         baseline = in_process_seconds(classroom, args.baseline_sample, modules)
-        print(f"in-process, no sandbox, live pytest: {baseline:.3f} s per submission (median of {args.baseline_sample}), {baseline * args.students:.0f} s for the class serially")
+        print(
+            f"in-process, no sandbox, live pytest: {baseline:.3f} s per submission (median of {args.baseline_sample}), {baseline * args.students:.0f} s for the class serially"
+        )
         print(f"ratio sandboxed class / in-process serial: {wall / (baseline * args.students):.3f}")
         rerun_started = time.perf_counter()
         main_cpu_file.unlink()

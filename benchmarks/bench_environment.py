@@ -49,7 +49,12 @@ def main() -> None:
         for name, course in courses.items():
             first = []
             for _ in range(runs):
-                for cached in (environment._with_requirements, environment._entries_of, environment._tops, environment._all_providers):
+                for cached in (
+                    environment._with_requirements,
+                    environment._entries_of,
+                    environment._tops,
+                    environment._all_providers,
+                ):
                     cached.cache_clear()
                 started = time.perf_counter()
                 SandboxEnvironment.for_course(course)
@@ -57,7 +62,9 @@ def main() -> None:
             started = time.perf_counter()
             for _ in range(100):
                 SandboxEnvironment.for_course(course)
-            print(f"{name}: for_course, first in a process {summary(first)}; cached {(time.perf_counter() - started) * 10:.3f} ms")
+            print(
+                f"{name}: for_course, first in a process {summary(first)}; cached {(time.perf_counter() - started) * 10:.3f} ms"
+            )
         modes = ["bwrap", "plain"] if bwrap_path() else ["plain"]
         for mode in modes:
             os.environ.pop("ATTNLAB_SANDBOX", None)

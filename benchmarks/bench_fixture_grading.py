@@ -20,10 +20,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from attnlab.grading.suite import grade
-from attnlab.sandbox.environment import SandboxEnvironment
-from attnlab.sandbox.host import ForkServer, Limits
-from conftest import COURSE, build_submission, fixtures_in, grade_as_class
+from attnlab.grading.suite import grade  # noqa: E402 - after the path to tests/
+from attnlab.sandbox.environment import SandboxEnvironment  # noqa: E402 - after the path to tests/
+from attnlab.sandbox.host import ForkServer, Limits  # noqa: E402 - after the path to tests/
+from conftest import COURSE, build_submission, fixtures_in, grade_as_class  # noqa: E402 - after the path to tests/
 
 
 def cpu_seconds() -> float:
@@ -51,7 +51,9 @@ def main() -> None:
             server.close()
     else:
         grade_as_class(chosen, work, limits, jobs=args.jobs)
-    print(f"{args.path} {len(chosen)} fixtures: wall {time.perf_counter() - started:.1f} s, CPU {cpu_seconds() - cpu:.1f} s")
+    print(
+        f"{args.path} {len(chosen)} fixtures: wall {time.perf_counter() - started:.1f} s, CPU {cpu_seconds() - cpu:.1f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -43,7 +43,9 @@ def check_status(folder: Path, module: str) -> dict:
         "r = run_check(Course.load(Path(sys.argv[1])), Path(sys.argv[2]), [sys.argv[3]]); "
         "print(json.dumps({f.function: [f.status, f.message] for f in r.functions}))"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(REPO), str(folder), module], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(REPO), str(folder), module], capture_output=True, text=True, timeout=300
+    )
     if done.returncode != 0:
         return {"error": done.stderr.strip().splitlines()[-1:] or ["?"]}
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -83,7 +85,15 @@ def judge(results: list[dict], accepted: dict[str, list[str]]) -> dict:
     right = [r for r in named if r["bug"] in accepted and set(r["named"]) <= set(accepted[r["bug"]])]
     unjudged = [r for r in named if r["bug"] not in accepted]
     misnamed = [r for r in named if r not in right and r not in unjudged]
-    return {"bugs": total, "check_ticked": ticked, "caught": caught, "named": len(named), "named_right": len(right), "misnamed": len(misnamed), "named_unjudged": len(unjudged)}
+    return {
+        "bugs": total,
+        "check_ticked": ticked,
+        "caught": caught,
+        "named": len(named),
+        "named_right": len(right),
+        "misnamed": len(misnamed),
+        "named_unjudged": len(unjudged),
+    }
 
 
 def main() -> None:
@@ -109,7 +119,9 @@ def main() -> None:
         args.save.write_text(json.dumps(results, indent=1, ensure_ascii=False))
     if args.details:
         for r in results:
-            print(f"{r['bug']:40} check={r['check']:15} caught={r['caught']!s:5} named={','.join(r['named']) or '-'}  {r['check_message'][:90]!r}")
+            print(
+                f"{r['bug']:40} check={r['check']:15} caught={r['caught']!s:5} named={','.join(r['named']) or '-'}  {r['check_message'][:90]!r}"
+            )
     totals = judge(results, accepted)
     print(json.dumps(totals))
     share = totals["check_ticked"] / max(totals["bugs"], 1)

@@ -32,8 +32,12 @@ print(json.dumps({"bytes": len(source), "seconds": time.perf_counter() - started
 
 def main() -> None:
     for shape in ("one literal of 1s", "statements", "a chain of names"):
-        result = json.loads(subprocess.run([sys.executable, "-c", MEASURE, shape], capture_output=True, text=True, check=True).stdout)
-        print(f"{shape:>18}: {result['bytes']:,} bytes of code sorted in {result['seconds']:.2f} s, peak +{result['mib']:.0f} MiB")
+        result = json.loads(
+            subprocess.run([sys.executable, "-c", MEASURE, shape], capture_output=True, text=True, check=True).stdout
+        )
+        print(
+            f"{shape:>18}: {result['bytes']:,} bytes of code sorted in {result['seconds']:.2f} s, peak +{result['mib']:.0f} MiB"
+        )
 
 
 if __name__ == "__main__":

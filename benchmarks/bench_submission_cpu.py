@@ -86,10 +86,18 @@ def main() -> None:
                         gc.collect()
                         gc.freeze()
                     n = len(submissions)
-                    figures[kind].append(((time.perf_counter() - wall) / n, (time.process_time() - cpu) / n, (tree_cpu_seconds(server.process.pid) - sandbox) / n))
+                    figures[kind].append(
+                        (
+                            (time.perf_counter() - wall) / n,
+                            (time.process_time() - cpu) / n,
+                            (tree_cpu_seconds(server.process.pid) - sandbox) / n,
+                        )
+                    )
         finally:
             server.close()
-        print(f"per submission, serial, {args.students} of each kind, {args.rounds} rounds (median of the rounds' means):")
+        print(
+            f"per submission, serial, {args.students} of each kind, {args.rounds} rounds (median of the rounds' means):"
+        )
         print(f"{'kind':8} {'wall s':>8} {'grader CPU s':>13} {'sandbox CPU s':>14} {'total CPU s':>12}")
         for kind, rounds in figures.items():
             wall, grader, sandbox = (statistics.median(values) for values in zip(*rounds))

@@ -30,7 +30,9 @@ def main() -> None:
     from attnlab.quiz.schema import load_quiz
 
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, as the note says
-    copy = student_copy.build(load_quiz(REPO / "quizzes" / f"{args.quiz}.yaml"), "practice", reference_factory_for(lambda: Course.load(REPO)))
+    copy = student_copy.build(
+        load_quiz(REPO / "quizzes" / f"{args.quiz}.yaml"), "practice", reference_factory_for(lambda: Course.load(REPO))
+    )
     asked, check = next((a, c) for a, c in student_copy.questions_for(copy, "bench") if a.type == "number")
     guesses, started = 0, time.perf_counter()
     while time.perf_counter() - started < args.seconds:
@@ -38,8 +40,10 @@ def main() -> None:
         guesses += 1
     elapsed = time.perf_counter() - started
     cost = copy["scrypt"]
-    print(f"practice copy of {args.quiz}, question {asked.id}: {guesses / elapsed:.1f} guesses/s on one core "
-          f"(scrypt n={cost['n']}, r={cost['r']}, p={cost['p']}; {guesses} guesses in {elapsed:.1f} s)")
+    print(
+        f"practice copy of {args.quiz}, question {asked.id}: {guesses / elapsed:.1f} guesses/s on one core "
+        f"(scrypt n={cost['n']}, r={cost['r']}, p={cost['p']}; {guesses} guesses in {elapsed:.1f} s)"
+    )
 
 
 if __name__ == "__main__":

@@ -59,7 +59,9 @@ def splice(reference_source: str, student_source: str) -> str:
     The student's own imports go on top; functions the reference lacks are appended.
     """
     lines = reference_source.splitlines(keepends=True)
-    reference_defs = {n.name: n for n in ast.parse(reference_source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    reference_defs = {
+        n.name: n for n in ast.parse(reference_source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+    }
     student_tree = ast.parse(student_source)
     student_lines = student_source.splitlines(keepends=True)
     replacements, extra, imports = {}, [], []
@@ -85,7 +87,9 @@ def hidden_test_ids(course: Course, only: list[str] | None = None) -> list[str]:
     from attnlab.grading.suite import hidden_pytest_args, hidden_test_files
     from attnlab.pytest_runs import run_captured
 
-    exit_code, output = run_captured([*hidden_pytest_args(course, hidden_test_files(course, only)), "--collect-only", "-q"], [GradingProfile()])
+    exit_code, output = run_captured(
+        [*hidden_pytest_args(course, hidden_test_files(course, only)), "--collect-only", "-q"], [GradingProfile()]
+    )
     assert exit_code == 0, output[-2000:]
     return [line for line in output.splitlines() if "::" in line]
 
@@ -191,7 +195,9 @@ def class_session():
 
     reference = Reference(COURSE)
     modules = COURSE.tracks["numpy"]
-    session = ClassSession(COURSE, reference, record_script(COURSE, reference, modules), Limits(call_seconds=2.0), modules)
+    session = ClassSession(
+        COURSE, reference, record_script(COURSE, reference, modules), Limits(call_seconds=2.0), modules
+    )
     session.start()
     yield session
     session.close()
@@ -200,10 +206,21 @@ def class_session():
 def grade_in_class(session, submission: Path, only: list[str] | None = None, limits: Limits | None = None):
     """Grade ``submission`` as a grading process of a class does (the fast path first), on the
     ``only`` files."""
-    return grade(COURSE, submission, only=only, limits=limits or session.limits, fork_server=session.fork_server, reference=session.reference, answer_cache=session.answer_cache, decide=session.replayer.decide)
+    return grade(
+        COURSE,
+        submission,
+        only=only,
+        limits=limits or session.limits,
+        fork_server=session.fork_server,
+        reference=session.reference,
+        answer_cache=session.answer_cache,
+        decide=session.replayer.decide,
+    )
 
 
-def grade_as_class(fixtures: list[StudentFixture], folder: Path, limits: Limits, *, jobs: int | None = None) -> dict[str, GradeReport]:
+def grade_as_class(
+    fixtures: list[StudentFixture], folder: Path, limits: Limits, *, jobs: int | None = None
+) -> dict[str, GradeReport]:
     """Grade ``fixtures`` as one class, on the class path (``attnlab grade CLASS``: the recorded run
     replayed, the rest live, in ``jobs`` grading processes): each spliced into the reference, graded
     on its own exercise file (as ``attnlab audit`` grades a mutant). Each fixture's report, by its name."""

@@ -49,18 +49,29 @@ def test_mutants_change_solution_regions_only():
     for mutant in mutants:
         ast.parse(mutant.source)  # every mutant is a Python file
         changed = [n for n, (a, b) in enumerate(zip(original, mutant.source.splitlines()), start=1) if a != b]
-        assert changed and set(changed) <= set(region), f"{mutant.id} changes lines {changed}, outside the region {list(region)}"
+        assert changed and set(changed) <= set(region), (
+            f"{mutant.id} changes lines {changed}, outside the region {list(region)}"
+        )
         assert mutant.function == "scaled" and mutant.module == "toy" and mutant.line == changed[0]
         assert "### HINT: divide by n + 1" in mutant.source
     assert len({m.id for m in mutants}) == len({m.source for m in mutants}) == len(mutants)
     # mutmut's operators, not ours: a number plus 1, an operator swapped, an assignment to None.
     changes = {(m.before, m.after) for m in mutants}
-    assert {("y = x / (n + 1)", "y = x / (n + 2)"), ("y = x / (n + 1)", "y = x * (n + 1)"), ("y = x / (n + 1)", "y = None")} <= changes
+    assert {
+        ("y = x / (n + 1)", "y = x / (n + 2)"),
+        ("y = x / (n + 1)", "y = x * (n + 1)"),
+        ("y = x / (n + 1)", "y = None"),
+    } <= changes
 
 
 def test_a_mutants_diff_names_its_file_and_lines():
     mutant = next(m for m in mutants_of("toy", SOURCE, "toy.py") if m.after == "y = x * (n + 1)")
-    assert mutant.diff.splitlines() == [f"--- solutions/toy.py:{mutant.line}", f"+++ mutant {mutant.id}", "-y = x / (n + 1)", "+y = x * (n + 1)"]
+    assert mutant.diff.splitlines() == [
+        f"--- solutions/toy.py:{mutant.line}",
+        f"+++ mutant {mutant.id}",
+        "-y = x / (n + 1)",
+        "+y = x * (n + 1)",
+    ]
 
 
 def test_a_malformed_region_is_refused_in_one_line():
@@ -76,7 +87,10 @@ def course_wide_mutants():
 def test_every_function_of_the_course_has_mutants(course_wide_mutants):
     mutants = course_wide_mutants
     mutated = {m.function for m in mutants}
-    expected = {f.name for f in COURSE.functions if not f.is_class} | {"MultiHeadSelfAttention.__init__", "MultiHeadSelfAttention.forward"}
+    expected = {f.name for f in COURSE.functions if not f.is_class} | {
+        "MultiHeadSelfAttention.__init__",
+        "MultiHeadSelfAttention.forward",
+    }
     assert mutated == expected
     assert all(m.id.startswith(f"{m.module}.{m.function}.") for m in mutants)
 
@@ -99,9 +113,18 @@ def test_the_courses_list_is_reviewed_and_current(course_wide_mutants):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ('[[mutant]]\nfile = "toy"\nfunction = "scaled"\nbefore = "a"\nafter = "b"\n', r"entry 1, reason: Field required"),
-        ('[[mutant]]\nfile = "toy"\nfunction = "scaled"\nbefore = "a"\nafter = "b"\nreason = "one\\ntwo"\n', r"entry 1, reason: String should match"),
-        ('[[mutant]]\nfile = "toy"\nfunction = "scaled"\nbefore = "a"\nafter = "b"\nreason = "fine"\nverdict = "x"\n', r"entry 1, verdict: Extra inputs"),
+        (
+            '[[mutant]]\nfile = "toy"\nfunction = "scaled"\nbefore = "a"\nafter = "b"\n',
+            r"entry 1, reason: Field required",
+        ),
+        (
+            '[[mutant]]\nfile = "toy"\nfunction = "scaled"\nbefore = "a"\nafter = "b"\nreason = "one\\ntwo"\n',
+            r"entry 1, reason: String should match",
+        ),
+        (
+            '[[mutant]]\nfile = "toy"\nfunction = "scaled"\nbefore = "a"\nafter = "b"\nreason = "fine"\nverdict = "x"\n',
+            r"entry 1, verdict: Extra inputs",
+        ),
         ("[[mutant]\n", r"not valid TOML"),
         ('[[mutants]]\nfile = "toy"\n', r"mutants: Extra inputs"),
     ],
@@ -121,7 +144,15 @@ def test_no_list_is_an_empty_list(tmp_path):
 
 def stored(*tests: tuple[str, str]) -> dict:
     """A class result as the results folder keeps it: (module, outcome) per test."""
-    return {"error": None, "report": {"tests": [{"module": module, "outcome": outcome, "name": f"{module}: test {n}"} for n, (module, outcome) in enumerate(tests)]}}
+    return {
+        "error": None,
+        "report": {
+            "tests": [
+                {"module": module, "outcome": outcome, "name": f"{module}: test {n}"}
+                for n, (module, outcome) in enumerate(tests)
+            ]
+        },
+    }
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +172,10 @@ def test_verdicts(toy_mutants):
 
 def test_only_the_mutants_own_file_can_kill_it(toy_mutants):
     """A test of another file (one the mutant's submission lacks) failing is no kill."""
-    assert judge(toy_mutants[0], stored(("toy", "passed"), ("softmax", "error"), ("masks", "failed")), []).status == SURVIVED
+    assert (
+        judge(toy_mutants[0], stored(("toy", "passed"), ("softmax", "error"), ("masks", "failed")), []).status
+        == SURVIVED
+    )
 
 
 def test_a_listed_survivor_is_equivalent_and_a_listed_kill_is_flagged(toy_mutants):
@@ -151,14 +185,22 @@ def test_a_listed_survivor_is_equivalent_and_a_listed_kill_is_flagged(toy_mutant
     assert survivor.status == EQUIVALENT and not survivor.listed_wrongly
     killed = judge(mutant, stored(("toy", "failed")), [entry])
     assert killed.status == KILLED and killed.listed_wrongly
-    other_file = EquivalentMutant(file="masks", function="scaled", before=mutant.before, after=mutant.after, reason="the same")
+    other_file = EquivalentMutant(
+        file="masks", function="scaled", before=mutant.before, after=mutant.after, reason="the same"
+    )
     assert judge(mutant, stored(("toy", "passed")), [other_file]).status == SURVIVED
 
 
 def test_the_score_leaves_equivalent_mutants_out(toy_mutants):
     a, b, c, d, e = toy_mutants[:5]
     entry = EquivalentMutant(file="toy", function="scaled", before=e.before, after=e.after, reason="the same")
-    verdicts = [judge(a, stored(("toy", "failed")), []), judge(b, stored(("toy", "timed out")), []), judge(c, stored(("toy", "passed")), []), judge(d, stored(("toy", "failed")), []), judge(e, stored(("toy", "passed")), [entry])]
+    verdicts = [
+        judge(a, stored(("toy", "failed")), []),
+        judge(b, stored(("toy", "timed out")), []),
+        judge(c, stored(("toy", "passed")), []),
+        judge(d, stored(("toy", "failed")), []),
+        judge(e, stored(("toy", "passed")), [entry]),
+    ]
     (score,) = scores(verdicts)
     assert (score.killed, score.timed_out, score.survived, score.equivalent, score.mutants) == (2, 1, 1, 1, 5)
     assert score.score == pytest.approx(3 / 4)
@@ -168,7 +210,9 @@ def test_the_score_leaves_equivalent_mutants_out(toy_mutants):
 
 
 def test_an_entry_that_names_no_mutant_is_stale(toy_mutants):
-    current = EquivalentMutant(file="toy", function="scaled", before=toy_mutants[0].before, after=toy_mutants[0].after, reason="r")
+    current = EquivalentMutant(
+        file="toy", function="scaled", before=toy_mutants[0].before, after=toy_mutants[0].after, reason="r"
+    )
     gone = EquivalentMutant(file="toy", function="scaled", before="y = x / n", after="y = x * n", reason="r")
     elsewhere = EquivalentMutant(file="masks", function="causal_mask", before="a", after="b", reason="r")
     assert stale_entries([current, gone, elsewhere], toy_mutants, ["toy"]) == [gone]
@@ -178,7 +222,13 @@ def test_an_entry_that_names_no_mutant_is_stale(toy_mutants):
 
 
 def attnlab(*args: str, course: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "attnlab.cli", *args, "--course", str(course)], capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "120"})
+    return subprocess.run(
+        [sys.executable, "-m", "attnlab.cli", *args, "--course", str(course)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "COLUMNS": "120"},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -190,18 +240,36 @@ def weakened_course(tmp_path_factory):
         shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
     tests = root / "solutions" / "hidden_tests" / "test_masks.py"
     tree = ast.parse(tests.read_text())
-    kept = [node for node in tree.body if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test_causal"))]
+    kept = [
+        node for node in tree.body if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test_causal"))
+    ]
     tests.write_text(ast.unparse(ast.Module(body=kept, type_ignores=[])))
     points = root / "solutions" / "hidden_tests" / "points.toml"
-    points.write_text("\n".join(line for line in points.read_text().splitlines() if not line.startswith("test_causal_mask")))
-    write_list(root / "solutions", '[[mutant]]\nfile = "masks"\nfunction = "padding_mask"\nbefore = "return np.arange(max_len)[None, :] < lengths[:, None]"\nafter = "return np.arange(max_len)[None, :] <= lengths[:, None]"\nreason = "wrongly listed: off by one"\n\n[[mutant]]\nfile = "masks"\nfunction = "causal_mask"\nbefore = "return np.tri(n, dtype=bool)"\nafter = "return np.tri(n)"\nreason = "the code changed since"\n')
+    points.write_text(
+        "\n".join(line for line in points.read_text().splitlines() if not line.startswith("test_causal_mask"))
+    )
+    write_list(
+        root / "solutions",
+        '[[mutant]]\nfile = "masks"\nfunction = "padding_mask"\nbefore = "return np.arange(max_len)[None, :] < lengths[:, None]"\nafter = "return np.arange(max_len)[None, :] <= lengths[:, None]"\nreason = "wrongly listed: off by one"\n\n[[mutant]]\nfile = "masks"\nfunction = "causal_mask"\nbefore = "return np.tri(n, dtype=bool)"\nafter = "return np.tri(n)"\nreason = "the code changed since"\n',
+    )
     return root
 
 
 @pytest.fixture(scope="module")
 def weakened_audit(weakened_course, tmp_path_factory):
     markdown = tmp_path_factory.mktemp("summary") / "audit.md"
-    done = attnlab("audit", "--only", "masks", "--jobs", "2", "--markdown", str(markdown), "--fail-under", "98", course=weakened_course)
+    done = attnlab(
+        "audit",
+        "--only",
+        "masks",
+        "--jobs",
+        "2",
+        "--markdown",
+        str(markdown),
+        "--fail-under",
+        "98",
+        course=weakened_course,
+    )
     return done, markdown.read_text() if markdown.exists() else ""
 
 
@@ -218,7 +286,9 @@ def test_the_audit_finds_what_the_tests_miss(weakened_audit):
     assert "| masks.py | padding_mask | 4 | 4 | 0 | 0 | 0 | 100.0% |" in markdown
     assert "Mutants" in done.stderr and f"{len(causal)}/{len(causal)}" in done.stderr  # the progress bar
     error = done.stderr.strip().splitlines()[-1]
-    assert error.startswith("attnlab: error: the audit falls short of 98%: causal_mask at 0.0%; 1 mutant listed as equivalent but caught; 1 stale entry in equivalent_mutants.toml")
+    assert error.startswith(
+        "attnlab: error: the audit falls short of 98%: causal_mask at 0.0%; 1 mutant listed as equivalent but caught; 1 stale entry in equivalent_mutants.toml"
+    )
     assert "Traceback" not in done.stderr
 
 
@@ -248,14 +318,20 @@ def test_a_malformed_list_stops_the_audit_before_grading(tmp_path):
     write_list(tmp_path / "solutions", '[[mutant]]\nfile = "masks"\n')
     done = attnlab("audit", "--only", "masks", course=tmp_path)
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines()[-1].startswith(f"attnlab: error: {tmp_path / 'solutions' / EQUIVALENTS_FILE}: entry 1, function: Field required")
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .startswith(f"attnlab: error: {tmp_path / 'solutions' / EQUIVALENTS_FILE}: entry 1, function: Field required")
+    )
 
 
 def test_help_reads_well():
     done = attnlab("audit", "--help", course=REPO)
     assert done.returncode == 0
     assert "Would the hidden tests catch a bug?" in done.stdout and "equivalent_mutants.toml" in done.stdout
-    main_help = subprocess.run([sys.executable, "-m", "attnlab.cli", "--help"], capture_output=True, text=True, timeout=60).stdout
+    main_help = subprocess.run(
+        [sys.executable, "-m", "attnlab.cli", "--help"], capture_output=True, text=True, timeout=60
+    ).stdout
     assert "attnlab audit            would the hidden tests catch a bug? (their mutation score)" in main_help
 
 
@@ -263,7 +339,9 @@ def test_without_mutmut_the_audit_says_how_to_install_it():
     blocked = f"import sys; sys.modules['mutmut'] = None; from attnlab.cli import main; main(['audit', '--only', 'masks', '--course', {str(REPO)!r}])"
     done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == ["attnlab: error: attnlab audit makes its mutants with mutmut: pip install 'attnlab[audit]' (or mutmut==3.8.1)"]
+    assert done.stderr.strip().splitlines() == [
+        "attnlab: error: attnlab audit makes its mutants with mutmut: pip install 'attnlab[audit]' (or mutmut==3.8.1)"
+    ]
 
 
 def test_the_class_path_grades_a_student_on_the_files_the_plan_gives(tmp_path):

@@ -60,16 +60,29 @@ def scaffolded(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
 def test_new_exercise_writes_every_file_and_says_what_next(scaffolded):
     course, run = scaffolded
     assert run.returncode == 0, run.stderr
-    for path in (f"solutions/{NAME}.py", f"exercises/{NAME}.py", f"exercises/tests/test_{NAME}.py", f"solutions/hidden_tests/test_{NAME}.py", f"solutions/misconceptions/{NAME}.py", f"tests/submissions/buggy/{FUNCTION}_wrong_axis.py"):
+    for path in (
+        f"solutions/{NAME}.py",
+        f"exercises/{NAME}.py",
+        f"exercises/tests/test_{NAME}.py",
+        f"solutions/hidden_tests/test_{NAME}.py",
+        f"solutions/misconceptions/{NAME}.py",
+        f"tests/submissions/buggy/{FUNCTION}_wrong_axis.py",
+    ):
         assert (course / path).is_file(), path
         assert f"created {path}" in run.stderr or path.startswith("tests/")
     loaded = Course.load(course)
     assert loaded.modules[-1] == NAME and loaded.functions_in(NAME) == [FUNCTION]
     manifest = (course / "exercises" / "course.toml").read_text()
-    assert manifest.startswith((REPO / "exercises" / "course.toml").read_text().splitlines()[0]), "course.toml keeps its comments"
+    assert manifest.startswith((REPO / "exercises" / "course.toml").read_text().splitlines()[0]), (
+        "course.toml keeps its comments"
+    )
     assert "docs/authors.md" in run.stderr
-    assert stale_stubs(course / "solutions", course / "exercises", [NAME]) == [], "the stub is generated from the new solution"
-    assert load_table(course / "solutions" / "hidden_tests").paid_with[(f"test_{NAME}", "test_shape_is_kept")] == ("test_values",), "a shape test is paid with the values"
+    assert stale_stubs(course / "solutions", course / "exercises", [NAME]) == [], (
+        "the stub is generated from the new solution"
+    )
+    assert load_table(course / "solutions" / "hidden_tests").paid_with[(f"test_{NAME}", "test_shape_is_kept")] == (
+        "test_values",
+    ), "a shape test is paid with the values"
 
 
 def test_the_reference_grades_at_full_marks_and_the_stub_at_zero(scaffolded, tmp_path):
@@ -95,23 +108,28 @@ def test_the_buggy_file_loses_its_points_and_is_named(scaffolded, tmp_path):
     assert (fixture.file, fixture.breaks) == (f"{NAME}.py", FUNCTION)
     student = tmp_path / "student"
     student.mkdir()
-    (student / f"{NAME}.py").write_text(splice((course / "solutions" / f"{NAME}.py").read_text(), fixture.path.read_text()))
+    (student / f"{NAME}.py").write_text(
+        splice((course / "solutions" / f"{NAME}.py").read_text(), fixture.path.read_text())
+    )
     got, most = score(course, student, tmp_path / "buggy.json")
     assert got < most
     tests = json.loads((tmp_path / "buggy.json").read_text())["tests"]
     assert any("scaled along the wrong axis" in t["output"] for t in tests if t["score"] < t["max_score"]), tests
 
 
-@pytest.mark.parametrize(("name", "says"), [
-    ("softmax", "already has an exercise file named softmax"),
-    ("random", "random.py would hide it"),
-    ("torch", "torch.py would hide it"),
-    ("test_x", "would hide it"),
-    ("conftest", "would hide it"),
-    ("Rows", "lower-case letters"),
-    ("../evil", "lower-case letters"),
-    ("class", "lower-case letters"),
-])
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("softmax", "already has an exercise file named softmax"),
+        ("random", "random.py would hide it"),
+        ("torch", "torch.py would hide it"),
+        ("test_x", "would hide it"),
+        ("conftest", "would hide it"),
+        ("Rows", "lower-case letters"),
+        ("../evil", "lower-case letters"),
+        ("class", "lower-case letters"),
+    ],
+)
 def test_a_name_that_cannot_be_an_exercise_is_refused_and_nothing_is_written(tmp_path, name, says):
     course = copy_course(tmp_path / "course")
     before = {p: p.read_bytes() for p in course.rglob("*") if p.is_file()}
@@ -147,14 +165,26 @@ def test_new_exercise_help_reads_well():
 
 
 BROKEN = {
-    "no points": ("\n\ndef test_unlisted(student, reference):\n    \"\"\"softmax: a test with no points\"\"\"\n", None,
-                  "hidden test test_softmax.test_unlisted has no points: add `test_unlisted = POINTS` under [test_softmax]"),
-    "no docstring": ("\n\ndef test_undocumented(student, reference):\n    pass\n", "test_undocumented = 1",
-                     "hidden test test_softmax.test_undocumented: its docstring must start with 'function: property'"),
-    "paid with no test": ("\n\ndef test_property(student, reference):\n    \"\"\"softmax: a property\"\"\"\n", 'test_property = { points = 1, paid_with = ["test_valuez"] }',
-                          "test_softmax.test_property is paid with test_valuez, which is not a test under [test_softmax]"),
-    "paid with another function": ("\n\ndef test_property(student, reference):\n    \"\"\"attention_scores: a property\"\"\"\n", 'test_property = { points = 1, paid_with = ["test_values"] }',
-                                   "hidden test test_softmax.test_property tests attention_scores but is paid with test_values, a test of softmax"),
+    "no points": (
+        "\n\ndef test_unlisted(student, reference):\n    \"\"\"softmax: a test with no points\"\"\"\n",
+        None,
+        "hidden test test_softmax.test_unlisted has no points: add `test_unlisted = POINTS` under [test_softmax]",
+    ),
+    "no docstring": (
+        "\n\ndef test_undocumented(student, reference):\n    pass\n",
+        "test_undocumented = 1",
+        "hidden test test_softmax.test_undocumented: its docstring must start with 'function: property'",
+    ),
+    "paid with no test": (
+        "\n\ndef test_property(student, reference):\n    \"\"\"softmax: a property\"\"\"\n",
+        'test_property = { points = 1, paid_with = ["test_valuez"] }',
+        "test_softmax.test_property is paid with test_valuez, which is not a test under [test_softmax]",
+    ),
+    "paid with another function": (
+        "\n\ndef test_property(student, reference):\n    \"\"\"attention_scores: a property\"\"\"\n",
+        'test_property = { points = 1, paid_with = ["test_values"] }',
+        "hidden test test_softmax.test_property tests attention_scores but is paid with test_values, a test of softmax",
+    ),
 }
 
 
@@ -180,7 +210,11 @@ def test_a_course_error_is_one_filled_line_for_one_submission(broken_course):
 def test_a_course_error_is_one_filled_line_for_a_class(broken_course, tmp_path):
     course, says = broken_course
     for student in ("ada", "bob"):
-        shutil.copytree(course / "solutions", tmp_path / "class" / student, ignore=shutil.ignore_patterns("hidden_tests", "misconceptions", "__pycache__"))
+        shutil.copytree(
+            course / "solutions",
+            tmp_path / "class" / student,
+            ignore=shutil.ignore_patterns("hidden_tests", "misconceptions", "__pycache__"),
+        )
     run = attnlab("grade", tmp_path / "class", "--only", "softmax", "--course", course, "--jobs", "1")
     assert run.returncode != 0
     errors = [line for line in run.stderr.splitlines() if line.startswith("attnlab: error")]

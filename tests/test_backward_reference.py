@@ -43,7 +43,9 @@ def test_attention_backward_is_autograd(lead, n_q, n_k, d_k, d_v, masked, seed):
         mask = rng.random((n_q, n_k)) < 0.5
         mask[np.arange(n_q), rng.integers(0, n_k, n_q)] = True  # a visible key in every row
     tq, tk, tv = (torch.tensor(a, requires_grad=True) for a in (q, k, v))
-    out = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, attn_mask=None if mask is None else torch.tensor(mask))
+    out = torch.nn.functional.scaled_dot_product_attention(
+        tq, tk, tv, attn_mask=None if mask is None else torch.tensor(mask)
+    )
     out.backward(torch.tensor(grad_out))
     for mine, theirs in zip(attention_backward(q, k, v, grad_out, mask), (tq.grad, tk.grad, tv.grad)):
         np.testing.assert_allclose(mine, theirs.numpy(), atol=1e-10)

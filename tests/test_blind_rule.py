@@ -22,7 +22,13 @@ sys.path.insert(0, str(REPO / "solutions"))
 try:
     from attention import scaled_dot_product_attention
     from backward import attention_backward
-    from efficient import flash_attention, flash_attention_backward, grouped_query_attention, kv_cache_step, online_softmax_attention
+    from efficient import (
+        flash_attention,
+        flash_attention_backward,
+        grouped_query_attention,
+        kv_cache_step,
+        online_softmax_attention,
+    )
     from multihead import multi_head_attention
     from torch_attention import MultiHeadSelfAttention
 finally:  # the reference's plain module names must not shadow anything else this worker imports
@@ -136,7 +142,9 @@ def test_flash_attention_never_warns_on_a_blind_query():
     real = np.array([[False, True], [True, True]])
     with np.errstate(all="raise"):  # no -inf - (-inf), no 0 / 0, no log 0 warning, even where the result is discarded
         out, lse = flash_attention(*np.ones((3, 2, 2, 2)), 1, 1, causal=True, mask=real[:, None, :])
-        flash_attention_backward(*np.ones((3, 2, 2, 2)), out, lse, np.ones((2, 2, 2)), causal=True, mask=real[:, None, :])
+        flash_attention_backward(
+            *np.ones((3, 2, 2, 2)), out, lse, np.ones((2, 2, 2)), causal=True, mask=real[:, None, :]
+        )
 
 
 def test_the_online_softmax_never_warns_on_a_blind_query():

@@ -16,9 +16,15 @@ NOT_NAMEABLE = {"online_holds_the_full_matrix", "kv_cache_updates_its_input"}
 # Code that breaks the rule for a query that may see no key: the blind-query tests name nan, a
 # finite fill and an added fill themselves (tests/test_blind_rule.py).
 NOT_CATALOGUED = {
-    "mha_additive_minus_1e9", "online_blind_rows_nan",
-    "gqa_nan_for_blind_rows", "kv_cache_fill_minus_1e9", "torch_blind_rows_nan", "torch_mask_fill_finfo_min", "torch_additive_mask_nan_to_num",
-    "flash_blind_rows_nan", "flash_backward_nan_for_blind_rows",
+    "mha_additive_minus_1e9",
+    "online_blind_rows_nan",
+    "gqa_nan_for_blind_rows",
+    "kv_cache_fill_minus_1e9",
+    "torch_blind_rows_nan",
+    "torch_mask_fill_finfo_min",
+    "torch_additive_mask_nan_to_num",
+    "flash_blind_rows_nan",
+    "flash_backward_nan_for_blind_rows",
 }
 
 # Blind-rule fixtures whose mistake the catalogue names under the id of a fixture of its own.
@@ -43,7 +49,9 @@ def assert_costs_its_function_only(fixture, report):
     failing = [t for t in report.tests if t.outcome is not Outcome.PASSED]
     assert failing, f"{fixture.path.stem}: the hidden tests did not catch this bug"
     others = sorted({t.function for t in failing} - {fixture.breaks})
-    assert not others, f"{fixture.path.stem} should only cost {fixture.breaks}, but also failed {others}: " + "; ".join(f"{t.name}: {t.feedback[:200]}" for t in failing if t.function != fixture.breaks)
+    assert not others, f"{fixture.path.stem} should only cost {fixture.breaks}, but also failed {others}: " + "; ".join(
+        f"{t.name}: {t.feedback[:200]}" for t in failing if t.function != fixture.breaks
+    )
     for test in failing:
         assert test.feedback.strip(), f"{test.name} failed without saying why"
     # The feedback names the mistake whenever the catalogue has it (the fixture's name is the entry's id).
@@ -76,17 +84,33 @@ def test_bug_in_an_early_file_costs_nothing_in_later_files(grade_fixture, name):
     assert_costs_its_function_only(fixture, report)
     failing = {t.function for t in report.tests if t.outcome is not Outcome.PASSED}
     assert failing == {fixture.breaks}
-    assert report.max_score - report.score == sum(t.max_score for t in report.tests if t.function == fixture.breaks and t.outcome is not Outcome.PASSED)
+    assert report.max_score - report.score == sum(
+        t.max_score for t in report.tests if t.function == fixture.breaks and t.outcome is not Outcome.PASSED
+    )
 
 
 def test_the_half_precision_test_names_a_cause_only_on_evidence(grade_fixture):
     """It blamed "an angle table computed in float16" for every failure, a missing 1/√d scale
     too (which the track never named). Now the student's own float64 answer on the same input, and
     what a half-precision angle table gives, decide what is said."""
-    half = [t for t in grade_fixture(read_fixture(SUBMISSIONS / "buggy" / "torch_no_scale.py")).tests if "RoPE at T = 1024" in t.name]
+    half = [
+        t
+        for t in grade_fixture(read_fixture(SUBMISSIONS / "buggy" / "torch_no_scale.py")).tests
+        if "RoPE at T = 1024" in t.name
+    ]
     assert half and all(t.outcome is not Outcome.PASSED for t in half)
     for test in half:
-        assert "angle table" not in test.feedback and "in float64 is off by" in test.feedback and "the precision is not the cause" in test.feedback, test.feedback
+        assert (
+            "angle table" not in test.feedback
+            and "in float64 is off by" in test.feedback
+            and "the precision is not the cause" in test.feedback
+        ), test.feedback
         assert test.misconception == "torch_no_scale"
-    table = [t for t in grade_fixture(read_fixture(SUBMISSIONS / "buggy" / "torch_rope_table_in_half.py")).tests if "RoPE at T = 1024" in t.name and t.outcome is not Outcome.PASSED]
-    assert table and all("it matches an angle table computed in" in t.feedback for t in table), [t.feedback for t in table]
+    table = [
+        t
+        for t in grade_fixture(read_fixture(SUBMISSIONS / "buggy" / "torch_rope_table_in_half.py")).tests
+        if "RoPE at T = 1024" in t.name and t.outcome is not Outcome.PASSED
+    ]
+    assert table and all("it matches an angle table computed in" in t.feedback for t in table), [
+        t.feedback for t in table
+    ]

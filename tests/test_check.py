@@ -16,7 +16,9 @@ pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not
 
 
 def attnlab(*args):
-    return subprocess.run([sys.executable, "-m", "attnlab.cli", *map(str, args)], cwd=REPO, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "attnlab.cli", *map(str, args)], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
 
 
 def folder_with(tmp_path, module: str, code: str, *, prefix: str = ""):
@@ -63,12 +65,16 @@ def test_a_bare_assert_names_the_call_and_what_it_returned(tmp_path):
     """`assert 8.308e-16 > 0.001` said nothing about which call gave it."""
     never_positive = "def equivariance_gap(x, perm, w_q, w_k, w_v, add_positions=False):\n    return 0.0\n"
     text = said(attnlab("check", folder_with(tmp_path, "positions", never_positive), "--only", "positions"))
-    assert "the call: equivariance_gap(<float64 array of shape (5, 4)>, [1, 2, 3, 4, 0]" in text and "returned 0.0" in text, text
+    assert (
+        "the call: equivariance_gap(<float64 array of shape (5, 4)>, [1, 2, 3, 4, 0]" in text and "returned 0.0" in text
+    ), text
 
 
 def test_a_loop_at_the_top_of_a_file_ends_at_the_deadline_with_its_file_and_line(tmp_path):
     """A `while` at module level hung the check and plain pytest, silent, forever."""
-    folder = folder_with(tmp_path, "softmax", "", prefix="import time\n\nready = False\nwhile not ready:\n    time.sleep(0.01)\n\n")
+    folder = folder_with(
+        tmp_path, "softmax", "", prefix="import time\n\nready = False\nwhile not ready:\n    time.sleep(0.01)\n\n"
+    )
     started = time.monotonic()
     result = attnlab("check", folder, "--only", "softmax", "--only", "attention", "--timeout", "2")
     elapsed = time.monotonic() - started
@@ -77,9 +83,28 @@ def test_a_loop_at_the_top_of_a_file_ends_at_the_deadline_with_its_file_and_line
     assert "softmax.py, line 5 (time.sleep(0.01)): did not finish within 2 s while the file was imported" in text, text
     assert "scaled_dot_product_attention needs softmax.py, which cannot be imported (above)" in text, text
     assert elapsed < 30, "the file is not imported again by each test file that needs it"
-    plain = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_softmax.py", "tests/test_attention.py"], cwd=COURSE.exercises_dir,
-                           capture_output=True, text=True, timeout=120, env={**os.environ, "ATTNLAB_SUBMISSION": str(folder)})
-    assert plain.returncode != 0 and "softmax.py, line 5 (time.sleep(0.01)): did not finish within 5 s while the file was imported" in plain.stdout, plain.stdout[-3000:]
+    plain = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_softmax.py",
+            "tests/test_attention.py",
+        ],
+        cwd=COURSE.exercises_dir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "ATTNLAB_SUBMISSION": str(folder)},
+    )
+    assert (
+        plain.returncode != 0
+        and "softmax.py, line 5 (time.sleep(0.01)): did not finish within 5 s while the file was imported"
+        in plain.stdout
+    ), plain.stdout[-3000:]
 
 
 def test_a_function_that_fails_because_one_it_calls_does_says_so(tmp_path):
@@ -87,7 +112,10 @@ def test_a_function_that_fails_because_one_it_calls_does_says_so(tmp_path):
     through it. Its file is checked alone: softmax's probes say it is the one to fix."""
     folder = build_submission(tmp_path / "student", read_fixture(SUBMISSIONS / "buggy" / "softmax_global_max.py"))
     text = said(attnlab("check", folder, "--only", "attention"))
-    assert "scaled_dot_product_attention fails because softmax (in softmax.py), which it calls, does: fix that first" in text, text
+    assert (
+        "scaled_dot_product_attention fails because softmax (in softmax.py), which it calls, does: fix that first"
+        in text
+    ), text
 
 
 def test_the_probes_fail_a_function_whose_worked_examples_pass(tmp_path):
@@ -95,4 +123,6 @@ def test_the_probes_fail_a_function_whose_worked_examples_pass(tmp_path):
     is in the first block); the probes' scores grow block after block."""
     folder = build_submission(tmp_path / "student", read_fixture(SUBMISSIONS / "buggy" / "online_never_rescales.py"))
     text = said(attnlab("check", folder, "--only", "efficient"))
-    assert "✗ online_softmax_attention known mistake: the running sums are never rescaled when the maximum grows" in text, text
+    assert (
+        "✗ online_softmax_attention known mistake: the running sums are never rescaled when the maximum grows" in text
+    ), text

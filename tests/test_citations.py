@@ -18,7 +18,12 @@ def checked_files(root: Path) -> list[Path]:
         path = root / name
         found = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
         # Build outputs (an editable install's egg-info) list files as they were at the last install.
-        files += [p for p in found if p.suffix in TEXT_SUFFIXES and not any(part == "__pycache__" or part.endswith(".egg-info") for part in p.parts)]
+        files += [
+            p
+            for p in found
+            if p.suffix in TEXT_SUFFIXES
+            and not any(part == "__pycache__" or part.endswith(".egg-info") for part in p.parts)
+        ]
     return files
 
 
@@ -30,8 +35,12 @@ def test_no_engine_or_course_file_cites_a_file_outside_the_project():
 
 
 def test_the_contract_is_cited_where_the_course_states_its_rules():
-    for path in ("exercises/course.toml", "exercises/backward.py", "grader/CHANGELOG.md", 
-                 "grader/attnlab/sandbox/inside/worker.py"):
+    for path in (
+        "exercises/course.toml",
+        "exercises/backward.py",
+        "grader/CHANGELOG.md",
+        "grader/attnlab/sandbox/inside/worker.py",
+    ):
         assert "docs/contract.md" in citations((REPO / path).read_text()), path
 
 

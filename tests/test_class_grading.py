@@ -13,7 +13,17 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import COURSE, REPO, SUBMISSIONS, build_submission, hidden_test_ids, private_uids_in, process_group, processes_of, read_fixture
+from conftest import (
+    COURSE,
+    REPO,
+    SUBMISSIONS,
+    build_submission,
+    hidden_test_ids,
+    private_uids_in,
+    process_group,
+    processes_of,
+    read_fixture,
+)
 
 from attnlab.grading.suite import grade
 from attnlab.replay.kept import CACHE_NAME
@@ -26,9 +36,23 @@ BUGGY = ["softmax_ignores_axis", "sdpa_mask_inverted", "split_heads_reshape_only
 # Seconds per call: the torch track's longest test takes about 0.3 s, which another test run
 # beside this one (pytest-xdist) can make 1 s.
 DEADLINE = 2
-HOSTILE = ["infinite_loop", "allocates_20_gb", "forks_50_sleepers", "reads_the_solutions", "opens_a_socket", "writes_outside_its_folder"]
+HOSTILE = [
+    "infinite_loop",
+    "allocates_20_gb",
+    "forks_50_sleepers",
+    "reads_the_solutions",
+    "opens_a_socket",
+    "writes_outside_its_folder",
+]
 # Submissions that computed nothing and were given points by an earlier class fast path.
-FORGERS = {"harvests_answers_from_memory": "attention", "inverts_what_merge_heads_was_given": "multihead", "chains_its_masks": "masks", "chains_its_attention": "attention", "steals_answers_through_the_keyring": "multihead", "reads_a_classmates_keyring": "multihead"}
+FORGERS = {
+    "harvests_answers_from_memory": "attention",
+    "inverts_what_merge_heads_was_given": "multihead",
+    "chains_its_masks": "masks",
+    "chains_its_attention": "attention",
+    "steals_answers_through_the_keyring": "multihead",
+    "reads_a_classmates_keyring": "multihead",
+}
 
 
 def fixture(kind: str, name: str):
@@ -53,7 +77,13 @@ def make_class(folder: Path) -> Path:
 
 
 def run_grade(*args, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([*ATTNLAB, "grade", *map(str, args), "--course", str(REPO)], capture_output=True, text=True, timeout=600, **kwargs)
+    return subprocess.run(
+        [*ATTNLAB, "grade", *map(str, args), "--course", str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        **kwargs,
+    )
 
 
 def snapshot(folder: Path) -> dict:
@@ -63,8 +93,12 @@ def snapshot(folder: Path) -> dict:
 def gradebook_rows(path: Path) -> list[tuple]:
     """The gradebook without what differs between two gradings of the same work (times)."""
     with sqlite3.connect(path) as db:
-        students = db.execute("SELECT student, score, max_score, error, fingerprint FROM submissions ORDER BY student").fetchall()
-        tests = db.execute("SELECT student, number, test, status, score, max_score, feedback, misconception FROM results ORDER BY student, number").fetchall()
+        students = db.execute(
+            "SELECT student, score, max_score, error, fingerprint FROM submissions ORDER BY student"
+        ).fetchall()
+        tests = db.execute(
+            "SELECT student, number, test, status, score, max_score, feedback, misconception FROM results ORDER BY student, number"
+        ).fetchall()
     return students + tests
 
 
@@ -76,7 +110,9 @@ def graded_class(tmp_path_factory):
     for target in (Path("/tmp/attnlab-pwned"), root / "escaped.py"):
         target.unlink(missing_ok=True)
     started = time.monotonic()
-    result = run_grade(classroom, "--timeout", str(DEADLINE), "--jobs", "2", "--csv", root / "class.results" / "class.csv")
+    result = run_grade(
+        classroom, "--timeout", str(DEADLINE), "--jobs", "2", "--csv", root / "class.results" / "class.csv"
+    )
     return root, before, result, time.monotonic() - started
 
 
@@ -92,7 +128,13 @@ def test_a_mixed_class_finishes_with_every_result_saved(graded_class):
     root, _, result, _ = graded_class
     assert result.returncode == 0, result.stderr[-2000:]
     students = {p.stem for p in (root / "class.results").glob("*.json")}
-    assert students == {"ada", "bob", "empty-handed", *(f"buggy-{n}" for n in BUGGY), *(f"hostile-{n}" for n in (*HOSTILE, *FORGERS))}
+    assert students == {
+        "ada",
+        "bob",
+        "empty-handed",
+        *(f"buggy-{n}" for n in BUGGY),
+        *(f"hostile-{n}" for n in (*HOSTILE, *FORGERS)),
+    }
     assert "Score distribution" in result.stdout and "Tests most students answer wrong" in result.stdout
 
 
@@ -103,7 +145,11 @@ def test_correct_students_get_full_marks_and_buggy_ones_lose_on_their_function(g
         assert report["score"] == report["max_score"], student
     for name in BUGGY:
         data = stored(root, f"buggy-{name}")
-        function = {"softmax_ignores_axis": "softmax", "sdpa_mask_inverted": "scaled_dot_product_attention", "split_heads_reshape_only": "split_heads"}[name]
+        function = {
+            "softmax_ignores_axis": "softmax",
+            "sdpa_mask_inverted": "scaled_dot_product_attention",
+            "split_heads_reshape_only": "split_heads",
+        }[name]
         lost = {t["function"] for t in data["report"]["tests"] if t["score"] < t["max_score"]}
         assert lost == {function}, (name, lost)
 
@@ -124,7 +170,9 @@ def test_the_class_costs_its_deadlines_and_not_more(graded_class):
     # Deadlines are CPU seconds: how long one takes by the clock depends on the machine's load, so
     # what is counted is the tests that waited one out, at most one of them.
     looping = [t for t in report["tests"] if t["function"] == "softmax"]
-    assert looping and sum(t["duration"] >= DEADLINE for t in looping) <= 1, "one deadline for the looping function, not one per test"
+    assert looping and sum(t["duration"] >= DEADLINE for t in looping) <= 1, (
+        "one deadline for the looping function, not one per test"
+    )
 
 
 def test_no_process_survives_and_nothing_is_written_outside_the_results(graded_class):
@@ -140,11 +188,17 @@ def test_no_process_survives_and_nothing_is_written_outside_the_results(graded_c
 def test_the_gradebook_has_a_row_per_student_and_test_and_the_csv_a_row_per_student(graded_class):
     root, *_ = graded_class
     with sqlite3.connect(root / "class.results" / "gradebook.sqlite") as db:
-        assert db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == 3 + len(BUGGY) + len(HOSTILE) + len(FORGERS)
+        assert db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == 3 + len(BUGGY) + len(HOSTILE) + len(
+            FORGERS
+        )
         per_student = dict(db.execute("SELECT student, COUNT(*) FROM results GROUP BY student").fetchall())
-    assert set(per_student.values()) == {len(hidden_test_ids(COURSE))}, "every student has a row for every hidden test item"
+    assert set(per_student.values()) == {len(hidden_test_ids(COURSE))}, (
+        "every student has a row for every hidden test item"
+    )
     rows = list(csv.reader((root / "class.results" / "class.csv").open(newline="")))
-    assert rows[0][:5] == ["student", "total", "max_total", "softmax", "scores"] and len(rows) == 1 + 3 + len(BUGGY) + len(HOSTILE) + len(FORGERS)
+    assert rows[0][:5] == ["student", "total", "max_total", "softmax", "scores"] and len(rows) == 1 + 3 + len(
+        BUGGY
+    ) + len(HOSTILE) + len(FORGERS)
 
 
 def test_class_grading_gives_the_scores_grading_alone_gives(graded_class, fork_server):
@@ -153,7 +207,9 @@ def test_class_grading_gives_the_scores_grading_alone_gives(graded_class, fork_s
     for student in ("ada", "buggy-sdpa_mask_inverted", "hostile-allocates_20_gb"):
         alone = grade(COURSE, root / "class" / student, limits=Limits(call_seconds=DEADLINE), fork_server=fork_server)
         in_class = stored(root, student)["report"]["tests"]
-        assert [(t.name, t.outcome.value, t.score, t.misconception) for t in alone.tests] == [(t["name"], t["outcome"], t["score"], t["misconception"]) for t in in_class]
+        assert [(t.name, t.outcome.value, t.score, t.misconception) for t in alone.tests] == [
+            (t["name"], t["outcome"], t["score"], t["misconception"]) for t in in_class
+        ]
 
 
 @pytest.mark.parametrize("name", sorted(FORGERS))
@@ -162,10 +218,25 @@ def test_a_submission_that_computes_nothing_earns_nothing_in_a_class_as_alone(gr
     functions that only copy or chain earn nothing on either path."""
     root, *_ = graded_class
     student = f"hostile-{name}"
-    alone = grade(COURSE, root / "class" / student, only=[FORGERS[name]], limits=Limits(call_seconds=DEADLINE), fork_server=fork_server)
+    alone = grade(
+        COURSE,
+        root / "class" / student,
+        only=[FORGERS[name]],
+        limits=Limits(call_seconds=DEADLINE),
+        fork_server=fork_server,
+    )
     in_class = [t for t in stored(root, student)["report"]["tests"] if t["module"] == FORGERS[name]]
-    assert [(t.name, t.outcome.value, t.score) for t in alone.tests] == [(t["name"], t["outcome"], t["score"]) for t in in_class]
-    copied = {"harvests_answers_from_memory": {"scaled_dot_product_attention", "self_attention", "cross_attention"}, "inverts_what_merge_heads_was_given": {"split_heads"}, "chains_its_masks": {"causal_mask", "padding_mask"}, "chains_its_attention": {"scaled_dot_product_attention"}, "steals_answers_through_the_keyring": set(), "reads_a_classmates_keyring": set()}[name]
+    assert [(t.name, t.outcome.value, t.score) for t in alone.tests] == [
+        (t["name"], t["outcome"], t["score"]) for t in in_class
+    ]
+    copied = {
+        "harvests_answers_from_memory": {"scaled_dot_product_attention", "self_attention", "cross_attention"},
+        "inverts_what_merge_heads_was_given": {"split_heads"},
+        "chains_its_masks": {"causal_mask", "padding_mask"},
+        "chains_its_attention": {"scaled_dot_product_attention"},
+        "steals_answers_through_the_keyring": set(),
+        "reads_a_classmates_keyring": set(),
+    }[name]
     assert {t["function"] for t in in_class if t["score"] > 0} & copied == set()
     # The keyring's readers return zeros of the right shape: nothing, as a shape test is paid with the values.
     assert sum(t["score"] for t in in_class) < sum(t["max_score"] for t in in_class)
@@ -180,7 +251,9 @@ def test_a_rerun_grades_nothing_and_a_changed_or_named_submission_again(graded_c
     recorded_at = recording.stat().st_mtime_ns
     changed = run_grade(root / "class", "--timeout", str(DEADLINE), "--jobs", "1")
     assert f"1 to grade, {2 + len(BUGGY) + len(HOSTILE) + len(FORGERS)} unchanged" in " ".join(changed.stderr.split())
-    assert recording.stat().st_mtime_ns == recorded_at, "the first run's recording of the reference was loaded, not made again"
+    assert recording.stat().st_mtime_ns == recorded_at, (
+        "the first run's recording of the reference was loaded, not made again"
+    )
     assert stored(root, "ada")["report"]["score"] < stored(root, "ada")["report"]["max_score"]
     named = run_grade(root / "class", "--student", "bob", "--timeout", str(DEADLINE))
     assert "1 to grade" in " ".join(named.stderr.split())
@@ -200,7 +273,24 @@ def test_a_grader_killed_midway_resumes_and_ends_with_the_same_gradebook(tmp_pat
     assert "torch_attention" not in modules and "softmax" in modules
 
     results = tmp_path / "killed"
-    grader = subprocess.Popen([*ATTNLAB, "grade", str(classroom), "--results", str(results), "--jobs", "2", "--track", "numpy", "--course", str(REPO)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    grader = subprocess.Popen(
+        [
+            *ATTNLAB,
+            "grade",
+            str(classroom),
+            "--results",
+            str(results),
+            "--jobs",
+            "2",
+            "--track",
+            "numpy",
+            "--course",
+            str(REPO),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     grader_pids: set[int] = set()  # its slots' private users are derived from their ids
     while time.monotonic() < deadline and len(list(results.glob("student*.json"))) < 2:
@@ -235,7 +325,25 @@ def test_a_signal_to_the_graders_own_process_leaves_no_process_behind(tmp_path, 
     for index in range(4):
         build_submission(classroom / f"student{index}", fixture("correct", "softmax_logsumexp"))
     results = tmp_path / "results"
-    grader = subprocess.Popen([*ATTNLAB, "grade", str(classroom), "--results", str(results), "--jobs", "2", "--track", "numpy", "--course", str(REPO)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    grader = subprocess.Popen(
+        [
+            *ATTNLAB,
+            "grade",
+            str(classroom),
+            "--results",
+            str(results),
+            "--jobs",
+            "2",
+            "--track",
+            "numpy",
+            "--course",
+            str(REPO),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not list(results.glob("student*.json")):
         time.sleep(0.05)
@@ -266,7 +374,11 @@ def test_a_gradescope_group_is_graded_once_and_each_member_gets_the_result(tmp_p
     # One grading, two results: the same report to the microsecond of its duration.
     assert ann["report"] == ben["report"] and ann["fingerprint"] == ben["fingerprint"]
     with sqlite3.connect(tmp_path / "class.results" / "gradebook.sqlite") as db:
-        assert db.execute("SELECT student FROM submissions ORDER BY student").fetchall() == [("11",), ("12",), ("cy@example.org",)]
+        assert db.execute("SELECT student FROM submissions ORDER BY student").fetchall() == [
+            ("11",),
+            ("12",),
+            ("cy@example.org",),
+        ]
 
 
 def test_two_classes_side_by_side_keep_their_results_apart(tmp_path):
@@ -280,7 +392,10 @@ def test_two_classes_side_by_side_keep_their_results_apart(tmp_path):
         assert done.returncode == 0, done.stderr[-2000:]
     kept = snapshot(tmp_path / "class.results")
     assert {p.stem for p in (tmp_path / "class.results").glob("*.json")} == {"alice"}
-    scores = {folder: json.loads((tmp_path / f"{folder}.results" / "alice.json").read_text())["report"]["score"] for folder in ("class", "stray")}
+    scores = {
+        folder: json.loads((tmp_path / f"{folder}.results" / "alice.json").read_text())["report"]["score"]
+        for folder in ("class", "stray")
+    }
     assert scores["class"] > scores["stray"]
     refused = run_grade(tmp_path / "stray", "--only", "softmax", "--results", tmp_path / "class.results")
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr

@@ -16,10 +16,14 @@ import pytest
 from conftest import COURSE, SUBMISSIONS, build_submission, read_fixture
 
 from attnlab.grading.suite import grade
-from attnlab.sandbox.host import ForkServer, Limits, bwrap_path
-from attnlab.sandbox.environment import SandboxEnvironment
+from attnlab.sandbox.host import Limits, bwrap_path
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="workers change user, and have groups of their own, only when the grader runs as root")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        os.geteuid() != 0, reason="workers change user, and have groups of their own, only when the grader runs as root"
+    ),
+]
 
 
 def hostile(name):
@@ -36,7 +40,13 @@ def environment(mode: str) -> dict:
 
 
 def attnlab(mode: str, *args) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "attnlab.cli", *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment(mode))
+    return subprocess.Popen(
+        [sys.executable, "-m", "attnlab.cli", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment(mode),
+    )
 
 
 def finished(process: subprocess.Popen) -> None:
@@ -64,9 +74,13 @@ def test_an_honest_slow_submission_scores_the_same_beside_a_cpu_hog_as_beside_an
         report = json.loads((classroom.parent / f"{classroom.name}.results" / "a-slow.json").read_text())["report"]
         scores[f"in a class beside the {neighbour}"] = (report["score"], report["max_score"])
     # Alone: graded while the hog is graded by another grading process.
-    hog_alone = attnlab(mode, "grade", build_submission(tmp_path / "hog-alone", hog), *SLOW, "--json", tmp_path / "hog.json")
+    hog_alone = attnlab(
+        mode, "grade", build_submission(tmp_path / "hog-alone", hog), *SLOW, "--json", tmp_path / "hog.json"
+    )
     time.sleep(2)  # its burners are running
-    slow_alone = attnlab(mode, "grade", build_submission(tmp_path / "slow-alone", slow), *SLOW, "--json", tmp_path / "slow.json")
+    slow_alone = attnlab(
+        mode, "grade", build_submission(tmp_path / "slow-alone", slow), *SLOW, "--json", tmp_path / "slow.json"
+    )
     finished(slow_alone)
     finished(hog_alone)
     report = json.loads((tmp_path / "slow.json").read_text())
@@ -80,7 +94,14 @@ def _hoarders(uids: set[int], hoard: int) -> int:
     for entry in Path("/proc").iterdir():
         with contextlib.suppress(OSError, ValueError):
             if entry.name.isdigit() and entry.stat().st_uid in uids:
-                anon = next((int(line.split()[1]) << 10 for line in (entry / "status").read_text().splitlines() if line.startswith("RssAnon:")), 0)
+                anon = next(
+                    (
+                        int(line.split()[1]) << 10
+                        for line in (entry / "status").read_text().splitlines()
+                        if line.startswith("RssAnon:")
+                    ),
+                    0,
+                )
                 count += anon >= hoard
     return count
 
@@ -146,7 +167,10 @@ def test_a_submissions_processes_hold_no_more_than_its_budget_together(slot, tmp
         # Alone, the old grader kept all five at once; in a class one watching worker serves every
         # function (and may come and go between two looks): never more than one either way.
         assert most[0] == 1 if path == "alone" else most[0] <= 1, (path, most[0])
-        assert report.score == report.max_score, (path, [t.feedback[:300] for t in report.tests if t.score < t.max_score])
+        assert report.score == report.max_score, (
+            path,
+            [t.feedback[:300] for t in report.tests if t.score < t.max_score],
+        )
 
 
 def test_a_submission_past_its_budget_is_out_of_memory_in_words(slot, tmp_path):

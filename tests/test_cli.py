@@ -16,7 +16,14 @@ COMMANDS = [[], ["grade"], ["feedback"], ["check"], ["stubs"], ["quiz"]]
 
 
 def attnlab(*args, cwd=REPO, env=None):
-    return subprocess.run([sys.executable, "-m", "attnlab.cli", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "attnlab.cli", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "attnlab")
@@ -46,12 +53,18 @@ def test_one_submission_may_be_a_zip_or_notebooks_as_in_a_class(tmp_path):
     for submission in (tmp_path / "ada.zip", tmp_path / "bob"):
         result = attnlab("grade", submission, "--only", "softmax", "--json", tmp_path / "out.json")
         assert result.returncode == 0, result.stderr
-        assert str(submission) in "".join(line.rstrip() for line in result.stdout.splitlines())  # its name, not the staging's
+        assert str(submission) in "".join(
+            line.rstrip() for line in result.stdout.splitlines()
+        )  # its name, not the staging's
         data = json.loads((tmp_path / "out.json").read_text())
         assert data["score"] == data["extra_data"]["max_score"] > 0
     (tmp_path / "broken.zip").write_text("not a zip")
     result = attnlab("grade", tmp_path / "broken.zip")
-    assert result.returncode == 2 and "broken.zip: not a readable zip" in result.stderr and "Traceback" not in result.stderr
+    assert (
+        result.returncode == 2
+        and "broken.zip: not a readable zip" in result.stderr
+        and "Traceback" not in result.stderr
+    )
 
 
 def test_a_results_folder_that_cannot_be_written_is_one_line_before_any_grading(tmp_path):
@@ -67,7 +80,9 @@ def test_a_results_folder_that_cannot_be_written_is_one_line_before_any_grading(
 def test_grade_writes_an_html_report(tmp_path):
     submission = tmp_path / "sub"
     submission.mkdir()
-    (submission / "masks.py").write_text("import numpy as np\n\ndef causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool))\n\ndef padding_mask(lengths, max_len):\n    return np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]\n")
+    (submission / "masks.py").write_text(
+        "import numpy as np\n\ndef causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool))\n\ndef padding_mask(lengths, max_len):\n    return np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]\n"
+    )
     result = attnlab("grade", submission, "--only", "masks", "--html", tmp_path / "report.html")
     assert result.returncode == 0, result.stderr
     page = (tmp_path / "report.html").read_text()
@@ -77,7 +92,9 @@ def test_grade_writes_an_html_report(tmp_path):
 def test_grade_explain_shows_the_whole_feedback(tmp_path):
     submission = tmp_path / "sub"
     submission.mkdir()
-    (submission / "masks.py").write_text("import numpy as np\n\ndef causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool))\n\ndef padding_mask(lengths, max_len):\n    raise NotImplementedError\n")
+    (submission / "masks.py").write_text(
+        "import numpy as np\n\ndef causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool))\n\ndef padding_mask(lengths, max_len):\n    raise NotImplementedError\n"
+    )
     result = attnlab("grade", submission, "--only", "masks", "--explain")
     assert result.returncode == 0, result.stderr
     assert "causal_mask: the 4×4 mask of the lesson" in result.stdout
@@ -115,8 +132,11 @@ def test_check_reference_passes_and_stubs_do_not():
 
 
 def test_check_says_which_function_it_waits_for(tmp_path):
-    (tmp_path / "multihead.py").write_text((COURSE.exercises_dir / "multihead.py").read_text().replace(
-        'raise NotImplementedError("merge_heads is not implemented yet")', "return x"))
+    (tmp_path / "multihead.py").write_text(
+        (COURSE.exercises_dir / "multihead.py")
+        .read_text()
+        .replace('raise NotImplementedError("merge_heads is not implemented yet")', "return x")
+    )
     result = attnlab("check", tmp_path)
     assert "needs split_heads (in multihead.py) first" in result.stdout
 
@@ -139,8 +159,14 @@ def test_stubs_check_is_clean():
 
 
 def test_public_tests_run_with_plain_pytest():
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=COURSE.exercises_dir,
-                            capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "ATTNLAB_SUBMISSION": str(COURSE.solutions_dir)})
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=COURSE.exercises_dir,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**__import__("os").environ, "ATTNLAB_SUBMISSION": str(COURSE.solutions_dir)},
+    )
     assert result.returncode == 0, result.stdout[-2000:]
     assert " passed" in result.stdout.splitlines()[-1]
 
@@ -150,8 +176,14 @@ def test_plain_pytest_stops_a_loop_that_never_ends_too(tmp_path):
     loop = "\n\ndef softmax(x, axis=-1):\n    while True:\n        pass\n"
     (tmp_path / "softmax.py").write_text((COURSE.solutions_dir / "softmax.py").read_text() + loop)
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_softmax.py"], cwd=COURSE.exercises_dir,
-                            capture_output=True, text=True, timeout=120, env={**__import__("os").environ, "ATTNLAB_SUBMISSION": str(tmp_path)})
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_softmax.py"],
+        cwd=COURSE.exercises_dir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "ATTNLAB_SUBMISSION": str(tmp_path)},
+    )
     elapsed = time.monotonic() - started
     assert result.returncode == 1, result.stdout[-2000:]
     assert "TestTookTooLong: did not finish within 5 s: a loop that never ends?" in result.stdout
@@ -188,21 +220,36 @@ def test_a_students_copy_names_the_mistake_from_the_probe_book(tmp_path):
     folder = buggy_folder(tmp_path, "softmax_global_max")
     result = attnlab("check", folder, "--only", "softmax", "--course", course)
     text = " ".join(result.stdout.split())
-    assert result.returncode == 1 and "known mistake: the maximum of the whole array is subtracted, not each row's" in text, text
-    plain = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_softmax.py"], cwd=course / "exercises",
-                           capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "ATTNLAB_SUBMISSION": str(folder)})
-    assert plain.returncode == 1 and "This looks like a known mistake: the maximum of the whole array is subtracted" in plain.stdout, plain.stdout[-2000:]
+    assert (
+        result.returncode == 1 and "known mistake: the maximum of the whole array is subtracted, not each row's" in text
+    ), text
+    plain = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_softmax.py"],
+        cwd=course / "exercises",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**__import__("os").environ, "ATTNLAB_SUBMISSION": str(folder)},
+    )
+    assert (
+        plain.returncode == 1
+        and "This looks like a known mistake: the maximum of the whole array is subtracted" in plain.stdout
+    ), plain.stdout[-2000:]
 
 
 def without_torch(*args, cwd=REPO):
     """``attnlab`` in a process where torch cannot be imported, as on a student's machine without it."""
     script = "import sys; sys.modules['torch'] = None; from attnlab.cli import main; main()"
-    return subprocess.run([sys.executable, "-c", script, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", script, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
 
 
 def reference_folder(tmp_path):
     folder = tmp_path / "work"
-    shutil.copytree(COURSE.solutions_dir, folder, ignore=shutil.ignore_patterns("hidden_tests", "misconceptions", "__pycache__"))
+    shutil.copytree(
+        COURSE.solutions_dir, folder, ignore=shutil.ignore_patterns("hidden_tests", "misconceptions", "__pycache__")
+    )
     return folder
 
 
@@ -212,9 +259,14 @@ def test_check_names_a_module_that_is_not_installed_and_checks_every_other_file(
     (folder / "attention.py").write_text("import scipy_is_not_installed\n" + (folder / "attention.py").read_text())
     result = attnlab("check", folder, "--track", "numpy")
     text = " ".join(result.stdout.split())
-    assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr and "exit code" not in result.stderr, result.stdout + result.stderr
+    assert (
+        result.returncode == 1 and "Traceback" not in result.stdout + result.stderr and "exit code" not in result.stderr
+    ), result.stdout + result.stderr
     # Installed or not, the course does not offer it: the check says so as the grader's sandbox would.
-    assert "attention.py, line 1 (import scipy_is_not_installed): `scipy_is_not_installed` is not available to attention.py in this course" in text
+    assert (
+        "attention.py, line 1 (import scipy_is_not_installed): `scipy_is_not_installed` is not available to attention.py in this course"
+        in text
+    )
     assert "Remove this import: the grader will not import it." in text
     lines = {line.split()[1]: line for line in result.stdout.splitlines() if len(line.split()) > 2}
     assert "passed" in lines["softmax"] and "passed" in lines["causal_mask"]  # the other files are still checked
@@ -222,10 +274,19 @@ def test_check_names_a_module_that_is_not_installed_and_checks_every_other_file(
     assert "multi_head_attention needs attention.py, which cannot be imported (above)" in text
 
 
-@pytest.mark.parametrize("broken, expected", [
-    ("def softmax(x, axis=-1):\n    return x +\n", "softmax.py, line 2 (return x +): invalid syntax. Python cannot read this file: fix that line"),
-    ("import numpy as np\nTABLE = 1 / 0\n\ndef softmax(x, axis=-1):\n    return x\n", "softmax.py, line 2 (TABLE = 1 / 0): ZeroDivisionError: division by zero, while the file was imported."),
-])
+@pytest.mark.parametrize(
+    "broken, expected",
+    [
+        (
+            "def softmax(x, axis=-1):\n    return x +\n",
+            "softmax.py, line 2 (return x +): invalid syntax. Python cannot read this file: fix that line",
+        ),
+        (
+            "import numpy as np\nTABLE = 1 / 0\n\ndef softmax(x, axis=-1):\n    return x\n",
+            "softmax.py, line 2 (TABLE = 1 / 0): ZeroDivisionError: division by zero, while the file was imported.",
+        ),
+    ],
+)
 def test_check_names_a_file_that_fails_at_import_in_a_students_copy(tmp_path, broken, expected):
     """A student's copy has no solutions/: a file Python cannot read must not stop the check either."""
     course = tmp_path / "course"
@@ -244,13 +305,19 @@ def test_check_without_torch_says_the_pytorch_track_needs_it(tmp_path):
     folder = reference_folder(tmp_path)
     every = without_torch("check", folder)
     text = " ".join(every.stdout.split())
-    assert "torch_attention.py not checked: it needs torch, which is not installed. pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in text, every.stdout + every.stderr
+    assert (
+        "torch_attention.py not checked: it needs torch, which is not installed. pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+        in text
+    ), every.stdout + every.stderr
     numpy_functions = len([f for f in COURSE.functions if not COURSE.needs_of(f.module)])
     assert f"{numpy_functions} of {numpy_functions} functions pass" in text
     for args in (["--track", "torch"], ["--only", "torch_attention"]):
         alone = without_torch("check", folder, *args)
         assert alone.returncode == 2 and alone.stderr.count("\n") == 1 and "exit code" not in alone.stderr, alone.stderr
-        assert "torch_attention.py not checked: it needs torch" in alone.stderr and "download.pytorch.org/whl/cpu" in alone.stderr
+        assert (
+            "torch_attention.py not checked: it needs torch" in alone.stderr
+            and "download.pytorch.org/whl/cpu" in alone.stderr
+        )
 
 
 def test_check_counts_one_function_as_one(tmp_path):

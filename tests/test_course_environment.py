@@ -94,14 +94,21 @@ def test_a_package_the_course_allows_is_importable_and_others_fail_in_their_file
     with sandbox_mode(mode):
         report = grade(einops_course, submission, only=["softmax", "scores", "masks", "multihead"])
     assert ("bubblewrap sandbox" in report.sandbox) == (mode == "bwrap")
-    assert {f: o for f, (o, _) in outcomes(report, "multihead").items()} == dict.fromkeys(["split_heads", "merge_heads", "multi_head_attention"], Outcome.PASSED)
-    assert {o for o, _ in outcomes(report, "softmax").values()} == {Outcome.PASSED}, "a file that imports nothing else is not touched"
-    (outcome, feedback), = set(outcomes(report, "scores").values())
+    assert {f: o for f, (o, _) in outcomes(report, "multihead").items()} == dict.fromkeys(
+        ["split_heads", "merge_heads", "multi_head_attention"], Outcome.PASSED
+    )
+    assert {o for o, _ in outcomes(report, "softmax").values()} == {Outcome.PASSED}, (
+        "a file that imports nothing else is not touched"
+    )
+    ((outcome, feedback),) = set(outcomes(report, "scores").values())
     assert outcome is Outcome.ERROR
-    assert "`yaml` is not available to scores.py in this course (scores.py may import numpy, einops, Python's standard library and the course's files)" in feedback
+    assert (
+        "`yaml` is not available to scores.py in this course (scores.py may import numpy, einops, Python's standard library and the course's files)"
+        in feedback
+    )
     # The grader's own modules are not the student's to import, in either mode (the rule refuses
     # them before the sandbox, which holds only its wire and worker, is even asked).
-    (outcome, feedback), = set(outcomes(report, "masks").values())
+    ((outcome, feedback),) = set(outcomes(report, "masks").values())
     assert outcome is Outcome.ERROR and "`attnlab` is not available to masks.py in this course" in feedback
 
 
@@ -117,7 +124,9 @@ def test_a_package_the_course_does_not_allow_fails_in_every_mode(mode, submissio
 
 def test_the_course_warm_up_runs_before_workers_are_forked(tmp_path, capfd):
     warm = "import einops\neinops.warmed_by_the_course = True\n"
-    course = course_copy(tmp_path / "course", ["einops"], 'einops = "solutions/warm_einops.py"\n')  # course.toml ends in [course.warmup]
+    course = course_copy(
+        tmp_path / "course", ["einops"], 'einops = "solutions/warm_einops.py"\n'
+    )  # course.toml ends in [course.warmup]
     (course / "solutions" / "warm_einops.py").write_text(warm)
     student = build_submission(tmp_path / "student", read_fixture(PACKAGES / "multihead_with_warm_einops.py"))
     report = grade(Course.load(course), student, only=["multihead"])
@@ -139,24 +148,29 @@ def test_the_bundled_torch_warm_up_runs_on_its_own():
     assert "attention" not in (REPO / "grader" / "attnlab" / "sandbox" / "inside" / "forkserver.py").read_text().lower()
 
 
-@pytest.mark.parametrize(("name", "says"), [
-    ("attnlab", "it is the grader itself"),
-    ("ATTNLAB", "it is the grader itself"),
-    ("solutions", "reference solutions"),
-    ("hidden_tests", "hidden tests"),
-    ("../solutions", "never a path"),
-    ("/usr/lib/python3", "never a path"),
-    ("scikit-learn", "'scikit_learn'"),
-    ("einops.layers", "its import name"),
-    ("os", "standard library"),
-    ("numpy", "always available"),
-    ("softmax", "exercise file of the course"),
-    (3, "must be a list of import names"),
-])
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("attnlab", "it is the grader itself"),
+        ("ATTNLAB", "it is the grader itself"),
+        ("solutions", "reference solutions"),
+        ("hidden_tests", "hidden tests"),
+        ("../solutions", "never a path"),
+        ("/usr/lib/python3", "never a path"),
+        ("scikit-learn", "'scikit_learn'"),
+        ("einops.layers", "its import name"),
+        ("os", "standard library"),
+        ("numpy", "always available"),
+        ("softmax", "exercise file of the course"),
+        (3, "must be a list of import names"),
+    ],
+)
 def test_a_name_a_course_must_not_offer_is_refused_in_one_line(tmp_path, name, says):
     course = course_copy(tmp_path / "course")
     manifest = course / "exercises" / "course.toml"
-    manifest.write_text(re.sub(r"^packages = .*$", f"packages = [{name!r}]".replace("'", '"'), manifest.read_text(), flags=re.M))
+    manifest.write_text(
+        re.sub(r"^packages = .*$", f"packages = [{name!r}]".replace("'", '"'), manifest.read_text(), flags=re.M)
+    )
     with pytest.raises(CourseError, match=re.escape(says)) as refused:
         Course.load(course)
     assert "\n" not in str(refused.value)
@@ -165,7 +179,9 @@ def test_a_name_a_course_must_not_offer_is_refused_in_one_line(tmp_path, name, s
 def test_a_track_library_is_checked_like_a_package(tmp_path):
     course = course_copy(tmp_path / "course")
     manifest = course / "exercises" / "course.toml"
-    manifest.write_text(manifest.read_text().replace('torch_attention = ["torch"]', 'torch_attention = ["torch", "attnlab"]'))
+    manifest.write_text(
+        manifest.read_text().replace('torch_attention = ["torch"]', 'torch_attention = ["torch", "attnlab"]')
+    )
     with pytest.raises(CourseError, match="it is the grader itself"):
         Course.load(course)
 
@@ -174,7 +190,11 @@ def test_a_warm_up_must_be_a_small_file_of_the_course(tmp_path):
     course = course_copy(tmp_path / "course")
     manifest = course / "exercises" / "course.toml"
     text = manifest.read_text()
-    for value, says in (('"/etc/passwd"', "inside the course folder"), ('"../outside.py"', "inside the course folder"), ('"solutions/none.py"', "does not exist")):
+    for value, says in (
+        ('"/etc/passwd"', "inside the course folder"),
+        ('"../outside.py"', "inside the course folder"),
+        ('"solutions/none.py"', "does not exist"),
+    ):
         manifest.write_text(text.replace('torch = "solutions/warmup_torch.py"', f"torch = {value}"))
         with pytest.raises(CourseError, match=says):
             Course.load(course)
@@ -185,10 +205,17 @@ def test_a_warm_up_must_be_a_small_file_of_the_course(tmp_path):
 
 def test_a_package_that_is_not_installed_stops_grading_in_one_line(tmp_path):
     course = course_copy(tmp_path / "course", ["surely_not_installed_pkg"])
-    run = subprocess.run([*ATTNLAB, "grade", str(course / "solutions"), "--only", "softmax", "--course", str(course)], capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [*ATTNLAB, "grade", str(course / "solutions"), "--only", "softmax", "--course", str(course)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode != 0
     lines = [line for line in run.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and "surely_not_installed_pkg, which is not installed where the grader runs" in lines[0], run.stderr
+    assert len(lines) == 1 and "surely_not_installed_pkg, which is not installed where the grader runs" in lines[0], (
+        run.stderr
+    )
     assert "Traceback" not in run.stderr
 
 
@@ -214,13 +241,25 @@ def test_attnlab_check_holds_the_students_files_to_the_courses_packages(tmp_path
     student = tmp_path / "student"
     build_submission(student, read_fixture(PACKAGES / "multihead_with_einops.py"))
     (student / "scores.py").write_text("import yaml\n" + (student / "scores.py").read_text())
-    bundled = subprocess.run([*ATTNLAB, "check", str(student), "--only", "scores", "--only", "multihead", "--course", str(REPO)], capture_output=True, text=True, timeout=300)
+    bundled = subprocess.run(
+        [*ATTNLAB, "check", str(student), "--only", "scores", "--only", "multihead", "--course", str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     said = " ".join(bundled.stdout.split())
     assert "scores.py, line 1 (import yaml): `yaml` is not available to scores.py in this course" in said, said
-    assert "`einops` is not available to multihead.py in this course" in said and "the grader will not import it" in said
+    assert (
+        "`einops` is not available to multihead.py in this course" in said and "the grader will not import it" in said
+    )
     # In the check a file imports the student's own earlier files: those must import too.
     (student / "scores.py").write_text((student / "scores.py").read_text().removeprefix("import yaml\n"))
-    allowing = subprocess.run([*ATTNLAB, "check", str(student), "--only", "multihead", "--course", str(einops_course.root)], capture_output=True, text=True, timeout=300)
+    allowing = subprocess.run(
+        [*ATTNLAB, "check", str(student), "--only", "multihead", "--course", str(einops_course.root)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     said = " ".join(allowing.stdout.split())
     assert "not available" not in said and "✓ split_heads" in said, said
 
@@ -248,6 +287,8 @@ def test_one_import_rule_everywhere(tmp_path, class_session):
         found = outcomes(report, "masks")
         assert {o for o, _ in found.values()} == {Outcome.ERROR}, report.sandbox
         assert all(refusal in feedback for _, feedback in found.values()), [f for _, f in found.values()]
-    checked = subprocess.run([*ATTNLAB, "check", str(student), "--only", "masks"], capture_output=True, text=True, timeout=300)
+    checked = subprocess.run(
+        [*ATTNLAB, "check", str(student), "--only", "masks"], capture_output=True, text=True, timeout=300
+    )
     said = " ".join(checked.stdout.split())
     assert checked.returncode == 1 and f"masks.py, line 1 (import torch # noqa: F401): {refusal}" in said, said

@@ -14,7 +14,17 @@ import pytest
 from conftest import COURSE, build_submission, fixtures_in
 
 from attnlab.grading.backends import InProcessBackend
-from attnlab.misconceptions import Alternatives, Raised, RecordedCall, _run, identify, load_catalogue, probes_of, run_probes, same
+from attnlab.misconceptions import (
+    Alternatives,
+    Raised,
+    RecordedCall,
+    _run,
+    identify,
+    load_catalogue,
+    probes_of,
+    run_probes,
+    same,
+)
 from attnlab.outcomes import StudentError, SubmissionProblem
 from attnlab.reference import Reference
 
@@ -35,7 +45,9 @@ def _outputs(implementation, function):
 
 def _tells_apart(first, second) -> list[str]:
     """The probes on which no output of ``first`` equals an output of ``second``."""
-    return [p.why for p, a, b in zip(probes_of(first[0]), first[1], second[1]) if not any(same(x, y) for x in a for y in b)]
+    return [
+        p.why for p, a, b in zip(probes_of(first[0]), first[1], second[1]) if not any(same(x, y) for x in a for y in b)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +79,9 @@ def test_the_reference_answers_every_probe(outputs):
     """A probe the reference itself fails on would compare students with an error."""
     for function in FUNCTIONS:
         for each, (result,) in zip(probes_of(function), outputs[("reference", function)]):
-            assert not isinstance(result, Raised), f"the reference raised {result.type_name} on {function}'s probe: {each.why}"
+            assert not isinstance(result, Raised), (
+                f"the reference raised {result.type_name} on {function}'s probe: {each.why}"
+            )
 
 
 @pytest.mark.parametrize("fixture", CORRECT, ids=[f.path.stem for f in CORRECT])
@@ -85,14 +99,20 @@ def test_a_correct_variant_is_never_named(tmp_path, fixture):
             return None
 
     module = fixture.file.removesuffix(".py")
-    written = [f for f in COURSE.functions_in(module) if f"def {f}(" in fixture.path.read_text() or f"class {f}(" in fixture.path.read_text()]
+    written = [
+        f
+        for f in COURSE.functions_in(module)
+        if f"def {f}(" in fixture.path.read_text() or f"class {f}(" in fixture.path.read_text()
+    ]
     assert written, f"{fixture.path.stem} defines no contract function"
     for function in (f for f in written if f in FUNCTIONS):
         probed = run_probes(function, call)
         assert probed is not None, f"{fixture.path.stem}: {function} could not answer a probe"
         for recorded in probed:
             expected = _run(getattr(REFERENCE, function), recorded)
-            assert same(recorded.result, expected), f"{fixture.path.stem}: {function} differs from the reference on a probe"
+            assert same(recorded.result, expected), (
+                f"{fixture.path.stem}: {function} differs from the reference on a probe"
+            )
         assert identify(CATALOGUE, function, [], REFERENCE, probed) is None
 
 

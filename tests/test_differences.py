@@ -51,7 +51,9 @@ def test_weights_that_sum_to_1_along_the_queries():
 def test_rows_shifted_by_one_and_a_wrong_scale():
     table = RNG.normal(size=(6, 4))
     assert "row i is the expected row i + 1" in describe_difference(table[1:], table[:-1])
-    assert describe_difference(table * 2.0, table) == "Every value is 2 times the expected one: a scale or a sign is off."
+    assert (
+        describe_difference(table * 2.0, table) == "Every value is 2 times the expected one: a scale or a sign is off."
+    )
 
 
 @pytest.mark.parametrize(
@@ -74,8 +76,15 @@ def test_a_students_copy_without_the_catalogue_says_it_in_attnlab_check(tmp_path
     """In a course folder with no solutions/ (a student's copy), `attnlab check` still says what differs."""
     course = tmp_path / "course"
     shutil.copytree(COURSE.exercises_dir, course / "exercises")
-    submission = build_submission(tmp_path / "work", read_fixture(SUBMISSIONS / "buggy" / "causal_mask_marks_the_future.py"))
-    result = subprocess.run([sys.executable, "-m", "attnlab.cli", "check", str(submission), "--course", str(course), "--only", "masks"], capture_output=True, text=True, timeout=300)
+    submission = build_submission(
+        tmp_path / "work", read_fixture(SUBMISSIONS / "buggy" / "causal_mask_marks_the_future.py")
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "attnlab.cli", "check", str(submission), "--course", str(course), "--only", "masks"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     text = " ".join(result.stdout.split())
     assert result.returncode == 1 and "known mistake" not in text, result.stdout + result.stderr
     assert "exact complement of the expected one" in text, text

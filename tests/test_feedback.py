@@ -37,7 +37,13 @@ RECORDING = "Recording the reference's run"
 
 
 def attnlab(*args, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run([*ATTNLAB, *map(str, args), "--course", REPO], capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "120", **(env or {})})
+    return subprocess.run(
+        [*ATTNLAB, *map(str, args), "--course", REPO],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "COLUMNS": "120", **(env or {})},
+    )
 
 
 def fixture(kind: str, name: str):
@@ -91,7 +97,15 @@ def graded(tmp_path_factory):
         if str(tmpdir).startswith("/var/tmp/"):
             shutil.rmtree(tmpdir, ignore_errors=True)
     written = attnlab("feedback", classroom)
-    return {"root": root, "class": classroom, "first": first, "sandboxes": sandboxes, "left": left, "written": written, "out": root / "class.feedback"}
+    return {
+        "root": root,
+        "class": classroom,
+        "first": first,
+        "sandboxes": sandboxes,
+        "left": left,
+        "written": written,
+        "out": root / "class.feedback",
+    }
 
 
 def stored(graded, student: str) -> dict:
@@ -101,7 +115,9 @@ def stored(graded, student: str) -> dict:
 def test_the_class_run_leaves_nothing_in_tmpdir(graded):
     assert graded["first"].returncode == 0, graded["first"].stderr[-2000:]
     if os.geteuid() == 0:  # a sandbox per grading process, in the TMPDIR it was given
-        assert graded["sandboxes"], "the grading processes' sandboxes were not made in TMPDIR: the check below proves nothing"
+        assert graded["sandboxes"], (
+            "the grading processes' sandboxes were not made in TMPDIR: the check below proves nothing"
+        )
     assert graded["left"] == []
 
 
@@ -127,7 +143,9 @@ def test_every_student_gets_a_folder_of_their_own_feedback(graded):
         assert str(graded["class"]) not in page  # the instructor's folders are not handed back
         report = stored(graded, student)["report"]
         if report is None:
-            assert "Not graded: 0 points" in page and "Not graded: 0 points" in (out / student / "feedback.md").read_text()
+            assert (
+                "Not graded: 0 points" in page and "Not graded: 0 points" in (out / student / "feedback.md").read_text()
+            )
         else:
             assert f"<strong>{report['score']:g} / {report['max_score']:g}</strong>" in page
             assert f"**{report['score']:g} of" in (out / student / "feedback.md").read_text()
@@ -144,7 +162,10 @@ def dump(tmp_path, page: Path) -> str:
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
 def test_every_page_opens_in_chromium_and_no_student_script_runs(graded, tmp_path):
     out = graded["out"]
-    pages = {page: dump(tmp_path, page) for page in [out / "_class-summary.html", *(out / s / "feedback.html" for s in sorted(STUDENTS))]}
+    pages = {
+        page: dump(tmp_path, page)
+        for page in [out / "_class-summary.html", *(out / s / "feedback.html" for s in sorted(STUDENTS))]
+    }
     for page, dom in pages.items():
         assert "data-pwned" not in dom, page
     eve = pages[out / "eve" / "feedback.html"]
@@ -222,9 +243,14 @@ def test_feedback_for_one_student_writes_their_folder_only(graded, tmp_path):
     ],
 )
 def test_bad_input_is_one_line(graded, tmp_path, args, says):
-    args = [str(graded["class"] / "feedback") if a == "INSIDE" else str(tmp_path / "none") if a == "NOWHERE" else a for a in args]
+    args = [
+        str(graded["class"] / "feedback") if a == "INSIDE" else str(tmp_path / "none") if a == "NOWHERE" else a
+        for a in args
+    ]
     result = attnlab("feedback", graded["class"], *args)
-    assert result.returncode == 2 and says in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert result.returncode == 2 and says in result.stderr and len(result.stderr.strip().splitlines()) == 1, (
+        result.stderr
+    )
     assert not (graded["class"] / "feedback").exists()
 
 
@@ -245,8 +271,15 @@ def test_a_changed_submission_is_said_and_an_edited_result_refused(graded, tmp_p
 def test_only_files_named_by_a_student_id_are_taken(tmp_path):
     store = ResultStore(tmp_path)
     # ".." would be the folder above; "_class-summary" would be the class page's name.
-    for name, student in (("ada", "ada"), ("..", ".."), ("mallory", "ada"), ("_class-summary.html", "_class-summary.html")):
-        (tmp_path / f"{name}.json").write_text(json.dumps({"student": student, "fingerprint": "f", "grader": "g", "report": None, "error": "x"}))
+    for name, student in (
+        ("ada", "ada"),
+        ("..", ".."),
+        ("mallory", "ada"),
+        ("_class-summary.html", "_class-summary.html"),
+    ):
+        (tmp_path / f"{name}.json").write_text(
+            json.dumps({"student": student, "fingerprint": "f", "grader": "g", "report": None, "error": "x"})
+        )
     assert list(stored_reports(store)) == ["ada"]
 
 
@@ -254,7 +287,14 @@ def test_at_80_columns_the_progress_bar_keeps_done_total_elapsed_and_eta():
     buffer = io.StringIO()
     console = Console(file=buffer, width=80, color_system=None)
     progress = ClassProgress(console, 14)
-    outcomes = ["passed"] * 50 + ["failed"] * 7 + ["not implemented"] * 12 + ["timed out"] * 3 + ["error"] * 9 + ["out of memory", "crashed"]
+    outcomes = (
+        ["passed"] * 50
+        + ["failed"] * 7
+        + ["not implemented"] * 12
+        + ["timed out"] * 3
+        + ["error"] * 9
+        + ["out of memory", "crashed"]
+    )
     for _ in range(3):
         progress.graded({"report": {"tests": [{"outcome": o} for o in outcomes]}, "error": None})
     console.print(progress.progress.get_renderable())

@@ -204,10 +204,26 @@ def test_a_class_with_these_attackers_saves_every_student_under_a_memory_cap(tmp
     for name in ATTACKERS:
         build_submission(classroom / name, hostile(name))
     started = time.monotonic()
-    command = [sys.executable, "-m", "attnlab.cli", "grade", str(classroom), "--course", str(REPO), "--only", "softmax",
-               "--only", "efficient", "--jobs", "2", "--timeout", "3"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=mode_environment(mode),
-                          preexec_fn=_cap_address_space)
+    command = [
+        sys.executable,
+        "-m",
+        "attnlab.cli",
+        "grade",
+        str(classroom),
+        "--course",
+        str(REPO),
+        "--only",
+        "softmax",
+        "--only",
+        "efficient",
+        "--jobs",
+        "2",
+        "--timeout",
+        "3",
+    ]
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=600, env=mode_environment(mode), preexec_fn=_cap_address_space
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr and "could not grade" not in done.stderr, done.stderr[-3000:]
     assert time.monotonic() - started < 150

@@ -46,7 +46,14 @@ def correct():
 def attnlab(*args, boot: str | None = None, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
     """``attnlab ARGS --course REPO`` in a subprocess, its sandbox's start-up replaced by ``boot``."""
     patch = f"import attnlab.sandbox.mode as h; h._boot = {boot}; " if boot else ""
-    command = [sys.executable, "-c", f"{patch}from attnlab.cli import main; main()", *map(str, args), "--course", str(REPO)]
+    command = [
+        sys.executable,
+        "-c",
+        f"{patch}from attnlab.cli import main; main()",
+        *map(str, args),
+        "--course",
+        str(REPO),
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=600, env=env, **kwargs)
 
 
@@ -65,7 +72,11 @@ def make_class(folder: Path, students: int) -> Path:
 
 
 def scores(results: Path) -> dict[str, tuple[float, float]]:
-    return {p.stem: (d["report"]["score"], d["report"]["max_score"]) for p in sorted(results.glob("*.json")) for d in [json.loads(p.read_text())]}
+    return {
+        p.stem: (d["report"]["score"], d["report"]["max_score"])
+        for p in sorted(results.glob("*.json"))
+        for d in [json.loads(p.read_text())]
+    }
 
 
 @pytest.fixture
@@ -84,7 +95,9 @@ def unreachable_tmpdir(tmp_path):
 def test_a_class_whose_sandbox_cannot_start_stops_saying_why_and_saves_nothing(tmp_path, broken):
     classroom = make_class(tmp_path / "class", 3)
     results = tmp_path / "results"
-    run = attnlab("grade", classroom, "--results", results, "--only", "softmax", "--jobs", "2", boot=BROKEN_BOOTS[broken])
+    run = attnlab(
+        "grade", classroom, "--results", results, "--only", "softmax", "--jobs", "2", boot=BROKEN_BOOTS[broken]
+    )
     assert run.returncode == 1, run.stderr[-3000:]
     line = one_error_line(run.stderr)
     assert "grading stopped" in line and "sandbox" in line and "nothing was saved" in line
@@ -99,7 +112,9 @@ def test_a_class_whose_sandbox_cannot_start_stops_saying_why_and_saves_nothing(t
 @pytest.mark.parametrize("broken", sorted(BROKEN_BOOTS))
 def test_one_submission_whose_sandbox_cannot_start_is_not_graded(tmp_path, broken):
     submission = build_submission(tmp_path / "ada", correct())
-    run = attnlab("grade", submission, "--only", "softmax", "--json", tmp_path / "results.json", boot=BROKEN_BOOTS[broken])
+    run = attnlab(
+        "grade", submission, "--only", "softmax", "--json", tmp_path / "results.json", boot=BROKEN_BOOTS[broken]
+    )
     assert run.returncode == 1, run.stderr[-3000:]
     assert "not graded" in one_error_line(run.stderr) and "sandbox" in run.stderr
     assert "points" not in run.stdout and not (tmp_path / "results.json").exists()
@@ -123,10 +138,33 @@ def test_a_reference_that_fails_its_own_test_stops_the_class(tmp_path):
     for folder in ("exercises", "solutions"):
         shutil.copytree(REPO / folder, course / folder)
     softmax = course / "solutions" / "softmax.py"
-    softmax.write_text(softmax.read_text() + "\n\n_right = softmax\n\ndef softmax(x, axis=-1):\n    return _right(x, axis) * 0.5\n")
+    softmax.write_text(
+        softmax.read_text() + "\n\n_right = softmax\n\ndef softmax(x, axis=-1):\n    return _right(x, axis) * 0.5\n"
+    )
     classroom = make_class(tmp_path / "class", 2)
     results = tmp_path / "results"
-    run = subprocess.run([sys.executable, "-m", "attnlab.cli", "grade", str(classroom), "--results", str(results), "--only", "softmax", "--only", "masks", "--jobs", "2", "--course", str(course)], capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "attnlab.cli",
+            "grade",
+            str(classroom),
+            "--results",
+            str(results),
+            "--only",
+            "softmax",
+            "--only",
+            "masks",
+            "--jobs",
+            "2",
+            "--course",
+            str(course),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 1, run.stderr[-3000:]
     assert "the reference fails its own hidden test 'softmax:" in one_error_line(run.stderr)
     assert list(results.glob("*.json")) == []
@@ -153,11 +191,15 @@ def test_a_closed_tmpdir_grades_the_reference_at_full_marks_alone_and_in_a_class
     alone = attnlab("grade", REPO / "solutions", "--track", "numpy", "--json", tmp_path / "alone.json", env=env)
     assert alone.returncode == 0, alone.stderr[-3000:]
     report = json.loads((tmp_path / "alone.json").read_text())
-    assert report["score"] == report["extra_data"]["max_score"] > 0, [t["output"] for t in report["tests"] if t["score"] < t["max_score"]][:3]
+    assert report["score"] == report["extra_data"]["max_score"] > 0, [
+        t["output"] for t in report["tests"] if t["score"] < t["max_score"]
+    ][:3]
 
     classroom = tmp_path / "class"
     for student in ("ada", "bob"):
-        shutil.copytree(REPO / "solutions", classroom / student, ignore=shutil.ignore_patterns("hidden_tests", "misconceptions"))
+        shutil.copytree(
+            REPO / "solutions", classroom / student, ignore=shutil.ignore_patterns("hidden_tests", "misconceptions")
+        )
     results = tmp_path / "results"
     run = attnlab("grade", classroom, "--results", results, "--track", "numpy", "--jobs", "2", env=env)
     assert run.returncode == 0, run.stderr[-3000:]
@@ -216,14 +258,34 @@ def test_a_class_run_killed_with_sigkill_leaves_no_process_and_the_next_run_no_f
     classroom = make_class(tmp_path / "class", 4)
     results = tmp_path / "results"
     env = {**os.environ, "TMPDIR": str(open_tmpdir)}
-    command = [sys.executable, "-m", "attnlab.cli", "grade", str(classroom), "--results", str(results), "--jobs", "2", "--track", "numpy", "--course", str(REPO)]
-    grader = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    command = [
+        sys.executable,
+        "-m",
+        "attnlab.cli",
+        "grade",
+        str(classroom),
+        "--results",
+        str(results),
+        "--jobs",
+        "2",
+        "--track",
+        "numpy",
+        "--course",
+        str(REPO),
+    ]
+    grader = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True
+    )
     seen: set[int] = set()
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline:
             seen |= descendants_of(grader.pid)
-            if phase == "recording" and len(children_of(grader.pid)) >= 2 and not (results / ".reference-script.pickle").exists():
+            if (
+                phase == "recording"
+                and len(children_of(grader.pid)) >= 2
+                and not (results / ".reference-script.pickle").exists()
+            ):
                 time.sleep(0.3)  # well into recording, in both processes
                 break
             if phase == "grading" and list(results.glob("student*.json")):
@@ -247,18 +309,32 @@ def test_a_class_run_killed_with_sigkill_leaves_no_process_and_the_next_run_no_f
     again = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
     assert again.returncode == 0, again.stderr[-3000:]
     assert len(list(results.glob("student*.json"))) == 4
-    assert [p.name for p in open_tmpdir.iterdir() if p.name.startswith(SCRATCH)] == [], "the next run cleared what the killed one left"
+    assert [p.name for p in open_tmpdir.iterdir() if p.name.startswith(SCRATCH)] == [], (
+        "the next run cleared what the killed one left"
+    )
 
 
 def test_a_class_run_leaves_no_folder_behind(tmp_path, open_tmpdir):
     classroom = make_class(tmp_path / "class", 2)
-    run = attnlab("grade", classroom, "--results", tmp_path / "results", "--only", "softmax", "--jobs", "2", env={**os.environ, "TMPDIR": str(open_tmpdir)})
+    run = attnlab(
+        "grade",
+        classroom,
+        "--results",
+        tmp_path / "results",
+        "--only",
+        "softmax",
+        "--jobs",
+        "2",
+        env={**os.environ, "TMPDIR": str(open_tmpdir)},
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert list(open_tmpdir.iterdir()) == []
 
 
 def test_only_the_folders_of_gone_graders_of_ours_are_cleared(tmp_path):
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     dead = int(gone.stdout)
     stale = tmp_path / f"attnlab-sandbox-{dead}-abc123"
     (stale / "worker-x").mkdir(parents=True)
@@ -277,7 +353,14 @@ def test_only_the_folders_of_gone_graders_of_ours_are_cleared(tmp_path):
     others.mkdir()
     os.chown(others, 12345, 12345)
     assert remove_stale_scratch(tmp_path) == [str(stale)]
-    assert not stale.exists() and live.exists() and parent_alive.exists() and link.is_symlink() and unlike.exists() and others.exists()
+    assert (
+        not stale.exists()
+        and live.exists()
+        and parent_alive.exists()
+        and link.is_symlink()
+        and unlike.exists()
+        and others.exists()
+    )
     assert (target / "precious").exists()
 
 
@@ -327,10 +410,22 @@ def test_gradescope_gets_no_score_when_the_sandbox_cannot_start(tmp_path):
         bundle.extractall(root / "source")
     build_submission(root / "submission", correct())
     boot = BROKEN_BOOTS["workers die before saying hello"]
-    run = subprocess.run([sys.executable, "-c", f"import attnlab.sandbox.mode as h; h._boot = {boot}; from attnlab.export.gradescope import main; main()", str(root)], capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import attnlab.sandbox.mode as h; h._boot = {boot}; from attnlab.export.gradescope import main; main()",
+            str(root),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 1, run.stderr[-3000:]
     assert "could not start a worker" in one_error_line(run.stderr)
-    assert not (root / "results" / "results.json").exists(), "no results: Gradescope shows the autograder failed, not a 0"
+    assert not (root / "results" / "results.json").exists(), (
+        "no results: Gradescope shows the autograder failed, not a 0"
+    )
 
 
 def test_a_worker_folder_that_cannot_be_made_is_the_graders_failure(tmp_path):
@@ -339,7 +434,9 @@ def test_a_worker_folder_that_cannot_be_made_is_the_graders_failure(tmp_path):
     server = ForkServer(SandboxEnvironment.for_course(COURSE))
     try:
         shutil.rmtree(server.workroot)
-        with pytest.raises(GraderFailure, match="the sandbox could not (prepare a worker's folder for softmax.py|copy the submission)"):
+        with pytest.raises(
+            GraderFailure, match="the sandbox could not (prepare a worker's folder for softmax.py|copy the submission)"
+        ):
             grade(COURSE, submission, only=["softmax"], fork_server=server)
     finally:
         server.close()
@@ -351,7 +448,10 @@ def test_a_worker_folder_that_cannot_be_made_is_the_graders_failure(tmp_path):
 def test_a_worker_that_the_students_code_ends_is_the_students_alone_and_in_a_class(grade_fixture, tmp_path):
     hostile = read_fixture(SUBMISSIONS / "hostile" / "os_exit_at_import.py")
     report = grade_fixture(hostile)  # no GraderFailure: the student's code ran
-    assert report.tests and all(t.score == 0 and "softmax.py could not be imported: the worker exited with status 0" in t.feedback for t in report.tests)
+    assert report.tests and all(
+        t.score == 0 and "softmax.py could not be imported: the worker exited with status 0" in t.feedback
+        for t in report.tests
+    )
 
     classroom = tmp_path / "class"
     build_submission(classroom / "exits", hostile)
@@ -361,4 +461,6 @@ def test_a_worker_that_the_students_code_ends_is_the_students_alone_and_in_a_cla
     assert run.returncode == 0, run.stderr[-3000:]
     stored = {p.stem: json.loads(p.read_text())["report"] for p in results.glob("*.json")}
     assert stored["exits"]["score"] == 0 < stored["honest"]["score"] == stored["honest"]["max_score"]
-    assert all("could not be imported: the worker exited with status 0" in t["feedback"] for t in stored["exits"]["tests"])
+    assert all(
+        "could not be imported: the worker exited with status 0" in t["feedback"] for t in stored["exits"]["tests"]
+    )

@@ -17,8 +17,32 @@ from attnlab.grading.suite import grade
 pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
 
 # Gradescope's documented fields (gradescope-autograders.readthedocs.io, "Autograder Specifications").
-TOP_FIELDS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
-TEST_FIELDS = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format", "tags", "visibility", "extra_data"}
+TOP_FIELDS = {
+    "score",
+    "execution_time",
+    "output",
+    "output_format",
+    "test_output_format",
+    "test_name_format",
+    "visibility",
+    "stdout_visibility",
+    "extra_data",
+    "tests",
+    "leaderboard",
+}
+TEST_FIELDS = {
+    "score",
+    "max_score",
+    "status",
+    "name",
+    "name_format",
+    "number",
+    "output",
+    "output_format",
+    "tags",
+    "visibility",
+    "extra_data",
+}
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
 FORMATS = {"text", "html", "simple_format", "md", "ansi"}
 
@@ -29,10 +53,18 @@ def check_results_format(results: dict) -> None:
     assert results.get("visibility", "visible") in VISIBILITY
     for test in results.get("tests", []):
         assert set(test) <= TEST_FIELDS, set(test) - TEST_FIELDS
-        assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float)) and 0 <= test["score"] <= test["max_score"]
+        assert (
+            isinstance(test["score"], (int, float))
+            and isinstance(test["max_score"], (int, float))
+            and 0 <= test["score"] <= test["max_score"]
+        )
         assert test["status"] in ("passed", "failed")
         assert test.get("visibility", "visible") in VISIBILITY and test.get("output_format", "text") in FORMATS
-        assert isinstance(test["name"], str) and isinstance(test.get("output", ""), str) and all(isinstance(t, str) for t in test.get("tags", []))
+        assert (
+            isinstance(test["name"], str)
+            and isinstance(test.get("output", ""), str)
+            and all(isinstance(t, str) for t in test.get("tags", []))
+        )
     if "score" not in results:
         assert all("score" in t for t in results["tests"])
 
@@ -55,7 +87,7 @@ def autograder(tmp_path_factory):
 def run_autograder(root, submission_files: dict[str, str]):
     submission = root / "submission"
     if submission.exists():
-            shutil.rmtree(submission)
+        shutil.rmtree(submission)
     submission.mkdir()
     for name, text in submission_files.items():
         (submission / name).parent.mkdir(parents=True, exist_ok=True)
@@ -63,7 +95,9 @@ def run_autograder(root, submission_files: dict[str, str]):
     results = root / "results" / "results.json"
     results.unlink(missing_ok=True)
     env = {**os.environ, "ATTNLAB_AUTOGRADER_ROOT": str(root), "ATTNLAB_PYTHON": sys.executable}
-    process = subprocess.run(["bash", str(root / "run_autograder")], capture_output=True, text=True, timeout=600, env=env, cwd=root)
+    process = subprocess.run(
+        ["bash", str(root / "run_autograder")], capture_output=True, text=True, timeout=600, env=env, cwd=root
+    )
     assert process.returncode == 0, process.stderr[-3000:]
     return json.loads(results.read_text())
 
@@ -76,7 +110,9 @@ def test_the_autograder_runs_the_bundled_grader_on_a_submission_and_agrees_with_
     check_results_format(results)
     expected = grade(COURSE, folder).to_gradescope()
     assert results["score"] == expected["score"] < expected["extra_data"]["max_score"]
-    assert [(t["name"], t["score"], t["status"]) for t in results["tests"]] == [(t["name"], t["score"], t["status"]) for t in expected["tests"]]
+    assert [(t["name"], t["score"], t["status"]) for t in results["tests"]] == [
+        (t["name"], t["score"], t["status"]) for t in expected["tests"]
+    ]
     lost = [t for t in results["tests"] if t["status"] == "failed"]
     assert lost and all("scaled_dot_product_attention" in t["name"] for t in lost)
     named = [t for t in lost if "Known mistake" in t["output"]]
@@ -88,7 +124,11 @@ def test_the_autograder_runs_the_bundled_grader_on_a_submission_and_agrees_with_
         tokens = MarkdownIt("commonmark").parse(test["output"])
         paragraphs = [t.content for t in tokens if t.type == "inline"]
         assert paragraphs[0].startswith("**Known mistake:** ") and "Hint" not in paragraphs[0], paragraphs
-        assert paragraphs[2].startswith("**Hint:** ") and paragraphs[1] and "Known mistake" not in paragraphs[1] + paragraphs[2].partition("Hint")[2]
+        assert (
+            paragraphs[2].startswith("**Hint:** ")
+            and paragraphs[1]
+            and "Known mistake" not in paragraphs[1] + paragraphs[2].partition("Hint")[2]
+        )
         assert [t.type for t in tokens if t.level == 0].count("fence") >= 1
         html = MarkdownIt("commonmark").render(test["output"])
         assert html.startswith("<p><strong>Known mistake:</strong> ") and "<p><strong>Hint:</strong> " in html
@@ -103,7 +143,11 @@ def test_an_upload_without_exercise_files_still_gets_a_results_file(autograder):
 def test_an_unreadable_notebook_is_named_not_called_missing(autograder):
     results = run_autograder(autograder, {"softmax.ipynb": '{"cells": {"not": "a list"}}'})
     check_results_format(results)
-    assert results["score"] == 0 and results["output"] == "Your upload could not be read: softmax.ipynb: not a readable notebook (it has no list of cells)."
+    assert (
+        results["score"] == 0
+        and results["output"]
+        == "Your upload could not be read: softmax.ipynb: not a readable notebook (it has no list of cells)."
+    )
 
 
 @pytest.mark.parametrize("upload", ["file", "folder"])
@@ -119,12 +163,21 @@ def test_an_upload_that_links_to_the_solutions_is_refused_by_name(autograder, up
     else:
         (submission / "work").symlink_to(solutions, target_is_directory=True)
     env = {**os.environ, "ATTNLAB_AUTOGRADER_ROOT": str(autograder), "ATTNLAB_PYTHON": sys.executable}
-    process = subprocess.run(["bash", str(autograder / "run_autograder")], capture_output=True, text=True, timeout=600, env=env, cwd=autograder)
+    process = subprocess.run(
+        ["bash", str(autograder / "run_autograder")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=autograder,
+    )
     assert process.returncode == 0, process.stderr[-3000:]
     results = json.loads((autograder / "results" / "results.json").read_text())
     check_results_format(results)
     named = "softmax.py" if upload == "file" else "work"
-    assert results["score"] == 0 and results["output"].startswith(f"Your upload could not be read: submission: {named} is a symbolic link"), results["output"]
+    assert results["score"] == 0 and results["output"].startswith(
+        f"Your upload could not be read: submission: {named} is a symbolic link"
+    ), results["output"]
 
 
 def test_the_results_format_check_can_fail():
@@ -135,7 +188,9 @@ def test_the_results_format_check_can_fail():
 
 
 def test_student_markdown_in_the_autograders_results_is_inert(autograder, tmp_path):
-    folder = build_submission(tmp_path / "sub", read_fixture(SUBMISSIONS / "hostile" / "writes_markdown_into_feedback.py"))
+    folder = build_submission(
+        tmp_path / "sub", read_fixture(SUBMISSIONS / "hostile" / "writes_markdown_into_feedback.py")
+    )
     results = run_autograder(autograder, {p.name: p.read_text() for p in folder.glob("*.py")})
     check_results_format(results)
     gradescope_markdown_is_inert(results, "writes_markdown_into_feedback")
@@ -160,12 +215,28 @@ def test_without_bubblewrap_the_source_is_roots_alone_and_a_search_of_the_disk_f
         os.environ["ATTNLAB_SANDBOX"] = "plain"
         try:
             correct = run_autograder(root, {p.name: p.read_text() for p in (COURSE.solutions_dir).glob("*.py")})
-            searched = run_autograder(root, {"attention.py": build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "searches_the_disk_for_the_answers.py")).joinpath("attention.py").read_text()})
+            searched = run_autograder(
+                root,
+                {
+                    "attention.py": build_submission(
+                        tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "searches_the_disk_for_the_answers.py")
+                    )
+                    .joinpath("attention.py")
+                    .read_text()
+                },
+            )
         finally:
             del os.environ["ATTNLAB_SANDBOX"]
         assert (root / "source").stat().st_mode & 0o777 == 0o700
-        assert correct["score"] == correct["extra_data"]["max_score"], [t["output"][:300] for t in correct["tests"] if t["status"] == "failed"][:3]
-        attention = [t for t in searched["tests"] if "attention" in t["name"] and t["name"].split(":")[0] in ("scaled_dot_product_attention", "self_attention", "cross_attention")]
+        assert correct["score"] == correct["extra_data"]["max_score"], [
+            t["output"][:300] for t in correct["tests"] if t["status"] == "failed"
+        ][:3]
+        attention = [
+            t
+            for t in searched["tests"]
+            if "attention" in t["name"]
+            and t["name"].split(":")[0] in ("scaled_dot_product_attention", "self_attention", "cross_attention")
+        ]
         assert attention and all(t["status"] == "failed" for t in attention)
     finally:
         shutil.rmtree(root)
@@ -174,7 +245,9 @@ def test_without_bubblewrap_the_source_is_roots_alone_and_a_search_of_the_disk_f
 def python_shim(folder, name: str, version: tuple[int, int]) -> None:
     """A ``python3.X`` on PATH that says it is ``version`` (the real interpreter behind it)."""
     shim = folder / name
-    shim.write_text(f'#!/bin/sh\nexec {sys.executable} -c "import sys; sys.version_info = {version!r}; exec(sys.argv[1])" "$2"\n')
+    shim.write_text(
+        f'#!/bin/sh\nexec {sys.executable} -c "import sys; sys.version_info = {version!r}; exec(sys.argv[1])" "$2"\n'
+    )
     shim.chmod(0o755)
 
 
@@ -194,7 +267,12 @@ def test_setup_sh_picks_a_python_the_course_allows(autograder, tmp_path, on_path
     assert f'MIN_PYTHON="{requires.removeprefix(">=")}"' in setup.read_text()
     for name, version in on_path.items():
         python_shim(tmp_path, name, version)
-    process = subprocess.run([shutil.which("bash"), "-c", f"source {setup}; pick_python"], capture_output=True, text=True, env={"PATH": str(tmp_path)})
+    process = subprocess.run(
+        [shutil.which("bash"), "-c", f"source {setup}; pick_python"],
+        capture_output=True,
+        text=True,
+        env={"PATH": str(tmp_path)},
+    )
     assert (process.stdout.strip() or None) == picked and process.returncode == (0 if picked else 1), process.stderr
 
 
@@ -224,7 +302,18 @@ def test_visibility_is_what_the_export_was_given(tmp_path, visibility):
 
 
 def test_export_gradescope_refuses_an_unknown_visibility(tmp_path):
-    command = [sys.executable, "-m", "attnlab.cli", "export", "gradescope", str(tmp_path / "a.zip"), "--visibility", "after_published", "--course", str(COURSE.root)]
+    command = [
+        sys.executable,
+        "-m",
+        "attnlab.cli",
+        "export",
+        "gradescope",
+        str(tmp_path / "a.zip"),
+        "--visibility",
+        "after_published",
+        "--course",
+        str(COURSE.root),
+    ]
     process = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert process.returncode == 2 and "after_published" in process.stderr and "visible" in process.stderr
     assert not (tmp_path / "a.zip").exists()
@@ -247,11 +336,17 @@ def test_an_upload_with_two_drafts_is_refused_and_says_which(autograder):
     reference = (COURSE.solutions_dir / "softmax.py").read_text()
     results = run_autograder(autograder, {"v1/softmax.py": reference, "v2/softmax.py": reference})
     check_results_format(results)
-    assert results["score"] == 0 and results["output"].startswith("Your upload could not be read: submission: v1/ and v2/ each hold exercise files (drafts?): hand in one of them")
+    assert results["score"] == 0 and results["output"].startswith(
+        "Your upload could not be read: submission: v1/ and v2/ each hold exercise files (drafts?): hand in one of them"
+    )
 
 
 def test_an_upload_of_two_copies_says_what_was_found(autograder):
     reference = (COURSE.solutions_dir / "softmax.py").read_text()
     results = run_autograder(autograder, {"Softmax.py": reference, "softmax (2).py": reference})
     check_results_format(results)
-    assert results["score"] == 0 and "Found and not graded: Softmax.py and softmax (2).py: not graded, as either may be softmax.py: name the one to grade softmax.py." in results["output"]
+    assert (
+        results["score"] == 0
+        and "Found and not graded: Softmax.py and softmax (2).py: not graded, as either may be softmax.py: name the one to grade softmax.py."
+        in results["output"]
+    )

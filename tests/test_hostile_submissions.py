@@ -32,7 +32,10 @@ def by_function(report):
 def assert_others_untouched(report, function):
     for other, tests in by_function(report).items():
         if other != function:
-            assert all(t.outcome is Outcome.PASSED for t in tests), f"{other} lost points to {function}'s misbehaviour: " + "; ".join(t.feedback[:200] for t in tests if t.outcome is not Outcome.PASSED)
+            assert all(t.outcome is Outcome.PASSED for t in tests), (
+                f"{other} lost points to {function}'s misbehaviour: "
+                + "; ".join(t.feedback[:200] for t in tests if t.outcome is not Outcome.PASSED)
+            )
 
 
 def test_infinite_loop_times_out_once(grade_fixture):
@@ -81,8 +84,12 @@ def test_50_mb_of_output_is_cut_and_the_answer_still_counts(grade_fixture):
 def test_patching_numpy_in_the_worker_forges_nothing(grade_fixture):
     report = grade_fixture(hostile("patches_numpy_at_import"))
     sdpa = by_function(report)["scaled_dot_product_attention"]
-    assert not [t.name for t in sdpa if t.outcome is Outcome.PASSED], "zeros pass nothing, the shape test neither: it is paid with the values"
-    [shape] = [t for t in sdpa if t.name == "scaled_dot_product_attention: output (..., L_q, d_v) and weights (..., L_q, L_k)"]
+    assert not [t.name for t in sdpa if t.outcome is Outcome.PASSED], (
+        "zeros pass nothing, the shape test neither: it is paid with the values"
+    )
+    [shape] = [
+        t for t in sdpa if t.name == "scaled_dot_product_attention: output (..., L_q, d_v) and weights (..., L_q, L_k)"
+    ]
     assert shape.feedback.startswith("Not paid yet"), shape.feedback
     assert_others_untouched(report, "scaled_dot_product_attention")
 
@@ -104,7 +111,10 @@ def test_an_array_too_large_to_send_is_the_students_named_error(grade_fixture):
     report = grade_fixture(hostile("returns_65_mib"))
     tests = by_function(report)["softmax"]
     assert tests and all(t.outcome is Outcome.ERROR for t in tests)
-    assert "softmax returned an array of 65 MiB (shape (8519680,)), more than the 64 MiB one array may be" in tests[0].feedback
+    assert (
+        "softmax returned an array of 65 MiB (shape (8519680,)), more than the 64 MiB one array may be"
+        in tests[0].feedback
+    )
     assert_others_untouched(report, "softmax")
 
 
@@ -142,7 +152,10 @@ def test_a_thread_left_running_ends_its_worker_and_one_joined_is_fine(grade_fixt
 def test_torchs_own_out_of_memory_error_is_out_of_memory(grade_fixture):
     tests = grade_fixture(hostile("torch_allocates_1200_mb")).tests
     assert tests and all(t.outcome is Outcome.OUT_OF_MEMORY for t in tests)
-    assert "ran out of memory (more than 1024 MiB)" in tests[0].feedback and "in __init__: self.big = torch.ones(300_000_000)" in tests[0].feedback
+    assert (
+        "ran out of memory (more than 1024 MiB)" in tests[0].feedback
+        and "in __init__: self.big = torch.ones(300_000_000)" in tests[0].feedback
+    )
 
 
 def test_an_answer_on_the_wrong_device_is_named_not_not_implemented(grade_fixture):
@@ -197,7 +210,9 @@ def test_a_reference_error_goes_back_to_the_student_and_the_worker_carries_on(gr
 
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="workers change user only when the grader runs as root")
-needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed (the set-up command installs it as root)")
+needs_bwrap = pytest.mark.skipif(
+    bwrap_path() is None, reason="bubblewrap is not installed (the set-up command installs it as root)"
+)
 
 
 @needs_root
@@ -237,7 +252,12 @@ def test_no_network_not_even_the_graders_machine(grade_fixture):
 
 @needs_root
 def test_nothing_is_written_outside_the_workers_own_folder(grade_fixture, tmp_path):
-    targets = [Path("/tmp/attnlab-pwned"), Path("/attnlab-pwned"), Path.home() / "attnlab-pwned", tmp_path / "attnlab-pwned"]
+    targets = [
+        Path("/tmp/attnlab-pwned"),
+        Path("/attnlab-pwned"),
+        Path.home() / "attnlab-pwned",
+        tmp_path / "attnlab-pwned",
+    ]
     for target in targets:
         target.unlink(missing_ok=True)
     report = grade_fixture(hostile("writes_outside_its_folder"))
@@ -276,13 +296,16 @@ def test_the_decoder_rejects_what_is_not_plain_data():
         wire.decode({"__float__": "1e308"}, [])
 
 
-@pytest.mark.parametrize("value, words", [
-    (np.ones(wire.MAX_ARRAY_BYTES // 8 + 1), "one array may be"),
-    ([0.5] * (wire.MAX_ITEMS + 1), "a list of 65537 items"),
-    ((0,) * (wire.MAX_ITEMS + 1), "a tuple of 65537 items"),
-    ({str(n): n for n in range(wire.MAX_ITEMS + 1)}, "a dict of 65537 items"),
-    ("x" * (wire.MAX_TEXT_CHARS + 1), "a text of 1048577 characters"),
-])
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        (np.ones(wire.MAX_ARRAY_BYTES // 8 + 1), "one array may be"),
+        ([0.5] * (wire.MAX_ITEMS + 1), "a list of 65537 items"),
+        ((0,) * (wire.MAX_ITEMS + 1), "a tuple of 65537 items"),
+        ({str(n): n for n in range(wire.MAX_ITEMS + 1)}, "a dict of 65537 items"),
+        ("x" * (wire.MAX_TEXT_CHARS + 1), "a text of 1048577 characters"),
+    ],
+)
 def test_what_is_too_large_to_cross_is_refused_alike_by_encoding_copying_and_digesting(value, words):
     # A program digests and copies a nested result (fingerprint, copy_plain) where a live worker
     # encodes it: each refuses the same values, in the same words.
@@ -304,7 +327,16 @@ def test_a_peer_that_skips_the_check_is_refused_before_its_array_is_read():
 def test_what_fast_json_cannot_write_still_crosses_exactly():
     # orjson writes NaN as null and refuses huge ints and lone surrogates: none of it may change
     # on the way, and arrays of every layout go as they are.
-    value = (float("nan"), float("-inf"), [float("inf"), 2**70, -(2**65)], "lone \ud800 surrogate", {"x": np.float32(0.5)}, np.arange(6.0).reshape(2, 3).T, np.zeros((0, 2)), np.array(True))
+    value = (
+        float("nan"),
+        float("-inf"),
+        [float("inf"), 2**70, -(2**65)],
+        "lone \ud800 surrogate",
+        {"x": np.float32(0.5)},
+        np.arange(6.0).reshape(2, 3).T,
+        np.zeros((0, 2)),
+        np.array(True),
+    )
     ours, theirs = socket.socketpair()
     with ours, theirs:
         buffers = []
@@ -354,7 +386,9 @@ def test_lone_surrogates_in_what_the_code_says_reach_every_report_as_text(grade_
 def test_a_function_that_hangs_on_its_diagnostic_probe_costs_one_deadline_more_and_no_name(grade_fixture):
     """Probes run once the tests are over and only name: one that never returns ends probing after
     one more deadline, names nothing, and changes no score."""
-    plain = grade_fixture(read_fixture(SUBMISSIONS / "buggy" / "causal_diagonal_masked.py"), limits=Limits(call_seconds=0.5))
+    plain = grade_fixture(
+        read_fixture(SUBMISSIONS / "buggy" / "causal_diagonal_masked.py"), limits=Limits(call_seconds=0.5)
+    )
     report = grade_fixture(hostile("hangs_on_a_probe"), limits=Limits(call_seconds=0.5))
     tests = by_function(report)["causal_mask"]
     assert all(t.score == 0 for t in tests) and not any(t.misconception for t in tests)

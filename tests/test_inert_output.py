@@ -15,7 +15,15 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, SUBMISSIONS, assert_inert_markdown, build_submission, gradescope_markdown_is_inert, markdown_tokens as tokens, read_fixture
+from conftest import (
+    REPO,
+    SUBMISSIONS,
+    assert_inert_markdown,
+    build_submission,
+    gradescope_markdown_is_inert,
+    markdown_tokens as tokens,
+    read_fixture,
+)
 from hypothesis import given, strategies as st
 from markdown_it import MarkdownIt
 
@@ -35,7 +43,13 @@ ESCAPE_FOLDER = "\x1b]52;c;cHduZWQ=\x07\x1b[2Jeve"  # likewise: a clipboard writ
 
 
 def attnlab(*args, env=None):
-    return subprocess.run([*ATTNLAB, *map(str, args), "--course", REPO], capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "120", **(env or {})})
+    return subprocess.run(
+        [*ATTNLAB, *map(str, args), "--course", REPO],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "COLUMNS": "120", **(env or {})},
+    )
 
 
 def hostile(name: str):
@@ -115,7 +129,17 @@ def one(tmp_path_factory):
     for name in HOSTILE:
         folder = build_submission(root / name, hostile(name))
         runs[name] = {
-            "explain": attnlab("grade", folder, "--only", "softmax", "--explain", "--json", root / f"{name}.json", "--html", root / f"{name}.html"),
+            "explain": attnlab(
+                "grade",
+                folder,
+                "--only",
+                "softmax",
+                "--explain",
+                "--json",
+                root / f"{name}.json",
+                "--html",
+                root / f"{name}.html",
+            ),
             "plain": attnlab("grade", folder, "--only", "softmax"),
             "results": root / f"{name}.json",
             "page": root / f"{name}.html",
@@ -124,7 +148,9 @@ def one(tmp_path_factory):
     folder = runs["speaks_in_escape_sequences"]["folder"]
     # In colour, as on a terminal, with a folder whose name sets the window title: the spinner shows it.
     titled = build_submission(root / "\x1b]0;pwned\x07eve", hostile("speaks_in_escape_sequences"))
-    runs["colour"] = attnlab("grade", titled, "--only", "softmax", "--explain", env={"FORCE_COLOR": "1", "TERM": "xterm-256color"})
+    runs["colour"] = attnlab(
+        "grade", titled, "--only", "softmax", "--explain", env={"FORCE_COLOR": "1", "TERM": "xterm-256color"}
+    )
     runs["check"] = attnlab("check", folder, "--only", "softmax")
     return runs
 
@@ -185,15 +211,34 @@ def test_the_html_report_escapes_student_text(one, name):
 
 def test_the_graders_words_render_as_markdown_and_the_known_mistake_is_three_paragraphs():
     feedback = "Known mistake: the mask is inverted.\nIt keeps the future.\nHint: use `~mask`.\n\nscaled_dot_product_attention raised ValueError: # All hidden tests passed"
-    test = TestResult("sdpa: masked", "scaled_dot_product_attention", "attention", Outcome.FAILED, 0.0, 1.0, feedback, "sdpa_mask_inverted", None, "[Click](https://phish.example)\n", 0.1)
+    test = TestResult(
+        "sdpa: masked",
+        "scaled_dot_product_attention",
+        "attention",
+        Outcome.FAILED,
+        0.0,
+        1.0,
+        feedback,
+        "sdpa_mask_inverted",
+        None,
+        "[Click](https://phish.example)\n",
+        0.1,
+    )
     output = GradeReport("eve", (test,), "bubblewrap", 1.0).to_gradescope()["tests"][0]["output"]
     assert_inert_markdown(output)
     made = tokens(output)
     paragraphs = [t for t in made if t.type == "inline"]
-    assert [p.content for p in paragraphs[:3]] == ["**Known mistake:** the mask is inverted.", "It keeps the future.", "**Hint:** use `~mask`."]
+    assert [p.content for p in paragraphs[:3]] == [
+        "**Known mistake:** the mask is inverted.",
+        "It keeps the future.",
+        "**Hint:** use `~mask`.",
+    ]
     assert {"strong_open", "code_inline"} <= {t.type for t in made}
     fences = [t.content for t in made if t.type == "fence"]
-    assert fences == ["scaled_dot_product_attention raised ValueError: # All hidden tests passed\n", "[Click](https://phish.example)\n"]
+    assert fences == [
+        "scaled_dot_product_attention raised ValueError: # All hidden tests passed\n",
+        "[Click](https://phish.example)\n",
+    ]
 
 
 # -- a class, through the command line -------------------------------------------------------
@@ -253,7 +298,9 @@ def test_a_class_renders_to_gradescope_markdown_inert(graded_class):
 
 def test_quiz_grading_shows_and_writes_a_students_id_inert(tmp_path):
     answers = tmp_path / "eve.yaml"
-    answers.write_text('quiz: masks\nstudent: "=HYPERLINK(\\"evil.example\\")\\e]52;c;cHduZWQ=\\a\\e[2J"\nanswers:\n  above-diagonal: "1"\n')
+    answers.write_text(
+        'quiz: masks\nstudent: "=HYPERLINK(\\"evil.example\\")\\e]52;c;cHduZWQ=\\a\\e[2J"\nanswers:\n  above-diagonal: "1"\n'
+    )
     result = attnlab("quiz", "grade", "masks", answers, "--csv", tmp_path / "scores.csv")
     assert result.returncode == 0, result.stderr
     assert 'HYPERLINK("evil.example")' in result.stdout
@@ -270,7 +317,9 @@ def test_alone_and_in_a_class_gradescope_shows_the_same(one, graded_class, name)
     stored = json.loads((root / "class.results" / f"{name}.json").read_text())["report"]
     tests = tuple(TestResult(**{**t, "outcome": Outcome(t["outcome"])}) for t in stored["tests"])
     in_class = GradeReport(stored["submission"], tests, stored["sandbox"], stored["duration"]).to_gradescope()["tests"]
-    assert [(t["name"], t["score"], t["output"]) for t in alone] == [(t["name"], t["score"], t["output"]) for t in in_class]
+    assert [(t["name"], t["score"], t["output"]) for t in alone] == [
+        (t["name"], t["score"], t["output"]) for t in in_class
+    ]
 
 
 def test_marking_one_students_answers_file_shows_their_id_inert(tmp_path):

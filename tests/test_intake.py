@@ -27,7 +27,21 @@ ONLY = ["--only", "softmax"]
 OLD, NEW = 1_700_000_000, 1_750_000_000  # two saving times, months apart
 # A Canvas class list, with the students' emails; Fay's SID on Gradescope (77) is not on it, her email is.
 ROSTER = "Student,ID,SIS User ID,SIS Login ID,Section,Email\n" + "".join(
-    f'"{name}",{9000 + n},{sid},{sid},A,{sid}@uni.edu\n' for n, (name, sid) in enumerate([("Ada", "ada"), ("Res", "s2311"), ("Cy", "cy"), ("Dan", "dan"), ("Di", "di"), ("Dee", "dee"), ("Fox", "fox"), ("Eve", "eve"), ("Em", "empty"), ("Fay", "s2400")])
+    f'"{name}",{9000 + n},{sid},{sid},A,{sid}@uni.edu\n'
+    for n, (name, sid) in enumerate(
+        [
+            ("Ada", "ada"),
+            ("Res", "s2311"),
+            ("Cy", "cy"),
+            ("Dan", "dan"),
+            ("Di", "di"),
+            ("Dee", "dee"),
+            ("Fox", "fox"),
+            ("Eve", "eve"),
+            ("Em", "empty"),
+            ("Fay", "s2400"),
+        ]
+    )
 ).replace("s2400@uni.edu", "fay@uni.edu")
 
 
@@ -58,14 +72,24 @@ def make_class(folder: Path) -> Path:
     put(folder / "eve" / "v1" / "softmax.py", BUGGY, OLD)
     put(folder / "eve" / "v2" / "softmax.py", SOFTMAX, NEW)
     put(folder / "gradescope_export" / "submission_41" / "softmax.py")
-    put(folder / "gradescope_export" / "submission_metadata.yml", "submission_41:\n  :submitters:\n  - :name: Fay\n    :sid: '77'\n    :email: fay@uni.edu\n")
+    put(
+        folder / "gradescope_export" / "submission_metadata.yml",
+        "submission_41:\n  :submitters:\n  - :name: Fay\n    :sid: '77'\n    :email: fay@uni.edu\n",
+    )
     zipfile.ZipFile(folder / "empty.zip", "w").close()
     put(folder / "notes.txt", "grading notes")
     return folder
 
 
 def attnlab(*args, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([*ATTNLAB, *map(str, args), "--course", REPO], capture_output=True, text=True, timeout=600, cwd=cwd, env={**os.environ, "COLUMNS": "200"})
+    return subprocess.run(
+        [*ATTNLAB, *map(str, args), "--course", REPO],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+        env={**os.environ, "COLUMNS": "200"},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +98,21 @@ def intake(tmp_path_factory):
     classroom = make_class(root / "class")
     (root / "roster.csv").write_text(ROSTER)
     (root / "work").mkdir()
-    first = attnlab("grade", classroom, *ONLY, "--jobs", "2", "--roster", root / "roster.csv", "--format", "csv", "--csv", root / "sheet.csv", "--excel", cwd=root / "work")
+    first = attnlab(
+        "grade",
+        classroom,
+        *ONLY,
+        "--jobs",
+        "2",
+        "--roster",
+        root / "roster.csv",
+        "--format",
+        "csv",
+        "--csv",
+        root / "sheet.csv",
+        "--excel",
+        cwd=root / "work",
+    )
     results = {p.stem: json.loads(p.read_text()) for p in (root / "class.results").glob("*.json")}
     return {"root": root, "class": classroom, "first": first, "results": results}
 
@@ -103,7 +141,10 @@ def test_misnamed_files_are_graded_as_the_file_meant_and_said_to_be(intake):
 
 def test_two_files_that_could_each_be_the_exercise_file_are_named_and_neither_graded(intake):
     data = intake["results"]["dee"]
-    assert data["report"] is None and "Softmax.py and softmax copy.py: not graded, as either may be softmax.py" in data["error"]
+    assert (
+        data["report"] is None
+        and "Softmax.py and softmax copy.py: not graded, as either may be softmax.py" in data["error"]
+    )
     fox = report(intake, "fox")
     assert full_marks(fox) and fox["not_graded"] == ["softmax (1).py: not graded, as softmax.py was"]
 
@@ -128,7 +169,9 @@ def test_entries_that_would_share_a_results_file_are_each_refused_and_the_class_
     # one results file over the other on a disk that ignores case.
     out = intake["first"].stdout
     for entry, student in (("alice.", "alice"), ("alice", "alice"), ("Bea.zip", "Bea"), ("bea", "bea")):
-        assert f"\n  {entry}: not graded: " in out and f"would both be student {student!r} (one results file)" in out, entry
+        assert f"\n  {entry}: not graded: " in out and f"would both be student {student!r} (one results file)" in out, (
+            entry
+        )
     assert not [p for p in (intake["root"] / "class.results").glob("*.json") if p.stem.casefold() in ("alice", "bea")]
 
 
@@ -139,11 +182,15 @@ def test_a_gradescope_export_in_the_class_folder_is_its_submissions(intake):
 
 
 def sheet(intake) -> dict[str, list[str]]:
-    return {row[0]: row for row in csv.reader(io.StringIO((intake["root"] / "sheet.csv").read_text(encoding="utf-8-sig")))}
+    return {
+        row[0]: row for row in csv.reader(io.StringIO((intake["root"] / "sheet.csv").read_text(encoding="utf-8-sig")))
+    }
 
 
 def test_the_lms_sheet_opens_in_excel(intake):
-    assert (intake["root"] / "sheet.csv").read_bytes().startswith(b"\xef\xbb\xbf")  # --excel: Excel reads UTF-8 after its BOM
+    assert (
+        (intake["root"] / "sheet.csv").read_bytes().startswith(b"\xef\xbb\xbf")
+    )  # --excel: Excel reads UTF-8 after its BOM
 
 
 def test_a_gradescope_sid_not_on_the_roster_is_matched_by_its_email(intake):
@@ -163,7 +210,18 @@ def test_the_summary_ends_with_what_was_found_and_not_graded_one_line_each(intak
     tail = out[out.index("Found and not graded (") :]
     lines = (intake["root"] / "class.results" / "not-graded.txt").read_text().splitlines()  # every line, as shown
     assert " ".join(tail.split()) == " ".join(["Found and not graded (10):", *lines])  # last in the summary
-    expected = ["notes.txt: not graded: a file", "alice.: not graded", "alice: not graded", "Bea.zip: not graded", "bea: not graded", "s2311: not graded: an earlier upload", "not gradable: dee:", "not gradable: empty:", "not gradable: eve:", "fox: softmax (1).py: not graded, as softmax.py was"]
+    expected = [
+        "notes.txt: not graded: a file",
+        "alice.: not graded",
+        "alice: not graded",
+        "Bea.zip: not graded",
+        "bea: not graded",
+        "s2311: not graded: an earlier upload",
+        "not gradable: dee:",
+        "not gradable: empty:",
+        "not gradable: eve:",
+        "fox: softmax (1).py: not graded, as softmax.py was",
+    ]
     for start in expected:
         assert sum(line.startswith(start) for line in lines) == 1, (start, lines)
     assert len(lines) == len(expected), lines
@@ -199,7 +257,17 @@ def test_clashes_are_refused_alike_in_every_shard(tmp_path, shards):
     classroom = tmp_path / "class"
     for name in ("Bea", "bea", "kim", "alice.", "alice"):
         put(classroom / name / "softmax.py")
-    runs = [attnlab("grade", classroom, *ONLY, "--results", tmp_path / f"shard{k}", *(["--shard", f"{k}/{shards}"] if shards > 1 else [])) for k in range(1, shards + 1)]
+    runs = [
+        attnlab(
+            "grade",
+            classroom,
+            *ONLY,
+            "--results",
+            tmp_path / f"shard{k}",
+            *(["--shard", f"{k}/{shards}"] if shards > 1 else []),
+        )
+        for k in range(1, shards + 1)
+    ]
     for run in runs:
         assert run.returncode == 0, run.stderr[-3000:]
         for name in ("Bea", "bea", "alice.", "alice"):
@@ -216,14 +284,21 @@ def zipped(path: Path, members: dict[str, tuple[str, tuple]]) -> Path:
 
 
 def test_one_submission_with_drafts_is_refused_in_one_line_or_its_newest_graded(tmp_path):
-    upload = zipped(tmp_path / "eve.zip", {"v1/softmax.py": (BUGGY, (2024, 1, 1, 0, 0, 0)), "v2/softmax.py": (SOFTMAX, (2024, 3, 1, 0, 0, 0))})
+    upload = zipped(
+        tmp_path / "eve.zip",
+        {"v1/softmax.py": (BUGGY, (2024, 1, 1, 0, 0, 0)), "v2/softmax.py": (SOFTMAX, (2024, 3, 1, 0, 0, 0))},
+    )
     refused = attnlab("grade", upload, *ONLY)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert "eve.zip: v1/ and v2/ each hold exercise files (drafts?)" in refused.stderr
     picked = attnlab("grade", upload, *ONLY, "--pick", "newest")
     assert picked.returncode == 0, picked.stderr
     out = " ".join(picked.stdout.split())
-    assert "100%" in out and "graded v2/, the newest of the drafts v1/ and v2/ (--pick newest)" in out and "v1/: not graded, an older draft than v2/" in out
+    assert (
+        "100%" in out
+        and "graded v2/, the newest of the drafts v1/ and v2/ (--pick newest)" in out
+        and "v1/: not graded, an older draft than v2/" in out
+    )
 
 
 def test_one_misnamed_submission_is_graded_and_told(tmp_path):

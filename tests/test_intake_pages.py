@@ -27,14 +27,35 @@ MISSING = ("masks", "attention", "multihead")
 
 
 def hidden_test(module: str, number: int, outcome=Outcome.PASSED, feedback: str = "") -> TestResult:
-    return TestResult(f"{module}_fn: check {number}", f"{module}_fn", module, outcome, 1.0 if outcome is Outcome.PASSED else 0.0, 1.0, feedback, None, None, "", 0.01)
+    return TestResult(
+        f"{module}_fn: check {number}",
+        f"{module}_fn",
+        module,
+        outcome,
+        1.0 if outcome is Outcome.PASSED else 0.0,
+        1.0,
+        feedback,
+        None,
+        None,
+        "",
+        0.01,
+    )
 
 
 def missing_files_report() -> GradeReport:
     """Three files not handed in (seven tests each), one wrong answer, two passes."""
-    tests = [hidden_test("softmax", 1), hidden_test("softmax", 2), hidden_test("softmax", 3, Outcome.FAILED, "rows do not sum to 1 along the keys")]
+    tests = [
+        hidden_test("softmax", 1),
+        hidden_test("softmax", 2),
+        hidden_test("softmax", 3, Outcome.FAILED, "rows do not sum to 1 along the keys"),
+    ]
     for module in MISSING:
-        tests += [hidden_test(module, n, Outcome.ERROR, f"{module}.py could not be imported: the submission has no {module}.py") for n in range(7)]
+        tests += [
+            hidden_test(
+                module, n, Outcome.ERROR, f"{module}.py could not be imported: the submission has no {module}.py"
+            )
+            for n in range(7)
+        ]
     return GradeReport("ada", tuple(tests), SANDBOX, 1.0)
 
 
@@ -48,7 +69,12 @@ def terminal(report: GradeReport) -> str:
 def test_a_missing_file_is_said_once_not_once_a_test(page):
     # A student missing 6 files got 81 near-identical blocks.
     report = missing_files_report()
-    text = {"markdown": lambda: render_markdown(report, "ada"), "html": lambda: render_html(report, name="ada"), "terminal": lambda: terminal(report), "gradescope": lambda: report.to_gradescope()["output"]}[page]()
+    text = {
+        "markdown": lambda: render_markdown(report, "ada"),
+        "html": lambda: render_html(report, name="ada"),
+        "terminal": lambda: terminal(report),
+        "gradescope": lambda: report.to_gradescope()["output"],
+    }[page]()
     for module in MISSING:
         assert text.count(f"the submission has no {module}.py") == 1, (module, text)
         assert "7 tests" in text
@@ -70,7 +96,23 @@ def test_markdown_shows_file_names_as_written_and_student_text_stays_inert():
     report = GradeReport("ada", (hidden_test("softmax", 1, Outcome.FAILED, "wrong"),), SANDBOX, 1.0)
     page = render_markdown(report, "ada")
     assert "softmax.py" in page and "softmax\\.py" not in page and "softmax_fn" in page and "softmax\\_fn" not in page
-    hostile = ["[x](http://evil.example)", "<script>alert(1)</script>", "**bold** _it_", "www.evil.example", "ada@evil.example", "# Full marks", "1. first", "`code`", "![i](x.png)", "a | b", "~~gone~~", "&amp;", "http://evil.example/x", "x_y_", "$$\\href{x}{y}$$"]
+    hostile = [
+        "[x](http://evil.example)",
+        "<script>alert(1)</script>",
+        "**bold** _it_",
+        "www.evil.example",
+        "ada@evil.example",
+        "# Full marks",
+        "1. first",
+        "`code`",
+        "![i](x.png)",
+        "a | b",
+        "~~gone~~",
+        "&amp;",
+        "http://evil.example/x",
+        "x_y_",
+        "$$\\href{x}{y}$$",
+    ]
     for preset in ("commonmark", "gfm-like"):  # gfm-like: with GitHub's autolinks (www., emails, URLs) on
         plain = structure(render_markdown(report, "ada"), preset)
         for student in hostile:
@@ -96,10 +138,19 @@ def test_the_notes_of_all_a_students_notebooks_are_one_line_under_a_heading_that
 
     for module in ("softmax", "scores", "masks"):
         source = (COURSE.solutions_dir / f"{module}.py").read_text()
-        cells = [{"cell_type": "code", "source": source, "metadata": {}}, {"cell_type": "code", "source": "print('trying it out')", "metadata": {}}]
+        cells = [
+            {"cell_type": "code", "source": source, "metadata": {}},
+            {"cell_type": "code", "source": "print('trying it out')", "metadata": {}},
+        ]
         (tmp_path / "ada").mkdir(exist_ok=True)
-        (tmp_path / "ada" / f"{module}.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    report = grade_entry(COURSE, Entry("ada", tmp_path / "ada"), grade_folder=lambda folder: grade(COURSE, folder, only=["softmax", "scores", "masks"], in_process=True))
+        (tmp_path / "ada" / f"{module}.ipynb").write_text(
+            json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+        )
+    report = grade_entry(
+        COURSE,
+        Entry("ada", tmp_path / "ada"),
+        grade_folder=lambda folder: grade(COURSE, folder, only=["softmax", "scores", "masks"], in_process=True),
+    )
     [note] = report.notes
     assert note.count("no function of yours uses") == 1 and note.count("cell 2 `print('trying it out')`") == 3
     assert all(note.count(f"{m}.ipynb cell") == 1 for m in ("softmax", "scores", "masks"))
@@ -111,7 +162,13 @@ def test_the_class_summary_names_whose_files_are_missing():
     from attnlab.report.class_summary import render_class_summary
 
     results = [{"student": name, "report": missing_files_report().to_dict(), "error": None} for name in ("ada", "bob")]
-    results.append({"student": "cy", "report": GradeReport("cy", (hidden_test("masks", 1),), SANDBOX, 1.0).to_dict(), "error": None})
+    results.append(
+        {
+            "student": "cy",
+            "report": GradeReport("cy", (hidden_test("masks", 1),), SANDBOX, 1.0).to_dict(),
+            "error": None,
+        }
+    )
     console = Console(record=True, width=200, color_system=None)
     render_class_summary(console, results, [], graded_now=3, reused=0, failures=[], wall=1.0)
     out = console.export_text()
@@ -124,7 +181,14 @@ def test_the_fork_server_ends_without_a_word_when_the_grader_goes(tmp_path):
     # last lines: its reply found the grader gone. Here the grader goes while a request waits.
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     boot = "import sys; from attnlab.sandbox.inside.forkserver import main; main(int(sys.argv[1]))"
-    server = subprocess.Popen([sys.executable, "-c", boot, str(theirs.fileno())], pass_fds=[theirs.fileno()], stderr=subprocess.PIPE, text=True, cwd=REPO, start_new_session=True)
+    server = subprocess.Popen(
+        [sys.executable, "-c", boot, str(theirs.fileno())],
+        pass_fds=[theirs.fileno()],
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        start_new_session=True,
+    )
     theirs.close()
     socket.send_fds(ours, [json.dumps({"op": "reap", "pid": 0}).encode()], [])
     assert ours.recv(1 << 16) is not None  # ready, and answering

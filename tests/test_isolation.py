@@ -10,17 +10,30 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import COURSE, REPO, SUBMISSIONS, build_submission, fixtures_in, private_uids_in, processes_of, read_fixture
+from conftest import (
+    COURSE,
+    REPO,
+    SUBMISSIONS,
+    build_submission,
+    fixtures_in,
+    private_uids_in,
+    processes_of,
+    read_fixture,
+)
 
 from attnlab.course import Course
 from attnlab.grading.suite import grade
 from attnlab.outcomes import Outcome
-SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import ForkServer, Limits
 from attnlab.sandbox.mode import IMPORTS_FOLDER, bwrap_path
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="workers change user only when the grader runs as root")]
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.geteuid() != 0, reason="workers change user only when the grader runs as root"),
+]
 MODES = ["bwrap", "plain"]
 SEGMENT_KEY = 0x5A77E5  # the hostile fixtures' System V key
 ATTENTION = {"scaled_dot_product_attention", "self_attention", "cross_attention"}
@@ -82,7 +95,13 @@ def fresh_course():
 
 def grade_alone(folder: Path, fixture, server, course: Course, limits: Limits | None = None):
     submission = build_submission(folder / fixture.path.stem, fixture)
-    return grade(course, submission, only=[fixture.file.removesuffix(".py")], limits=limits or Limits(call_seconds=2.0), fork_server=server)
+    return grade(
+        course,
+        submission,
+        only=[fixture.file.removesuffix(".py")],
+        limits=limits or Limits(call_seconds=2.0),
+        fork_server=server,
+    )
 
 
 def outcomes(report, functions) -> set:
@@ -105,8 +124,17 @@ def segments_of(uids, server=None) -> list[str]:
     """System V segments of these users (or with the fixtures' key), in this IPC namespace or in
     the one of ``server``'s bubblewrap sandbox."""
     if server is not None and server.bwrap:
-        inside = [p for p in Path("/proc").iterdir() if p.name.isdigit() and f"PPid:\t{server.process.pid}\n" in (p / "status").read_text()]
-        text = subprocess.run(["nsenter", f"--ipc=/proc/{inside[0].name}/ns/ipc", "cat", "/proc/sysvipc/shm"], capture_output=True, text=True, check=True).stdout
+        inside = [
+            p
+            for p in Path("/proc").iterdir()
+            if p.name.isdigit() and f"PPid:\t{server.process.pid}\n" in (p / "status").read_text()
+        ]
+        text = subprocess.run(
+            ["nsenter", f"--ipc=/proc/{inside[0].name}/ns/ipc", "cat", "/proc/sysvipc/shm"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     else:
         text = Path("/proc/sysvipc/shm").read_text()
     rows = text.splitlines()
@@ -143,13 +171,17 @@ def test_the_kernels_keyrings_and_message_queues_are_refused_to_workers(server, 
     one, or to a classmate graded by the same grading process (a keyring did: keys outlive the
     kill that ends a submission's processes)."""
     report = grade_alone(tmp_path, hostile("leaves_answers_in_the_kernel"), server, COURSE)
-    assert outcomes(report, {"softmax"}) == {Outcome.PASSED}, [t.feedback for t in report.tests if t.function == "softmax"][:1]
+    assert outcomes(report, {"softmax"}) == {Outcome.PASSED}, [
+        t.feedback for t in report.tests if t.function == "softmax"
+    ][:1]
 
 
 def test_workers_hold_no_capability_of_the_fork_server(server, tmp_path):
     report = grade_alone(tmp_path, hostile("uses_the_fork_servers_capabilities"), server, COURSE)
     tests = [t for t in report.tests if t.function == "softmax"]
-    assert tests and all(t.outcome is Outcome.ERROR for t in tests) and "no capability" in tests[0].feedback, tests[0].feedback
+    assert tests and all(t.outcome is Outcome.ERROR for t in tests) and "no capability" in tests[0].feedback, tests[
+        0
+    ].feedback
 
 
 # The memory test counts what the measured process holds, where it cannot touch the reading.
@@ -171,15 +203,20 @@ def measuring_server(request):
     server.close()
 
 
-@pytest.mark.parametrize("name, reason", [
-    ("forks_to_hold_the_scores", "Operation not permitted"),  # its pipe, then its fork, are refused
-    ("keeps_a_helper_process_for_the_scores", "may start no process"),  # its helper cannot start at import
-    ("uses_helpers_that_exit", "may start no process"),
-    ("keeps_the_scores_in_a_buffer_made_at_import", "MiB at L_q = 256"),  # what the import made counts
-    ("resets_its_peak_before_returning", "MiB at L_q = 256"),  # it cannot write clear_refs
-    ("keeps_the_scores_in_memory_files", "Operation not permitted"),  # memory files are refused
-])
-def test_the_memory_test_counts_what_the_process_holds_where_it_cannot_touch_the_reading(measuring_server, tmp_path, name, reason):
+@pytest.mark.parametrize(
+    "name, reason",
+    [
+        ("forks_to_hold_the_scores", "Operation not permitted"),  # its pipe, then its fork, are refused
+        ("keeps_a_helper_process_for_the_scores", "may start no process"),  # its helper cannot start at import
+        ("uses_helpers_that_exit", "may start no process"),
+        ("keeps_the_scores_in_a_buffer_made_at_import", "MiB at L_q = 256"),  # what the import made counts
+        ("resets_its_peak_before_returning", "MiB at L_q = 256"),  # it cannot write clear_refs
+        ("keeps_the_scores_in_memory_files", "Operation not permitted"),  # memory files are refused
+    ],
+)
+def test_the_memory_test_counts_what_the_process_holds_where_it_cannot_touch_the_reading(
+    measuring_server, tmp_path, name, reason
+):
     report = grade_alone(tmp_path, hostile(name), measuring_server, COURSE)
     memory = [t for t in report.tests if "never holds an (L_q, L_k) array" in t.name]
     assert len(memory) == 1 and memory[0].outcome is not Outcome.PASSED, memory
@@ -189,7 +226,9 @@ def test_the_memory_test_counts_what_the_process_holds_where_it_cannot_touch_the
 
 
 def test_an_honest_online_softmax_passes_the_memory_test_in_every_mode(measuring_server, tmp_path):
-    report = grade(COURSE, COURSE.solutions_dir, only=["efficient"], limits=Limits(call_seconds=2.0), fork_server=measuring_server)
+    report = grade(
+        COURSE, COURSE.solutions_dir, only=["efficient"], limits=Limits(call_seconds=2.0), fork_server=measuring_server
+    )
     assert report.score == report.max_score, [t.feedback for t in report.tests if t.score < t.max_score]
 
 
@@ -202,7 +241,9 @@ def test_filling_the_disk_is_the_students_named_failure_and_leaves_nothing(serve
     assert tests and all(t.outcome is Outcome.ERROR for t in tests), tests[0].feedback
     assert f"your code wrote more than {Limits.folder_bytes >> 20} MiB of files" in tests[0].feedback
     assert left_in_shared_folders({server.uid}) == []
-    assert not [p for p in Path(server.workroot).iterdir() if p.name != IMPORTS_FOLDER], "each worker's folder goes with it"
+    assert not [p for p in Path(server.workroot).iterdir() if p.name != IMPORTS_FOLDER], (
+        "each worker's folder goes with it"
+    )
 
 
 # The same attacks in a class (the fast path), both modes.
@@ -264,7 +305,17 @@ def attnlab(mode: str, *args, crowded: bool = False) -> subprocess.CompletedProc
     if setup:
         if shutil.which("unshare") is None:
             pytest.skip("unshare is not installed")
-        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", setup + 'exec "$@"', str(CROWD), *command]
+        command = [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            setup + 'exec "$@"',
+            str(CROWD),
+            *command,
+        ]
     return subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
 
 
@@ -274,14 +325,28 @@ def test_a_search_of_the_whole_disk_finds_no_solutions(mode, fresh_course, tmp_p
 
     submission = build_submission(tmp_path / "student", hostile("searches_the_disk_for_the_answers"))
     assert fresh_course.solutions_dir.stat().st_mode & 0o005 == 0o005
-    result = attnlab(mode, "grade", submission, "--only", "attention", "--json", tmp_path / "results.json", "--course", fresh_course.root)
+    result = attnlab(
+        mode,
+        "grade",
+        submission,
+        "--only",
+        "attention",
+        "--json",
+        tmp_path / "results.json",
+        "--course",
+        fresh_course.root,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     results = json.loads((tmp_path / "results.json").read_text())
     attention = [t for t in results["tests"] if t["name"].split(":")[0] in ATTENTION]
-    assert attention and all(t["status"] == "failed" for t in attention), [t["name"] for t in attention if t["status"] == "passed"]
+    assert attention and all(t["status"] == "failed" for t in attention), [
+        t["name"] for t in attention if t["status"] == "passed"
+    ]
     assert results["score"] == 0
     if mode != "bwrap":
-        assert not fresh_course.solutions_dir.stat().st_mode & 0o007, "without bubblewrap the solutions are closed to other users"
+        assert not fresh_course.solutions_dir.stat().st_mode & 0o007, (
+            "without bubblewrap the solutions are closed to other users"
+        )
 
 
 @pytest.mark.parametrize("mode", [*MODES, "container"])
@@ -299,7 +364,11 @@ def test_a_class_holds_every_attack(mode, fresh_course, tmp_path):
     results = classroom.parent / "class.results"
 
     def tests_of(student, functions):
-        return [t for t in json.loads((results / f"{student}.json").read_text())["report"]["tests"] if t["function"] in functions]
+        return [
+            t
+            for t in json.loads((results / f"{student}.json").read_text())["report"]["tests"]
+            if t["function"] in functions
+        ]
 
     sandbox = json.loads((results / "a-leaves-segment.json").read_text())["report"]["sandbox"]
     assert ("bubblewrap sandbox" in sandbox) == (mode == "bwrap")
@@ -310,8 +379,17 @@ def test_a_class_holds_every_attack(mode, fresh_course, tmp_path):
     assert {t["outcome"] for t in reader} == {"error"} and "nothing left in shared memory" in reader[0]["feedback"]
     assert all(t["outcome"] != "passed" for t in tests_of("c-searches-disk", ATTENTION))
     assert {t["outcome"] for t in tests_of("d-leaves-files", {"softmax"})} == {"passed"}
-    for student in ("e-forks", "f-helper", "f-helpers-that-exit", "f-buffer-at-import", "f-resets-its-peak", "f-memory-files"):
-        [memory] = [t for t in tests_of(student, {"online_softmax_attention"}) if "never holds an (L_q, L_k) array" in t["name"]]
+    for student in (
+        "e-forks",
+        "f-helper",
+        "f-helpers-that-exit",
+        "f-buffer-at-import",
+        "f-resets-its-peak",
+        "f-memory-files",
+    ):
+        [memory] = [
+            t for t in tests_of(student, {"online_softmax_attention"}) if "never holds an (L_q, L_k) array" in t["name"]
+        ]
         assert memory["outcome"] != "passed", (student, memory)
     if "g-fills-disk" in students:
         filler = tests_of("g-fills-disk", {"softmax"})
@@ -320,10 +398,18 @@ def test_a_class_holds_every_attack(mode, fresh_course, tmp_path):
     # folders (bwrap, plain) the flood itself does not fit: h's import fails there.
     if mode == "container":
         assert {t["outcome"] for t in tests_of("h-floods-tmp", {"causal_mask", "padding_mask"})} == {"passed"}
-    assert all(t["outcome"] != "passed" for t in tests_of("i-reads-tmp", {"causal_mask", "padding_mask"}) if "shape" not in t["name"])
+    assert all(
+        t["outcome"] != "passed"
+        for t in tests_of("i-reads-tmp", {"causal_mask", "padding_mask"})
+        if "shape" not in t["name"]
+    )
     # A segment whose owner j made root is still j's creation: removed before k is graded.
     assert {t["outcome"] for t in tests_of("j-gives-segment", {"causal_mask", "padding_mask"})} == {"passed"}
-    assert all(t["outcome"] != "passed" for t in tests_of("k-reads-given-segment", {"causal_mask", "padding_mask"}) if "shape" not in t["name"])
+    assert all(
+        t["outcome"] != "passed"
+        for t in tests_of("k-reads-given-segment", {"causal_mask", "padding_mask"})
+        if "shape" not in t["name"]
+    )
     uids = private_uids_in(results)
     assert uids
     assert processes_of(uids) == []
@@ -347,12 +433,26 @@ def test_constants_of_the_shapes_earn_nothing_alone_or_in_a_class_in_every_mode(
     classroom = tmp_path / "class"
     for name in ("constants_of_the_shapes", "tiny_arrays"):
         build_submission(classroom / name, *fixtures_in(f"hostile/{name}"))
-    alone = attnlab(mode, "grade", classroom / "constants_of_the_shapes", *PROPERTY_FILES, "--json", tmp_path / "alone.json", "--course", fresh_course.root)
+    alone = attnlab(
+        mode,
+        "grade",
+        classroom / "constants_of_the_shapes",
+        *PROPERTY_FILES,
+        "--json",
+        tmp_path / "alone.json",
+        "--course",
+        fresh_course.root,
+    )
     assert alone.returncode == 0, alone.stderr[-3000:]
-    in_class = attnlab(mode, "grade", classroom, *PROPERTY_FILES, "--jobs", "1", "--timeout", "5", "--course", fresh_course.root)
+    in_class = attnlab(
+        mode, "grade", classroom, *PROPERTY_FILES, "--jobs", "1", "--timeout", "5", "--course", fresh_course.root
+    )
     assert in_class.returncode == 0, in_class.stderr[-3000:]
     results = classroom.parent / "class.results"
-    graded = {name: json.loads((results / f"{name}.json").read_text())["report"] for name in ("constants_of_the_shapes", "tiny_arrays")}
+    graded = {
+        name: json.loads((results / f"{name}.json").read_text())["report"]
+        for name in ("constants_of_the_shapes", "tiny_arrays")
+    }
     assert ("bubblewrap sandbox" in graded["tiny_arrays"]["sandbox"]) == (mode == "bwrap")
     alone_tests = {t["name"]: t["score"] for t in json.loads((tmp_path / "alone.json").read_text())["tests"]}
     assert alone_tests == {t["name"]: t["score"] for t in graded["constants_of_the_shapes"]["tests"]}
@@ -370,13 +470,24 @@ def test_a_classmates_leftovers_go_whatever_the_machine_keeps_in_its_shared_fold
     import json
 
     classroom = tmp_path / "class"
-    for student, name in {"a-leaves-segment": "leaves_a_shared_memory_segment", "b-reads-segment": "reads_a_shared_memory_segment"}.items():
+    for student, name in {
+        "a-leaves-segment": "leaves_a_shared_memory_segment",
+        "b-reads-segment": "reads_a_shared_memory_segment",
+    }.items():
         build_submission(classroom / student, hostile(name))
-    result = attnlab(mode, "grade", classroom, "--only", "softmax", "--jobs", "1", "--course", fresh_course.root, crowded=True)
+    result = attnlab(
+        mode, "grade", classroom, "--only", "softmax", "--jobs", "1", "--course", fresh_course.root, crowded=True
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     results = classroom.parent / "class.results"
-    reader = [t for t in json.loads((results / "b-reads-segment.json").read_text())["report"]["tests"] if t["function"] == "softmax"]
-    assert {t["outcome"] for t in reader} == {"error"} and "nothing left in shared memory" in reader[0]["feedback"], reader[0]["feedback"]
+    reader = [
+        t
+        for t in json.loads((results / "b-reads-segment.json").read_text())["report"]["tests"]
+        if t["function"] == "softmax"
+    ]
+    assert {t["outcome"] for t in reader} == {"error"} and "nothing left in shared memory" in reader[0]["feedback"], (
+        reader[0]["feedback"]
+    )
     uids = private_uids_in(results)
     assert left_in_shared_folders(uids) == [] and segments_of(uids) == []
 
@@ -389,7 +500,11 @@ def test_ipc_objects_are_found_without_proc_as_with_it():
     from attnlab.sandbox.inside.leftovers import _ipc_objects_in_proc, ipc_objects_by_index
 
     libc = ctypes.CDLL(None, use_errno=True)
-    made = {"shm": libc.shmget(0, 4096, 0o1000 | 0o600), "sem": libc.semget(0, 1, 0o1000 | 0o600), "msg": libc.msgget(0, 0o1000 | 0o600)}
+    made = {
+        "shm": libc.shmget(0, 4096, 0o1000 | 0o600),
+        "sem": libc.semget(0, 1, 0o1000 | 0o600),
+        "msg": libc.msgget(0, 0o1000 | 0o600),
+    }
     try:
         for kind, ident in made.items():
             assert ident >= 0, kind

@@ -11,7 +11,9 @@ def test_one_per_core_when_memory_allows_and_never_more_than_the_submissions():
     assert choose_jobs(None, 200, LIMITS, cores=4, available=64 * GIB) == (4, None)
     assert choose_jobs(None, 3, LIMITS, cores=8, available=64 * GIB) == (3, None)
     assert choose_jobs(16, 5, LIMITS, cores=2, available=64 * GIB) == (5, None)
-    assert choose_jobs(None, 200, LIMITS, cores=4, available=None) == (4, None), "where the kernel does not say, one per core"
+    assert choose_jobs(None, 200, LIMITS, cores=4, available=None) == (4, None), (
+        "where the kernel does not say, one per core"
+    )
 
 
 def test_the_default_is_lowered_to_what_fits_and_says_so():

@@ -47,7 +47,9 @@ def test_recording_in_parallel_gives_the_same_script():
     serial, parallel = record_script(COURSE, only=only), record_script_in_parallel(COURSE, None, only, 2)
 
     def everything(script):
-        return [(t.nodeid, t.replayable, [(c.function, c.args, c.kwargs, c.value) for c in t.calls]) for t in script.tests]
+        return [
+            (t.nodeid, t.replayable, [(c.function, c.args, c.kwargs, c.value) for c in t.calls]) for t in script.tests
+        ]
 
     assert [t.nodeid for t in parallel.tests] == [t.nodeid for t in serial.tests]
     assert fingerprint(everything(parallel)) == fingerprint(everything(serial))

@@ -44,7 +44,12 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in paths}
     for name, path in paths.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.startswith("attnlab"):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.level == 0
+                and node.module.startswith("attnlab")
+            ):
                 for alias in node.names:
                     target = f"{node.module}.{alias.name}"
                     graph[name].add(target if target in paths else node.module)
@@ -120,7 +125,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 
 def place(module: str) -> tuple[int, str]:
     """The layer of ``module`` and its group: the longest group name it is, or lies inside."""
-    found = [(len(group), layer, group) for layer, groups in enumerate(LAYERS) for group in groups if module == group or module.startswith(group + ".")]
+    found = [
+        (len(group), layer, group)
+        for layer, groups in enumerate(LAYERS)
+        for group in groups
+        if module == group or module.startswith(group + ".")
+    ]
     _, layer, group = max(found)
     return layer, group
 
@@ -144,10 +154,17 @@ def test_the_engine_imports_only_downwards():
 def test_the_layer_check_finds_an_upward_import_and_one_across():
     graph = {
         "attnlab.course": {"attnlab.grading.suite"},  # a base module on a package
-        "attnlab.check.run": {"attnlab.report.terminal", "attnlab.check.deadline", "attnlab.wire"},  # across; within; down
+        "attnlab.check.run": {
+            "attnlab.report.terminal",
+            "attnlab.check.deadline",
+            "attnlab.wire",
+        },  # across; within; down
         "attnlab.misconceptions": {"attnlab.sandbox.inside.module_harness"},  # down to the untrusted side
     }
-    assert upward_imports(graph) == ["attnlab.check.run imports attnlab.report.terminal", "attnlab.course imports attnlab.grading.suite"]
+    assert upward_imports(graph) == [
+        "attnlab.check.run imports attnlab.report.terminal",
+        "attnlab.course imports attnlab.grading.suite",
+    ]
 
 
 def test_every_package_has_its_place_in_the_layers():

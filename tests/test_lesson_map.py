@@ -25,7 +25,7 @@ def lesson_rows(text: str) -> list[tuple[str, str, list[str]]]:
     start = text.index(SECTION)
     end = text.find("\n## ", start + len(SECTION))
     rows = []
-    for line in text[start: end if end != -1 else None].splitlines():
+    for line in text[start : end if end != -1 else None].splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
         if len(cells) == 4 and re.fullmatch(r"A?\d+", cells[0]):
             rows.append((cells[0], cells[2], re.findall(r"`([^`]+)`", cells[3])))

@@ -38,19 +38,26 @@ def test_a_roster_separated_by_semicolons_or_tabs_with_its_own_header_names(tmp_
     assert read_roster(write(tmp_path, b"ID\tName\nt1\tTab\n", "tabs.csv")).students[0].name == "Tab"
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b"", "an empty roster"),
-    (b"name,section\nAda,A\n", "no id column"),
-    (b"id,name\n", "a header and no students"),
-    (b"id,name\ns1,Ada\ns1,Bob\n", "roster.csv:3: student 's1' is also on line 2"),
-    (b"id,name\na b,Ada\na_b,Bob\n", "is also on line 2"),  # one results file, a_b.json, for both
-    (b"id,name\n,Ada\n", "roster.csv:2: a student without an id"),
-    (b"id,name,email\ns1,Lovelace, Ada,a@x.org\n", "roster.csv:2: 4 cells where the header has 3"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "an empty roster"),
+        (b"name,section\nAda,A\n", "no id column"),
+        (b"id,name\n", "a header and no students"),
+        (b"id,name\ns1,Ada\ns1,Bob\n", "roster.csv:3: student 's1' is also on line 2"),
+        (b"id,name\na b,Ada\na_b,Bob\n", "is also on line 2"),  # one results file, a_b.json, for both
+        (b"id,name\n,Ada\n", "roster.csv:2: a student without an id"),
+        (b"id,name,email\ns1,Lovelace, Ada,a@x.org\n", "roster.csv:2: 4 cells where the header has 3"),
+    ],
+)
 def test_a_roster_that_cannot_be_used_is_refused_with_its_line(tmp_path, content, message):
     with pytest.raises(RosterError) as refused:
         read_roster(write(tmp_path, content))
-    assert str(refused.value).startswith(str(tmp_path)) and message in str(refused.value) and "\n" not in str(refused.value)
+    assert (
+        str(refused.value).startswith(str(tmp_path))
+        and message in str(refused.value)
+        and "\n" not in str(refused.value)
+    )
 
 
 def test_a_grading_id_finds_its_student_by_id_or_email(tmp_path):
@@ -88,16 +95,44 @@ def test_no_cell_of_any_sheet_is_a_formula(tmp_path):
     for output_format in ("canvas", "moodle", "csv"):
         _, rows = sheet(tmp_path, output_format)
         cells = [cell for row in rows for cell in row]
-        assert not [cell for cell in cells if cell[:1] in ("=", "+", "@") or (cell[:1] == "-" and not cell[1:].replace(".", "").isdigit())]
+        assert not [
+            cell
+            for cell in cells
+            if cell[:1] in ("=", "+", "@") or (cell[:1] == "-" and not cell[1:].replace(".", "").isdigit())
+        ]
 
 
 @pytest.mark.slow
 def test_quiz_grade_writes_a_moodle_sheet_from_the_roster(tmp_path):
     for student in ("s1", "zoe"):
-        key = subprocess.run([*ATTNLAB, "quiz", "key", "shapes", "--student", student, "--format", "answers"], cwd=REPO, capture_output=True, text=True, check=True)
+        key = subprocess.run(
+            [*ATTNLAB, "quiz", "key", "shapes", "--student", student, "--format", "answers"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         (tmp_path / f"{student}.yaml").write_text(key.stdout)
     roster = write(tmp_path, ROSTER.encode())
-    graded = subprocess.run([*ATTNLAB, "quiz", "grade", "shapes", tmp_path / "s1.yaml", tmp_path / "zoe.yaml", "--roster", roster, "--format", "moodle", "--csv", tmp_path / "out.csv"], cwd=REPO, capture_output=True, text=True)
+    graded = subprocess.run(
+        [
+            *ATTNLAB,
+            "quiz",
+            "grade",
+            "shapes",
+            tmp_path / "s1.yaml",
+            tmp_path / "zoe.yaml",
+            "--roster",
+            roster,
+            "--format",
+            "moodle",
+            "--csv",
+            tmp_path / "out.csv",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert graded.returncode == 0, graded.stderr
     assert "graded but not on the roster, written at the end without a name: zoe" in " ".join(graded.stderr.split())
     rows = list(csv.reader((tmp_path / "out.csv").open()))
@@ -105,12 +140,19 @@ def test_quiz_grade_writes_a_moodle_sheet_from_the_roster(tmp_path):
     full = rows[1][3]
     assert rows[1][:3] == ["s1", "ada@example.org", "Lovelace, Ada"] and float(full) > 0
     assert rows[2][3] == "" and rows[4][0] == "zoe" and rows[4][3] == full
-    refused = subprocess.run([*ATTNLAB, "quiz", "grade", "shapes", tmp_path / "s1.yaml", "--roster", tmp_path / "missing.csv"], cwd=REPO, capture_output=True, text=True)
+    refused = subprocess.run(
+        [*ATTNLAB, "quiz", "grade", "shapes", tmp_path / "s1.yaml", "--roster", tmp_path / "missing.csv"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert refused.returncode == 2 and "no such roster file" in refused.stderr and "Traceback" not in refused.stderr
 
 
 def test_two_results_that_are_one_roster_student_leave_the_cell_empty(tmp_path):
     roster = read_roster(write(tmp_path, ROSTER.encode()))
     made = score_sheet("moodle", [Score("s2", 1, 2), Score("bob@example.org", 2, 2)], roster, "A")
-    assert made.rows[2] == ["s2", "bob@example.org", made.rows[2][2], ""] and made.scored_twice == {"s2": ["s2", "bob@example.org"]}
+    assert made.rows[2] == ["s2", "bob@example.org", made.rows[2][2], ""] and made.scored_twice == {
+        "s2": ["s2", "bob@example.org"]
+    }
     assert made.not_on_roster == [] and "s2" not in made.without_score

@@ -38,4 +38,13 @@ def test_an_entry_that_agrees_with_the_reference_names_nothing():
     probed = run_probes("softmax", lambda function, args, kwargs: reference.softmax(*args, **kwargs))
     assert identify(CATALOGUE, "softmax", [call], reference, probed) is None
     wrong = next(m for m in CATALOGUE if m.id == "softmax_ignores_axis").wrong
-    assert identify(CATALOGUE, "softmax", [call], reference, run_probes("softmax", lambda function, args, kwargs: wrong(*args, **kwargs))).id == "softmax_ignores_axis"
+    assert (
+        identify(
+            CATALOGUE,
+            "softmax",
+            [call],
+            reference,
+            run_probes("softmax", lambda function, args, kwargs: wrong(*args, **kwargs)),
+        ).id
+        == "softmax_ignores_axis"
+    )

@@ -38,18 +38,25 @@ nbgrader_api = pytest.importorskip("nbgrader.api", reason="nbgrader is a dev dep
 
 ASSIGNMENT = "attnlab"
 STUDENTS = ("reference", "untouched", "buggy", "explorer")
-EXPLORATION = ["import matplotlib.pyplot as plt", "weights = softmax(np.array([[1.0, 2.0], [0.5, 0.5]]))\nplt.imshow(weights)\nprint(weights)"]
+EXPLORATION = [
+    "import matplotlib.pyplot as plt",
+    "weights = softmax(np.array([[1.0, 2.0], [0.5, 0.5]]))\nplt.imshow(weights)\nprint(weights)",
+]
 
 
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
     # nbgrader runs `alembic` (and the kernel) from PATH: this interpreter's folder comes first.
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    result = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True, timeout=900, env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True, timeout=900, env=env
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     return result
 
 
-def fill_solutions(release: Path, source: Path, target: Path, replace: dict[str, str] | None = None, only: str | None = None) -> None:
+def fill_solutions(
+    release: Path, source: Path, target: Path, replace: dict[str, str] | None = None, only: str | None = None
+) -> None:
     """A student's submission: the released notebooks (or ``only`` one) with each solution cell
     answered by the reference (the source cell without nbgrader's markers), or by ``replace[grade_id]``."""
     target.mkdir(parents=True)
@@ -64,14 +71,20 @@ def fill_solutions(release: Path, source: Path, target: Path, replace: dict[str,
             if meta.get("solution"):
                 code = "".join(cells[meta["grade_id"]]["source"])
                 code = (replace or {}).get(meta["grade_id"], code)
-                cell["source"] = "\n".join(line for line in code.splitlines() if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+                cell["source"] = "\n".join(
+                    line
+                    for line in code.splitlines()
+                    if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line
+                )
         (target / notebook.name).write_text(json.dumps(released))
 
 
 def add_exploration(notebook: Path) -> None:
     """Cells a student adds: an import first, after the set-up, and a plot at the end."""
     document = json.loads(notebook.read_text())
-    first, last = ({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": s} for s in EXPLORATION)
+    first, last = (
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": s} for s in EXPLORATION
+    )
     document["cells"].insert(2, first)
     document["cells"].append(last)
     notebook.write_text(json.dumps(document))
@@ -105,7 +118,11 @@ def autograded(course_folder):
         scores = {}
         for student in STUDENTS:
             submission = gradebook.find_submission(ASSIGNMENT, student)
-            scores[student] = (submission.score, submission.max_score, {nb.name: nb.score for nb in submission.notebooks})
+            scores[student] = (
+                submission.score,
+                submission.max_score,
+                {nb.name: nb.score for nb in submission.notebooks},
+            )
     return scores
 
 
@@ -116,7 +133,17 @@ def attnlab_graded(course_folder, tmp_path_factory):
     out = tmp_path_factory.mktemp("attnlab-grade")
     results = {}
     for student in ("reference", "buggy", "explorer"):
-        command = [sys.executable, "-m", "attnlab.cli", "grade", str(course / "submitted" / student / ASSIGNMENT), "--json", str(out / f"{student}.json"), "--course", str(REPO)]
+        command = [
+            sys.executable,
+            "-m",
+            "attnlab.cli",
+            "grade",
+            str(course / "submitted" / student / ASSIGNMENT),
+            "--json",
+            str(out / f"{student}.json"),
+            "--course",
+            str(REPO),
+        ]
         process = subprocess.run(command, capture_output=True, text=True, timeout=600)
         assert process.returncode == 0, process.stderr[-3000:]
         results[student] = json.loads((out / f"{student}.json").read_text())
@@ -158,7 +185,11 @@ def test_the_release_needs_no_attnlab_and_has_the_public_tests(course_folder):
         text = path.read_text()
         assert "attnlab." not in text.replace("attnlab export nbgrader", ""), path.name
         if path.suffix == ".ipynb":
-            public = [c for c in json.loads(text)["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id", "").startswith("public-tests-")]
+            public = [
+                c
+                for c in json.loads(text)["cells"]
+                if c["metadata"].get("nbgrader", {}).get("grade_id", "").startswith("public-tests-")
+            ]
             assert len(public) == 1 and "run_public_tests([test_" in "".join(public[0]["source"]), path.name
 
 
@@ -168,14 +199,18 @@ def test_the_reference_scores_full_marks_in_all_three_graders(autograded, attnla
     assert score == max_score == full > 0
     for results in (attnlab_graded["reference"], gradescope_graded["reference"]):
         assert results["score"] == full, [t["name"] for t in results["tests"] if t["status"] == "failed"][:5]
-        assert "Not graded" not in results["output"] and "not run" not in results["output"]  # the course's own cells are not the student's
+        assert (
+            "Not graded" not in results["output"] and "not run" not in results["output"]
+        )  # the course's own cells are not the student's
 
 
 def test_the_untouched_release_scores_zero(autograded):
     assert autograded["untouched"][0] == 0
 
 
-def test_one_buggy_cell_costs_what_attnlab_grade_only_takes_in_all_three(autograded, attnlab_graded, gradescope_graded, expected_bug):
+def test_one_buggy_cell_costs_what_attnlab_grade_only_takes_in_all_three(
+    autograded, attnlab_graded, gradescope_graded, expected_bug
+):
     assert 0 < expected_bug.score < expected_bug.max_score
     assert autograded["buggy"][2]["masks"] == pytest.approx(expected_bug.score)
     assert autograded["buggy"][0] == pytest.approx(expected_bug.score)  # the notebooks not handed in score nothing
@@ -185,8 +220,12 @@ def test_one_buggy_cell_costs_what_attnlab_grade_only_takes_in_all_three(autogra
     assert lost and lost == {t.name for t in expected_bug.tests if t.score < t.max_score}
 
 
-def test_a_notebook_with_a_matplotlib_cell_is_graded_right_and_told_what_was_skipped(autograded, attnlab_graded, gradescope_graded):
-    full_softmax = sum(t.max_score for t in grade(COURSE, COURSE.solutions_dir, only=["softmax"], in_process=True).tests)
+def test_a_notebook_with_a_matplotlib_cell_is_graded_right_and_told_what_was_skipped(
+    autograded, attnlab_graded, gradescope_graded
+):
+    full_softmax = sum(
+        t.max_score for t in grade(COURSE, COURSE.solutions_dir, only=["softmax"], in_process=True).tests
+    )
     assert autograded["explorer"][2]["softmax"] == full_softmax
     note = "notebook cells not run, as no function of yours uses them (plots, prints, trying things out): softmax.ipynb cell 3 `import matplotlib.pyplot as plt`"
     for results in (attnlab_graded["explorer"], gradescope_graded["explorer"]):
@@ -197,12 +236,20 @@ def test_a_notebook_with_a_matplotlib_cell_is_graded_right_and_told_what_was_ski
 def test_a_failing_hidden_cell_shows_the_graders_feedback_only(course_folder, autograded):
     course, _ = course_folder
     notebook = json.loads((course / "autograded" / "buggy" / ASSIGNMENT / "masks.ipynb").read_text())
-    errors = [o for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade") for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    errors = [
+        o
+        for c in notebook["cells"]
+        if c["metadata"].get("nbgrader", {}).get("grade")
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
     assert errors
     for error in errors:
         shown = "\n".join(error["traceback"])
         assert error["ename"] == "AssertionError" and "Unexpected exception formatting" not in shown
-        assert "site-packages" not in shown and "attnlab/export" not in shown and "File " not in shown  # only the cell's own lines
+        assert (
+            "site-packages" not in shown and "attnlab/export" not in shown and "File " not in shown
+        )  # only the cell's own lines
         assert error["evalue"].startswith("causal_mask: ")
     assert any("Known mistake" in e["evalue"] for e in errors)
 
@@ -219,7 +266,10 @@ def test_a_missing_sibling_notebook_answers_like_a_module(tmp_path):
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == f"softmax.ipynb is not next to this notebook (in {tmp_path.resolve()}), so softmax.softmax cannot run here"
+    assert (
+        result.stdout.strip()
+        == f"softmax.ipynb is not next to this notebook (in {tmp_path.resolve()}), so softmax.softmax cannot run here"
+    )
 
 
 def test_the_filled_release_runs_in_a_jupyter_kernel_without_attnlab(course_folder, tmp_path):
@@ -235,9 +285,24 @@ def test_the_filled_release_runs_in_a_jupyter_kernel_without_attnlab(course_fold
     no_attnlab = "--IPKernelApp.exec_lines=['import sys; sys.modules[\"attnlab\"] = None']"
     for name in ("attention", "torch_attention"):  # attention imports three sibling notebooks
         notebook = nbformat.read(folder / f"{name}.ipynb", as_version=4)
-        NotebookClient(notebook, timeout=300, kernel_name="python3", extra_arguments=[no_attnlab], resources={"metadata": {"path": str(folder)}}).execute()
-        public = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("public-tests-"))
+        NotebookClient(
+            notebook,
+            timeout=300,
+            kernel_name="python3",
+            extra_arguments=[no_attnlab],
+            resources={"metadata": {"path": str(folder)}},
+        ).execute()
+        public = next(
+            c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("public-tests-")
+        )
         printed = "".join(o.get("text", "") for o in public.outputs)
         assert printed.count("✓") >= 3 and "✗" not in printed, printed
-    blocked = NotebookClient(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import attnlab.expect")]), kernel_name="python3", extra_arguments=[no_attnlab], allow_errors=True)
-    assert blocked.execute().cells[0].outputs[0]["ename"] == "ModuleNotFoundError"  # the kernel above had no attnlab indeed
+    blocked = NotebookClient(
+        nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import attnlab.expect")]),
+        kernel_name="python3",
+        extra_arguments=[no_attnlab],
+        allow_errors=True,
+    )
+    assert (
+        blocked.execute().cells[0].outputs[0]["ename"] == "ModuleNotFoundError"
+    )  # the kernel above had no attnlab indeed

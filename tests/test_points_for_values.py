@@ -11,7 +11,6 @@ kernel (``export.notebook``).
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -78,7 +77,10 @@ def test_constants_of_the_shapes_score_at_most_5_percent_on_both_paths(both_path
         # What held, held: its feedback says which values test pays it.
         rows = next(t for t in report.tests if t.name == "softmax: rows sum to 1 along the last axis by default")
         assert rows.outcome is Outcome.FAILED and rows.score == 0
-        assert rows.feedback.startswith("Not paid yet") and "Fix “softmax: values equal exp(x) / sum(exp(x)) along the axis” first" in rows.feedback
+        assert (
+            rows.feedback.startswith("Not paid yet")
+            and "Fix “softmax: values equal exp(x) / sum(exp(x)) along the axis” first" in rows.feedback
+        )
         gradcheck = [t for t in report.tests if "gradcheck" in t.name]
         assert gradcheck and all("MultiHeadSelfAttention's values are right" in t.feedback for t in gradcheck)
 
@@ -87,27 +89,38 @@ def test_tiny_arrays_score_nothing_and_fail_the_metamorphic_tests_on_their_own(b
     alone, in_class = both_paths(*fixtures_in("hostile/tiny_arrays"))
     assert verdicts(in_class) == verdicts(alone)
     assert alone.score == 0, [t.name for t in alone.tests if t.score]
-    for name in ("self_attention: batch items do not affect each other", "cross_attention: outputs do not change with what sits in padded positions"):
+    for name in (
+        "self_attention: batch items do not affect each other",
+        "cross_attention: outputs do not change with what sits in padded positions",
+    ):
         [test] = [t for t in alone.tests if t.name.startswith(name)]
         assert "has the wrong shape" in test.feedback and "Not paid yet" not in test.feedback, test.feedback
 
 
-@pytest.mark.parametrize("name, functions", [
-    ("sinusoidal_float32_a_ten_thousandth_off", {"sinusoidal_encoding"}),
-    ("float32_alibi_a_ten_thousandth_off", {"alibi_slopes", "alibi_bias"}),
-    ("float32_rope_frequencies_a_ten_thousandth_off", {"rope_frequencies"}),
-])
+@pytest.mark.parametrize(
+    "name, functions",
+    [
+        ("sinusoidal_float32_a_ten_thousandth_off", {"sinusoidal_encoding"}),
+        ("float32_alibi_a_ten_thousandth_off", {"alibi_slopes", "alibi_bias"}),
+        ("float32_rope_frequencies_a_ten_thousandth_off", {"rope_frequencies"}),
+    ],
+)
 def test_a_float32_table_is_held_to_the_contracts_float64_tolerance(grade_both_paths, name, functions):
     for report in grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / f"{name}.py")):
         tests = [t for t in report.tests if t.function in functions]
-        assert {t.function for t in tests} == functions and all(t.score == 0 for t in tests), [t.name for t in tests if t.score]
+        assert {t.function for t in tests} == functions and all(t.score == 0 for t in tests), [
+            t.name for t in tests if t.score
+        ]
         assert all(t.score == t.max_score for t in report.tests if t.function not in functions)
 
 
-@pytest.mark.parametrize("name, functions", [
-    ("heads_float32_copy", {"hard_attention", "previous_token_score", "sink_score", "induction_score"}),
-    ("flash_float32_copy", {"flash_attention", "flash_attention_backward"}),
-])
+@pytest.mark.parametrize(
+    "name, functions",
+    [
+        ("heads_float32_copy", {"hard_attention", "previous_token_score", "sink_score", "induction_score"}),
+        ("flash_float32_copy", {"flash_attention", "flash_attention_backward"}),
+    ],
+)
 def test_a_float32_copy_of_the_answer_earns_nothing(grade_both_paths, name, functions):
     """Float64's tolerance cannot see a float32 rounding of the right answer: these functions refuse a
     float32 answer to float64 inputs (or compare exactly), so it earns nothing, alone or in a class."""
@@ -125,7 +138,11 @@ def test_one_bug_outside_the_values_keeps_the_property_points(grade_both_paths):
     assert verdicts(in_class) == verdicts(alone)
     lost = {t.name for t in alone.tests if t.score < t.max_score}
     assert lost and all("1e4" in name for name in lost), lost
-    properties = ("softmax: the output has the input's shape", "softmax: rows sum to 1 along the last axis by default", "softmax: sums to 1 along the axis it is given")
+    properties = (
+        "softmax: the output has the input's shape",
+        "softmax: rows sum to 1 along the last axis by default",
+        "softmax: sums to 1 along the axis it is given",
+    )
     assert all(t.score == t.max_score for t in alone.tests if t.name in properties)
 
 
@@ -145,23 +162,48 @@ def test_nbgrader_cells_pay_a_property_only_with_its_values():
 
 
 def result(name: str, passed: bool, points: float = 1.0) -> TestResult:
-    return TestResult(name, "softmax", "softmax", Outcome.PASSED if passed else Outcome.FAILED, points if passed else 0.0, points, "" if passed else "its own reason", None, None, "", 0.0)
+    return TestResult(
+        name,
+        "softmax",
+        "softmax",
+        Outcome.PASSED if passed else Outcome.FAILED,
+        points if passed else 0.0,
+        points,
+        "" if passed else "its own reason",
+        None,
+        None,
+        "",
+        0.0,
+    )
 
 
-TABLE = PointsTable({("test_f", "test_values"): 2.0, ("test_f", "test_shape"): 1.0, ("test_f", "test_cases"): 1.0, ("test_f", "test_rows"): 1.0},
-                    {("test_f", "test_shape"): ("test_values",), ("test_f", "test_rows"): ("test_values", "test_cases")})
+TABLE = PointsTable(
+    {
+        ("test_f", "test_values"): 2.0,
+        ("test_f", "test_shape"): 1.0,
+        ("test_f", "test_cases"): 1.0,
+        ("test_f", "test_rows"): 1.0,
+    },
+    {("test_f", "test_shape"): ("test_values",), ("test_f", "test_rows"): ("test_values", "test_cases")},
+)
 
 
 @pytest.mark.parametrize("values_pass", [True, False])
 def test_a_property_is_paid_only_when_its_values_tests_pass(values_pass):
-    graded = [("test_f.py::test_shape", result("softmax: shape", True)), ("test_f.py::test_values", result("softmax: values", values_pass, 2.0))]
+    graded = [
+        ("test_f.py::test_shape", result("softmax: shape", True)),
+        ("test_f.py::test_values", result("softmax: values", values_pass, 2.0)),
+    ]
     shape, values = pay_for_values(TABLE, graded)
     assert values == graded[1][1]
     if values_pass:
         assert shape == graded[0][1]
     else:
         assert (shape.outcome, shape.score, shape.max_score) == (Outcome.FAILED, 0.0, 1.0)
-        assert shape.feedback == "Not paid yet: this property holds, but it is paid only together with the values it is about, once softmax's values are right. Fix “softmax: values” first."
+        assert (
+            shape.feedback
+            == "Not paid yet: this property holds, but it is paid only together with the values it is about, once softmax's values are right. Fix “softmax: values” first."
+        )
 
 
 def test_every_case_of_every_values_test_must_pass_and_a_failure_keeps_its_own_reason():
@@ -182,14 +224,26 @@ def test_a_values_test_that_did_not_run_is_the_courses_error():
         pay_for_values(TABLE, [("test_f.py::test_shape", result("softmax: shape", True))])
 
 
-@pytest.mark.parametrize("entry, says", [
-    ('test_a = { points = 1, paid_with = ["test_b"] }', "test_f.test_a is paid with test_b, which is not a test under [test_f]"),
-    ('test_a = { points = 1, paid_with = ["test_a"] }', "is paid with test_a, which is paid with other tests itself"),
-    ('test_a = { points = 1, paid_with = ["test_c"] }\ntest_c = { points = 1, paid_with = ["test_v"] }', "test_f.test_a is paid with test_c, which is paid with other tests itself"),
-    ('test_a = { points = 1, paid_with = [] }', "paid_with must be a list of the test names that pay it"),
-    ('test_a = { points = 1, paid = ["test_v"] }', "test_f.test_a must be a number of points or"),
-    ('test_a = { points = -1, paid_with = ["test_v"] }', "test_f.test_a must be a number of points, 0 or more"),
-])
+@pytest.mark.parametrize(
+    "entry, says",
+    [
+        (
+            'test_a = { points = 1, paid_with = ["test_b"] }',
+            "test_f.test_a is paid with test_b, which is not a test under [test_f]",
+        ),
+        (
+            'test_a = { points = 1, paid_with = ["test_a"] }',
+            "is paid with test_a, which is paid with other tests itself",
+        ),
+        (
+            'test_a = { points = 1, paid_with = ["test_c"] }\ntest_c = { points = 1, paid_with = ["test_v"] }',
+            "test_f.test_a is paid with test_c, which is paid with other tests itself",
+        ),
+        ('test_a = { points = 1, paid_with = [] }', "paid_with must be a list of the test names that pay it"),
+        ('test_a = { points = 1, paid = ["test_v"] }', "test_f.test_a must be a number of points or"),
+        ('test_a = { points = -1, paid_with = ["test_v"] }', "test_f.test_a must be a number of points, 0 or more"),
+    ],
+)
 def test_a_malformed_paid_with_is_one_line_for_the_author(tmp_path, entry, says):
     (tmp_path / "points.toml").write_text(f"[test_f]\ntest_v = 2\n{entry}\n")
     with pytest.raises(CourseError, match=None) as error:
@@ -233,4 +287,9 @@ def test_rows_are_checked_at_the_inputs_precision_not_the_weights():
 
 def test_tolerance_reads_inputs_and_dtypes_only():
     assert tolerance() == tolerance(np.zeros(2)) == tolerance(np.float64) == tolerance(np.arange(3))
-    assert tolerance(np.float32) == tolerance(np.dtype("float32")) == tolerance(np.zeros(2), np.ones(1, np.float32)) > tolerance()
+    assert (
+        tolerance(np.float32)
+        == tolerance(np.dtype("float32"))
+        == tolerance(np.zeros(2), np.ones(1, np.float32))
+        > tolerance()
+    )

@@ -45,7 +45,9 @@ def test_output_after_a_flood_that_was_cut_is_read_whole_and_in_order():
 
 @pytest.fixture(scope="module")
 def flooding(tmp_path_factory):
-    return build_submission(tmp_path_factory.mktemp("printing") / "floods", read_fixture(SUBMISSIONS / "printing" / "floods_then_prints.py"))
+    return build_submission(
+        tmp_path_factory.mktemp("printing") / "floods", read_fixture(SUBMISSIONS / "printing" / "floods_then_prints.py")
+    )
 
 
 def lines_after_the_flood(report) -> None:

@@ -11,10 +11,9 @@ import numpy as np
 import pytest
 from conftest import COURSE, REPO
 
-from attnlab.quiz import params as drawing
 from attnlab.quiz.schema import load_quiz
 from attnlab.quiz.items import reference_factory_for
-from attnlab.quiz.variant import POOL_ITEM, drawn_values, keyed_question, keyed_quiz, practice_variants
+from attnlab.quiz.variant import drawn_values, keyed_question, practice_variants
 
 QUIZZES = {path.stem: load_quiz(path) for path in sorted((REPO / "quizzes").glob("*.yaml"))}
 STUDENTS = ["alice", "bob", "s1234567"]
@@ -37,7 +36,10 @@ def gap(x, perm, wq, wk, wv, positions=False):
             pe = np.zeros((n, d))
             for p in range(n):
                 for i in range(d // 2):
-                    pe[p, 2 * i], pe[p, 2 * i + 1] = math.sin(p / 10000 ** (2 * i / d)), math.cos(p / 10000 ** (2 * i / d))
+                    pe[p, 2 * i], pe[p, 2 * i + 1] = (
+                        math.sin(p / 10000 ** (2 * i / d)),
+                        math.cos(p / 10000 ** (2 * i / d)),
+                    )
             tokens = tokens + pe
         q, k, v = tokens @ wq, tokens @ wk, tokens @ wv
         out = np.zeros((n, v.shape[1]))
@@ -153,7 +155,9 @@ EXPECTED = {
     ("masks", "masked-row"): lambda p: masked_softmax_row(p["S"][1], 2),
     ("masks", "masked-row-drawn"): lambda p: softmax([p["a"], p["b"]]) + [0.0],
     ("masks", "two-token-weights"): lambda p: two_token_weights(p["x0"], p["x1"]),
-    ("masks", "two-token-output"): lambda p: (np.array(two_token_weights(p["x0"], p["x1"])[1]) @ np.array([p["v0"], p["v1"]])).tolist(),
+    ("masks", "two-token-output"): lambda p: (
+        np.array(two_token_weights(p["x0"], p["x1"])[1]) @ np.array([p["v0"], p["v1"]])
+    ).tolist(),
     ("masks", "padding-matrix"): lambda p: [[1.0 if j < n else 0.0 for j in range(p["m"])] for n in p["lengths"]],
     ("masks", "mask-convention"): POOL,
     ("masks", "minus-infinity"): POOL,
@@ -175,7 +179,9 @@ EXPECTED = {
     ("positions", "causal-breaks-equivariance"): POOL,
     ("cost", "scores-multiply-adds"): lambda p: p["T"] * p["T"] * p["d_k"],
     ("cost", "projections-multiply-adds"): lambda p: 3 * p["T"] * p["d"] * p["d"],
-    ("cost", "where-the-costs-cross"): lambda p: next(t for t in range(1, 10 * p["d"]) if 2 * t * t * p["d"] >= 4 * t * p["d"] ** 2),
+    ("cost", "where-the-costs-cross"): lambda p: next(
+        t for t in range(1, 10 * p["d"]) if 2 * t * t * p["d"] >= 4 * t * p["d"] ** 2
+    ),
     ("cost", "kv-cache-bytes-per-token"): lambda p: p["layers"] * p["h_kv"] * p["d_head"] * p["bytes"] * 2,
     ("cost", "gqa-saves-cache"): lambda p: p["group"],
     ("cost", "multi-query-is-gqa"): POOL,
@@ -185,9 +191,13 @@ EXPECTED = {
     ("decode", "kv-cache-gib"): lambda p: kv_bytes(p["layers"], p["h_kv"], p["d_head"], 2, 128 * 1024) * p["B"] / 2**30,
     ("decode", "mla-cache-ratio"): lambda p: (2 * p["h"] * p["d_head"]) / (p["d_c"] + p["d_r"]),
     ("decode", "mha-gqa-mla"): POOL,
-    ("decode", "fp8-sequences"): lambda p: int(p["M"] * 2**30 // kv_bytes(p["layers"], p["h_kv"], p["d_head"], 1, 128 * 1024)),
+    ("decode", "fp8-sequences"): lambda p: int(
+        p["M"] * 2**30 // kv_bytes(p["layers"], p["h_kv"], p["d_head"], 1, 128 * 1024)
+    ),
     ("decode", "decode-step-time"): lambda p: (2 * p["P"] * 1e9) / (p["bw"] * 1e12) * 1e3,
-    ("decode", "decode-balance-batch"): lambda p: (p["F"] * 1e12 / 2) / (p["bw"] * 1e12 / 2),  # flops per weight per sequence / bytes per weight
+    ("decode", "decode-balance-batch"): lambda p: (
+        (p["F"] * 1e12 / 2) / (p["bw"] * 1e12 / 2)
+    ),  # flops per weight per sequence / bytes per weight
     ("decode", "decode-memory-bound"): POOL,
     ("decode", "sink-window-keys"): lambda p: len(set(range(p["k"])) | set(range(p["i"] - p["w"] + 1, p["i"] + 1))),
     ("decode", "sink-eviction"): POOL,
@@ -198,8 +208,12 @@ EXPECTED = {
     ("numerics", "torch-sdpa"): POOL,
     ("numerics", "one-key-closer"): lambda p: softmax([float(p["g"])] + [0.0] * (p["n"] - 1))[0],
     ("numerics", "identical-keys"): lambda p: softmax([float(np.dot(p["q"], p["k"]))] * p["n"])[0],
-    ("scoring", "additive-score"): lambda p: float(np.dot(p["w"], np.tanh(np.array(p["Wq"]) @ p["q"] + np.array(p["Wk"]) @ p["k"]))),
-    ("scoring", "cosine-score"): lambda p: float(np.dot(p["q"], p["k"]) / np.linalg.norm(p["q"]) / np.linalg.norm(p["k"])),
+    ("scoring", "additive-score"): lambda p: float(
+        np.dot(p["w"], np.tanh(np.array(p["Wq"]) @ p["q"] + np.array(p["Wk"]) @ p["k"]))
+    ),
+    ("scoring", "cosine-score"): lambda p: float(
+        np.dot(p["q"], p["k"]) / np.linalg.norm(p["q"]) / np.linalg.norm(p["k"])
+    ),
     ("scoring", "qk-norm-cap"): lambda p: most_peaked_unit_row(p["g"], p["n"]),
     ("scoring", "softcap"): lambda p: p["c"] * math.tanh(p["s"] / p["c"]),
     ("scoring", "norm-control"): POOL,
@@ -262,7 +276,11 @@ def fused_equals_separate(bias=False):
     rng = np.random.default_rng(1)
     x, fused, b = rng.normal(size=(5, 4)), rng.normal(size=(4, 12)), rng.normal(size=12) * bias
     q, k, v = np.split(x @ fused + b, 3, axis=-1)
-    return all(np.allclose(part, x @ fused[:, 4 * i: 4 * (i + 1)] + b[4 * i: 4 * (i + 1)]) for i, part in enumerate((q, k, v)))
+    return all(
+        np.allclose(part, x @ fused[:, 4 * i : 4 * (i + 1)] + b[4 * i : 4 * (i + 1)])
+        for i, part in enumerate((q, k, v))
+    )
+
 
 CASES = [(quiz_id, q.id) for quiz_id, quiz in QUIZZES.items() for q in quiz.questions]
 
@@ -285,7 +303,9 @@ def test_answer_recomputed_independently(quiz_id, question_id):
         assert EXPECTED[(quiz_id, question_id)] == POOL
         return
     factory = reference_factory_for(lambda: COURSE)
-    variants = [(s, drawn_values(quiz, question, s)) for s in STUDENTS] + [(who, values) for who, values in practice_variants(quiz, question)]
+    variants = [(s, drawn_values(quiz, question, s)) for s in STUDENTS] + [
+        (who, values) for who, values in practice_variants(quiz, question)
+    ]
     for who, values in variants:
         sitting = "practice" if who.startswith("practice") else "exam"
         keyed = keyed_question(quiz, question, who, factory, sitting) if sitting == "exam" else None
@@ -297,7 +317,9 @@ def test_answer_recomputed_independently(quiz_id, question_id):
         if question.type in ("number", "vector", "matrix"):
             assert np.allclose(keyed.key, expected, atol=1e-9), f"{who}: key {keyed.key} != {expected}"
         else:
-            assert keyed.key == (tuple(expected) if question.type == "shape" else expected), f"{who}: key {keyed.key} != {expected}"
+            assert keyed.key == (tuple(expected) if question.type == "shape" else expected), (
+                f"{who}: key {keyed.key} != {expected}"
+            )
 
 
 def causal_gap_of_reversal():
@@ -311,21 +333,33 @@ POOL_FACTS = {
     ("cost", "fused-qkv", "exam", 1): lambda: fused_equals_separate(bias=True),
     ("cost", "fused-qkv", "practice", 0): lambda: not fused_equals_separate(bias=True),
     ("cost", "fused-qkv", "practice", 1): lambda: fused_equals_separate(bias=False),
-    ("masks", "mask-after-softmax", "exam", 1): lambda: "a" if np.allclose(np.array([0.5, 0.3, 0.2]) * [1, 1, 0], [0.5, 0.3, 0]) else "b",
+    ("masks", "mask-after-softmax", "exam", 1): lambda: (
+        "a" if np.allclose(np.array([0.5, 0.3, 0.2]) * [1, 1, 0], [0.5, 0.3, 0]) else "b"
+    ),
     ("masks", "minus-infinity", "exam", 1): lambda: "b" if abs(1 / (E**2 + 1 + E) - 0.09) < 0.005 else "a",
     ("masks", "minus-infinity", "practice", 0): lambda: "a" if softmax([1, -np.inf, 2])[1] == 0 else "b",
     ("decode", "mha-gqa-mla", "exam", 0): lambda: "abc"[int(np.argmin([2 * 32 * 128, 2 * 8 * 128, 512 + 64]))],
     ("decode", "mha-gqa-mla", "exam", 1): lambda: "abc"[int(np.argmax([2 * 4 * 128, 2 * 1 * 128, 512 + 64]))],
     ("numerics", "float16-fill", "exam", 0): lambda: "a" if float16_overflows(lambda: np.float16(-1e9)) else "c",
-    ("numerics", "float16-fill", "practice", 0): lambda: "b" if np.isfinite(np.finfo(np.float16).min) and float16_overflows(lambda: np.float16(-1e5)) else "c",
+    ("numerics", "float16-fill", "practice", 0): lambda: (
+        "b" if np.isfinite(np.finfo(np.float16).min) and float16_overflows(lambda: np.float16(-1e5)) else "c"
+    ),
     ("numerics", "float16-fill", "exam", 1): lambda: "b" if torch_masked_fill_refuses(-1e9) else "a",
     ("numerics", "float16-fill", "practice", 1): lambda: "a" if torch_added_bias(-1e9) == -np.inf else "b",
     ("numerics", "torch-sdpa", "exam", 0): lambda: "a" if torch_sdpa_needs_enable_gqa() else "b",
-    ("numerics", "half-precision-blind-row", "exam", 1): lambda: "b" if float16_overflows(lambda: np.float16(np.finfo(np.float16).min) - np.float16(64)) else "a",
-    ("numerics", "half-precision-blind-row", "practice", 1): lambda: "b" if np.allclose(float16_softmax([np.finfo(np.float16).min] * 5), 0.2, atol=1e-3) else "a",
-    ("numerics", "minus-1e9", "practice", 0): lambda: float(np.float32(softmax_any([np.float32(0.3), np.float32(-1e9)])[1])) == 0.0,
+    ("numerics", "half-precision-blind-row", "exam", 1): lambda: (
+        "b" if float16_overflows(lambda: np.float16(np.finfo(np.float16).min) - np.float16(64)) else "a"
+    ),
+    ("numerics", "half-precision-blind-row", "practice", 1): lambda: (
+        "b" if np.allclose(float16_softmax([np.finfo(np.float16).min] * 5), 0.2, atol=1e-3) else "a"
+    ),
+    ("numerics", "minus-1e9", "practice", 0): lambda: (
+        float(np.float32(softmax_any([np.float32(0.3), np.float32(-1e9)])[1])) == 0.0
+    ),
     ("numerics", "minus-1e9", "exam", 1): lambda: np.allclose(softmax([-1e9] * 4), 0.25),
-    ("scoring", "hard-vs-soft", "practice", 0): lambda: "a" if [10, 20, 30][int(np.argmax([1.0, 3.0, 2.0]))] == 20 else "c",
+    ("scoring", "hard-vs-soft", "practice", 0): lambda: (
+        "a" if [10, 20, 30][int(np.argmax([1.0, 3.0, 2.0]))] == 20 else "c"
+    ),
 }
 
 
@@ -350,7 +384,9 @@ def torch_sdpa_needs_enable_gqa():
     except RuntimeError:
         pass
     grouped = functional.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
-    repeated = functional.scaled_dot_product_attention(q, k.repeat_interleave(4, 1), v.repeat_interleave(4, 1), is_causal=True)
+    repeated = functional.scaled_dot_product_attention(
+        q, k.repeat_interleave(4, 1), v.repeat_interleave(4, 1), is_causal=True
+    )
     return torch.allclose(grouped, repeated)
 
 
@@ -394,7 +430,9 @@ def test_every_pool_keeps_exam_and_practice_apart_and_answers_among_its_options(
             for item in question.pool.exam + question.pool.practice:
                 if question.type in ("single", "multiple"):
                     letters = "abcdefghij"[: len(item.options)]
-                    assert all(x in letters for x in (item.answer if isinstance(item.answer, list) else [item.answer])), item.prompt
+                    assert all(
+                        x in letters for x in (item.answer if isinstance(item.answer, list) else [item.answer])
+                    ), item.prompt
 
 
 def test_the_lessons_wrong_numbers_are_not_the_key():
@@ -408,7 +446,9 @@ def test_the_lessons_wrong_numbers_are_not_the_key():
         assert [m.name for m in keyed.mistakes] == ["the page's numbers"]
     # The lesson's own example: scores (0.5, 2.1, 1.3), printed (0.08, 0.64, 0.28); the softmax is (0.12, 0.61, 0.27).
     lesson = keyed_for_lesson()
-    assert np.allclose(lesson, [0.12, 0.61, 0.27], atol=0.005) and not np.allclose(lesson, [0.08, 0.64, 0.28], atol=0.005)
+    assert np.allclose(lesson, [0.12, 0.61, 0.27], atol=0.005) and not np.allclose(
+        lesson, [0.08, 0.64, 0.28], atol=0.005
+    )
 
 
 def keyed_for_lesson():
@@ -416,7 +456,9 @@ def keyed_for_lesson():
 
     quiz = QUIZZES["softmax"]
     values = {"a": 0.5, "b": 2.1, "c": 1.3, "printed": (0.13, 0.54, 0.33)}
-    return keyed_for_values(quiz, quiz.question("the-cat-sat"), values, "the lesson", reference_factory_for(lambda: COURSE)).key
+    return keyed_for_values(
+        quiz, quiz.question("the-cat-sat"), values, "the lesson", reference_factory_for(lambda: COURSE)
+    ).key
 
 
 def test_students_get_different_variants():
@@ -438,7 +480,9 @@ def test_every_gqa_head_variant_asks_for_a_head_that_exists():
     question = quiz.question("gqa-head")
     drawn = [drawn_values(quiz, question, f"s{i}") for i in range(300)]
     assert all(0 <= p["h"] < p["h_q"] for p in drawn)
-    assert {p["h"] for p in drawn} >= set(range(16)) - {p for p in range(16) if all(p >= q["h_q"] for q in drawn)}, "every head is asked for somewhere"
+    assert {p["h"] for p in drawn} >= set(range(16)) - {p for p in range(16) if all(p >= q["h_q"] for q in drawn)}, (
+        "every head is asked for somewhere"
+    )
 
 
 def test_the_gqa_interleaved_mistake_is_the_tiled_kv_heads():
@@ -469,7 +513,9 @@ def test_at_least_half_the_bank_names_common_mistakes():
     assert sum(bool(q.mistakes) for q in questions) * 2 >= len(questions)
 
 
-@pytest.mark.parametrize("question_id", ["weights-shape", "output-shape", "cross-scores-shape", "split-heads-shape", "kv-cache-shape"])
+@pytest.mark.parametrize(
+    "question_id", ["weights-shape", "output-shape", "cross-scores-shape", "split-heads-shape", "kv-cache-shape"]
+)
 def test_shape_questions_never_let_a_named_mistake_pass(question_id):
     """Where two sizes coincide a transposed shape equals the key; the questions' where: rules that out."""
     quiz = QUIZZES["shapes"]
@@ -479,4 +525,6 @@ def test_shape_questions_never_let_a_named_mistake_pass(question_id):
     for sitting, students in (("exam", [f"s{i}" for i in range(300)]), ("practice", [f"p{i}" for i in range(40)])):
         for student in students:
             keyed = keyed_question(quiz, question, student, factory, sitting)
-            assert [m.name for m in keyed.mistakes] == [m.name for m in question.mistakes], f"{sitting} {student}: {keyed.asked.prompt}"
+            assert [m.name for m in keyed.mistakes] == [m.name for m in question.mistakes], (
+                f"{sitting} {student}: {keyed.asked.prompt}"
+            )

@@ -102,7 +102,9 @@ def test_practice_does_not_say_close_for_a_vector_from_either_source(root_quiz):
     assert "close" not in json.loads(copy.read_text())["questions"][1]["variants"][0], "no coarse hash of a vector"
     exam = open_quiz(path, FACTORY).items_for("alice", "exam")[1]
     exam_key = keyed_question(quiz, quiz.questions[1], "alice", FACTORY, "exam")
-    assert exam.check(one_decimal_fewer(exam_key.key, 0.005)) == (False, NOTE, None, True), "the instructor's marking says it"
+    assert exam.check(one_decimal_fewer(exam_key.key, 0.005)) == (False, NOTE, None, True), (
+        "the instructor's marking says it"
+    )
 
 
 def test_the_close_check_costs_ten_guesses(root_quiz, monkeypatch):
@@ -142,14 +144,34 @@ def test_the_class_grading_counts_close_answers_in_the_table_and_the_csv(tmp_pat
             for k in keyed:
                 if k.asked.type in ("number", "vector") and not quiz.question(k.asked.id).relative:
                     early = one_decimal_fewer(k.key, k.tolerance)
-                    if not k.asked.kind.matches(early, k.key, k.tolerance) and not any(k.asked.kind.matches(early, m.key, k.tolerance) for m in k.mistakes):
+                    if not k.asked.kind.matches(early, k.key, k.tolerance) and not any(
+                        k.asked.kind.matches(early, m.key, k.tolerance) for m in k.mistakes
+                    ):
                         answers[k.asked.id] = k.asked.kind.to_text(early)
                         expected[student].append(k.asked.id)
         path = tmp_path / f"{student}.yaml"
         path.write_text(yaml.safe_dump({"quiz": "softmax", "student": student, "answers": answers}))
         files.append(path)
-    assert any(quiz.question(q).type == "vector" for q in expected["ann"]) and any(quiz.question(q).type == "number" for q in expected["ann"])
-    result = subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", "grade", "softmax", *map(str, files), "--csv", str(tmp_path / "s.csv")], cwd=REPO, capture_output=True, text=True, env={**os.environ, "COLUMNS": "160"})
+    assert any(quiz.question(q).type == "vector" for q in expected["ann"]) and any(
+        quiz.question(q).type == "number" for q in expected["ann"]
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "attnlab.cli",
+            "quiz",
+            "grade",
+            "softmax",
+            *map(str, files),
+            "--csv",
+            str(tmp_path / "s.csv"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "160"},
+    )
     assert result.returncode == 0, result.stderr
     assert "close" in result.stdout.splitlines()[2]
     rows = {r["student"]: r for r in csv.DictReader((tmp_path / "s.csv").open())}

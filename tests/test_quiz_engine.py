@@ -27,8 +27,18 @@ CHEAP = {"n": 2**8, "r": 8, "p": 1}
 @pytest.mark.parametrize(
     "text, value",
     [
-        ("1/2", 0.5), ("e/(2e + 1)", math.e / (2 * math.e + 1)), ("e/(2*e+1)", math.e / (2 * math.e + 1)), ("2e+1", 20.0), ("1.2e-1", 0.12),
-        ("1.2E-1", 0.12), ("1e5", 1e5), ("2pi", 2 * math.pi), ("3(1+e)", 3 * (1 + math.e)), ("2^10", 1024), ("sqrt(16)", 4.0), ("-3", -3),
+        ("1/2", 0.5),
+        ("e/(2e + 1)", math.e / (2 * math.e + 1)),
+        ("e/(2*e+1)", math.e / (2 * math.e + 1)),
+        ("2e+1", 20.0),
+        ("1.2e-1", 0.12),
+        ("1.2E-1", 0.12),
+        ("1e5", 1e5),
+        ("2pi", 2 * math.pi),
+        ("3(1+e)", 3 * (1 + math.e)),
+        ("2^10", 1024),
+        ("sqrt(16)", 4.0),
+        ("-3", -3),
     ],
 )
 def test_arithmetic_students_type(text, value):
@@ -36,7 +46,9 @@ def test_arithmetic_students_type(text, value):
     assert evaluate(text) == pytest.approx(value)
 
 
-@pytest.mark.parametrize("text, shown", [("e/(2e+1)", "`2e+1` reads two ways here"), ("2e-1 * e", "`2e-1` reads two ways here")])
+@pytest.mark.parametrize(
+    "text, shown", [("e/(2e+1)", "`2e+1` reads two ways here"), ("2e-1 * e", "`2e-1` reads two ways here")]
+)
 def test_a_text_that_reads_two_ways_is_refused_with_both(text, shown):
     """Once ``1.2e-1`` was read as 1.2·e − 1 in silence; next to Euler's e, ``2e+1`` could be either."""
     with pytest.raises(ExpressionError, match=re.escape(shown)) as error:
@@ -44,7 +56,9 @@ def test_a_text_that_reads_two_ways_is_refused_with_both(text, shown):
     assert "2E" in str(error.value) and "2*e" in str(error.value)
 
 
-@pytest.mark.parametrize("text", ['__import__("os")', "x.y", "2**99999", "1/0", "open", "lambda: 1", "9" * 600, "[].append", "().__class__"])
+@pytest.mark.parametrize(
+    "text", ['__import__("os")', "x.y", "2**99999", "1/0", "open", "lambda: 1", "9" * 600, "[].append", "().__class__"]
+)
 def test_arithmetic_refuses_everything_else(text):
     with pytest.raises(ExpressionError):
         evaluate(text)
@@ -78,13 +92,31 @@ def test_answer_forms(kind, text, value, expressions):
     assert KINDS[kind].parse(text, 4, expressions) == value
 
 
-@pytest.mark.parametrize("kind, text, reason", [("number", "e/3", "this question takes a number"), ("integer", "4*4", "this question takes a number"), ("number", "0,05", "comma inside a number"), ("vector", "0,05; 0,95", "comma inside a number")])
+@pytest.mark.parametrize(
+    "kind, text, reason",
+    [
+        ("number", "e/3", "this question takes a number"),
+        ("integer", "4*4", "this question takes a number"),
+        ("number", "0,05", "comma inside a number"),
+        ("vector", "0,05; 0,95", "comma inside a number"),
+    ],
+)
 def test_arithmetic_is_read_only_where_the_question_allows_it(kind, text, reason):
     with pytest.raises(AnswerFormatError, match=reason):
         KINDS[kind].parse(text, 0, False)
 
 
-@pytest.mark.parametrize("kind, text", [("integer", "1.5"), ("shape", "(2.5, 3)"), ("single", "z"), ("matrix", "1 2; 3"), ("truefalse", "maybe"), ("vector", "abc")])
+@pytest.mark.parametrize(
+    "kind, text",
+    [
+        ("integer", "1.5"),
+        ("shape", "(2.5, 3)"),
+        ("single", "z"),
+        ("matrix", "1 2; 3"),
+        ("truefalse", "maybe"),
+        ("vector", "abc"),
+    ],
+)
 def test_unreadable_answers_say_what_is_expected(kind, text):
     with pytest.raises(AnswerFormatError):
         KINDS[kind].parse(text, 3)
@@ -107,7 +139,9 @@ def test_schema_errors_name_file_line_and_field(tmp_path):
 
 def test_the_answer_cannot_leak_into_the_prompt(tmp_path):
     path = tmp_path / "leak.yaml"
-    path.write_text("id: leak\ntitle: t\nquestions:\n  - id: q\n    type: integer\n    prompt: 'It is {answer}'\n    answer: 1\n    hint: h\n    explanation: e\n    concepts: [x]\n")
+    path.write_text(
+        "id: leak\ntitle: t\nquestions:\n  - id: q\n    type: integer\n    prompt: 'It is {answer}'\n    answer: 1\n    hint: h\n    explanation: e\n    concepts: [x]\n"
+    )
     with pytest.raises(QuizError, match="the answer may appear in the explanation only"):
         load_quiz(path)
 
@@ -139,10 +173,16 @@ def test_wrong_answers_score_what_they_should():
     memory = keyed["score-memory"]
     step = 2 * memory.tolerance
     centre = math.floor(memory.key / step + 0.5) * step
-    answers["score-memory"] = str(centre + 0.9 * memory.tolerance)  # on the key's grid point (within a tolerance of its centre): right
+    answers["score-memory"] = str(
+        centre + 0.9 * memory.tolerance
+    )  # on the key's grid point (within a tolerance of its centre): right
     result = marking.mark("shapes", "alice", opened.items_for("alice", "exam"), answers)
     status = {m.id: m.status for m in result.marks}
-    assert status["qkt-entries"] == "wrong" and status["weights-shape"] == "unreadable" and status["doubling-cost"] == "skipped"
+    assert (
+        status["qkt-entries"] == "wrong"
+        and status["weights-shape"] == "unreadable"
+        and status["doubling-cost"] == "skipped"
+    )
     assert status["score-memory"] == "right"
     assert result.score == result.max_score - 3
 
@@ -153,21 +193,55 @@ def test_practice_copy_holds_no_answer(tmp_path):
         quiz = load_quiz(path)
         copy = student_copy.build(quiz, "practice", FACTORY, cost=CHEAP)
         text = json.dumps(copy, ensure_ascii=False)
-        assert not re.search(r'"(answer|call|select)"', text), "no answer field (parameter specs may hold expr: derived parameters are shown in the prompt)"
+        assert not re.search(r'"(answer|call|select)"', text), (
+            "no answer field (parameter specs may hold expr: derived parameters are shown in the prompt)"
+        )
         authored = path.read_text()  # numbers the author wrote in prompts and parameters may appear
         for question, entry in zip(quiz.questions, copy["questions"]):
-            fields = {"id", "type", "prompt", "options", "points", "hint", "concepts", "expressions", "params", "where", "variants"}
+            fields = {
+                "id",
+                "type",
+                "prompt",
+                "options",
+                "points",
+                "hint",
+                "concepts",
+                "expressions",
+                "params",
+                "where",
+                "variants",
+            }
             assert set(entry) == fields | ({"items"} if question.pool else set())
-            expected = len(question.pool.practice) if question.pool else drawing.PRACTICE_VARIANTS if question.params else 1 if question.checked_in_practice else 0
+            expected = (
+                len(question.pool.practice)
+                if question.pool
+                else drawing.PRACTICE_VARIANTS
+                if question.params
+                else 1
+                if question.checked_in_practice
+                else 0
+            )
             assert len(entry["variants"]) == expected
             entry_text = json.dumps(entry, ensure_ascii=False)
             # A bare parameter name (answer: L_src) is in the prompt by design: the question is which number it is.
             if hasattr(question.answer, "expr") and not question.answer.expr.isidentifier():
                 assert question.answer.expr not in text, f"{question.id}: the expression is in the copy"
             for variant in entry["variants"]:
-                assert set(variant) == {"tolerance", "layout", "salt", "locks", "explanation", "mistakes"} | ({"close"} if question.type == "number" else set())
-                secret = json.dumps([variant["salt"], variant["locks"], variant["explanation"], variant["mistakes"], variant.get("close")])
-                assert not re.search(r"\d", secret), f"{question.id}: hashes and ciphertexts hold no digits, so no number can hide in them"
+                assert set(variant) == {"tolerance", "layout", "salt", "locks", "explanation", "mistakes"} | (
+                    {"close"} if question.type == "number" else set()
+                )
+                secret = json.dumps(
+                    [
+                        variant["salt"],
+                        variant["locks"],
+                        variant["explanation"],
+                        variant["mistakes"],
+                        variant.get("close"),
+                    ]
+                )
+                assert not re.search(r"\d", secret), (
+                    f"{question.id}: hashes and ciphertexts hold no digits, so no number can hide in them"
+                )
             for student in ("alice", "bob", "carol"):
                 key = keyed_question(quiz, question, student, FACTORY, "practice")
                 for form in {key.asked.kind.format(key.key), key.asked.kind.to_text(key.key)}:

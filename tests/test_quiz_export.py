@@ -45,7 +45,10 @@ def variants_of(quiz, question, fixed):
     else:
         students = [f"variant-{n}" for n in range(1, VARIANTS + 1)] if question.params else [fixed]
         assert [who for who, _ in export_variants(quiz, question, VARIANTS, fixed)] == students
-    return [(who, keyed_for_values(quiz, question, values, who, FACTORY)) for who, values in export_variants(quiz, question, VARIANTS, fixed)]
+    return [
+        (who, keyed_for_values(quiz, question, values, who, FACTORY))
+        for who, values in export_variants(quiz, question, VARIANTS, fixed)
+    ]
 
 
 def pooled(question) -> bool:
@@ -58,7 +61,9 @@ def entries(keyed) -> list[float]:
 
 
 def entry_right(keyed, value: float, index: int) -> bool:
-    return KINDS["number"].matches(value, entries(keyed)[index], keyed.tolerance, per_element(keyed.slack, len(entries(keyed)))[index])
+    return KINDS["number"].matches(
+        value, entries(keyed)[index], keyed.tolerance, per_element(keyed.slack, len(entries(keyed)))[index]
+    )
 
 
 def check_numeric_range(keyed, centre: float, tolerance: float) -> None:
@@ -103,18 +108,32 @@ def test_moodle_every_answer_of_every_variant_is_right_by_attnlab(moodle):
             elif kind in ("vector", "matrix"):
                 blanks = BLANK.findall(text)
                 values = [float(value) for _, value, _ in blanks]
-                assert len(values) == len(entries(keyed)) and right(keyed, values if kind == "vector" else [values[i:i + len(keyed.key[0])] for i in range(0, len(values), len(keyed.key[0]))])
+                assert len(values) == len(entries(keyed)) and right(
+                    keyed,
+                    values
+                    if kind == "vector"
+                    else [values[i : i + len(keyed.key[0])] for i in range(0, len(values), len(keyed.key[0]))],
+                )
                 for index, (_, value, tolerance) in enumerate(blanks):
                     width = float(tolerance)
                     slack = per_element(keyed.slack, len(entries(keyed)))[index]
-                    assert width == pytest.approx(float(accepted_interval(entries(keyed)[index], keyed.tolerance, slack)[1]))
-                    assert entry_right(keyed, float(value) - 0.999 * width, index) and entry_right(keyed, float(value) + 0.999 * width, index)
-                    assert not entry_right(keyed, float(value) + 1.01 * width, index) and not entry_right(keyed, float(value) - 1.01 * width, index)
+                    assert width == pytest.approx(
+                        float(accepted_interval(entries(keyed)[index], keyed.tolerance, slack)[1])
+                    )
+                    assert entry_right(keyed, float(value) - 0.999 * width, index) and entry_right(
+                        keyed, float(value) + 0.999 * width, index
+                    )
+                    assert not entry_right(keyed, float(value) + 1.01 * width, index) and not entry_right(
+                        keyed, float(value) - 1.01 * width, index
+                    )
                 # Moodle's mark is the sum of the weights: attnlab's points, or a mark the instructor is told to set.
                 mark = sum(int(weight) for weight, _, _ in blanks)
                 assert all(int(weight) >= 1 for weight, _, _ in blanks)
                 if mark != question.points:
-                    assert mark in exported.marks_to_set[question.id][1] and exported.marks_to_set[question.id][0] == question.points
+                    assert (
+                        mark in exported.marks_to_set[question.id][1]
+                        and exported.marks_to_set[question.id][0] == question.points
+                    )
                 assert "<table>" in text and text.count("<tr>") == (len(keyed.key) if kind == "matrix" else 1)
             elif kind == "shape":
                 spellings = [a.findtext("text") for a in element.findall("answer")]
@@ -125,11 +144,15 @@ def test_moodle_every_answer_of_every_variant_is_right_by_attnlab(moodle):
                 assert len(answers) == len(keyed.asked.options)
                 chosen = sorted(LETTERS[i] for i, a in enumerate(answers) if float(a.get("fraction")) > 0)
                 assert chosen == ([keyed.key] if kind == "single" else keyed.key)
-                assert sum(float(a.get("fraction")) for a in answers if float(a.get("fraction")) > 0) == pytest.approx(100, abs=0.01)
+                assert sum(float(a.get("fraction")) for a in answers if float(a.get("fraction")) > 0) == pytest.approx(
+                    100, abs=0.01
+                )
                 if kind == "multiple" and len(chosen) < len(answers):  # choosing every option earns nothing
                     assert sum(float(a.get("fraction")) for a in answers) == pytest.approx(0, abs=0.01)
             elif kind == "truefalse":
-                assert [a.findtext("text") for a in element.findall("answer") if a.get("fraction") == "100"] == ["true" if keyed.key else "false"]
+                assert [a.findtext("text") for a in element.findall("answer") if a.get("fraction") == "100"] == [
+                    "true" if keyed.key else "false"
+                ]
             if kind not in ("vector", "matrix"):
                 assert float(element.findtext("defaultgrade")) == question.points
 
@@ -222,7 +245,9 @@ def correct_condition(item):
 
 def test_qti_every_answer_of_every_variant_is_right_by_attnlab(qti):
     quiz, package = qti
-    name = next(n for n in package.namelist() if n.endswith(".xml") and "/" in n and not n.endswith("assessment_meta.xml"))
+    name = next(
+        n for n in package.namelist() if n.endswith(".xml") and "/" in n and not n.endswith("assessment_meta.xml")
+    )
     section = ET.fromstring(package.read(name)).find(f"{Q}assessment/{Q}section")
     children = list(section)
     assert len(children) == len(quiz.questions)
@@ -246,7 +271,10 @@ def check_item(item, question, keyed) -> None:
     metadata = item_metadata(item)
     assert metadata["question_type"] == CANVAS_TYPES[kind] and float(metadata["points_possible"]) == question.points
     prompt = item.find(f"{Q}presentation/{Q}material/{Q}mattext")
-    assert prompt.get("texttype") == "text/html" and html.escape(keyed.asked.prompt.strip().split("\n")[0], quote=False) in prompt.text
+    assert (
+        prompt.get("texttype") == "text/html"
+        and html.escape(keyed.asked.prompt.strip().split("\n")[0], quote=False) in prompt.text
+    )
     assert not EXPONENT.search(item.find(f"{Q}itemfeedback//{Q}mattext").text)
     condition = correct_condition(item)
     labels = {label.get("ident"): label.findtext(f".//{Q}mattext") for label in item.iter(f"{Q}response_label")}
@@ -280,14 +308,24 @@ def check_item(item, question, keyed) -> None:
             accepted = [label.findtext(f".//{Q}mattext") for label in blank.iter(f"{Q}response_label")]
             assert accepted and all(entry_right(keyed, float(text), index) for text in accepted)
             decimals = -Decimal(repr(2 * keyed.tolerance)).normalize().as_tuple().exponent
-            assert f"{Decimal(repr(entries(keyed)[index])).quantize(Decimal(1).scaleb(-decimals)):f}".replace("-0.", "0.") in accepted or entries(keyed)[index] < 0
+            assert (
+                f"{Decimal(repr(entries(keyed)[index])).quantize(Decimal(1).scaleb(-decimals)):f}".replace("-0.", "0.")
+                in accepted
+                or entries(keyed)[index] < 0
+            )
             slack = per_element(keyed.slack, len(entries(keyed)))[index]
             low, high = (Decimal(repr(entries(keyed)[index])) + d * Decimal(repr(slack)) for d in (-1, 1))
             for rounded in (low, high):  # an answer off by the slack, rounded as asked, is among them too
                 text = f"{rounded.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP):f}"
                 assert text in accepted or text.startswith("-"), (text, accepted)
-            adds = [c for c in item.iter(f"{Q}respcondition") if c.find(f"{Q}conditionvar/{Q}varequal[@respident='{blank.get('ident')}']") is not None]
-            assert {c.find(f"{Q}conditionvar/{Q}varequal").text for c in adds} == {label.get("ident") for label in blank.iter(f"{Q}response_label")}
+            adds = [
+                c
+                for c in item.iter(f"{Q}respcondition")
+                if c.find(f"{Q}conditionvar/{Q}varequal[@respident='{blank.get('ident')}']") is not None
+            ]
+            assert {c.find(f"{Q}conditionvar/{Q}varequal").text for c in adds} == {
+                label.get("ident") for label in blank.iter(f"{Q}response_label")
+            }
             shares += Decimal(adds[0].find(f"{Q}setvar").text)
         assert abs(shares - 100) < Decimal("0.01")
 
@@ -298,27 +336,51 @@ def check_item(item, question, keyed) -> None:
 @pytest.mark.slow
 def test_the_export_commands_write_moodle_and_qti_and_refuse_a_student_copy(tmp_path):
     out = tmp_path / "masks.xml"
-    result = subprocess.run([*ATTNLAB, "quiz", "export", "masks", "--variants", "2", "-o", out], cwd=REPO, capture_output=True, text=True)
+    result = subprocess.run(
+        [*ATTNLAB, "quiz", "export", "masks", "--variants", "2", "-o", out], cwd=REPO, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert "causal-matrix: worth" in result.stderr and "set its maximum mark to 1 in the quiz" in result.stderr
     zipped = tmp_path / "masks.zip"
-    made = subprocess.run([*ATTNLAB, "quiz", "export", "masks", "--format", "qti", "--variants", "2", "-o", zipped], cwd=REPO, capture_output=True, text=True)
+    made = subprocess.run(
+        [*ATTNLAB, "quiz", "export", "masks", "--format", "qti", "--variants", "2", "-o", zipped],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert made.returncode == 0, made.stderr
     assert "imsmanifest.xml" in zipfile.ZipFile(zipped).namelist()
     copy = tmp_path / "masks.json"
-    copy.write_text(__import__("json").dumps(student_copy.build(QUIZZES["masks"], "practice", FACTORY, cost={"n": 2**4, "r": 1, "p": 1})))
-    refused = subprocess.run([*ATTNLAB, "quiz", "export", str(copy), "--format", "qti", "-o", tmp_path / "x.zip"], cwd=REPO, capture_output=True, text=True)
+    copy.write_text(
+        __import__("json").dumps(
+            student_copy.build(QUIZZES["masks"], "practice", FACTORY, cost={"n": 2**4, "r": 1, "p": 1})
+        )
+    )
+    refused = subprocess.run(
+        [*ATTNLAB, "quiz", "export", str(copy), "--format", "qti", "-o", tmp_path / "x.zip"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert refused.returncode == 2 and "student copy" in refused.stderr and "Traceback" not in refused.stderr
 
 
 @pytest.mark.slow
 def test_the_exported_variant_is_the_one_quiz_key_prints(tmp_path):
     """Variant 2 of the pool is what `attnlab quiz key --student variant-2` gives."""
-    key = subprocess.run([*ATTNLAB, "quiz", "key", "softmax", "--student", "variant-2", "--format", "answers"], cwd=REPO, capture_output=True, text=True, check=True)
+    key = subprocess.run(
+        [*ATTNLAB, "quiz", "key", "softmax", "--student", "variant-2", "--format", "answers"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     answers = yaml.safe_load(key.stdout)["answers"]
     quiz = QUIZZES["softmax"]
     package = zipfile.ZipFile(__import__("io").BytesIO(qti_zip(quiz, FACTORY, variants=2)))
-    name = next(n for n in package.namelist() if n.endswith(".xml") and "/" in n and not n.endswith("assessment_meta.xml"))
+    name = next(
+        n for n in package.namelist() if n.endswith(".xml") and "/" in n and not n.endswith("assessment_meta.xml")
+    )
     section = ET.fromstring(package.read(name)).find(f"{Q}assessment/{Q}section")
     checked = 0
     for child, question in zip(section, quiz.questions):
@@ -344,7 +406,10 @@ def test_a_cloze_is_worth_its_points_when_whole_weights_can_say_it(tmp_path):
         "  - {id: two, type: vector, prompt: Two halves., answer: [0.5, 0.5], points: 2, explanation: '{answer}', hint: h, concepts: [c]}\n"
     )
     exported = moodle_export(load_quiz(path), FACTORY)
-    marks = {e.findtext("name/text"): sum(int(w) for w, _, _ in BLANK.findall(e.findtext("questiontext/text"))) for e in ET.fromstring(exported.xml)[1:]}
+    marks = {
+        e.findtext("name/text"): sum(int(w) for w, _, _ in BLANK.findall(e.findtext("questiontext/text")))
+        for e in ET.fromstring(exported.xml)[1:]
+    }
     assert marks == {"weights: eight": 8, "weights: three": 4, "weights: two": 2}
     assert exported.marks_to_set == {"three": (3, [4])}
 
@@ -356,9 +421,18 @@ def test_exports_are_exam_safe_by_default_and_take_either_moodle_spelling(tmp_pa
     is the spelling `quiz grade --format` uses, and `moodle-xml` is still read."""
     for spelling in ("moodle", "moodle-xml"):
         out = tmp_path / f"{spelling}.xml"
-        made = subprocess.run([*ATTNLAB, "quiz", "export", "softmax", "--format", spelling, "-o", out], cwd=REPO, capture_output=True, text=True)
+        made = subprocess.run(
+            [*ATTNLAB, "quiz", "export", "softmax", "--format", spelling, "-o", out],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
         assert made.returncode == 0 and "Traceback" not in made.stderr, made.stderr
-    names = [e.findtext("name/text") for e in ET.fromstring((tmp_path / "moodle.xml").read_text()) if e.get("type") != "category"]
+    names = [
+        e.findtext("name/text")
+        for e in ET.fromstring((tmp_path / "moodle.xml").read_text())
+        if e.get("type") != "category"
+    ]
     assert sum(n.startswith("softmax: softmax-row (variant") for n in names) == 20
     quiz = QUIZZES["softmax"]
     text = (tmp_path / "moodle.xml").read_text()
@@ -367,11 +441,28 @@ def test_exports_are_exam_safe_by_default_and_take_either_moodle_spelling(tmp_pa
     for item in quiz.question("which-axis").pool.practice:
         assert html.escape(item.prompt, quote=False) not in text, "a practice item never goes into an exam export"
     zipped = tmp_path / "softmax.zip"
-    assert subprocess.run([*ATTNLAB, "quiz", "export", "softmax", "--format", "qti", "-o", zipped], cwd=REPO, capture_output=True).returncode == 0
+    assert (
+        subprocess.run(
+            [*ATTNLAB, "quiz", "export", "softmax", "--format", "qti", "-o", zipped], cwd=REPO, capture_output=True
+        ).returncode
+        == 0
+    )
     meta = next(n for n in zipfile.ZipFile(zipped).namelist() if n.endswith("assessment_meta.xml"))
     canvas = "{http://canvas.instructure.com/xsd/cccv1p0}"
     assert ET.fromstring(zipfile.ZipFile(zipped).read(meta)).findtext(f"{canvas}show_correct_answers") == "false"
-    shown = subprocess.run([*ATTNLAB, "quiz", "export", "softmax", "--format", "qti", "--show-answers", "-o", zipped], cwd=REPO, capture_output=True)
-    assert shown.returncode == 0 and ET.fromstring(zipfile.ZipFile(zipped).read(meta)).findtext(f"{canvas}show_correct_answers") == "true"
-    one = subprocess.run([*ATTNLAB, "quiz", "export", "softmax", "--variants", "1", "-o", tmp_path / "one.xml"], cwd=REPO, capture_output=True, text=True)
+    shown = subprocess.run(
+        [*ATTNLAB, "quiz", "export", "softmax", "--format", "qti", "--show-answers", "-o", zipped],
+        cwd=REPO,
+        capture_output=True,
+    )
+    assert (
+        shown.returncode == 0
+        and ET.fromstring(zipfile.ZipFile(zipped).read(meta)).findtext(f"{canvas}show_correct_answers") == "true"
+    )
+    one = subprocess.run(
+        [*ATTNLAB, "quiz", "export", "softmax", "--variants", "1", "-o", tmp_path / "one.xml"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert one.returncode == 0 and "every student gets the same variant" in one.stderr

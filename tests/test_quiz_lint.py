@@ -21,11 +21,18 @@ def test_the_bank_passes_lint_for_every_variant(quiz_id):
     assert check_quiz(load_quiz(QUIZ_DIR / f"{quiz_id}.yaml"), FACTORY) == []
 
 
-@pytest.mark.parametrize("quiz_id, question_id", [("softmax", "single-query-weights"), ("softmax", "single-query-output"), ("masks", "masked-row")])
+@pytest.mark.parametrize(
+    "quiz_id, question_id",
+    [("softmax", "single-query-weights"), ("softmax", "single-query-output"), ("masks", "masked-row")],
+)
 def test_two_decimals_are_right_where_the_prompt_asks_for_two(quiz_id, question_id):
     quiz = load_quiz(QUIZ_DIR / f"{quiz_id}.yaml")
     for student in ("alice", "bob", "carol", "dan"):
-        item = next(i for i in open_quiz(QUIZ_DIR / f"{quiz_id}.yaml", FACTORY).items_for(student, "exam") if i.asked.id == question_id)
+        item = next(
+            i
+            for i in open_quiz(QUIZ_DIR / f"{quiz_id}.yaml", FACTORY).items_for(student, "exam")
+            if i.asked.id == question_id
+        )
         assert "two decimals" in item.asked.prompt
         key = keyed_question(quiz, quiz.question(question_id), student, FACTORY).key
         typed = ", ".join(f"{x:.2f}" for x in key)
@@ -50,7 +57,7 @@ def test_an_answer_from_the_weights_rounded_as_asked_is_right():
 def test_the_scale_divisor_to_two_decimals():
     quiz = load_quiz(QUIZ_DIR / "softmax.yaml")
     question = quiz.question("scale-divisor")
-    assert KINDS["number"].matches(11.31, 128 ** 0.5, question.tolerance)
+    assert KINDS["number"].matches(11.31, 128**0.5, question.tolerance)
 
 
 def test_grid_decimals():
@@ -70,7 +77,9 @@ def test_lint_names_a_tolerance_no_decimals_give_and_an_unstated_precision(tmp_p
     assert check_quiz(write(tmp_path, 0.002, "How much (two decimals)?", 0.4223), FACTORY) == [
         "q: question w: tolerance 0.002 marks on a grid of 0.004, which no number of decimals gives: use 0.005 (two decimals) or 0.0005 (three)"
     ]
-    assert check_quiz(write(tmp_path, 0.005, "How much?", 0.4223), FACTORY) == ['q: question w: the prompt does not say the precision it marks: add "(two decimals)"']
+    assert check_quiz(write(tmp_path, 0.005, "How much?", 0.4223), FACTORY) == [
+        'q: question w: the prompt does not say the precision it marks: add "(two decimals)"'
+    ]
     assert check_quiz(write(tmp_path, 0.0005, "How much, to 3 decimals?", 0.4223), FACTORY) == []
     assert check_quiz(write(tmp_path, 0.005, "How many?", 4), FACTORY) == [], "a whole answer needs no decimals"
 
@@ -151,10 +160,16 @@ def test_a_where_condition_holds_for_every_variant_and_changes_only_the_draws_it
 def test_lint_names_a_where_that_rarely_or_never_holds_with_its_line(tmp_path):
     rare = where_quiz(tmp_path, "      a: {range: [1, 20]}\n      b: {range: [1, 20]}\n", '"a == b"')
     problem = check_quiz(rare, FACTORY)[0]
-    assert problem.startswith("w: question pair: where `a == b` (line 10) held in ") and "given up after 100 draws, so it must hold in at least 25%" in problem, problem
+    assert (
+        problem.startswith("w: question pair: where `a == b` (line 10) held in ")
+        and "given up after 100 draws, so it must hold in at least 25%" in problem
+    ), problem
     never = where_quiz(tmp_path, "      a: {range: [1, 3]}\n      b: {range: [5, 9]}\n", '["a > 0", "a > b"]')
     problems = check_quiz(never, FACTORY)
-    assert "w: question pair: the parameters cannot be drawn for student 'lint-0' (line 10): where `a > 0` and `a > b` held in none of 100 draws (and 204 more of 205 variants)" in problems, problems
+    assert (
+        "w: question pair: the parameters cannot be drawn for student 'lint-0' (line 10): where `a > 0` and `a > b` held in none of 100 draws (and 204 more of 205 variants)"
+        in problems
+    ), problems
 
 
 def test_lint_names_parameters_too_few_to_keep_the_exam_apart_from_practice(tmp_path):
@@ -174,15 +189,30 @@ def test_a_range_may_end_at_an_earlier_parameter(tmp_path):
     assert check_quiz(quiz, FACTORY) == []
     empty = where_quiz(tmp_path, "      a: {range: [0, 2]}\n      b: {range: [1, \"a\"]}\n", '"b > 0"')
     [problem] = check_quiz(empty, FACTORY)
-    assert "the parameters cannot be drawn for student" in problem and "(line 9): b: range [1, a] is empty here (1 > 0)" in problem, problem
+    assert (
+        "the parameters cannot be drawn for student" in problem
+        and "(line 9): b: range [1, a] is empty here (1 > 0)" in problem
+    ), problem
 
 
 @pytest.mark.parametrize(
     "params, where, message",
     [
-        ("      a: {range: [1, 3]}\n      b: {range: [1, 3]}\n", '"a != c"', r"w.yaml:10: questions.0.where: `a != c` uses c, which is not a parameter"),
-        ("      a: {range: [1, 3]}\n      b: {range: [1, 3]}\n", '"a + b"', r"w.yaml:10: questions.0.where: `a \+ b` is not a condition: a condition compares values"),
-        ("      a: {range: [0, \"b\"]}\n      b: {range: [1, 3]}\n", '"a < b"', r"w.yaml:4: questions.0: parameter a uses b, which is not a parameter drawn before it"),
+        (
+            "      a: {range: [1, 3]}\n      b: {range: [1, 3]}\n",
+            '"a != c"',
+            r"w.yaml:10: questions.0.where: `a != c` uses c, which is not a parameter",
+        ),
+        (
+            "      a: {range: [1, 3]}\n      b: {range: [1, 3]}\n",
+            '"a + b"',
+            r"w.yaml:10: questions.0.where: `a \+ b` is not a condition: a condition compares values",
+        ),
+        (
+            "      a: {range: [0, \"b\"]}\n      b: {range: [1, 3]}\n",
+            '"a < b"',
+            r"w.yaml:4: questions.0: parameter a uses b, which is not a parameter drawn before it",
+        ),
     ],
 )
 def test_a_bad_where_or_dependent_range_is_a_schema_error_with_its_line(tmp_path, params, where, message):
@@ -228,7 +258,10 @@ def test_lint_names_the_slack_an_answer_rounded_along_the_way_needs(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text(body.replace("{slack}", ""))
     [problem] = check_quiz(load_quiz(path), FACTORY)
-    assert "answers rounded as the prompt asks are marked wrong" in problem and "an answer rounded to 2 decimals along the way" in problem, problem
+    assert (
+        "answers rounded as the prompt asks are marked wrong" in problem
+        and "an answer rounded to 2 decimals along the way" in problem
+    ), problem
     needed = float(problem.split("a slack of ")[1].split()[0])
     path.write_text(body.replace("{slack}", f"    slack: {needed}\n"))
     assert check_quiz(load_quiz(path), FACTORY) == []
@@ -237,15 +270,22 @@ def test_lint_names_the_slack_an_answer_rounded_along_the_way_needs(tmp_path):
 @pytest.mark.parametrize(
     "pool, message",
     [
-        ("{exam: [{prompt: Same, answer: true}], practice: [{prompt: '  same ', answer: false}]}", "pool.practice.0 is the item pool.exam.0"),
+        (
+            "{exam: [{prompt: Same, answer: true}], practice: [{prompt: '  same ', answer: false}]}",
+            "pool.practice.0 is the item pool.exam.0",
+        ),
         ("{exam: [{prompt: A, answer: true}], practice: []}", "pool.practice: List should have at least 1 item"),
     ],
 )
 def test_a_pool_keeps_exam_and_practice_apart(tmp_path, pool, message):
     path = tmp_path / "q.yaml"
-    path.write_text(f"id: q\ntitle: t\nquestions:\n  - {{id: p, type: truefalse, pool: {pool}, hint: h, explanation: e, concepts: [c]}}\n")
+    path.write_text(
+        f"id: q\ntitle: t\nquestions:\n  - {{id: p, type: truefalse, pool: {pool}, hint: h, explanation: e, concepts: [c]}}\n"
+    )
     with pytest.raises(QuizError, match=re.escape(message)):
         load_quiz(path)
-    path.write_text("id: q\ntitle: t\nquestions:\n  - {id: p, type: truefalse, prompt: x, pool: {exam: [{prompt: A, answer: true}], practice: [{prompt: B, answer: true}]}, hint: h, explanation: e, concepts: [c]}\n")
+    path.write_text(
+        "id: q\ntitle: t\nquestions:\n  - {id: p, type: truefalse, prompt: x, pool: {exam: [{prompt: A, answer: true}], practice: [{prompt: B, answer: true}]}, hint: h, explanation: e, concepts: [c]}\n"
+    )
     with pytest.raises(QuizError, match="a question with a pool keeps prompt in its items"):
         load_quiz(path)

@@ -26,7 +26,9 @@ def test_practice_names_the_mistake_from_the_copy_and_from_the_yaml(tmp_path):
     copy = tmp_path / "softmax.json"
     copy.write_text(json.dumps(student_copy.build(load_quiz(quiz), "practice", FACTORY, cost=CHEAP)))
     for source in (quiz, copy):
-        item = next(i for i in open_quiz(source, FACTORY).items_for("alice", "practice") if i.asked.id == "scale-divisor")
+        item = next(
+            i for i in open_quiz(source, FACTORY).items_for("alice", "practice") if i.asked.id == "scale-divisor"
+        )
         d = int(item.asked.prompt.split("d_head = ")[1].split()[0])
         said = []
         inputs = iter([str(d), "skip"])
@@ -39,13 +41,45 @@ def test_the_class_table_and_csv_say_which_mistakes_were_made(tmp_path):
     question = quiz.question("scale-divisor")
     files = []
     for student, forgot_the_root in (("ann", True), ("ben", True), ("cy", False)):
-        key = subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", "key", "softmax", "--student", student, "--format", "answers"], cwd=REPO, capture_output=True, text=True).stdout
+        key = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "attnlab.cli",
+                "quiz",
+                "key",
+                "softmax",
+                "--student",
+                student,
+                "--format",
+                "answers",
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        ).stdout
         data = yaml.safe_load(key)
         data["answers"]["scale-divisor"] = str(drawn_values(quiz, question, student)["d"]) if forgot_the_root else "0"
         path = tmp_path / f"{student}.yaml"
         path.write_text(yaml.safe_dump(data))
         files.append(path)
-    result = subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", "grade", "softmax", *map(str, files), "--csv", str(tmp_path / "s.csv")], cwd=REPO, capture_output=True, text=True, env={**os.environ, "COLUMNS": "160"})
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "attnlab.cli",
+            "quiz",
+            "grade",
+            "softmax",
+            *map(str, files),
+            "--csv",
+            str(tmp_path / "s.csv"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "160"},
+    )
     assert result.returncode == 0, result.stderr
     assert "common mistakes" in result.stdout and "forgot the square root │        2" in result.stdout
     rows = {r["student"]: r for r in csv.DictReader((tmp_path / "s.csv").open())}

@@ -22,12 +22,31 @@ from attnlab.quiz.schema import load_quiz
 from attnlab.wording import with_article
 
 FACTORY = reference_factory_for(lambda: COURSE)
-LAUGHS = "quiz: masks\nstudent: lol\n" + "\n".join(
-    [f"a0: &a0 [{', '.join(['x'] * 9)}]"] + [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
-) + "\nanswers:\n  above-diagonal: *a9\n"
+LAUGHS = (
+    "quiz: masks\nstudent: lol\n"
+    + "\n".join(
+        [f"a0: &a0 [{', '.join(['x'] * 9)}]"] + [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    )
+    + "\nanswers:\n  above-diagonal: *a9\n"
+)
 
 
-@pytest.mark.parametrize("text", ["10^400", "-(10^400)", "((2^1000)^1000)^1000", "(999**999)**999", "9^9^9", "exp(1000)", "1e308*10", "10^308*10", "2^1000*2^1000*2^1000", "9" * 400, "1e999999999"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10^400",
+        "-(10^400)",
+        "((2^1000)^1000)^1000",
+        "(999**999)**999",
+        "9^9^9",
+        "exp(1000)",
+        "1e308*10",
+        "10^308*10",
+        "2^1000*2^1000*2^1000",
+        "9" * 400,
+        "1e999999999",
+    ],
+)
 @pytest.mark.parametrize("kind", ["number", "integer", "vector"])
 def test_huge_values_are_too_large_and_cost_nothing(kind, text):
     """Where arithmetic is allowed; without it, the arithmetic is refused (as fast) and a huge
@@ -64,13 +83,22 @@ def test_an_exploding_yaml_answers_file_is_refused_at_once(tmp_path):
 
 
 def quiz_cli(*args):
-    return subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)], cwd=REPO, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+    return subprocess.run(
+        [sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
 
 
 def test_a_class_with_bad_files_is_still_graded(tmp_path):
     key = quiz_cli("key", "masks", "--student", "alice", "--format", "answers").stdout
     (tmp_path / "alice.yaml").write_text(key)
-    (tmp_path / "bob.yaml").write_text("quiz: masks\nstudent: bob\nanswers:\n  above-diagonal: '10^400'\n  mask-convention: '(999**999)**999'\n")
+    (tmp_path / "bob.yaml").write_text(
+        "quiz: masks\nstudent: bob\nanswers:\n  above-diagonal: '10^400'\n  mask-convention: '(999**999)**999'\n"
+    )
     (tmp_path / "bob-again.yaml").write_text("quiz: masks\nstudent: bob\nanswers:\n  above-diagonal: '0'\n")
     (tmp_path / "softmax-file.yaml").write_text("quiz: softmax\nstudent: carol\nanswers:\n  row-sum: '1'\n")
     (tmp_path / "broken.yaml").write_text("quiz: masks\nstudent: dan\nanswers: [unclosed\n")
@@ -83,12 +111,19 @@ def test_a_class_with_bad_files_is_still_graded(tmp_path):
     assert set(rows) == {str(f) for f in files}
     assert rows[str(tmp_path / "alice.yaml")]["score"] == "13" and rows[str(tmp_path / "alice.yaml")]["problem"] == ""
     bob = rows[str(tmp_path / "bob.yaml")]
-    assert bob["score"] == "0" and "also claimed by" in bob["problem"] and str(tmp_path / "bob-again.yaml") in bob["problem"]
+    assert (
+        bob["score"] == "0"
+        and "also claimed by" in bob["problem"]
+        and str(tmp_path / "bob-again.yaml") in bob["problem"]
+    )
     assert "also claimed by" in rows[str(tmp_path / "bob-again.yaml")]["problem"]
     assert rows[str(tmp_path / "softmax-file.yaml")]["problem"] == "answers quiz 'softmax', not 'masks': not graded"
     assert rows[str(tmp_path / "softmax-file.yaml")]["score"] == ""
     # The unclosed [ is on line 3; the parser finds out at the end of the file, past its last line.
-    assert rows[str(tmp_path / "broken.yaml")]["problem"] == "line 3: not an answers file (a [ list that is never closed with ])"
+    assert (
+        rows[str(tmp_path / "broken.yaml")]["problem"]
+        == "line 3: not an answers file (a [ list that is never closed with ])"
+    )
     assert "alias" in rows[str(tmp_path / "laughs.yaml")]["problem"]
     assert "not UTF-8" in rows[str(tmp_path / "latin1.yaml")]["problem"]
     assert "6 of 7 answers files have problems" in result.stderr
@@ -105,12 +140,29 @@ def test_a_student_id_cannot_become_a_spreadsheet_formula(tmp_path):
     assert row["student"].startswith("'=")
 
 
-@pytest.mark.parametrize("text, value", [("0.12 0.61 0.27", [0.12, 0.61, 0.27]), ("[0.1 0.2]", [0.1, 0.2]), ("1/2 1/3", [0.5, 1 / 3]), ("1 / 2  1 / 3", [0.5, 1 / 3]), ("e / (2e + 1)", [math.e / (2 * math.e + 1)])])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("0.12 0.61 0.27", [0.12, 0.61, 0.27]),
+        ("[0.1 0.2]", [0.1, 0.2]),
+        ("1/2 1/3", [0.5, 1 / 3]),
+        ("1 / 2  1 / 3", [0.5, 1 / 3]),
+        ("e / (2e + 1)", [math.e / (2 * math.e + 1)]),
+    ],
+)
 def test_a_vector_typed_with_spaces_is_a_vector(text, value):
     assert KINDS["vector"].parse(text, 0, True) == pytest.approx(value)
 
 
-@pytest.mark.parametrize("text, message", [("sqr(2)", "unknown name `sqr` (did you mean `sqrt`?)"), ("exp(x)", "unknown name `x`"), ("Sqrt(2)", "did you mean `sqrt`?"), ("pie", "did you mean `pi`?")])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("sqr(2)", "unknown name `sqr` (did you mean `sqrt`?)"),
+        ("exp(x)", "unknown name `x`"),
+        ("Sqrt(2)", "did you mean `sqrt`?"),
+        ("pie", "did you mean `pi`?"),
+    ],
+)
 def test_an_unknown_name_is_named_with_the_closest_known_one(text, message):
     with pytest.raises(AnswerFormatError, match=re.escape(message)):
         KINDS["number"].parse(text, 0, True)
@@ -121,7 +173,9 @@ def test_a_wrong_sized_answer_is_refused_not_marked(tmp_path):
     the YAML and from the copy alike, with the size expected: not counted as an attempt, not marked."""
     quiz = REPO / "quizzes" / "masks.yaml"
     copy = tmp_path / "masks.json"
-    copy.write_text(json.dumps(student_copy.build(load_quiz(quiz), "practice", FACTORY, cost={"n": 2**4, "r": 1, "p": 1})))
+    copy.write_text(
+        json.dumps(student_copy.build(load_quiz(quiz), "practice", FACTORY, cost={"n": 2**4, "r": 1, "p": 1}))
+    )
     for source in (quiz, copy):
         items = open_quiz(source, FACTORY).items_for("alice", "practice")
         matrix = next(i for i in items if i.asked.id == "causal-matrix")
@@ -134,21 +188,34 @@ def test_a_wrong_sized_answer_is_refused_not_marked(tmp_path):
         text = "\n".join(said)
         assert "Could not take that (3 numbers are expected, not 2). Type the whole answer again." in text, text
         assert f"Could not take that ({with_article(f'{n} × {n}')} matrix is expected, not 2 × 2)" in text, text
-        assert "Not right" not in text and progress.attempts == {} and progress.answers == {"masked-row-drawn": None, "causal-matrix": None}
+        assert (
+            "Not right" not in text
+            and progress.attempts == {}
+            and progress.answers == {"masked-row-drawn": None, "causal-matrix": None}
+        )
 
 
 def test_grade_says_why_an_answer_is_unreadable_in_the_table_and_the_csv(tmp_path):
     """A decimal comma ("0,05; 0,95") was "unreadable" with no reason anywhere."""
     answers = tmp_path / "eve.yaml"
-    answers.write_text("quiz: masks\nstudent: eve\nanswers:\n  masked-row-drawn: '0,05; 0,95; 0'\n  visible-keys: 'three'\n  masked-row: '0.5, 0.5'\n")
+    answers.write_text(
+        "quiz: masks\nstudent: eve\nanswers:\n  masked-row-drawn: '0,05; 0,95; 0'\n  visible-keys: 'three'\n  masked-row: '0.5, 0.5'\n"
+    )
     result = quiz_cli("grade", "masks", answers, "--csv", tmp_path / "scores.csv")
     assert result.returncode == 0, result.stderr
     row = next(csv.DictReader((tmp_path / "scores.csv").open()))
     reasons = dict(part.split(": ", 1) for part in row["unreadable"].split("; "))
-    assert reasons["masked-row-drawn"].startswith("`0,05` has a comma inside a number: write decimals with a point (0.05)")
-    assert reasons["visible-keys"].startswith("`three` is not a number") and reasons["masked-row"] == "3 numbers are expected, not 2"
+    assert reasons["masked-row-drawn"].startswith(
+        "`0,05` has a comma inside a number: write decimals with a point (0.05)"
+    )
+    assert (
+        reasons["visible-keys"].startswith("`three` is not a number")
+        and reasons["masked-row"] == "3 numbers are expected, not 2"
+    )
     table = " ".join(result.stdout.split())
-    assert "unreadable answers" in table and "comma inside a number" in table and "3 numbers are expected, not 2" in table
+    assert (
+        "unreadable answers" in table and "comma inside a number" in table and "3 numbers are expected, not 2" in table
+    )
 
 
 UNCOMPUTABLE = """id: bad
@@ -173,7 +240,15 @@ def test_a_key_that_cannot_be_computed_mid_quiz_is_one_line_and_keeps_the_progre
     shutil.copytree(REPO / "exercises", tmp_path / "exercises")
     (tmp_path / "quizzes").mkdir()
     (tmp_path / "quizzes" / "bad.yaml").write_text(UNCOMPUTABLE)
-    done = subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", "take", "bad", "--student", "s1", "--course", str(tmp_path)], input="5\n", capture_output=True, text=True, timeout=120, cwd=tmp_path, env={**os.environ, "HOME": str(tmp_path)})
+    done = subprocess.run(
+        [sys.executable, "-m", "attnlab.cli", "quiz", "take", "bad", "--student", "s1", "--course", str(tmp_path)],
+        input="5\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "HOME": str(tmp_path)},
+    )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "the answer cannot be computed for student 's1'" in done.stderr and "progress is saved" in done.stderr

@@ -52,14 +52,22 @@ def grid(x, tolerance):
 def within(g, k, tolerance, slack):
     """Whether ``g``'s grid point is one that a value within ``slack`` of ``k`` rounds to."""
     low, high = (Fraction(repr(float(k))) + d for d in (-Fraction(repr(float(slack))), Fraction(repr(float(slack)))))
-    return grid(float(low), tolerance) <= grid(g, tolerance) <= grid(float(high), tolerance) if slack else grid(g, tolerance) == grid(k, tolerance)
+    return (
+        grid(float(low), tolerance) <= grid(g, tolerance) <= grid(float(high), tolerance)
+        if slack
+        else grid(g, tolerance) == grid(k, tolerance)
+    )
 
 
 def expected_verdict(kind, given, key, tolerance, slack=0.0):
     """The rule; ``slack`` one number, or one per element of the key."""
     if kind in ("number", "vector", "matrix"):
         flat = lambda v: [x for row in v for x in row] if kind == "matrix" else (v if isinstance(v, list) else [v])  # noqa: E731
-        same_shape = (len(given), len(given[0])) == (len(key), len(key[0])) if kind == "matrix" else len(flat(given)) == len(flat(key))
+        same_shape = (
+            (len(given), len(given[0])) == (len(key), len(key[0]))
+            if kind == "matrix"
+            else len(flat(given)) == len(flat(key))
+        )
         slacks = list(slack) if isinstance(slack, (list, tuple)) else [slack] * len(flat(key))
         return same_shape and all(within(g, k, tolerance, e) for g, k, e in zip(flat(given), flat(key), slacks))
     return given == key
@@ -78,7 +86,11 @@ OFFSETS = st.one_of(
 @st.composite
 def answers_around(draw, kind, key, tolerance, options, slack=0.0):
     if kind == "number":
-        return key + draw(OFFSETS) * tolerance + draw(st.sampled_from([0.0, 0.0, 1.0, -1.0])) * max(slack if isinstance(slack, tuple) else [slack])
+        return (
+            key
+            + draw(OFFSETS) * tolerance
+            + draw(st.sampled_from([0.0, 0.0, 1.0, -1.0])) * max(slack if isinstance(slack, tuple) else [slack])
+        )
     if kind == "vector":
         length = len(key) + draw(st.sampled_from([0, 0, 0, 0, 1, -1]))
         return [(key[i] if i < len(key) else 0.0) + draw(OFFSETS) * tolerance for i in range(max(length, 1))]
@@ -95,8 +107,14 @@ def answers_around(draw, kind, key, tolerance, options, slack=0.0):
     return draw(st.booleans())
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(question=st.sampled_from(QUESTIONS), student=st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12), data=st.data())
+@settings(
+    max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    question=st.sampled_from(QUESTIONS),
+    student=st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12),
+    data=st.data(),
+)
 def test_practice_and_instructor_give_the_same_verdict(copies, question, student, data):
     quiz_id, question_id = question
     practice_copy, instructor = copies[quiz_id]
@@ -114,9 +132,20 @@ def test_practice_and_instructor_give_the_same_verdict(copies, question, student
     centre = data.draw(st.sampled_from([keyed.key, keyed.key, *[m.key for m in keyed.mistakes]]))
     answer = data.draw(answers_around(keyed.asked.type, centre, keyed.tolerance, len(keyed.asked.options), keyed.slack))
     verdict = expected_verdict(keyed.asked.type, answer, keyed.key, keyed.tolerance, keyed.slack)
-    mistake = None if verdict else next((m.name for m in keyed.mistakes if expected_verdict(keyed.asked.type, answer, m.key, keyed.tolerance)), None)
+    mistake = (
+        None
+        if verdict
+        else next(
+            (m.name for m in keyed.mistakes if expected_verdict(keyed.asked.type, answer, m.key, keyed.tolerance)), None
+        )
+    )
     # Close (practice says it of a single number only): right on the grid ten times wider.
-    close = keyed.asked.type == "number" and not verdict and mistake is None and expected_verdict("number", answer, keyed.key, 10 * keyed.tolerance, keyed.slack)
+    close = (
+        keyed.asked.type == "number"
+        and not verdict
+        and mistake is None
+        and expected_verdict("number", answer, keyed.key, 10 * keyed.tolerance, keyed.slack)
+    )
     from_copy, from_instructor = copy_item.check(answer), instructor_item.check(answer)
     assert (from_copy.right, from_copy.mistake, from_copy.close) == (verdict, mistake, close)
     assert (from_instructor.right, from_instructor.mistake, from_instructor.close) == (verdict, mistake, close)

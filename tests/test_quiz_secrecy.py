@@ -32,10 +32,18 @@ def refusing_factory():
 @pytest.mark.parametrize("quiz_id", QUIZ_IDS)
 def test_an_exam_copy_holds_only_what_each_student_reads(quiz_id):
     quiz = load_quiz(QUIZ_DIR / f"{quiz_id}.yaml")
-    copy = json.loads(json.dumps(student_copy.build(quiz, "exam", refusing_factory, roster=STUDENTS)))  # no key is ever computed
+    copy = json.loads(
+        json.dumps(student_copy.build(quiz, "exam", refusing_factory, roster=STUDENTS))
+    )  # no key is ever computed
     assert set(copy) == {"format", "sitting", "id", "title", "description", "questions", "students"}
     for entry, question in zip(copy["questions"], quiz.questions):
-        assert entry == {"id": question.id, "type": question.type, "points": question.points, "concepts": question.concepts, "expressions": question.expressions}
+        assert entry == {
+            "id": question.id,
+            "type": question.type,
+            "points": question.points,
+            "concepts": question.concepts,
+            "expressions": question.expressions,
+        }
     # Each student's text is exactly the prompt and options they read: no parameter (shown or
     # not: gqa-group's hidden `group` is its answer), spec, hint or explanation rides along.
     assert set(copy["students"]) == {student_copy.roster_tag(quiz.id, s) for s in STUDENTS}
@@ -44,12 +52,16 @@ def test_an_exam_copy_holds_only_what_each_student_reads(quiz_id):
         asked = [asked_question(quiz, q, student, "exam") for q in quiz.questions]
         assert texts == [{"prompt": a.prompt, "options": list(a.options)} for a in asked]
     text = json.dumps(copy, ensure_ascii=False)
-    assert not any(name in text for name in ('"params"', '"expr"', '"hint"', '"explanation"', '"tolerance"', '"salt"', '"check"'))
+    assert not any(
+        name in text for name in ('"params"', '"expr"', '"hint"', '"explanation"', '"tolerance"', '"salt"', '"check"')
+    )
     for question in quiz.questions:
         assert question.hint.strip()[:40] not in text and question.explanation.strip()[:40] not in text, question.id
     assert not any(student in text for student in STUDENTS), "the roster is kept as tags, not names"
     for question in (q for q in quiz.questions if q.pool):
-        assert not any(json.dumps(item.prompt.strip(), ensure_ascii=False) in text for item in question.pool.practice), "an exam copy holds no practice item"
+        assert not any(
+            json.dumps(item.prompt.strip(), ensure_ascii=False) in text for item in question.pool.practice
+        ), "an exam copy holds no practice item"
 
 
 @pytest.mark.parametrize("quiz_id", QUIZ_IDS)
@@ -79,7 +91,10 @@ EXAM_STUDENTS = STUDENTS + [f"s{i:03d}" for i in range(120)]
 
 def practice_prompts(quiz, question) -> set[str]:
     """Every prompt the practice pool of ``question`` asks (its variants, or its practice items)."""
-    return {keyed_for_values(quiz, question, values, who, FACTORY, "practice").asked.text() for who, values in practice_variants(quiz, question)}
+    return {
+        keyed_for_values(quiz, question, values, who, FACTORY, "practice").asked.text()
+        for who, values in practice_variants(quiz, question)
+    }
 
 
 @pytest.mark.parametrize("quiz_id", QUIZ_IDS)
@@ -91,23 +106,35 @@ def test_practising_finds_no_exam_answer(quiz_id, tmp_path):
     own exam key, typed into the practice copy, is never checked as the exam's."""
     quiz = load_quiz(QUIZ_DIR / f"{quiz_id}.yaml")
     copy = student_copy.build(quiz, "practice", FACTORY, cost=CHEAP)
-    assert all(q.checked_in_practice and q.practice is None for q in quiz.questions), "every question checked, none by giving its exam answer away"
+    assert all(q.checked_in_practice and q.practice is None for q in quiz.questions), (
+        "every question checked, none by giving its exam answer away"
+    )
     for entry, question in zip(copy["questions"], quiz.questions):
         assert entry["variants"], f"{question.id}: practice checks it"
         practice = practice_prompts(quiz, question)
-        copy_prompts = {a.text() for name in [f"p{i}" for i in range(40)] for a, _ in [student_copy.questions_for(copy, name)[quiz.questions.index(question)]]}
+        copy_prompts = {
+            a.text()
+            for name in [f"p{i}" for i in range(40)]
+            for a, _ in [student_copy.questions_for(copy, name)[quiz.questions.index(question)]]
+        }
         assert copy_prompts <= practice, "the copy asks the practice pool's questions, and only them"
         for student in EXAM_STUDENTS:
-            assert asked_question(quiz, question, student, "exam").text() not in practice, f"{question.id}: {student}'s exam question is in the practice pool"
+            assert asked_question(quiz, question, student, "exam").text() not in practice, (
+                f"{question.id}: {student}'s exam question is in the practice pool"
+            )
         if question.pool is not None:
             shipped = [(item["prompt"], item["options"]) for item in entry["items"]]
-            assert not any((item.prompt, item.options or []) in shipped for item in question.pool.exam), f"{question.id}: an exam item is in the practice copy"
+            assert not any((item.prompt, item.options or []) in shipped for item in question.pool.exam), (
+                f"{question.id}: an exam item is in the practice copy"
+            )
         else:
             practice_values = [values for _, values in practice_variants(quiz, question)]
             assert not any(drawn_values(quiz, question, student) in practice_values for student in EXAM_STUDENTS)
     path = tmp_path / f"{quiz_id}.json"
     path.write_text(json.dumps(copy))
-    for student in STUDENTS:  # the exam key, typed where the copy asks the same question id: checked against practice's key only
+    for (
+        student
+    ) in STUDENTS:  # the exam key, typed where the copy asks the same question id: checked against practice's key only
         keys = {k.asked.id: k for k in keyed_quiz(quiz, student, FACTORY, "exam")}
         for item in open_quiz(path, FACTORY).items_for(student, "practice"):
             assert item.asked.text() != keys[item.asked.id].asked.text()
@@ -126,14 +153,23 @@ def test_an_author_may_let_practice_check_a_question_without_parameters(tmp_path
         warm_up, kept = open_quiz(source, FACTORY).items_for("alice", "practice")
         assert warm_up.check(1.0).right is True, "practice: check accepts that practising gives the exam's answer"
         assert kept.check(True) == (None, NOT_CHECKED_IN_PRACTICE, None, False)
-    drawn = path.read_text().replace("    practice: check\n", "    practice: record\n    params: {d: {range: [1, 2]}}\n")
+    drawn = path.read_text().replace(
+        "    practice: check\n", "    practice: record\n    params: {d: {range: [1, 2]}}\n"
+    )
     path.write_text(drawn)
     with pytest.raises(QuizError, match="practice: record is for a question without parameters"):
         load_quiz(path)
 
 
 def quiz_cli(*args, cwd=REPO, env=None):
-    return subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "120", **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "120", **(env or {})},
+    )
 
 
 def test_an_exam_copy_cannot_mark_answers_anywhere(tmp_path):
@@ -161,7 +197,11 @@ def test_an_exam_copy_is_for_its_roster(tmp_path):
     assert quiz_cli("student-copy", "masks", "--mode", "exam", "--roster", roster, "-o", copy).returncode == 0
     env = {"ATTNLAB_STATE_DIR": str(tmp_path / "state")}
     typo = quiz_cli("take", copy, "--student", "alcie", env=env)
-    assert typo.returncode == 2 and "'alcie' is not on this exam's roster" in typo.stderr and "Traceback" not in typo.stderr
+    assert (
+        typo.returncode == 2
+        and "'alcie' is not on this exam's roster" in typo.stderr
+        and "Traceback" not in typo.stderr
+    )
     assert "Question 1 of 13" in quiz_cli("take", copy, "--student", "alice", env=env).stdout
 
 
@@ -174,7 +214,11 @@ def test_practice_variants_are_a_shared_pool_apart_from_every_exam_variant():
         if not question.params:
             continue
         practice_seeds = {drawing.practice_seed(quiz.id, question.id, i) for i in range(drawing.PRACTICE_VARIANTS)}
-        names = STUDENTS + [str(i) for i in range(drawing.PRACTICE_VARIANTS)] + [f"practice\0{i}" for i in range(drawing.PRACTICE_VARIANTS)]
+        names = (
+            STUDENTS
+            + [str(i) for i in range(drawing.PRACTICE_VARIANTS)]
+            + [f"practice\0{i}" for i in range(drawing.PRACTICE_VARIANTS)]
+        )
         assert not practice_seeds & {drawing.variant_seed(quiz.id, question.id, s) for s in names}
         for student in STUDENTS:
             assert drawing.seed_for(quiz.id, question.id, student, "practice") in practice_seeds

@@ -97,7 +97,13 @@ def spelling(draw, kind: str, key, tolerance: float, options: int) -> str:
         letters = draw(st.permutations(key))
         letters = [draw(st.sampled_from([x, x.upper()])) for x in letters]
         return pad(draw(st.sampled_from([", ", ",", " ", "; ", ""])).join(letters))
-    word = draw(st.sampled_from(["true", "True", "TRUE", "t", "T", "yes", "Yes", "y", "true."] if key else ["false", "False", "FALSE", "f", "F", "no", "No", "n", "false."]))
+    word = draw(
+        st.sampled_from(
+            ["true", "True", "TRUE", "t", "T", "yes", "Yes", "y", "true."]
+            if key
+            else ["false", "False", "FALSE", "f", "F", "no", "No", "n", "false."]
+        )
+    )
     return pad(word)
 
 
@@ -112,8 +118,12 @@ def copies(tmp_path_factory):
     return opened
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(question=st.sampled_from(QUESTIONS), student=STUDENT, sitting=st.sampled_from(["exam", "practice"]), data=st.data())
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    question=st.sampled_from(QUESTIONS), student=STUDENT, sitting=st.sampled_from(["exam", "practice"]), data=st.data()
+)
 def test_every_spelling_of_the_key_scores_full_everywhere(copies, question, student, sitting, data):
     quiz_id, index = question
     quiz = QUIZZES[quiz_id]
@@ -139,14 +149,17 @@ def test_what_cannot_be_read_is_refused_with_a_reason_never_marked(question, stu
     """Arithmetic where the question takes numbers, a decimal comma, a text that reads two ways: each
     is refused (unreadable, with why), never marked right or wrong."""
     quiz_id, index = question
-    quiz = QUIZZES[quiz_id]
     item = FROM_YAML[quiz_id].items_for(student, "exam")[index]
     kind = item.asked.type
     if kind not in ("integer", "number", "vector"):
         return
     # "0,5" is two numbers in a list of two (its size says so), and refused where one number is asked.
     commas = ["0,5", "1,25"] if kind != "vector" else ["1,25; 0,75", "0,25 0,75", "0,05, 0,95"]
-    texts = commas + ([] if item.asked.expressions else ["e/3", "sqrt(4)", "2*3"]) + (["e/(2e+1)"] if item.asked.expressions else [])
+    texts = (
+        commas
+        + ([] if item.asked.expressions else ["e/3", "sqrt(4)", "2*3"])
+        + (["e/(2e+1)"] if item.asked.expressions else [])
+    )
     typed = data.draw(st.sampled_from(texts))
     mark = marking.mark_answer(item, typed)
     assert mark.status == "unreadable" and mark.reason and mark.points == 0, (typed, mark)
@@ -170,10 +183,29 @@ def test_quiz_grade_marks_every_spelling_right(tmp_path):
             files.append((quiz_id, path))
     for quiz_id in ("softmax", "masks"):
         paths = [p for q, p in files if q == quiz_id]
-        done = subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", "grade", quiz_id, *map(str, paths), "--csv", str(tmp_path / f"{quiz_id}.csv")], cwd=REPO, capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "200"})
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "attnlab.cli",
+                "quiz",
+                "grade",
+                quiz_id,
+                *map(str, paths),
+                "--csv",
+                str(tmp_path / f"{quiz_id}.csv"),
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "COLUMNS": "200"},
+        )
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
         rows = list(csv.DictReader((tmp_path / f"{quiz_id}.csv").open()))
-        assert [r["score"] for r in rows] == [r["max_score"] for r in rows] == ["13"] * 3, [(r["student"], r["unreadable"]) for r in rows]
+        assert [r["score"] for r in rows] == [r["max_score"] for r in rows] == ["13"] * 3, [
+            (r["student"], r["unreadable"]) for r in rows
+        ]
 
 
 def _spelled(keyed, rng) -> str:

@@ -15,7 +15,6 @@ from attnlab.quiz import student_copy
 from attnlab.quiz.schema import load_quiz
 from attnlab.quiz.items import reference_factory_for
 from attnlab.quiz.variant import keyed_quiz
-from attnlab.wording import count
 
 FACTORY = reference_factory_for(lambda: COURSE)
 
@@ -27,7 +26,15 @@ def key_texts(quiz_id: str, student: str, sitting: str = "exam") -> list[str]:
 
 def spawn(args, state_dir):
     env = {**os.environ, "ATTNLAB_STATE_DIR": str(state_dir), "NO_COLOR": "1", "COLUMNS": "100"}
-    return pexpect.spawn(sys.executable, ["-m", "attnlab.cli", *args], cwd=str(REPO), env=env, encoding="utf-8", timeout=30, dimensions=(40, 100))
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "attnlab.cli", *args],
+        cwd=str(REPO),
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(40, 100),
+    )
 
 
 def checked_in_practice(quiz_id: str) -> list[bool]:
@@ -60,7 +67,9 @@ def test_a_practice_session_in_a_real_terminal(tmp_path):
     child.expect("answer .* > ")
     child.sendline("9, 9, 9")
     child.expect("Not right")
-    child.sendline("  " + answers[1].replace(", ", " ").replace("-", "\u2212") + ",  ")  # spaces, the Unicode minus, a trailing comma
+    child.sendline(
+        "  " + answers[1].replace(", ", " ").replace("-", "\u2212") + ",  "
+    )  # spaces, the Unicode minus, a trailing comma
     child.expect("Right")
     child.expect("Question 3 of 13")
     child.expect("answer .* > ")
@@ -84,7 +93,15 @@ def test_a_practice_session_in_a_real_terminal(tmp_path):
 
 
 def quiz_cli(*args, cwd=REPO, env=None, input=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout, input=input, env={**os.environ, "COLUMNS": "120", **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        input=input,
+        env={**os.environ, "COLUMNS": "120", **(env or {})},
+    )
 
 
 CHEAP = {"n": 2**4, "r": 1, "p": 1}
@@ -92,7 +109,9 @@ CHEAP = {"n": 2**4, "r": 1, "p": 1}
 
 
 def cheap_copy(quiz_id: str, path):
-    path.write_text(json.dumps(student_copy.build(load_quiz(REPO / "quizzes" / f"{quiz_id}.yaml"), "practice", FACTORY, cost=CHEAP)))
+    path.write_text(
+        json.dumps(student_copy.build(load_quiz(REPO / "quizzes" / f"{quiz_id}.yaml"), "practice", FACTORY, cost=CHEAP))
+    )
     return path
 
 
@@ -113,7 +132,9 @@ def test_key_answers_grade_and_csv(tmp_path):
         taken = quiz_cli("take", "masks", "--answers", path)
         assert taken.returncode == 0 and "13/13" in taken.stdout
     wrong = tmp_path / "mallory.yaml"
-    wrong.write_text("quiz: masks\nstudent: mallory\nanswers:\n  above-diagonal: '1'\n  mask-convention: 'true'\n  visible-keys: not a number\n")
+    wrong.write_text(
+        "quiz: masks\nstudent: mallory\nanswers:\n  above-diagonal: '1'\n  mask-convention: 'true'\n  visible-keys: not a number\n"
+    )
     result = quiz_cli("grade", "masks", *files, wrong, "--csv", tmp_path / "scores.csv")
     assert result.returncode == 0, result.stderr
     rows = list(csv.DictReader((tmp_path / "scores.csv").open()))
@@ -129,7 +150,14 @@ def test_student_copy_can_be_practised_with(tmp_path):
     practice = quiz_cli("key", "masks", "--student", "zed", "--mode", "practice", "--format", "answers").stdout
     answers = key_texts("masks", "zed", "practice")
     assert answers != key_texts("masks", "zed", "exam"), "practice variants are not the exam's"
-    taken = quiz_cli("take", copy, "--student", "zed", input="\n".join(answers) + "\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")})
+    taken = quiz_cli(
+        "take",
+        copy,
+        "--student",
+        "zed",
+        input="\n".join(answers) + "\n",
+        env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")},
+    )
     assert taken.returncode == 0, taken.stderr
     checked = sum(checked_in_practice("masks"))
     assert taken.stdout.count("✓ Right") == checked and taken.stdout.count("Recorded, not checked") == 13 - checked
@@ -142,7 +170,10 @@ def test_student_copy_can_be_practised_with(tmp_path):
 
 def test_exam_mode_writes_the_answers_to_hand_in_and_shows_no_score(tmp_path):
     answers = key_texts("shapes", "erin")
-    child = spawn(["quiz", "take", "shapes", "--student", "erin", "--mode", "exam", "--answers-out", str(tmp_path / "erin.yaml")], tmp_path)
+    child = spawn(
+        ["quiz", "take", "shapes", "--student", "erin", "--mode", "exam", "--answers-out", str(tmp_path / "erin.yaml")],
+        tmp_path,
+    )
     child.expect("answer .* > ")
     child.sendline("hint")
     child.expect("No hints in an exam")
@@ -155,8 +186,14 @@ def test_exam_mode_writes_the_answers_to_hand_in_and_shows_no_score(tmp_path):
     assert "qkt-entries" in (tmp_path / "erin.yaml").read_text()
     graded = quiz_cli("grade", "shapes", tmp_path / "erin.yaml", "--csv", tmp_path / "scores.csv")
     assert graded.returncode == 0 and "11/11" in graded.stdout
-    again = quiz_cli("take", "shapes", "--student", "erin", "--mode", "exam", "--restart", env={"ATTNLAB_STATE_DIR": str(tmp_path)})
-    assert again.returncode == 2 and "you handed in this exam" in again.stderr and "--restart does not apply" in again.stderr
+    again = quiz_cli(
+        "take", "shapes", "--student", "erin", "--mode", "exam", "--restart", env={"ATTNLAB_STATE_DIR": str(tmp_path)}
+    )
+    assert (
+        again.returncode == 2
+        and "you handed in this exam" in again.stderr
+        and "--restart does not apply" in again.stderr
+    )
     rerun = quiz_cli("take", "shapes", "--student", "erin", "--mode", "exam", env={"ATTNLAB_STATE_DIR": str(tmp_path)})
     assert rerun.returncode == 0 and "You handed in this exam" in rerun.stdout and "Question 1" not in rerun.stdout
 
@@ -178,7 +215,9 @@ def test_bad_input_is_one_line(args, message):
 
 def test_lint_reports_every_problem_with_its_line(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("id: bad\ntitle: t\nquestions:\n  - id: q\n    type: single\n    prompt: p\n    answer: a\n    hint: h\n    explanation: e\n    concepts: [c]\n")
+    bad.write_text(
+        "id: bad\ntitle: t\nquestions:\n  - id: q\n    type: single\n    prompt: p\n    answer: a\n    hint: h\n    explanation: e\n    concepts: [c]\n"
+    )
     result = quiz_cli("lint", REPO / "quizzes", bad)
     assert result.returncode == 1
     assert f"{bad}:4: questions.0: a single question needs at least two options" in result.stderr
@@ -194,7 +233,10 @@ def test_a_closed_terminal_loses_nothing(tmp_path):
     child.expect("Question 4 of 13")
     child.close(force=True)  # the terminal goes away: SIGHUP, then SIGKILL
     assert child.signalstatus is not None
-    child = spawn(["quiz", "take", "masks", "--student", "fay", "--mode", "exam", "--answers-out", str(tmp_path / "fay.yaml")], tmp_path)
+    child = spawn(
+        ["quiz", "take", "masks", "--student", "fay", "--mode", "exam", "--answers-out", str(tmp_path / "fay.yaml")],
+        tmp_path,
+    )
     child.expect("Resuming at question 4 of 13 \\(3 answered so far\\)")
     for answer in answers[3:]:
         child.expect("answer .* > ")
@@ -209,8 +251,21 @@ def test_bytes_that_are_not_utf8_are_an_unreadable_answer_not_a_crash(tmp_path):
     # A UTF-8 locale reads the terminal strictly (here as PYTHONIOENCODING says): a pasted Latin-1
     # byte once ended the quiz with a UnicodeDecodeError.
     answers = key_texts("masks", "gus", "practice")
-    env = {**os.environ, "ATTNLAB_STATE_DIR": str(tmp_path), "NO_COLOR": "1", "COLUMNS": "100", "PYTHONIOENCODING": "utf-8:strict"}
-    child = pexpect.spawn(sys.executable, ["-m", "attnlab.cli", "quiz", "take", "masks", "--student", "gus"], cwd=str(REPO), env=env, timeout=30, dimensions=(40, 100))
+    env = {
+        **os.environ,
+        "ATTNLAB_STATE_DIR": str(tmp_path),
+        "NO_COLOR": "1",
+        "COLUMNS": "100",
+        "PYTHONIOENCODING": "utf-8:strict",
+    }
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "attnlab.cli", "quiz", "take", "masks", "--student", "gus"],
+        cwd=str(REPO),
+        env=env,
+        timeout=30,
+        dimensions=(40, 100),
+    )
     child.expect(b"answer .* > ")
     child.send(b"0.5\xe9\r")
     child.expect(b"Could not read that \\(`0.5\\\\xe9` is not a number")
@@ -227,7 +282,14 @@ def test_the_practice_summary_counts_every_question_of_the_bank(tmp_path):
     # The concept table once said "masks 13 questions 9/9" while 4 were not checked; now all 13 are.
     copy = cheap_copy("masks", tmp_path / "masks.json")
     answers = key_texts("masks", "zed", "practice")
-    taken = quiz_cli("take", copy, "--student", "zed", input="\n".join(answers) + "\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")})
+    taken = quiz_cli(
+        "take",
+        copy,
+        "--student",
+        "zed",
+        input="\n".join(answers) + "\n",
+        env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")},
+    )
     rows = [[cell for cell in re.split(r"[│┃\s]+", line) if cell] for line in taken.stdout.splitlines()]
     assert ["total", "13", "13/13"] in rows, taken.stdout
     assert "Recorded, not checked" not in taken.stdout and "asked as in the exam" not in taken.stdout
@@ -242,7 +304,16 @@ def write_exam(tmp_path, student, name=None):
         assert quiz_cli("student-copy", "masks", "--mode", "exam", "--roster", roster, "-o", copy).returncode == 0
     target = tmp_path / f"{name or student}.yaml"
     answers = key_texts("masks", student)
-    taken = quiz_cli("take", copy, "--student", student, "--answers-out", target, input="\n".join(answers) + "\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / f"state-{student}")})
+    taken = quiz_cli(
+        "take",
+        copy,
+        "--student",
+        student,
+        "--answers-out",
+        target,
+        input="\n".join(answers) + "\n",
+        env={"ATTNLAB_STATE_DIR": str(tmp_path / f"state-{student}")},
+    )
     assert taken.returncode == 0, taken.stderr
     return target
 
@@ -272,7 +343,9 @@ def test_a_mistyped_id_is_not_marked_against_questions_nobody_saw(tmp_path):
 
 def test_skip_on_a_student_copy_says_it_skipped(tmp_path):
     copy = cheap_copy("shapes", tmp_path / "shapes.json")
-    taken = quiz_cli("take", copy, "--student", "zed", input="skip\nquit\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")})
+    taken = quiz_cli(
+        "take", copy, "--student", "zed", input="skip\nquit\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")}
+    )
     assert taken.returncode == 0 and "Skipped: type back to return to it." in taken.stdout, taken.stdout
 
 

@@ -47,8 +47,14 @@ def test_every_points_entry_names_a_hidden_test():
     points = load_points(COURSE.hidden_tests_dir)
     defined = set()
     for path in COURSE.hidden_tests_dir.glob("test_*.py"):
-        defined |= {(path.stem, n.name) for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")}
-    assert set(points) == defined, f"points without tests: {set(points) - defined}; tests without points: {defined - set(points)}"
+        defined |= {
+            (path.stem, n.name)
+            for n in ast.parse(path.read_text()).body
+            if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")
+        }
+    assert set(points) == defined, (
+        f"points without tests: {set(points) - defined}; tests without points: {defined - set(points)}"
+    )
 
 
 def test_a_syntax_error_costs_its_file_only(tmp_path, fork_server):
@@ -69,7 +75,9 @@ def test_a_missing_file_costs_its_functions_only(tmp_path, fork_server):
     assert all("has no efficient.py" in t.feedback for t in report.tests if t.module == "efficient")
 
 
-@pytest.mark.parametrize("make", [lambda p: p / "absent", lambda p: (p / "file.txt").write_text("x") and p / "file.txt", lambda p: p])
+@pytest.mark.parametrize(
+    "make", [lambda p: p / "absent", lambda p: (p / "file.txt").write_text("x") and p / "file.txt", lambda p: p]
+)
 def test_what_is_not_a_submission_is_refused(tmp_path, make):
     with pytest.raises(SubmissionError):
         grade(COURSE, make(tmp_path))

@@ -38,15 +38,33 @@ def test_the_release_holds_what_students_need(release):
     names = {p.relative_to(release).as_posix() for p in release.rglob("*") if p.is_file()}
     for module in COURSE.modules:
         assert f"exercises/{module}.py" in names and f"exercises/tests/test_{module}.py" in names
-    assert {"README.md", "pyproject.toml", "exercises/course.toml", "grader/attnlab/cli.py", "docs/contract.md"} <= names
+    assert {
+        "README.md",
+        "pyproject.toml",
+        "exercises/course.toml",
+        "grader/attnlab/cli.py",
+        "docs/contract.md",
+    } <= names
     assert {f"quizzes/{p.stem}.json" for p in (REPO / "quizzes").glob("*.yaml")} <= names  # practice copies
     assert {f"quizzes/{p.stem}.exam.json" for p in (REPO / "quizzes").glob("*.yaml")} <= names
 
 
 def test_the_release_ships_the_engine_students_run_and_not_the_instructors_side(release):
-    engine = {p.relative_to(release / "grader" / "attnlab").as_posix() for p in (release / "grader" / "attnlab").rglob("*.py")}
+    engine = {
+        p.relative_to(release / "grader" / "attnlab").as_posix() for p in (release / "grader" / "attnlab").rglob("*.py")
+    }
     assert {"check/run.py", "quiz/runner.py", "expect.py", "sandbox/inside/module_harness.py"} <= engine
-    for instructors in ("grading/", "replay/", "classroom/", "report/", "sandbox/host.py", "sandbox/inside/forkserver.py", "export/release.py", "export/gradescope.py", "export/nbgrader.py"):
+    for instructors in (
+        "grading/",
+        "replay/",
+        "classroom/",
+        "report/",
+        "sandbox/host.py",
+        "sandbox/inside/forkserver.py",
+        "export/release.py",
+        "export/gradescope.py",
+        "export/nbgrader.py",
+    ):
         assert not any(name.startswith(instructors) for name in engine), instructors
 
 
@@ -59,7 +77,9 @@ def test_the_release_holds_no_solutions_hidden_tests_or_answers(release):
     assert [f.name for f in Course.load(release).functions] == [f.name for f in COURSE.functions]
     # What the stubs of the release say is exactly what the course's stubs say.
     for module in COURSE.modules:
-        assert (release / "exercises" / f"{module}.py").read_text() == (COURSE.exercises_dir / f"{module}.py").read_text()
+        assert (release / "exercises" / f"{module}.py").read_text() == (
+            COURSE.exercises_dir / f"{module}.py"
+        ).read_text()
 
 
 def test_the_release_cites_no_file_students_lack(release):
@@ -92,7 +112,9 @@ def test_the_scan_finds_each_kind_of_leak(release, tmp_path):
     (leaky / "misconceptions" / "x.py").write_text("")
     shutil.copyfile(COURSE.root / "exercises" / "course.toml", leaky / "exercises" / "course.toml")  # the instructor's
     (leaky / "docs" / "contract.md").unlink()
-    (leaky / "exercises" / "tests" / "test_masks.py").write_text("# as ../shared/LESSONS.md says\n" + (leaky / "exercises" / "tests" / "test_masks.py").read_text())
+    (leaky / "exercises" / "tests" / "test_masks.py").write_text(
+        "# as ../shared/LESSONS.md says\n" + (leaky / "exercises" / "tests" / "test_masks.py").read_text()
+    )
     leaks = "\n".join(scan(COURSE, leaky))
     assert "exercises/softmax.py: holds" in leaks
     assert "grader/test_masks.py: a hidden test file" in leaks
@@ -117,10 +139,18 @@ def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_n
     """As its README says: a venv, `pip install .`, then `attnlab check` from the bundle."""
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
-    pip = subprocess.run([env_dir / "bin" / "pip", "install", "-q", "--disable-pip-version-check", "."], cwd=release, capture_output=True, text=True, timeout=600)
+    pip = subprocess.run(
+        [env_dir / "bin" / "pip", "install", "-q", "--disable-pip-version-check", "."],
+        cwd=release,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert pip.returncode == 0, pip.stderr[-2000:]
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("ATTNLAB_", "PYTHON"))}
-    result = subprocess.run([env_dir / "bin" / "attnlab", "check"], cwd=release, capture_output=True, text=True, timeout=300, env=clean)
+    result = subprocess.run(
+        [env_dir / "bin" / "attnlab", "check"], cwd=release, capture_output=True, text=True, timeout=300, env=clean
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     text = " ".join(result.stdout.split())
     numpy_functions = [f.name for f in COURSE.functions if not COURSE.needs_of(f.module)]
@@ -131,40 +161,101 @@ def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_n
     work = tmp_path / "work"
     shutil.copytree(release / "exercises", work, ignore=shutil.ignore_patterns("tests"))
     stubs = (work / "masks.py").read_text()  # the other masks stay stubs: only causal_mask is wrong
-    (work / "masks.py").write_text(stubs + "\n\ndef causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool), k=1)\n")
-    masks = subprocess.run([env_dir / "bin" / "attnlab", "check", work, "--only", "masks"], cwd=release, capture_output=True, text=True, timeout=300, env=clean)
-    assert masks.returncode == 1 and "exact complement of the expected one" in " ".join(masks.stdout.split()), masks.stdout + masks.stderr
+    (work / "masks.py").write_text(
+        stubs + "\n\ndef causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool), k=1)\n"
+    )
+    masks = subprocess.run(
+        [env_dir / "bin" / "attnlab", "check", work, "--only", "masks"],
+        cwd=release,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=clean,
+    )
+    assert masks.returncode == 1 and "exact complement of the expected one" in " ".join(masks.stdout.split()), (
+        masks.stdout + masks.stderr
+    )
     # Plain pytest too, as the students' README says: the shipped pytest options need nothing the
     # student has not installed (exit 1: the stubs fail their tests; 4 would be a usage error).
-    public = subprocess.run([env_dir / "bin" / "python", "-m", "pytest", "-q", "exercises"], cwd=release, capture_output=True, text=True, timeout=300, env=clean)
+    public = subprocess.run(
+        [env_dir / "bin" / "python", "-m", "pytest", "-q", "exercises"],
+        cwd=release,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=clean,
+    )
     assert public.returncode == 1 and " failed" in public.stdout, public.stdout[-1000:] + public.stderr[-1000:]
     # The quiz runs from its student copy, with no instructor files anywhere near.
     for args in (["shapes"], ["shapes", "--mode", "exam"]):  # as the README says: the practice copy, then the exam copy
-        quiz = subprocess.run([env_dir / "bin" / "attnlab", "quiz", "take", *args, "--student", "s1"], cwd=release, input="quit\n", capture_output=True, text=True, timeout=120, env={**clean, "ATTNLAB_STATE_DIR": str(tmp_path / "state")})
-        assert quiz.returncode == 0 and "Question 1 of 11" in quiz.stdout and "Traceback" not in quiz.stdout + quiz.stderr, quiz.stdout + quiz.stderr
+        quiz = subprocess.run(
+            [env_dir / "bin" / "attnlab", "quiz", "take", *args, "--student", "s1"],
+            cwd=release,
+            input="quit\n",
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**clean, "ATTNLAB_STATE_DIR": str(tmp_path / "state")},
+        )
+        assert (
+            quiz.returncode == 0 and "Question 1 of 11" in quiz.stdout and "Traceback" not in quiz.stdout + quiz.stderr
+        ), quiz.stdout + quiz.stderr
     # Every module shipped imports from the installed bundle alone; the instructor's commands are
     # neither offered nor a traceback.
-    walk = subprocess.run([env_dir / "bin" / "python", "-c", "import attnlab, importlib, pkgutil; [importlib.import_module(m.name) for m in pkgutil.walk_packages(attnlab.__path__, 'attnlab.')]; print(attnlab.__file__)"], cwd=tmp_path, capture_output=True, text=True, env=clean)
+    walk = subprocess.run(
+        [
+            env_dir / "bin" / "python",
+            "-c",
+            "import attnlab, importlib, pkgutil; [importlib.import_module(m.name) for m in pkgutil.walk_packages(attnlab.__path__, 'attnlab.')]; print(attnlab.__file__)",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=clean,
+    )
     assert walk.returncode == 0 and str(env_dir) in walk.stdout, walk.stderr[-2000:]
-    helped = subprocess.run([env_dir / "bin" / "attnlab", "--help"], cwd=release, capture_output=True, text=True, env=clean)
+    helped = subprocess.run(
+        [env_dir / "bin" / "attnlab", "--help"], cwd=release, capture_output=True, text=True, env=clean
+    )
     listed = [line.split()[0] for line in helped.stdout.split("Commands:")[1].splitlines() if line.strip()]
     assert listed == ["check", "quiz"] and "attnlab grade" not in helped.stdout, helped.stdout
-    refused = subprocess.run([env_dir / "bin" / "attnlab", "grade", "exercises"], cwd=release, capture_output=True, text=True, env=clean)
-    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "for instructors" in refused.stderr, refused.stderr
+    refused = subprocess.run(
+        [env_dir / "bin" / "attnlab", "grade", "exercises"], cwd=release, capture_output=True, text=True, env=clean
+    )
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "for instructors" in refused.stderr, (
+        refused.stderr
+    )
     # Nothing of the repository is importable in the student's venv: no reference, no hidden-test helpers.
-    probe = subprocess.run([env_dir / "bin" / "python", "-c", "import importlib.util as u; print(u.find_spec('softmax'), u.find_spec('attention_inputs'))"], cwd=tmp_path, capture_output=True, text=True)
+    probe = subprocess.run(
+        [
+            env_dir / "bin" / "python",
+            "-c",
+            "import importlib.util as u; print(u.find_spec('softmax'), u.find_spec('attention_inputs'))",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert probe.stdout.split() == ["None", "None"]
 
 
 def test_plain_pytest_at_the_bundles_root_runs_the_public_tests(release):
     # The shipped pyproject's testpaths named the repository's tests/, which the bundle has not got.
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("ATTNLAB_", "PYTEST_"))}
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=release, capture_output=True, text=True, timeout=300,
-                            env={**clean, "ATTNLAB_SUBMISSION": str(COURSE.solutions_dir)})
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=release,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**clean, "ATTNLAB_SUBMISSION": str(COURSE.solutions_dir)},
+    )
     public = sum(path.read_text().count("\ndef test_") for path in (release / "exercises" / "tests").glob("test_*.py"))
     book = json.loads((release / "exercises" / "tests" / "probes.json").read_text())["functions"]
     public += sum(len(entry["probes"]) for entry in book.values())  # one public test per probe (probe_tests)
-    assert result.returncode == 0 and f"{public} passed" in result.stdout.splitlines()[-1], result.stdout[-2000:] + result.stderr[-2000:]
+    assert result.returncode == 0 and f"{public} passed" in result.stdout.splitlines()[-1], (
+        result.stdout[-2000:] + result.stderr[-2000:]
+    )
     assert "No files were found in testpaths" not in result.stdout + result.stderr
     assert 'testpaths = ["exercises"]' in (release / "pyproject.toml").read_text()
 
@@ -186,6 +277,15 @@ def test_the_release_folder_is_made_as_the_umask_says(release, tmp_path, umask, 
 
 def test_the_bundles_readme_says_how_to_check_take_an_exam_and_hand_in(release):
     readme = (release / "README.md").read_text()
-    for said in ("pytest exercises", "attnlab check --only softmax", "--student YOUR-ID", "--mode exam", "QUIZ-YOUR-ID.answers.yaml",
-                 "Hand that\nfile in", "Hand in your exercise files", "--index-url https://download.pytorch.org/whl/cpu", "shapes, "):
+    for said in (
+        "pytest exercises",
+        "attnlab check --only softmax",
+        "--student YOUR-ID",
+        "--mode exam",
+        "QUIZ-YOUR-ID.answers.yaml",
+        "Hand that\nfile in",
+        "Hand in your exercise files",
+        "--index-url https://download.pytorch.org/whl/cpu",
+        "shapes, ",
+    ):
         assert said in readme, said

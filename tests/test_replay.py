@@ -27,6 +27,8 @@ from attnlab.sandbox.host import Limits
 pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
 
 NUMPY = COURSE.tracks["numpy"]
+
+
 def _two_per_function(fixtures):
     """The fast path decides function by function, and a buggy function's failing tests run live
     whatever its bug: two buggy fixtures per function cover its paths; the rest would add minutes."""
@@ -40,10 +42,27 @@ def _two_per_function(fixtures):
 
 # Attacks the fast path does not hold yet: each has a strict xfail test of its own below.
 NOT_HELD = {"hides_its_nested_calls"}
-FIXTURES = [f for kind in ("correct", "hostile", "printing", "compensating") for f in fixtures_in(kind) if f.file.removesuffix(".py") in NUMPY and f.path.stem not in NOT_HELD]
+FIXTURES = [
+    f
+    for kind in ("correct", "hostile", "printing", "compensating")
+    for f in fixtures_in(kind)
+    if f.file.removesuffix(".py") in NUMPY and f.path.stem not in NOT_HELD
+]
 FIXTURES += _two_per_function([f for f in fixtures_in("buggy") if f.file.removesuffix(".py") in NUMPY])
 # Fixtures whose time is their point: graded by the tests below with their own deadlines.
-SLOW = {"infinite_loop", "hangs_on_a_probe", "hangs_at_import", "threads_that_print_forever", "asks_the_reference_for_too_much", "is_slow_but_within_every_deadline", "floods_tmp_to_outlast_the_clean_up", "is_slow_and_gets_two_budgets_in_a_class", "stalls_the_grader_on_a_stand_in_answer", "burns_cpu_beside_its_classmates", "is_slow_in_cpu_time_and_honest"}
+SLOW = {
+    "infinite_loop",
+    "hangs_on_a_probe",
+    "hangs_at_import",
+    "threads_that_print_forever",
+    "asks_the_reference_for_too_much",
+    "is_slow_but_within_every_deadline",
+    "floods_tmp_to_outlast_the_clean_up",
+    "is_slow_and_gets_two_budgets_in_a_class",
+    "stalls_the_grader_on_a_stand_in_answer",
+    "burns_cpu_beside_its_classmates",
+    "is_slow_in_cpu_time_and_honest",
+}
 # Fixtures whose outcome is a race with the deadline (a bounded search of the whole disk): graded
 # on both paths by tests/test_isolation.py, for their score.
 RACES = {"searches_the_disk_for_the_answers"}
@@ -51,7 +70,10 @@ RACES = {"searches_the_disk_for_the_answers"}
 
 def verdicts(report) -> dict:
     """Each test's verdict, with its feedback (but for a measured peak, which varies by a MiB run to run)."""
-    return {t.name: (t.outcome, t.score, t.misconception, "" if "never holds" in t.name else t.feedback) for t in report.tests}
+    return {
+        t.name: (t.outcome, t.score, t.misconception, "" if "never holds" in t.name else t.feedback)
+        for t in report.tests
+    }
 
 
 @pytest.fixture
@@ -75,7 +97,11 @@ def watched_decide(class_session, monkeypatch):
 STATEFUL = {"uses_helpers_that_exit"}
 
 
-@pytest.mark.parametrize("fixture", [f for f in FIXTURES if f.path.stem not in SLOW | RACES], ids=lambda f: f"{f.path.parent.name}/{f.path.stem}")
+@pytest.mark.parametrize(
+    "fixture",
+    [f for f in FIXTURES if f.path.stem not in SLOW | RACES],
+    ids=lambda f: f"{f.path.parent.name}/{f.path.stem}",
+)
 def test_every_fixture_gets_the_same_verdicts_in_a_class_as_alone(grade_both_paths, fixture):
     alone, in_class = grade_both_paths(fixture)
     if fixture.path.stem in STATEFUL:
@@ -96,12 +122,18 @@ def test_a_correct_submission_is_decided_entirely_by_the_recording(tmp_path, cla
     assert watched_decide == set(replayable)
 
 
-def test_the_students_process_is_sent_no_reference_answer_in_the_fast_path(tmp_path, class_session, watched_decide, monkeypatch):
+def test_the_students_process_is_sent_no_reference_answer_in_the_fast_path(
+    tmp_path, class_session, watched_decide, monkeypatch
+):
     """While the fast path runs, no stand-in call is answered (its workers hold none), and every
     message a worker is sent holds the inputs of the calls it asks, nothing recorded besides."""
     answered, sent = [], []
     answer = worker_process.WorkerProcess._answer_callback
-    monkeypatch.setattr(worker_process.WorkerProcess, "_answer_callback", lambda self, *a: answered.append(self.watching) or answer(self, *a))
+    monkeypatch.setattr(
+        worker_process.WorkerProcess,
+        "_answer_callback",
+        lambda self, *a: answered.append(self.watching) or answer(self, *a),
+    )
     call_batch = worker_process.WorkerProcess.call_batch
 
     def watched_call_batch(self, calls, answer_for, framed=None, expected=None):
@@ -154,7 +186,11 @@ def test_no_graded_call_is_given_an_answer_it_is_asked_later(class_session):
     for place, (nodeid, call) in enumerate(calls):
         for leaf in _leaves((call.args, call.kwargs)):
             if isinstance(leaf, np.ndarray) and leaf.size > TINY and not _constant(leaf):
-                later = [(f, n) for at, f, n in asked_at.get(_digest(leaf), ()) if at > place and (f, n) != (call.function, nodeid)]
+                later = [
+                    (f, n)
+                    for at, f, n in asked_at.get(_digest(leaf), ())
+                    if at > place and (f, n) != (call.function, nodeid)
+                ]
                 assert not later, f"{nodeid}: {call.function} is given the answer to {later[0]}, asked later"
 
 
@@ -169,7 +205,10 @@ def test_the_replay_starts_afresh_before_asking_an_answer_its_processes_were_giv
     other = ("test_other", [ScriptedCall("softmax", (heads,), {}, False, x * 7, None)])
     assert fresh_starts([given, other, asked]) == {2}
     assert fresh_starts([asked, other]) == set()  # asked before it was given: nothing to carry back
-    chain = [ScriptedCall("kv_cache_step", (x,), {}, False, heads, None), ScriptedCall("kv_cache_step", (heads,), {}, False, x * 3, None)]
+    chain = [
+        ScriptedCall("kv_cache_step", (x,), {}, False, heads, None),
+        ScriptedCall("kv_cache_step", (heads,), {}, False, x * 3, None),
+    ]
     assert fresh_starts([("test_chain", chain[1:]), ("test_chain", chain[:1])]) == set()  # one test's own chain
 
 
@@ -182,7 +221,13 @@ def test_the_bundled_course_is_replayed_by_one_watching_worker_per_submission(tm
     assert not class_session.replayer._fresh
     spawned = []
     original = ForkServer.spawn
-    monkeypatch.setattr(ForkServer, "spawn", lambda self, *a, **k: spawned.append(k.get("watching") or (a[8] if len(a) > 8 else None)) or original(self, *a, **k))
+    monkeypatch.setattr(
+        ForkServer,
+        "spawn",
+        lambda self, *a, **k: (
+            spawned.append(k.get("watching") or (a[8] if len(a) > 8 else None)) or original(self, *a, **k)
+        ),
+    )
     folder = tmp_path / "reference"
     shutil.copytree(COURSE.solutions_dir, folder)
     report = grade_in_class(class_session, folder, NUMPY)
@@ -203,11 +248,17 @@ def test_bugs_that_cancel_out_get_the_live_verdict(grade_both_paths, watched_dec
     # the watched calls of split_heads do not hold, so its tests run live.
     alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "compensating" / "heads_tokens_first.py"))
     assert verdicts(in_class) == verdicts(alone)
-    assert {t.function for t in in_class.tests if t.score < t.max_score} == {"split_heads", "merge_heads", "multi_head_attention"}
+    assert {t.function for t in in_class.tests if t.score < t.max_score} == {
+        "split_heads",
+        "merge_heads",
+        "multi_head_attention",
+    }
     assert not any("mha" in nodeid for nodeid in watched_decide)
 
 
-@pytest.mark.parametrize("name, function", [("softmax_global_max", "softmax"), ("scores_full_transpose", "attention_scores")])
+@pytest.mark.parametrize(
+    "name, function", [("softmax_global_max", "softmax"), ("scores_full_transpose", "attention_scores")]
+)
 def test_a_bug_in_an_earlier_file_costs_its_own_points_only(tmp_path, class_session, fork_server, name, function):
     # Live, every caller of the buggy function gets the reference's answer from a stand-in and
     # passes; in a class the callers' watched calls do not hold, and they run live.
@@ -233,12 +284,16 @@ def test_an_infinite_loop_costs_one_deadline_in_a_class(tmp_path, class_session,
     class_seconds = time.monotonic() - started
     assert verdicts(in_class) == verdicts(alone)
     assert {t.function for t in in_class.tests if t.outcome is Outcome.TIMED_OUT} == {"softmax"}
-    assert class_seconds < live_seconds + 1.5, "the live run was told of the fast path's timeout, and did not wait again"
+    assert class_seconds < live_seconds + 1.5, (
+        "the live run was told of the fast path's timeout, and did not wait again"
+    )
 
 
 @pytest.mark.parametrize("name", ["hangs_at_import", "threads_that_print_forever"])
 def test_slow_hostile_fixtures_get_the_same_verdicts_in_a_class(grade_both_paths, name):
-    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / f"{name}.py"), limits=Limits(call_seconds=2.0))
+    alone, in_class = grade_both_paths(
+        read_fixture(SUBMISSIONS / "hostile" / f"{name}.py"), limits=Limits(call_seconds=2.0)
+    )
     assert verdicts(in_class) == verdicts(alone)
 
 
@@ -246,7 +301,9 @@ def test_stand_in_calls_past_what_the_graded_call_justifies_are_refused_and_char
     """causal_mask(40000) asked of the reference is refused with a reason (the grader never builds
     it), and a loop of stand-in calls ends at the call's deadline, not the submission's budget."""
     started = time.monotonic()
-    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "asks_the_reference_for_too_much.py"), limits=Limits(call_seconds=1.0))
+    alone, in_class = grade_both_paths(
+        read_fixture(SUBMISSIONS / "hostile" / "asks_the_reference_for_too_much.py"), limits=Limits(call_seconds=1.0)
+    )
     assert time.monotonic() - started < 30
     for report in (alone, in_class):
         sdpa = [t for t in report.tests if t.function == "scaled_dot_product_attention"]
@@ -254,7 +311,10 @@ def test_stand_in_calls_past_what_the_graded_call_justifies_are_refused_and_char
         assert any("causal_mask() was given the number 40000" in t.feedback for t in sdpa)
         looping = [t for t in report.tests if t.function == "self_attention"]
         assert all(t.outcome is Outcome.TIMED_OUT for t in looping)
-        assert {t.function for t in report.tests if t.score < t.max_score} == {"scaled_dot_product_attention", "self_attention"}
+        assert {t.function for t in report.tests if t.score < t.max_score} == {
+            "scaled_dot_product_attention",
+            "self_attention",
+        }
 
 
 PEAK_OF_A_STAND_IN = """
@@ -271,12 +331,20 @@ print(report.score, peak << 10)
 """
 
 
-@pytest.mark.parametrize(("name", "module"), [("asks_the_reference_for_too_much", "attention"), ("swells_the_grader_through_a_stand_in", "efficient")])
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [("asks_the_reference_for_too_much", "attention"), ("swells_the_grader_through_a_stand_in", "efficient")],
+)
 def test_a_huge_stand_in_call_does_not_fill_the_graders_memory(tmp_path, name, module):
     """An argument past the graded call's bounds (causal_mask(40000)), or arguments within them
     whose answer is their product (sinusoidal_encoding(8200, 8200), 538 MB): refused."""
     submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / f"{name}.py"))
-    done = subprocess.run([sys.executable, "-c", PEAK_OF_A_STAND_IN, str(Path(__file__).parent), str(submission), module], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK_OF_A_STAND_IN, str(Path(__file__).parent), str(submission), module],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     _score, peak = done.stdout.split()
     assert int(peak) < 400 << 20, f"the grading process peaked at {int(peak) >> 20} MiB"
@@ -300,7 +368,9 @@ def _recorded_calls_per_test(load_first: bool) -> list[int]:
         f"{'load_hidden_tests(COURSE)' if load_first else 'pass'}\n"
         "print(json.dumps([len(t.calls) for t in record_script(COURSE, only=['softmax']).tests]))"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(Path(__file__).parent)], capture_output=True, text=True, check=True
+    )
     return json.loads(done.stdout.splitlines()[-1])
 
 
@@ -320,7 +390,9 @@ def test_hidden_tests_loaded_ahead_run_as_a_session_runs_them():
 def test_a_later_files_import_cannot_write_an_earlier_files_function(tmp_path, class_session, fork_server):
     """attention.py's import gives the stub softmax a body: the replay imports a file only when
     its own tests come, as a live run does, so softmax's tests fail on both paths."""
-    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "patched_by_a_later_file_at_import.py"))
+    submission = build_submission(
+        tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "patched_by_a_later_file_at_import.py")
+    )
     (submission / "softmax.py").write_text((COURSE.root / "exercises" / "softmax.py").read_text())
     alone = grade(COURSE, submission, only=NUMPY, limits=Limits(call_seconds=1.0), fork_server=fork_server)
     in_class = grade_in_class(class_session, submission, NUMPY, Limits(call_seconds=1.0))
@@ -334,7 +406,9 @@ def test_the_replays_time_does_not_shorten_the_live_runs_budget(tmp_path, class_
     # Alone, only softmax's own tests run the slow softmax (about 2 s); the replay runs it inside
     # every later file's calls too (about 15 s), past this budget.
     limits = Limits(call_seconds=2.0, submission_seconds=12.0)
-    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "adds_an_epsilon_and_loops.py"))
+    submission = build_submission(
+        tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "adds_an_epsilon_and_loops.py")
+    )
     alone = grade(COURSE, submission, only=NUMPY, limits=limits, fork_server=fork_server)
     in_class = grade_in_class(class_session, submission, NUMPY, limits)
     assert alone.score == alone.max_score
@@ -359,7 +433,9 @@ def test_a_submission_cannot_make_the_class_tables_swell(tmp_path, class_session
 def test_a_marker_blaming_innocent_files_costs_a_bounded_time(tmp_path, class_session, fork_server):
     """efficient.py's import says an earlier file was being imported, then hangs: the claim is
     believed only of a file the replay may import then, and each costs one import deadline."""
-    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "blames_other_files_for_its_slow_import.py"))
+    submission = build_submission(
+        tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "blames_other_files_for_its_slow_import.py")
+    )
     limits = Limits(call_seconds=1.0)
     started = time.monotonic()
     alone = grade(COURSE, submission, only=NUMPY, limits=limits, fork_server=fork_server)
@@ -372,7 +448,9 @@ def test_a_marker_blaming_innocent_files_costs_a_bounded_time(tmp_path, class_se
 
 def test_a_slow_call_after_a_fast_one_keeps_its_own_deadline(grade_both_paths):
     """Results of a message go back together; a call's deadline must not include its successor's time."""
-    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "is_slow_but_within_every_deadline.py"), limits=Limits(call_seconds=1.0))
+    alone, in_class = grade_both_paths(
+        read_fixture(SUBMISSIONS / "hostile" / "is_slow_but_within_every_deadline.py"), limits=Limits(call_seconds=1.0)
+    )
     assert all(t.outcome is Outcome.PASSED for t in alone.tests if t.function == "causal_mask")
     assert verdicts(in_class) == verdicts(alone)
 
@@ -394,7 +472,10 @@ def test_a_worker_that_does_not_read_a_stand_ins_answer_does_not_hang_the_grader
     """causal_mask(2048)'s answer (4 MiB) sent to a worker that stopped reading: the send has the
     call's deadline, alone and in a class."""
     started = time.monotonic()
-    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "stalls_the_grader_on_a_stand_in_answer.py"), limits=Limits(call_seconds=1.0))
+    alone, in_class = grade_both_paths(
+        read_fixture(SUBMISSIONS / "hostile" / "stalls_the_grader_on_a_stand_in_answer.py"),
+        limits=Limits(call_seconds=1.0),
+    )
     assert time.monotonic() - started < 60
     assert verdicts(in_class) == verdicts(alone)
     memory = next(t for t in alone.tests if "never holds" in t.name)
@@ -404,7 +485,9 @@ def test_a_worker_that_does_not_read_a_stand_ins_answer_does_not_hang_the_grader
 def test_a_slow_submission_gets_one_budget_in_a_class_as_alone(grade_both_paths):
     """The replay's passed tests count against the live run's budget, as their time would alone."""
     limits = Limits(call_seconds=2.0, submission_seconds=8.0)
-    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "is_slow_and_gets_two_budgets_in_a_class.py"), limits=limits)
+    alone, in_class = grade_both_paths(
+        read_fixture(SUBMISSIONS / "hostile" / "is_slow_and_gets_two_budgets_in_a_class.py"), limits=limits
+    )
     assert alone.score < alone.max_score
     # Where the budget runs out is a matter of timing, to a test either way: not a second budget.
     assert in_class.score < in_class.max_score and in_class.score <= alone.score + 2, (in_class.score, alone.score)
@@ -415,19 +498,30 @@ def test_answers_carried_through_the_page_cache_do_not_reach_an_earlier_test(tmp
     replay, asks the masks' stand-ins for the masks tests' inputs and leaves the answers in the
     kernel's page cache (bits no kill or clean-up touches). No live worker runs before the live
     run of an earlier test of what its stand-ins answer: the masks fail on both paths."""
-    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "keeps_mask_answers_in_the_page_cache.py"))
+    submission = build_submission(
+        tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "keeps_mask_answers_in_the_page_cache.py")
+    )
     companion = read_fixture(SUBMISSIONS / "hostile" / "keeps_mask_answers_in_the_page_cache_attention.py")
-    (submission / "attention.py").write_text(splice((submission / "attention.py").read_text(), companion.path.read_text()))
+    (submission / "attention.py").write_text(
+        splice((submission / "attention.py").read_text(), companion.path.read_text())
+    )
     limits = Limits(call_seconds=2.0)
     alone = grade(COURSE, submission, only=["masks", "attention"], limits=limits, fork_server=fork_server)
     in_class = grade_in_class(class_session, submission, ["masks", "attention"], limits)
     masks = {"causal_mask", "padding_mask"}
-    assert [(t.name, t.score) for t in in_class.tests if t.function in masks] == [(t.name, t.score) for t in alone.tests if t.function in masks]
+    assert [(t.name, t.score) for t in in_class.tests if t.function in masks] == [
+        (t.name, t.score) for t in alone.tests if t.function in masks
+    ]
 
 
-@pytest.mark.xfail(strict=True, reason="a watching worker's notes of its nested calls are its own word (docs/security.md, known and left)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="a watching worker's notes of its nested calls are its own word (docs/security.md, known and left)",
+)
 def test_a_watching_worker_that_hides_its_nested_calls_gets_no_more_in_a_class(grade_both_paths):
     """Its function compensates for its own buggy dependency: alone, where the reference answers
     that dependency, it fails; in a class, its worker says it called nothing, and it passed."""
-    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "hides_its_nested_calls.py"), limits=Limits(call_seconds=2.0))
+    alone, in_class = grade_both_paths(
+        read_fixture(SUBMISSIONS / "hostile" / "hides_its_nested_calls.py"), limits=Limits(call_seconds=2.0)
+    )
     assert in_class.score == alone.score, (in_class.score, alone.score)

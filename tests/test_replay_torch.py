@@ -12,7 +12,9 @@ pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not
 pytest.importorskip("torch")
 
 TORCH = COURSE.tracks.get("torch", [])
-FIXTURES = [f for kind in ("correct", "buggy", "hostile") for f in fixtures_in(kind) if f.file.removesuffix(".py") in TORCH]
+FIXTURES = [
+    f for kind in ("correct", "buggy", "hostile") for f in fixtures_in(kind) if f.file.removesuffix(".py") in TORCH
+]
 
 
 def verdicts(report) -> dict:
@@ -81,11 +83,15 @@ def test_what_a_module_says_of_itself_earns_no_point(tmp_path, torch_session_in_
     session = torch_session_in_mode
     for path in ("alone", "in a class"):
         if path == "alone":
-            reports = [grade(COURSE, s, only=TORCH, limits=limits, fork_server=session.fork_server) for s in (forger, honest)]
+            reports = [
+                grade(COURSE, s, only=TORCH, limits=limits, fork_server=session.fork_server) for s in (forger, honest)
+            ]
         else:
             reports = [grade_in_class(session, s, TORCH, limits) for s in (forger, honest)]
         forged, plain = ({t.name: t for t in r.tests} for r in reports)
         meta = [name for name in forged if "meta device" in name]
-        assert meta and all(forged[n].outcome.value == "passed" and plain[n].outcome.value != "passed" for n in meta), "the forgery is in force"
+        assert meta and all(forged[n].outcome.value == "passed" and plain[n].outcome.value != "passed" for n in meta), (
+            "the forgery is in force"
+        )
         assert {n: t.score for n, t in forged.items()} == {n: t.score for n, t in plain.items()}, path
         assert reports[0].score < reports[0].max_score, path

@@ -48,7 +48,19 @@ def test_names_in_any_script_stay_distinct_students(tmp_path):
 
 
 def test_an_id_is_a_file_name_and_its_own_id():
-    for name in ["李雷", "José García", "../../etc/passwd", "a/b\\c", "tab\there", "雷" * 200, "x" * 400, "!!!", "???", ".hidden", "e\udcff"]:
+    for name in [
+        "李雷",
+        "José García",
+        "../../etc/passwd",
+        "a/b\\c",
+        "tab\there",
+        "雷" * 200,
+        "x" * 400,
+        "!!!",
+        "???",
+        ".hidden",
+        "e\udcff",
+    ]:
         student = safe_id(name)
         assert student == safe_id(student)
         assert student and "/" not in student and "\\" not in student and not student.startswith(".")
@@ -78,9 +90,18 @@ def test_nbgrader_layout_takes_each_students_newest_assignment_or_the_one_named(
     os.utime(old, (1_000_000, 1_000_000))
     os.utime(new, (2_000_000, 2_000_000))
     hand_in(submitted / "bob" / "week1")
-    assert {e.student: e.source for e in find_entries(tmp_path, COURSE)} == {"ada": new, "bob": submitted / "bob" / "week1"}
-    assert {e.student: e.source for e in find_entries(submitted, COURSE)} == {"ada": new, "bob": submitted / "bob" / "week1"}
-    assert {e.student: e.source for e in find_entries(tmp_path, COURSE, assignment="week1")} == {"ada": old, "bob": submitted / "bob" / "week1"}
+    assert {e.student: e.source for e in find_entries(tmp_path, COURSE)} == {
+        "ada": new,
+        "bob": submitted / "bob" / "week1",
+    }
+    assert {e.student: e.source for e in find_entries(submitted, COURSE)} == {
+        "ada": new,
+        "bob": submitted / "bob" / "week1",
+    }
+    assert {e.student: e.source for e in find_entries(tmp_path, COURSE, assignment="week1")} == {
+        "ada": old,
+        "bob": submitted / "bob" / "week1",
+    }
     assert {e.student for e in find_entries(tmp_path, COURSE, assignment="week2")} == {"ada"}
 
 
@@ -93,7 +114,11 @@ def test_a_gradescope_export_names_each_submission_by_its_first_submitters_id(tm
         "submission_103: {}\n"
         "submission_999:\n  :submitters:\n  - :sid: '1'\n"  # listed, but not in the export: skipped
     )
-    assert students(find_entries(tmp_path, COURSE)) == {"4711": "submission_101", "bob@example.org": "submission_102", "submission_103": "submission_103"}
+    assert students(find_entries(tmp_path, COURSE)) == {
+        "4711": "submission_101",
+        "bob@example.org": "submission_102",
+        "submission_103": "submission_103",
+    }
 
 
 def test_a_gradescope_group_submission_is_every_members(tmp_path):
@@ -105,7 +130,10 @@ def test_a_gradescope_group_submission_is_every_members(tmp_path):
     assert students(entries) == {"11": "submission_7", "cy@example.org": "submission_7"}
 
 
-@pytest.mark.parametrize("text, message", [("submission_1: [unclosed\n", "not valid YAML"), ("- a\n- b\n", "not a Gradescope export's metadata")])
+@pytest.mark.parametrize(
+    "text, message",
+    [("submission_1: [unclosed\n", "not valid YAML"), ("- a\n- b\n", "not a Gradescope export's metadata")],
+)
 def test_a_broken_gradescope_metadata_file_is_one_line(tmp_path, text, message):
     hand_in(tmp_path / "submission_1")
     (tmp_path / "submission_metadata.yml").write_text(text)
@@ -120,12 +148,21 @@ def test_odd_gradescope_metadata_values_fall_back_to_the_folder_name(tmp_path):
     (tmp_path / "submission_metadata.yml").write_text(
         "submission_1: [1, 2]\nsubmission_2:\n  :submitters: [5, null]\nsubmission_3:\n  :submitters:\n  - :sid: ''\nsubmission_4:\n  :submitters: 7\n"
     )
-    assert sorted(students(find_entries(tmp_path, COURSE))) == ["submission_1", "submission_2", "submission_3", "submission_4"]
+    assert sorted(students(find_entries(tmp_path, COURSE))) == [
+        "submission_1",
+        "submission_2",
+        "submission_3",
+        "submission_4",
+    ]
 
 
 @pytest.mark.parametrize(
     "member, reason",
-    [("../../escaped.py", "eve.zip: ../../escaped.py: a path that leaves the zip"), ("/abs.py", "eve.zip: /abs.py: a path that leaves the zip"), ("scores.py", "eve.zip: scores.py is a symbolic link")],
+    [
+        ("../../escaped.py", "eve.zip: ../../escaped.py: a path that leaves the zip"),
+        ("/abs.py", "eve.zip: /abs.py: a path that leaves the zip"),
+        ("scores.py", "eve.zip: scores.py is a symbolic link"),
+    ],
 )
 def test_a_zip_with_an_escape_or_a_link_is_refused_and_nothing_unpacked(tmp_path, member, reason):
     with zipfile.ZipFile(tmp_path / "eve.zip", "w") as bundle:
@@ -177,7 +214,14 @@ def test_names_that_are_not_utf8_are_read_kept_apart_and_stored(tmp_path):
     assert [e.student for e in entries] == ["Josè", "José"]
     store = ResultStore(tmp_path / "results")
     for entry in entries:
-        store.save(entry.student, source=shown(entry.source), fingerprint=entry.fingerprint(), grader="g", report=None, error=None)
+        store.save(
+            entry.student,
+            source=shown(entry.source),
+            fingerprint=entry.fingerprint(),
+            grader="g",
+            report=None,
+            error=None,
+        )
     build_gradebook(store.all(), tmp_path / "results" / "gradebook.sqlite")
     assert [r.data["source"].rsplit("/", 1)[1] for r in store.all()] == ["Jos\ufffd", "Jos\ufffd"]
 
@@ -205,7 +249,10 @@ def test_an_unreadable_file_is_fingerprinted_not_fatal(tmp_path, monkeypatch):
         ('{"cells": {"a": 1}}', "it has no list of cells"),
         ("[1, 2]", "it has no list of cells"),
         ('{"cells": [null]}', "cell 1 is not a cell"),
-        ('{"cells": [{"cell_type": "markdown", "source": "x"}, {"cell_type": "code", "source": [1, 2]}]}', "cell 2's source is not text"),
+        (
+            '{"cells": [{"cell_type": "markdown", "source": "x"}, {"cell_type": "code", "source": [1, 2]}]}',
+            "cell 2's source is not text",
+        ),
         ('{"cells": [{"cell_type": "code", "source": null}]}', "cell 1's source is not text"),
     ],
 )
@@ -248,7 +295,11 @@ def test_a_stored_result_that_is_not_a_report_is_graded_again_not_trusted(tmp_pa
     store.save("ada", source="ada", fingerprint="f", grader="g", report={"tests": []}, error=None)
     store.save("bob", source="bob", fingerprint="f", grader="g", report="x", error=None)
     store.save("cy", source="cy", fingerprint="f", grader="g", report={"tests": "x"}, error=None)
-    assert store.is_current("ada", "f", "g") and not store.is_current("bob", "f", "g") and not store.is_current("cy", "f", "g")
+    assert (
+        store.is_current("ada", "f", "g")
+        and not store.is_current("bob", "f", "g")
+        and not store.is_current("cy", "f", "g")
+    )
     build_gradebook(store.all(), tmp_path / "gradebook.sqlite")
 
 
@@ -295,4 +346,7 @@ def test_nbgrader_students_that_would_share_an_id_are_each_refused_by_their_own_
         hand_in(tmp_path / "submitted" / student / "ps1")
     found = survey(tmp_path, COURSE)
     assert students(found.entries) == {"bob": "ps1"}
-    assert sorted(line.split(": not graded")[0] for line in found.not_graded) == ["submitted/Alice/ps1", "submitted/alice/ps1"]
+    assert sorted(line.split(": not graded")[0] for line in found.not_graded) == [
+        "submitted/Alice/ps1",
+        "submitted/alice/ps1",
+    ]

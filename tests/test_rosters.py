@@ -35,7 +35,11 @@ GRADESCOPE = (
 PLAIN = "# week 3\ns2301\n\ns2302\n"
 
 
-@pytest.mark.parametrize("text", [CANVAS, MOODLE, GRADESCOPE, PLAIN, MOODLE.replace(",", ";"), "id\ns2301\ns2302\n"], ids=["canvas", "moodle", "gradescope", "plain", "semicolons", "one-column"])
+@pytest.mark.parametrize(
+    "text",
+    [CANVAS, MOODLE, GRADESCOPE, PLAIN, MOODLE.replace(",", ";"), "id\ns2301\ns2302\n"],
+    ids=["canvas", "moodle", "gradescope", "plain", "semicolons", "one-column"],
+)
 def test_each_form_of_class_list_gives_the_same_students(tmp_path, text):
     path = tmp_path / "roster.csv"
     path.write_bytes(text.encode("utf-8-sig"))
@@ -57,9 +61,15 @@ def test_a_moodle_or_gradescope_list_gives_names_and_emails(tmp_path):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"s2301,Ada Lovelace,ada@uni.edu\ns2302,Jose,jose@uni.edu\n", "the first line names no id column"),  # a CSV without its header
+        (
+            b"s2301,Ada Lovelace,ada@uni.edu\ns2302,Jose,jose@uni.edu\n",
+            "the first line names no id column",
+        ),  # a CSV without its header
         (b"s2301\ns2302,Jose\n", "roster.csv:2: 's2302,Jose' is not one id"),
-        (b"s2301\nS2301\n", "roster.csv:2: student 'S2301' is also on line 1"),  # one results file on a case-insensitive disk
+        (
+            b"s2301\nS2301\n",
+            "roster.csv:2: student 'S2301' is also on line 1",
+        ),  # one results file on a case-insensitive disk
         (b"PK\x03\x04workbook", "a spreadsheet workbook"),
         (b"\n# nobody yet\n", "an empty roster"),
     ],
@@ -76,7 +86,11 @@ def test_a_list_that_is_neither_form_is_refused_in_one_line(tmp_path, content, m
 def cheap_release(monkeypatch):
     """Practice copies hashed cheaply: the release's own cost is not what is tested here."""
     build = student_copy.build
-    monkeypatch.setattr(student_copy, "build", lambda quiz, sitting, factory, roster=(): build(quiz, sitting, factory, roster, cost=CHEAP))
+    monkeypatch.setattr(
+        student_copy,
+        "build",
+        lambda quiz, sitting, factory, roster=(): build(quiz, sitting, factory, roster, cost=CHEAP),
+    )
 
 
 def exam_students(copy_path) -> set[str]:
@@ -94,7 +108,9 @@ def test_release_reads_a_canvas_class_list_as_its_students(tmp_path, cheap_relea
 
     roster = tmp_path / "canvas.csv"
     roster.write_text(CANVAS)
-    result = CliRunner().invoke(main, ["release", str(tmp_path / "out"), "--roster", str(roster), "--course", str(REPO)])
+    result = CliRunner().invoke(
+        main, ["release", str(tmp_path / "out"), "--roster", str(roster), "--course", str(REPO)]
+    )
     assert result.exit_code == 0, result.output
     assert exam_students(tmp_path / "out" / "quizzes" / "masks.exam.json") == tags("masks", ["s2301", "s2302"])
 
@@ -103,7 +119,25 @@ def test_quiz_student_copy_reads_a_class_list_as_release_does(tmp_path):
     roster = tmp_path / "moodle.csv"
     roster.write_text(MOODLE)
     copy = tmp_path / "masks.exam.json"
-    made = subprocess.run([*ATTNLAB, "quiz", "student-copy", "masks", "--mode", "exam", "--roster", str(roster), "-o", str(copy), "--course", str(REPO)], capture_output=True, text=True, timeout=120)
+    made = subprocess.run(
+        [
+            *ATTNLAB,
+            "quiz",
+            "student-copy",
+            "masks",
+            "--mode",
+            "exam",
+            "--roster",
+            str(roster),
+            "-o",
+            str(copy),
+            "--course",
+            str(REPO),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert made.returncode == 0, made.stderr
     assert exam_students(copy) == tags("masks", ["s2301", "s2302"])
 
@@ -133,9 +167,25 @@ def test_grade_takes_a_plain_list_of_ids_as_its_roster(tmp_path):
     roster = tmp_path / "ids.txt"
     roster.write_text(PLAIN)
     sheet = tmp_path / "sheet.csv"
-    result = subprocess.run([*ATTNLAB, "grade", str(tmp_path / "class"), "--only", "softmax", "--roster", str(roster), "--csv", str(sheet), "--course", str(REPO)], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            *ATTNLAB,
+            "grade",
+            str(tmp_path / "class"),
+            "--only",
+            "softmax",
+            "--roster",
+            str(roster),
+            "--csv",
+            str(sheet),
+            "--course",
+            str(REPO),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     rows = sheet.read_text(encoding="utf-8-sig").splitlines()
     assert rows[1].startswith('"s2301"') and rows[2].startswith('"s2302"')
     assert "on the roster without a score" in result.stderr and "s2302" in result.stderr
-

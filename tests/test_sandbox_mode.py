@@ -32,7 +32,9 @@ def test_each_mode_says_what_it_is_and_what_it_guarantees(kind):
     if kind != NONE:
         assert "private user (uid 1900000001)" in words
         assert "a private user per grading process" in mode.describe(False, "a private user per grading process")
-        assert ("control groups" in mode.describe(groups=True)) and "no control groups" not in mode.describe(groups=True)
+        assert ("control groups" in mode.describe(groups=True)) and "no control groups" not in mode.describe(
+            groups=True
+        )
 
 
 @pytest.mark.parametrize("kind", MODES)

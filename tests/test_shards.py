@@ -18,7 +18,13 @@ pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not
 
 ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
 # One student or two in each of four shards (by the hash of their ids: ada 3, dee 4, gus 2, jo 1, kim 1).
-CLASS = {"ada": "correct/softmax_logsumexp", "dee": "buggy/softmax_ignores_axis", "gus": "correct/softmax_logsumexp", "jo": "buggy/softmax_ignores_axis", "kim": "correct/softmax_logsumexp"}
+CLASS = {
+    "ada": "correct/softmax_logsumexp",
+    "dee": "buggy/softmax_ignores_axis",
+    "gus": "correct/softmax_logsumexp",
+    "jo": "buggy/softmax_ignores_axis",
+    "kim": "correct/softmax_logsumexp",
+}
 
 
 def attnlab(*args, **kwargs) -> subprocess.CompletedProcess:
@@ -28,8 +34,12 @@ def attnlab(*args, **kwargs) -> subprocess.CompletedProcess:
 def gradebook_rows(path: Path) -> list[tuple]:
     """Per student and per test, without what differs between two gradings of the same work (times)."""
     with sqlite3.connect(path) as db:
-        students = db.execute("SELECT student, score, max_score, error, fingerprint FROM submissions ORDER BY student").fetchall()
-        tests = db.execute("SELECT student, number, test, status, score, max_score, feedback, misconception FROM results ORDER BY student, number").fetchall()
+        students = db.execute(
+            "SELECT student, score, max_score, error, fingerprint FROM submissions ORDER BY student"
+        ).fetchall()
+        tests = db.execute(
+            "SELECT student, number, test, status, score, max_score, feedback, misconception FROM results ORDER BY student, number"
+        ).fetchall()
     return students + tests
 
 
@@ -48,7 +58,13 @@ def test_every_student_is_in_one_shard_and_stays_there_when_others_join():
     assert all(60 < size < 140 for size in sizes), sizes  # a hash, so near a quarter each
     for student in ids:  # a shard's choice depends on the id alone, never on who else is in the class
         assert [k for k in range(1, 5) if in_shard(student, Shard(k, 4))] == split[student]
-    assert {student: [k for k in range(1, 5) if in_shard(student, Shard(k, 4))] for student in CLASS} == {"ada": [3], "dee": [4], "gus": [2], "jo": [1], "kim": [1]}
+    assert {student: [k for k in range(1, 5) if in_shard(student, Shard(k, 4))] for student in CLASS} == {
+        "ada": [3],
+        "dee": [4],
+        "gus": [2],
+        "jo": [1],
+        "kim": [1],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -58,10 +74,22 @@ def sharded(tmp_path_factory):
     for student, fixture in CLASS.items():
         build_submission(root / "class" / student, read_fixture(SUBMISSIONS / f"{fixture}.py"))
     common = ["--only", "softmax", "--jobs", "1", "--course", REPO]
-    runs = {"whole": subprocess.Popen([*ATTNLAB, "grade", root / "class", "--results", root / "whole", *common], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)}
+    runs = {
+        "whole": subprocess.Popen(
+            [*ATTNLAB, "grade", root / "class", "--results", root / "whole", *common],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    }
     started = time.monotonic()
     for k in range(1, 5):
-        runs[k] = subprocess.Popen([*ATTNLAB, "grade", root / "class", "--shard", f"{k}/4", *common], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        runs[k] = subprocess.Popen(
+            [*ATTNLAB, "grade", root / "class", "--shard", f"{k}/4", *common],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     finished = {name: (run.wait(timeout=600), run.communicate()[1]) for name, run in runs.items()}
     return root, finished, time.monotonic() - started
 
@@ -85,16 +113,39 @@ def test_after_merging_the_class_is_current_and_writes_a_canvas_csv(sharded):
     root, _, _ = sharded
     if not (root / "class.results" / "gradebook.sqlite").exists():
         pytest.skip("needs the merge above")
-    (root / "roster.csv").write_text("id,name,email,section\nada,Ada Lovelace,ada@example.org,S1\njo,\"Jo, Jr.\",jo@example.org,S2\nzed,Zed Absent,zed@example.org,S1\n")
-    done = attnlab("grade", root / "class", "--only", "softmax", "--csv", root / "grades.csv", "--roster", root / "roster.csv", "--format", "canvas", "--course", REPO)
+    (root / "roster.csv").write_text(
+        "id,name,email,section\nada,Ada Lovelace,ada@example.org,S1\njo,\"Jo, Jr.\",jo@example.org,S2\nzed,Zed Absent,zed@example.org,S1\n"
+    )
+    done = attnlab(
+        "grade",
+        root / "class",
+        "--only",
+        "softmax",
+        "--csv",
+        root / "grades.csv",
+        "--roster",
+        root / "roster.csv",
+        "--format",
+        "canvas",
+        "--course",
+        REPO,
+    )
     assert done.returncode == 0, done.stderr
     said = " ".join(done.stderr.split())
     assert "0 to grade, 5 unchanged" in said and "3 students graded but not on the roster" in said and "zed" in said
     rows = list(csv.reader((root / "grades.csv").open()))
     assert rows[0] == ["Student", "ID", "SIS User ID", "Section", "attnlab: self-attention from scratch"]
-    scores = {json.loads(p.read_text())["student"]: json.loads(p.read_text())["report"]["score"] for p in (root / "class.results").glob("*.json")}
+    scores = {
+        json.loads(p.read_text())["student"]: json.loads(p.read_text())["report"]["score"]
+        for p in (root / "class.results").glob("*.json")
+    }
     assert rows[1][0] == "Points Possible" and float(rows[1][4]) == 11
-    assert rows[2] == ["Ada Lovelace", "", "ada", "S1", f"{scores['ada']:g}"] and rows[3][:4] == ["Jo, Jr.", "", "jo", "S2"]
+    assert rows[2] == ["Ada Lovelace", "", "ada", "S1", f"{scores['ada']:g}"] and rows[3][:4] == [
+        "Jo, Jr.",
+        "",
+        "jo",
+        "S2",
+    ]
     assert rows[4] == ["Zed Absent", "", "zed", "S1", ""]
     assert {row[2] for row in rows[5:]} == {"dee", "gus", "kim"}
 
@@ -120,7 +171,9 @@ def results_folder(path: Path, class_folder: str, shard: str | None, students: d
         (path / "shard.txt").write_text(shard + "\n")
     for student, grader in students.items():
         report = {"score": 1.0, "max_score": 1.0, "tests": []}
-        (path / f"{student}.json").write_text(json.dumps({"student": student, "fingerprint": "f", "grader": grader, "report": report}))
+        (path / f"{student}.json").write_text(
+            json.dumps({"student": student, "fingerprint": "f", "grader": grader, "report": report})
+        )
     return path
 
 
@@ -128,14 +181,33 @@ def shard_of(k: int, n: int, candidates=tuple(f"s{i}" for i in range(100))) -> d
     return {s: "g1" for s in candidates if in_shard(s, Shard(k, n))}
 
 
-@pytest.mark.parametrize("case", ["other class", "other grader", "other split", "missing", "twice", "whole class", "not results", "wrong shard", "output of another class"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "other class",
+        "other grader",
+        "other split",
+        "missing",
+        "twice",
+        "whole class",
+        "not results",
+        "wrong shard",
+        "output of another class",
+    ],
+)
 def test_a_merge_of_the_wrong_folders_is_refused_in_one_line(tmp_path, case):
     folders = [results_folder(tmp_path / f"s{k}", "/c/class", f"{k}/2", shard_of(k, 2)) for k in (1, 2)]
     output = tmp_path / "merged"
     expected = {
-        "other class": "different classes", "other grader": "different graders", "other split": "different splits",
-        "missing": "shard 2/2 is missing", "twice": "given twice", "whole class": "not of a shard",
-        "not results": "not a results folder", "wrong shard": "who is not in shard", "output of another class": "holds the results of the class in",
+        "other class": "different classes",
+        "other grader": "different graders",
+        "other split": "different splits",
+        "missing": "shard 2/2 is missing",
+        "twice": "given twice",
+        "whole class": "not of a shard",
+        "not results": "not a results folder",
+        "wrong shard": "who is not in shard",
+        "output of another class": "holds the results of the class in",
     }[case]
     if case == "other class":
         (folders[1] / "class-folder.txt").write_text("/c/stray\n")
@@ -168,12 +240,16 @@ def test_the_merge_of_two_shards_holds_both(tmp_path):
     merged = attnlab("gradebook", "merge", *folders, "-o", tmp_path / "merged")
     assert merged.returncode == 0, merged.stderr
     with sqlite3.connect(tmp_path / "merged" / "gradebook.sqlite") as db:
-        assert {s for (s,) in db.execute("SELECT student FROM submissions")} == set(shard_of(1, 2)) | set(shard_of(2, 2))
+        assert {s for (s,) in db.execute("SELECT student FROM submissions")} == set(shard_of(1, 2)) | set(
+            shard_of(2, 2)
+        )
 
 
 def test_shard_options_are_checked_before_any_grading(tmp_path):
     for spec in ("0/4", "a/b"):  # the others: test_a_shard_is_k_of_n_counted_from_one
         refused = attnlab("grade", REPO / "tests", "--shard", spec, "--course", REPO)
-        assert refused.returncode == 2 and "--shard" in refused.stderr and refused.stderr.count("\n") == 1, refused.stderr
+        assert refused.returncode == 2 and "--shard" in refused.stderr and refused.stderr.count("\n") == 1, (
+            refused.stderr
+        )
     refused = attnlab("grade", REPO / "tests", "--shard", "1/2", "--csv", tmp_path / "g.csv", "--course", REPO)
     assert refused.returncode == 2 and "merge the shards" in refused.stderr

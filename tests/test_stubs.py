@@ -20,14 +20,24 @@ def test_stubs_hold_no_solution_code():
         for node in tree.body:
             if isinstance(node, ast.FunctionDef):
                 body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
-                assert len(body) == 1 and isinstance(body[0], ast.Raise), f"{module}.{node.name} should only raise NotImplementedError"
+                assert len(body) == 1 and isinstance(body[0], ast.Raise), (
+                    f"{module}.{node.name} should only raise NotImplementedError"
+                )
         assert "BEGIN SOLUTION" not in stub and "END SOLUTION" not in stub
 
 
 def test_signatures_and_docstrings_are_the_reference_ones():
     for module in COURSE.modules:
-        reference = {n.name: n for n in ast.parse((COURSE.solutions_dir / f"{module}.py").read_text()).body if isinstance(n, ast.FunctionDef)}
-        stub = {n.name: n for n in ast.parse((COURSE.exercises_dir / f"{module}.py").read_text()).body if isinstance(n, ast.FunctionDef)}
+        reference = {
+            n.name: n
+            for n in ast.parse((COURSE.solutions_dir / f"{module}.py").read_text()).body
+            if isinstance(n, ast.FunctionDef)
+        }
+        stub = {
+            n.name: n
+            for n in ast.parse((COURSE.exercises_dir / f"{module}.py").read_text()).body
+            if isinstance(n, ast.FunctionDef)
+        }
         assert reference.keys() == stub.keys()
         for name, node in reference.items():
             assert ast.dump(node.args) == ast.dump(stub[name].args)
@@ -69,9 +79,13 @@ def test_a_changed_probe_makes_the_book_stale(tmp_path, monkeypatch):
     from attnlab.export.probe_book import stale_probe_book
 
     for part in ("exercises", "solutions"):
-        shutil.copytree(COURSE.root / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "hidden_tests"))
+        shutil.copytree(
+            COURSE.root / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "hidden_tests")
+        )
     book = tmp_path / "exercises" / "tests" / "probes.json"
-    book.write_text(book.read_text().replace('"an 11 x 11 mask: the diagonal', '"an 11 x 11 mask, renamed: the diagonal', 1))
+    book.write_text(
+        book.read_text().replace('"an 11 x 11 mask: the diagonal', '"an 11 x 11 mask, renamed: the diagonal', 1)
+    )
     assert stale_probe_book(Course.load(tmp_path))
 
 
@@ -97,6 +111,11 @@ def test_no_hidden_test_asks_what_a_probe_asks(monkeypatch):
     report = grade(COURSE, COURSE.solutions_dir, only=numpy_files, in_process=True)
     assert report.score == report.max_score and asked
     book = ProbeBook.load(COURSE.public_tests_dir / "probes.json")
-    shared = [(f.function, p.why) for f in book.functions.values() if f.module in numpy_files for p in f.probes
-              if (f.function, repr(encode([list(p.args), dict(p.kwargs)]))) in asked]
+    shared = [
+        (f.function, p.why)
+        for f in book.functions.values()
+        if f.module in numpy_files
+        for p in f.probes
+        if (f.function, repr(encode([list(p.args), dict(p.kwargs)]))) in asked
+    ]
     assert not shared, f"hidden tests call these probes' inputs: {shared}"

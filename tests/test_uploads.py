@@ -34,12 +34,47 @@ PEAK_MIB = 500
 """What the grader may reach while it refuses a zip bomb (it reached 2 GB)."""
 
 
-def raw_zip(path: Path, name: str, data: bytes, *, size: int, crc: int, method: int = zipfile.ZIP_DEFLATED, flags: int = 0, mode: int = stat.S_IFREG | 0o644) -> Path:
+def raw_zip(
+    path: Path,
+    name: str,
+    data: bytes,
+    *,
+    size: int,
+    crc: int,
+    method: int = zipfile.ZIP_DEFLATED,
+    flags: int = 0,
+    mode: int = stat.S_IFREG | 0o644,
+) -> Path:
     """A one-member zip written byte by byte: ``data`` as stored (deflated already, for
     ZIP_DEFLATED), with whatever uncompressed ``size``, ``crc`` and ``flags`` its headers claim."""
     encoded = name.encode()
-    local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, flags, method, 0, 0x21, crc, len(data), size, len(encoded), 0) + encoded
-    central = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 3 << 8 | 20, 20, flags, method, 0, 0x21, crc, len(data), size, len(encoded), 0, 0, 0, 0, mode << 16, 0) + encoded
+    local = (
+        struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, flags, method, 0, 0x21, crc, len(data), size, len(encoded), 0)
+        + encoded
+    )
+    central = (
+        struct.pack(
+            "<4s6H3L5H2L",
+            b"PK\x01\x02",
+            3 << 8 | 20,
+            20,
+            flags,
+            method,
+            0,
+            0x21,
+            crc,
+            len(data),
+            size,
+            len(encoded),
+            0,
+            0,
+            0,
+            0,
+            mode << 16,
+            0,
+        )
+        + encoded
+    )
     end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(central), len(local) + len(data), 0)
     path.write_bytes(local + data + central + end)
     return path
@@ -68,7 +103,14 @@ def lying_zip(path: Path) -> Path:
 
 def encrypted_zip(path: Path) -> Path:
     """The reference's softmax.py with the encryption flag set (a password-protected zip)."""
-    return raw_zip(path, "softmax.py", deflated([SOFTMAX.encode()]), size=len(SOFTMAX.encode()), crc=zlib.crc32(SOFTMAX.encode()), flags=0x1)
+    return raw_zip(
+        path,
+        "softmax.py",
+        deflated([SOFTMAX.encode()]),
+        size=len(SOFTMAX.encode()),
+        crc=zlib.crc32(SOFTMAX.encode()),
+        flags=0x1,
+    )
 
 
 def corrupt_zip(path: Path) -> Path:
@@ -79,7 +121,15 @@ def corrupt_zip(path: Path) -> Path:
 def link_zip(path: Path) -> Path:
     """softmax.py as a symbolic link to the instructor's solutions (what ``zip -y`` stores)."""
     target = str(COURSE.solutions_dir / "softmax.py").encode()
-    return raw_zip(path, "softmax.py", target, size=len(target), crc=zlib.crc32(target), method=zipfile.ZIP_STORED, mode=stat.S_IFLNK | 0o777)
+    return raw_zip(
+        path,
+        "softmax.py",
+        target,
+        size=len(target),
+        crc=zlib.crc32(target),
+        method=zipfile.ZIP_STORED,
+        mode=stat.S_IFLNK | 0o777,
+    )
 
 
 def escaping_zip(path: Path) -> Path:
@@ -180,7 +230,10 @@ BAD = {
     "deep-notebook": (deep_notebook, "softmax.ipynb: not a readable notebook (nested too deep)"),
     "huge-notebook": (huge_notebook, "softmax.ipynb is larger than"),
     "crowded-notebook": (crowded_notebook, "softmax.ipynb: not a readable notebook (more than"),
-    "not-json-notebook": (lambda folder: notebook(folder, "\x00\xff not json"), "softmax.ipynb: not a readable notebook"),
+    "not-json-notebook": (
+        lambda folder: notebook(folder, "\x00\xff not json"),
+        "softmax.ipynb: not a readable notebook",
+    ),
     "linked-folder": (linked_folder, "linked-folder is a symbolic link"),
     "linked-file": (linked_file, "softmax.py is a symbolic link"),
     "linked-notebook": (linked_notebook, "softmax.ipynb is a symbolic link"),
@@ -228,7 +281,14 @@ def test_the_bomb_took_the_old_reader_past_the_bound(tmp_path, gigabyte_of_zeros
     """The memory bound above can fail: reading the bomb whole, as the grader once did, passes it."""
     bomb = zip_bomb(tmp_path / "bomb.zip", gigabyte_of_zeros)
     probe = "import resource, sys, zipfile\nzipfile.ZipFile(sys.argv[1]).read('softmax.py')\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
-    peak = int(subprocess.run([sys.executable, "-c", probe, str(bomb)], capture_output=True, text=True, check=True, timeout=120).stdout) >> 10
+    peak = (
+        int(
+            subprocess.run(
+                [sys.executable, "-c", probe, str(bomb)], capture_output=True, text=True, check=True, timeout=120
+            ).stdout
+        )
+        >> 10
+    )
     assert peak > PEAK_MIB
 
 
@@ -263,7 +323,11 @@ def test_a_class_grades_around_its_bad_uploads(graded_class):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr + result.stdout
     ada = stored(root, "ada")
-    assert ada["error"] is None and ada["report"]["tests"] and all(t["outcome"] == "passed" for t in ada["report"]["tests"])
+    assert (
+        ada["error"] is None
+        and ada["report"]["tests"]
+        and all(t["outcome"] == "passed" for t in ada["report"]["tests"])
+    )
     for name, (_, reason) in BAD.items():
         data = stored(root, name.removesuffix(".zip"))
         assert data["report"] is None, name  # no test ran: no point
@@ -315,7 +379,11 @@ def test_a_zip_whose_list_of_members_is_huge_is_refused_before_it_is_parsed(tmp_
     hold them all, some 150 MB, before any could be counted)."""
     from attnlab.intake.uploads import UploadRefused, exercise_files
 
-    entries = [struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0x21, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0) + f"{n:06}".encode() for n in range(300_000)]
+    entries = [
+        struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0x21, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0)
+        + f"{n:06}".encode()
+        for n in range(300_000)
+    ]
     directory = b"".join(entries)
     end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(directory), 0, 0)
     (tmp_path / "listed.zip").write_bytes(directory + end)

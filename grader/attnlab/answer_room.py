@@ -68,9 +68,11 @@ class AnswerRoom:
             self._expected = self._expected()
         if nbytes <= max(ROOM_FLOOR_BYTES, ROOM_FACTOR * self._expected):
             return None
-        return (f"{self.function} returned {size_in_words(nbytes)} where the expected answer to this call "
-                f"takes {size_in_words(self._expected)}: an answer more than {ROOM_FACTOR} times the size of "
-                f"the expected one (and over {ROOM_FLOOR_BYTES >> 20} MiB) is refused before it is read")
+        return (
+            f"{self.function} returned {size_in_words(nbytes)} where the expected answer to this call "
+            f"takes {size_in_words(self._expected)}: an answer more than {ROOM_FACTOR} times the size of "
+            f"the expected one (and over {ROOM_FLOOR_BYTES >> 20} MiB) is refused before it is read"
+        )
 
 
 class KeptBudget:

@@ -56,11 +56,19 @@ class CommandGroup(click.Group):
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if IN_STUDENT_RELEASE and name in INSTRUCTOR_COMMANDS:
-            raise UserError(f"`attnlab {name}` is for instructors: the student bundle has only `attnlab check` and `attnlab quiz take`")
+            raise UserError(
+                f"`attnlab {name}` is for instructors: the student bundle has only `attnlab check` and `attnlab quiz take`"
+            )
         return super().get_command(ctx, name)
 
 
-@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]}, help="attnlab: a course on self-attention that grades itself.\n" + STUDENT_HELP + ("" if IN_STUDENT_RELEASE else INSTRUCTOR_HELP))
+@click.group(
+    cls=CommandGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="attnlab: a course on self-attention that grades itself.\n"
+    + STUDENT_HELP
+    + ("" if IN_STUDENT_RELEASE else INSTRUCTOR_HELP),
+)
 @click.version_option(package_name="attnlab")
 def main() -> None:
     pass
@@ -68,27 +76,133 @@ def main() -> None:
 
 @main.command()
 @click.argument("path", metavar="PATH", type=click.Path(path_type=Path))
-@click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="One submission: also write Gradescope-format results to this file.")
-@click.option("--only", multiple=True, metavar="FILE", help="Grade only this exercise file (e.g. softmax); repeat for more.")
-@click.option("--track", "tracks", multiple=True, metavar="NAME", help="Grade only this track's files: numpy, or torch.")
-@click.option("--explain", is_flag=True, help="One submission (or a class's --student): show the whole feedback of every failing test, its heatmaps, and what the code printed.")
-@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False), help="One submission: also write an HTML report (feedback and heatmaps) to this file.")
-@click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), help="A class: the results folder (default: CLASS.results/ next to the class folder). It belongs to one class: another class's is refused.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="A class: submissions graded at once (default: the machine's cores, fewer where memory is short).")
-@click.option("--student", "students", multiple=True, metavar="ID", help="A class: (re)grade only this student and print their own table; repeat for more.")
-@click.option("--assignment", metavar="NAME", help="A class in nbgrader's layout: the assignment to grade (default: each student's newest).")
-@click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="A class: also export the gradebook as CSV (student, total, points per exercise file; with --roster or --format, the sheet an LMS imports).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds of CPU time one call of a student function may take (the clock ends a call that waits, 10 times later).")
-@click.option("--budget", type=click.FloatRange(min=1.0), default=60.0, show_default=True, help="Seconds of CPU time all of one submission's calls may take together.")
-@click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory all of a submission's processes may hold together.")
-@click.option("--pick", type=click.Choice(["newest"]), default=None, help="A submission with drafts (v1/, v2/: folders that each hold the exercise files): grade the newest (default: refuse it, saying why).")
-@click.option("--excel", is_flag=True, help="Write the CSV as UTF-8 with a byte order mark, which Excel needs to read names such as José or 张文, as Excel saves a CSV UTF-8 file.")
-@click.option("--shard", metavar="K/N", default=None, help="A class: grade only shard K of N (a hash of each student id; default results: CLASS.results/shard-K-of-N/). Merge the shards with attnlab gradebook merge.")
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="One submission: also write Gradescope-format results to this file.",
+)
+@click.option(
+    "--only", multiple=True, metavar="FILE", help="Grade only this exercise file (e.g. softmax); repeat for more."
+)
+@click.option(
+    "--track", "tracks", multiple=True, metavar="NAME", help="Grade only this track's files: numpy, or torch."
+)
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="One submission (or a class's --student): show the whole feedback of every failing test, its heatmaps, and what the code printed.",
+)
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="One submission: also write an HTML report (feedback and heatmaps) to this file.",
+)
+@click.option(
+    "--results",
+    "results_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="A class: the results folder (default: CLASS.results/ next to the class folder). It belongs to one class: another class's is refused.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="A class: submissions graded at once (default: the machine's cores, fewer where memory is short).",
+)
+@click.option(
+    "--student",
+    "students",
+    multiple=True,
+    metavar="ID",
+    help="A class: (re)grade only this student and print their own table; repeat for more.",
+)
+@click.option(
+    "--assignment",
+    metavar="NAME",
+    help="A class in nbgrader's layout: the assignment to grade (default: each student's newest).",
+)
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="A class: also export the gradebook as CSV (student, total, points per exercise file; with --roster or --format, the sheet an LMS imports).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=2.0,
+    show_default=True,
+    help="Seconds of CPU time one call of a student function may take (the clock ends a call that waits, 10 times later).",
+)
+@click.option(
+    "--budget",
+    type=click.FloatRange(min=1.0),
+    default=60.0,
+    show_default=True,
+    help="Seconds of CPU time all of one submission's calls may take together.",
+)
+@click.option(
+    "--memory",
+    "memory_mib",
+    type=click.IntRange(min=64),
+    default=1024,
+    show_default=True,
+    help="MiB of memory all of a submission's processes may hold together.",
+)
+@click.option(
+    "--pick",
+    type=click.Choice(["newest"]),
+    default=None,
+    help="A submission with drafts (v1/, v2/: folders that each hold the exercise files): grade the newest (default: refuse it, saying why).",
+)
+@click.option(
+    "--excel",
+    is_flag=True,
+    help="Write the CSV as UTF-8 with a byte order mark, which Excel needs to read names such as José or 张文, as Excel saves a CSV UTF-8 file.",
+)
+@click.option(
+    "--shard",
+    metavar="K/N",
+    default=None,
+    help="A class: grade only shard K of N (a hash of each student id; default results: CLASS.results/shard-K-of-N/). Merge the shards with attnlab gradebook merge.",
+)
 @LMS_OPTIONS
-@click.option("--no-sandbox", "in_process", is_flag=True, hidden=True, help="Run the code in this process (benchmark baseline only).")
+@click.option(
+    "--no-sandbox",
+    "in_process",
+    is_flag=True,
+    hidden=True,
+    help="Run the code in this process (benchmark baseline only).",
+)
 @COURSE_OPTION
 @library_errors
-def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, jobs, students, assignment, csv_path, timeout, budget, memory_mib, pick, excel, shard, roster_path, lms_format, lms_column, in_process, course_dir) -> None:
+def grade(
+    path: Path,
+    json_path,
+    only,
+    tracks,
+    explain,
+    html_path,
+    results_dir,
+    jobs,
+    students,
+    assignment,
+    csv_path,
+    timeout,
+    budget,
+    memory_mib,
+    pick,
+    excel,
+    shard,
+    roster_path,
+    lms_format,
+    lms_column,
+    in_process,
+    course_dir,
+) -> None:
     """Grade PATH with the hidden tests: one submission, or a whole class.
 
     \b
@@ -118,7 +232,12 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
     from attnlab.intake.roster import is_submission
 
     if path.is_dir() and not is_submission(path, course):
-        for flag, given in (("--json", json_path), ("--explain", explain and not students), ("--html", html_path), ("--no-sandbox", in_process)):
+        for flag, given in (
+            ("--json", json_path),
+            ("--explain", explain and not students),
+            ("--html", html_path),
+            ("--no-sandbox", in_process),
+        ):
             if given:
                 raise UserError(f"{flag} is for one submission (or a class's --student); {path} is a class folder")
         refuse_without(csv_path, roster_path, lms_format, lms_column)
@@ -127,13 +246,41 @@ def grade(path: Path, json_path, only, tracks, explain, html_path, results_dir, 
         except ValueError as error:
             raise UserError(f"--shard: {error}") from None
         if shard and csv_path:
-            raise UserError("--csv is for the whole class: merge the shards (attnlab gradebook merge), then write the CSV")
+            raise UserError(
+                "--csv is for the whole class: merge the shards (attnlab gradebook merge), then write the CSV"
+            )
         if excel and not csv_path:
             raise UserError("--excel shapes the CSV: give --csv FILE too")
         lms = (load_roster(roster_path), lms_format, lms_column)
-        _grade_class(course, path, limits, results_dir, jobs, list(students), assignment, csv_path, course.select(only, tracks), explain, shard, lms, pick, excel)
+        _grade_class(
+            course,
+            path,
+            limits,
+            results_dir,
+            jobs,
+            list(students),
+            assignment,
+            csv_path,
+            course.select(only, tracks),
+            explain,
+            shard,
+            lms,
+            pick,
+            excel,
+        )
         return
-    for flag, given in (("--results", results_dir), ("--jobs", jobs), ("--student", students), ("--assignment", assignment), ("--csv", csv_path), ("--excel", excel), ("--shard", shard), ("--roster", roster_path), ("--format", lms_format), ("--column", lms_column)):
+    for flag, given in (
+        ("--results", results_dir),
+        ("--jobs", jobs),
+        ("--student", students),
+        ("--assignment", assignment),
+        ("--csv", csv_path),
+        ("--excel", excel),
+        ("--shard", shard),
+        ("--roster", roster_path),
+        ("--format", lms_format),
+        ("--column", lms_column),
+    ):
         if given:
             raise UserError(f"{flag} is for a class folder; {path} is one submission")
     _grade_one(course, path, limits, json_path, course.select(only, tracks) or [], explain, html_path, in_process, pick)
@@ -152,10 +299,20 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
 
     remove_stale_scratch()  # what a killed run left: copies of students' code
     if not submission.is_dir() and not submission.is_symlink() and submission.suffix != ".zip":
-        raise SubmissionError(f"{submission}: no such folder" if not submission.exists() else f"{submission}: not a folder (a submission is a folder of exercise files, or a .zip of one)")
+        raise SubmissionError(
+            f"{submission}: no such folder"
+            if not submission.exists()
+            else f"{submission}: not a folder (a submission is a folder of exercise files, or a .zip of one)"
+        )
     try:
         with console.err.status(f"Grading {submission} …"):
-            report = grade_entry(course, Entry(submission.stem, submission), "attnlab-staged", lambda folder: grade(course, folder, only=only or None, in_process=in_process, limits=limits), pick)
+            report = grade_entry(
+                course,
+                Entry(submission.stem, submission),
+                "attnlab-staged",
+                lambda folder: grade(course, folder, only=only or None, in_process=in_process, limits=limits),
+                pick,
+            )
     except GraderFailure as failure:
         raise GraderError(f"not graded: {failure}") from None
     render(report, console.out, explain=explain)
@@ -189,9 +346,30 @@ def _interrupted_by_termination():
             signal.signal(number, handler)
 
 
-def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assignment, csv_path, only=None, explain=False, shard=None, lms=(None, None, None), pick=None, excel=False) -> None:
+def _grade_class(
+    course,
+    folder: Path,
+    limits,
+    results_dir,
+    jobs,
+    students,
+    assignment,
+    csv_path,
+    only=None,
+    explain=False,
+    shard=None,
+    lms=(None, None, None),
+    pick=None,
+    excel=False,
+) -> None:
     from attnlab import console
-    from attnlab.classroom.gradebook import ResultsNotSaved, ResultsOfAnotherClass, ResultStore, default_results_folder, write_csv
+    from attnlab.classroom.gradebook import (
+        ResultsNotSaved,
+        ResultsOfAnotherClass,
+        ResultStore,
+        default_results_folder,
+        write_csv,
+    )
     from attnlab.classroom.grading import grade_class, plan_class
     from attnlab.classroom.jobs import available_memory, choose_jobs
     from attnlab.classroom.shards import mark_shard
@@ -202,8 +380,20 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     from attnlab.report.class_summary import ClassProgress, render_class_summary, score_changes, why_grading
     from attnlab.sandbox.host import describe_mode
 
-    store = ResultStore(results_dir or (default_results_folder(folder) / shard.folder_name if shard else default_results_folder(folder)))
-    plan = plan_class(course, folder, store, limits, students=students or None, assignment=assignment, only=only, shard=shard, pick=pick)
+    store = ResultStore(
+        results_dir or (default_results_folder(folder) / shard.folder_name if shard else default_results_folder(folder))
+    )
+    plan = plan_class(
+        course,
+        folder,
+        store,
+        limits,
+        students=students or None,
+        assignment=assignment,
+        only=only,
+        shard=shard,
+        pick=pick,
+    )
     try:  # before any grading: a result that cannot be saved is a result lost
         store.folder.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=store.folder).close()
@@ -214,7 +404,9 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
         raise UserError(f"cannot write the results to {store.folder}: {error.strerror or error}") from None
     except (ResultsOfAnotherClass, ResultsNotSaved) as error:
         raise UserError(str(error)) from None
-    console.err.print(f"{count(len(plan.entries), 'submission')} in {folder}{f' (shard {shard})' if shard else ''}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}")
+    console.err.print(
+        f"{count(len(plan.entries), 'submission')} in {folder}{f' (shard {shard})' if shard else ''}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}"
+    )
     if plan.to_grade and plan.reused + len(plan.before):  # a regrade: why, counted by reason
         console.err.print(f"To grade: {why_grading(plan.why)}.", markup=False)
     console.err.print(f"Sandbox: {describe_mode()}")
@@ -224,30 +416,67 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
     progress = ClassProgress(console.err, len(plan.to_grade))
     try:
         with _interrupted_by_termination():
-            outcome = grade_class(course, plan, store, limits, jobs=jobs, on_ready=progress.start, on_graded=progress.graded, on_recording=lambda: console.err.print("Recording the reference's run of the hidden tests …"))
+            outcome = grade_class(
+                course,
+                plan,
+                store,
+                limits,
+                jobs=jobs,
+                on_ready=progress.start,
+                on_graded=progress.graded,
+                on_recording=lambda: console.err.print("Recording the reference's run of the hidden tests …"),
+            )
     except KeyboardInterrupt:
         progress.stop()  # before the line below: a live progress bar would draw over it
-        console.err.print(f"Interrupted: the finished results are in {store.folder}; run the same command again to go on.")
+        console.err.print(
+            f"Interrupted: the finished results are in {store.folder}; run the same command again to go on."
+        )
         sys.exit(130)
     except GraderFailure as failure:
-        raise GraderError(f"grading stopped: {failure}; nothing was saved for the submissions it touched, and the same command grades them once it is fixed") from None
+        raise GraderError(
+            f"grading stopped: {failure}; nothing was saved for the submissions it touched, and the same command grades them once it is fixed"
+        ) from None
     except ResultsNotSaved as error:
         raise GraderError(str(error)) from None
     finally:
         progress.stop()  # whatever ends the run, before its errors are shown
     stored = store.all([e.student for e in plan.entries])
     if students:  # the named students' own tables, not the class's summary
-        _render_students(console.out, [r for r in stored if r.student in {e.student for e in plan.to_grade}], explain, outcome.failures)
+        _render_students(
+            console.out,
+            [r for r in stored if r.student in {e.student for e in plan.to_grade}],
+            explain,
+            outcome.failures,
+        )
     else:
         results = [r.data for r in stored]
         found = _write_not_graded(store.folder, plan.not_graded, results)
         changed = score_changes(plan.before, results)
-        render_class_summary(console.out, results, load_catalogue(course, only), graded_now=len(outcome.graded), reused=plan.reused, failures=outcome.failures, wall=outcome.wall_seconds, not_graded=plan.not_graded, changed=changed, all_not_graded=found)
+        render_class_summary(
+            console.out,
+            results,
+            load_catalogue(course, only),
+            graded_now=len(outcome.graded),
+            reused=plan.reused,
+            failures=outcome.failures,
+            wall=outcome.wall_seconds,
+            not_graded=plan.not_graded,
+            changed=changed,
+            all_not_graded=found,
+        )
     console.err.print(f"Gradebook: {outcome.gradebook}")
     if csv_path is not None and wants_sheet(*lms):  # lms: (the roster read, the format, the column)
         # Not gradable (an empty zip) is 0 of the class's points, not 0 of 0.
         possible = max(((r.report or {}).get("max_score") or 0.0 for r in stored), default=0.0)
-        scores = [Score(r.student, (r.report or {}).get("score", 0.0), (r.report or {}).get("max_score") or possible, tuple(r.data.get("also") or ())) for r in stored]
+        scores = [
+            Score(
+                r.student,
+                (r.report or {}).get("score", 0.0),
+                (r.report or {}).get("max_score") or possible,
+                tuple(r.data.get("also") or ()),
+            )
+            for r in stored
+        ]
         write_sheet(csv_path, scores, lms[0], lms[1], lms[2] or course.name, console.err.print, excel)
         console.err.print(f"Wrote {csv_path}")
     elif csv_path is not None:
@@ -255,7 +484,9 @@ def _grade_class(course, folder: Path, limits, results_dir, jobs, students, assi
             write_csv(stored, only or list(course.modules), csv_path, excel)
         console.err.print(f"Wrote {csv_path}")
     if outcome.failures:
-        raise GraderError(f"the grader failed on {count(len(outcome.failures), 'submission')}, listed above: nothing was saved for them, and the same command grades them again")
+        raise GraderError(
+            f"the grader failed on {count(len(outcome.failures), 'submission')}, listed above: nothing was saved for them, and the same command grades them again"
+        )
 
 
 def _write_not_graded(folder: Path, class_lines: list[str], results: list[dict]) -> Path | None:
@@ -293,9 +524,24 @@ def _render_students(out, stored, explain: bool, failures: list[str]) -> None:
 
 @main.command()
 @click.argument("class_folder", metavar="CLASS", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Where to write (default: CLASS.feedback/ next to the class folder).")
-@click.option("--student", "students", multiple=True, metavar="ID", help="Only this student's feedback (no class page); repeat for more.")
-@click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), help="The class's results folder (default: CLASS.results/ next to the class folder).")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Where to write (default: CLASS.feedback/ next to the class folder).",
+)
+@click.option(
+    "--student",
+    "students",
+    multiple=True,
+    metavar="ID",
+    help="Only this student's feedback (no class page); repeat for more.",
+)
+@click.option(
+    "--results",
+    "results_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The class's results folder (default: CLASS.results/ next to the class folder).",
+)
 @COURSE_OPTION
 @library_errors
 def feedback(class_folder: Path, out: Path | None, students, results_dir: Path | None, course_dir: Path | None) -> None:
@@ -311,12 +557,17 @@ def feedback(class_folder: Path, out: Path | None, students, results_dir: Path |
     from attnlab.classroom.feedback import FeedbackError, write_class_feedback
 
     try:
-        written = write_class_feedback(find_course(course_dir), class_folder, out=out, results=results_dir, students=list(students))
+        written = write_class_feedback(
+            find_course(course_dir), class_folder, out=out, results=results_dir, students=list(students)
+        )
     except FeedbackError as error:
         raise UserError(str(error)) from None
     except OSError as error:  # a full disk, a folder not allowed
         raise UserError(f"cannot write {error.filename or out}: {error.strerror or error}") from None
-    for note, names in (("changed since graded, so this feedback is of the earlier submission", written.changed), ("no result saved yet", written.not_graded)):
+    for note, names in (
+        ("changed since graded, so this feedback is of the earlier submission", written.changed),
+        ("no result saved yet", written.not_graded),
+    ):
         if names:
             console.err.print(f"{note}: {', '.join(names)} (attnlab grade {class_folder} grades them)", style="yellow")
     summary = f"; the class: {written.summary}" if written.summary else ""
@@ -324,14 +575,54 @@ def feedback(class_folder: Path, out: Path | None, students, results_dir: Path |
 
 
 @main.command()
-@click.option("--only", multiple=True, metavar="FILE", help="Audit only this exercise file (e.g. masks); repeat for more.")
-@click.option("--track", "tracks", multiple=True, metavar="NAME", help="Audit only this track's files: numpy, or torch.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Mutants graded at once (default: the machine's cores, fewer where memory is short).")
-@click.option("--markdown", "markdown_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write the summary (scores, survivors' diffs, equivalent mutants) as Markdown to this file.")
-@click.option("--fail-under", type=click.FloatRange(min=0, max=100), default=None, metavar="PERCENT", help="Exit 1 when a function's score is under PERCENT, or the equivalent list is wrong or stale.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="Seconds of CPU time one call of a mutant may take (as a student's, in grading).")
-@click.option("--budget", type=click.FloatRange(min=1.0), default=60.0, show_default=True, help="Seconds of CPU time all of one mutant's calls may take together.")
-@click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True, help="MiB of memory all of a submission's processes may hold together.")
+@click.option(
+    "--only", multiple=True, metavar="FILE", help="Audit only this exercise file (e.g. masks); repeat for more."
+)
+@click.option(
+    "--track", "tracks", multiple=True, metavar="NAME", help="Audit only this track's files: numpy, or torch."
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Mutants graded at once (default: the machine's cores, fewer where memory is short).",
+)
+@click.option(
+    "--markdown",
+    "markdown_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the summary (scores, survivors' diffs, equivalent mutants) as Markdown to this file.",
+)
+@click.option(
+    "--fail-under",
+    type=click.FloatRange(min=0, max=100),
+    default=None,
+    metavar="PERCENT",
+    help="Exit 1 when a function's score is under PERCENT, or the equivalent list is wrong or stale.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=2.0,
+    show_default=True,
+    help="Seconds of CPU time one call of a mutant may take (as a student's, in grading).",
+)
+@click.option(
+    "--budget",
+    type=click.FloatRange(min=1.0),
+    default=60.0,
+    show_default=True,
+    help="Seconds of CPU time all of one mutant's calls may take together.",
+)
+@click.option(
+    "--memory",
+    "memory_mib",
+    type=click.IntRange(min=64),
+    default=1024,
+    show_default=True,
+    help="MiB of memory all of a submission's processes may hold together.",
+)
 @COURSE_OPTION
 @library_errors
 def audit(only, tracks, jobs, markdown_path, fail_under, timeout, budget, memory_mib, course_dir) -> None:
@@ -350,12 +641,15 @@ def audit(only, tracks, jobs, markdown_path, fail_under, timeout, budget, memory
     """
     from attnlab import console
     from attnlab.atomic import write_text_atomically
+
     try:
         from attnlab.audit.run import run_audit
     except ImportError as missing:
         if missing.name not in ("mutmut", "libcst") and not (missing.name or "").startswith(("mutmut.", "libcst.")):
             raise
-        raise UserError("attnlab audit makes its mutants with mutmut: pip install 'attnlab[audit]' (or mutmut==3.8.1)") from None
+        raise UserError(
+            "attnlab audit makes its mutants with mutmut: pip install 'attnlab[audit]' (or mutmut==3.8.1)"
+        ) from None
     from attnlab.audit.equivalents import EQUIVALENTS_FILE
     from attnlab.audit.progress import AuditProgress
     from attnlab.audit.summary import below, render_markdown, render_terminal
@@ -375,12 +669,22 @@ def audit(only, tracks, jobs, markdown_path, fail_under, timeout, budget, memory
     def mutants_made(total: int, slots: int, memory_note: str | None) -> None:
         if memory_note:
             console.err.print(memory_note, style="yellow", markup=False)
-        console.err.print(f"{count(total, 'mutant')} of {', '.join(f'{m}.py' for m in modules)}, graded {slots} at a time; recording the reference's run of their hidden tests …")
+        console.err.print(
+            f"{count(total, 'mutant')} of {', '.join(f'{m}.py' for m in modules)}, graded {slots} at a time; recording the reference's run of their hidden tests …"
+        )
         progress.expect(total)
 
     try:
         with _interrupted_by_termination():
-            result = run_audit(course, modules, limits, jobs=jobs, on_mutants=mutants_made, on_ready=progress.start, on_judged=progress.judged)
+            result = run_audit(
+                course,
+                modules,
+                limits,
+                jobs=jobs,
+                on_mutants=mutants_made,
+                on_ready=progress.start,
+                on_judged=progress.judged,
+            )
     except KeyboardInterrupt:
         progress.stop()
         console.err.print("Interrupted: no score was made.")
@@ -397,16 +701,34 @@ def audit(only, tracks, jobs, markdown_path, fail_under, timeout, budget, memory
     if fail_under is not None:
         short = below(result, fail_under / 100)
         wrong = [v for v in result.verdicts if v.listed_wrongly]
-        problems = [f"{s.function} at {100 * s.score:.1f}%" for s in short] + [f"{count(len(wrong), 'mutant')} listed as equivalent but caught"] * bool(wrong) + [f"{count(len(result.stale), 'stale entry', 'stale entries')} in {EQUIVALENTS_FILE}"] * bool(result.stale)
+        problems = (
+            [f"{s.function} at {100 * s.score:.1f}%" for s in short]
+            + [f"{count(len(wrong), 'mutant')} listed as equivalent but caught"] * bool(wrong)
+            + [f"{count(len(result.stale), 'stale entry', 'stale entries')} in {EQUIVALENTS_FILE}"] * bool(result.stale)
+        )
         if problems:
             raise GraderError(f"the audit falls short of {fail_under:g}%: {'; '.join(problems)}")
 
 
 @main.command()
 @click.argument("folder", type=click.Path(path_type=Path), required=False)
-@click.option("--only", multiple=True, metavar="FILE", help="Check only this exercise file (e.g. softmax); repeat for more.")
-@click.option("--track", "tracks", multiple=True, metavar="NAME", help="Check only this track's files: numpy, or torch (the PyTorch module).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=5.0, show_default=True, help="Seconds one public test may take; past it, it fails (a loop that never ends?) and the function's other tests are not run.")
+@click.option(
+    "--only", multiple=True, metavar="FILE", help="Check only this exercise file (e.g. softmax); repeat for more."
+)
+@click.option(
+    "--track",
+    "tracks",
+    multiple=True,
+    metavar="NAME",
+    help="Check only this track's files: numpy, or torch (the PyTorch module).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=5.0,
+    show_default=True,
+    help="Seconds one public test may take; past it, it fails (a loop that never ends?) and the function's other tests are not run.",
+)
 @COURSE_OPTION
 @library_errors
 def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | None) -> None:
@@ -426,7 +748,12 @@ def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | 
     folder = folder or course.exercises_dir
     result = run_check(course, folder, course.select(only, tracks), test_seconds=timeout)
     checks = result.functions
-    marks = {"passed": ("✓", "green"), "failed": ("✗", "red"), "not implemented": ("·", "yellow"), "waiting": ("…", "yellow")}
+    marks = {
+        "passed": ("✓", "green"),
+        "failed": ("✗", "red"),
+        "not implemented": ("·", "yellow"),
+        "waiting": ("…", "yellow"),
+    }
     console.out.print(Text(f"attnlab check · {folder}", style="bold"))
     for problem in result.problems:
         console.out.print(Text(f" ✗ {problem}", style="red"))
@@ -437,7 +764,10 @@ def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | 
         mark, style = marks[item.status]
         line = Text(f" {mark} ", style=style)
         line.append(item.function.ljust(width + 2))
-        line.append(f"{item.passed}/{item.total} passed" if item.status == "passed" else item.message, style=None if item.status == "passed" else style)
+        line.append(
+            f"{item.passed}/{item.total} passed" if item.status == "passed" else item.message,
+            style=None if item.status == "passed" else style,
+        )
         console.out.print(line)
         for detail in item.details:  # what pytest would show: the assertion's message, the call, the output
             console.out.print(Text("     " + detail, style="dim"), overflow="fold")
@@ -455,7 +785,11 @@ def new() -> None:
 
 @new.command("exercise")
 @click.argument("name")
-@click.option("--after", metavar="FILE", help="Put it in course order right after this exercise file, so it may import the files up to FILE (default: last).")
+@click.option(
+    "--after",
+    metavar="FILE",
+    help="Put it in course order right after this exercise file, so it may import the files up to FILE (default: last).",
+)
 @COURSE_OPTION
 @library_errors
 def new_exercise(name: str, after: str | None, course_dir: Path | None) -> None:
@@ -490,7 +824,10 @@ def new_exercise(name: str, after: str | None, course_dir: Path | None) -> None:
         click.echo(f"  created {path.relative_to(root)}", err=True)
     for path in made.edited:
         click.echo(f"  added to {path.relative_to(root)}", err=True)
-    click.echo(f"next: replace {made.function} in solutions/{name}.py and its tests, then `attnlab stubs`; docs/authors.md#add-an-exercise", err=True)
+    click.echo(
+        f"next: replace {made.function} in solutions/{name}.py and its tests, then `attnlab stubs`; docs/authors.md#add-an-exercise",
+        err=True,
+    )
 
 
 def _register_groups() -> None:

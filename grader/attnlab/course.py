@@ -130,7 +130,9 @@ class Course:
             tracks.setdefault((self.needs_of(module) or ("numpy",))[0], []).append(module)
         return tracks
 
-    def select(self, only: list[str] | tuple[str, ...] = (), tracks: list[str] | tuple[str, ...] = ()) -> list[str] | None:
+    def select(
+        self, only: list[str] | tuple[str, ...] = (), tracks: list[str] | tuple[str, ...] = ()
+    ) -> list[str] | None:
         """The exercise files named by ``only`` and by ``tracks`` (None: all), checked to exist."""
         unknown = sorted(set(only) - set(self.modules))
         if unknown:
@@ -152,15 +154,35 @@ class Course:
         # The reference defines the contract; a student's copy has only the stubs, which share it.
         from_stubs = not (root / "solutions").is_dir()
         source_dir = root / "exercises" if from_stubs else root / "solutions"
-        functions = tuple(f for module in modules for f in _functions_in_file(source_dir / f"{module}.py", module, from_stubs))
+        functions = tuple(
+            f for module in modules for f in _functions_in_file(source_dir / f"{module}.py", module, from_stubs)
+        )
         needs = section.get("needs", {})
-        if not isinstance(needs, dict) or not all(m in modules and isinstance(v, list) and all(isinstance(n, str) and n.isidentifier() for n in v) for m, v in needs.items()):
+        if not isinstance(needs, dict) or not all(
+            m in modules and isinstance(v, list) and all(isinstance(n, str) and n.isidentifier() for n in v)
+            for m, v in needs.items()
+        ):
             raise CourseError(f"{manifest_path}: [course.needs] must map listed modules to lists of library names")
         needs = {m: check_package_names(v, modules, f"{manifest_path}: [course.needs] {m}") for m, v in needs.items()}
         depends = _read_depends(section.get("depends", {}), functions, manifest_path)
         packages = check_package_names(section.get("packages", []), modules, f"{manifest_path}: [course] packages")
-        warmups = _read_warmups(section.get("warmup", {}), root, {*(n for names in needs.values() for n in names), *packages}, manifest_path, from_stubs)
-        return cls(root=root.resolve(), name=section.get("name", root.name), modules=tuple(modules), functions=functions, needs=needs, depends=depends, packages=packages, warmups=warmups)
+        warmups = _read_warmups(
+            section.get("warmup", {}),
+            root,
+            {*(n for names in needs.values() for n in names), *packages},
+            manifest_path,
+            from_stubs,
+        )
+        return cls(
+            root=root.resolve(),
+            name=section.get("name", root.name),
+            modules=tuple(modules),
+            functions=functions,
+            needs=needs,
+            depends=depends,
+            packages=packages,
+            warmups=warmups,
+        )
 
 
 # Names a course may not offer its students as packages: the engine, the folders that hold what
@@ -183,14 +205,22 @@ def check_package_names(names: object, modules: list[str] | tuple[str, ...], whe
         raise CourseError(f"{where} must be a list of import names, e.g. [\"einops\"]")
     for name in names:
         if not _PACKAGE_NAME.fullmatch(name):
-            hint = f" (its import name, e.g. {name.replace('-', '_').split('.')[0]!r})" if re.fullmatch(r"[\w.-]+", name) else ""
-            raise CourseError(f"{where}: {name!r} is not an import name{hint}: list top-level packages students import, never a path")
+            hint = (
+                f" (its import name, e.g. {name.replace('-', '_').split('.')[0]!r})"
+                if re.fullmatch(r"[\w.-]+", name)
+                else ""
+            )
+            raise CourseError(
+                f"{where}: {name!r} is not an import name{hint}: list top-level packages students import, never a path"
+            )
         if name.lower() in _RESERVED_PACKAGES:
             raise CourseError(f"{where}: {name!r} cannot be offered to students: {_RESERVED_PACKAGES[name.lower()]}")
         if name in modules:
             raise CourseError(f"{where}: {name!r} is an exercise file of the course, not a package")
         if name in sys.stdlib_module_names:
-            raise CourseError(f"{where}: {name!r} is part of Python's standard library, which students may always import")
+            raise CourseError(
+                f"{where}: {name!r} is part of Python's standard library, which students may always import"
+            )
     if len(set(names)) != len(names):
         raise CourseError(f"{where} lists a package twice")
     return tuple(names)
@@ -200,7 +230,9 @@ def check_package_names(names: object, modules: list[str] | tuple[str, ...], whe
 WARMUP_MAX_BYTES = 16 << 10
 
 
-def _read_warmups(section: object, root: Path, libraries: set[str], manifest_path: Path, student_copy: bool) -> dict[str, Path]:
+def _read_warmups(
+    section: object, root: Path, libraries: set[str], manifest_path: Path, student_copy: bool
+) -> dict[str, Path]:
     """``[course.warmup]`` checked: each key a library of ``[course.needs]`` or ``packages``, each
     value a small .py file inside the course. A student's copy has no warm-up files, and needs none."""
     where = f"{manifest_path}: [course.warmup]"
@@ -209,7 +241,9 @@ def _read_warmups(section: object, root: Path, libraries: set[str], manifest_pat
     warmups = {}
     for library, relative in section.items():
         if library not in libraries:
-            raise CourseError(f"{where}: {library!r} is neither a library of [course.needs] nor one of the course's packages")
+            raise CourseError(
+                f"{where}: {library!r} is neither a library of [course.needs] nor one of the course's packages"
+            )
         path = (root / relative).resolve()
         if Path(relative).is_absolute() or not path.is_relative_to(root.resolve()) or path.suffix != ".py":
             raise CourseError(f"{where}: {relative!r} must be a .py file inside the course folder")
@@ -218,15 +252,21 @@ def _read_warmups(section: object, root: Path, libraries: set[str], manifest_pat
         if not path.is_file():
             raise CourseError(f"{where}: {relative} does not exist")
         if path.stat().st_size > WARMUP_MAX_BYTES:
-            raise CourseError(f"{where}: {relative} is larger than {WARMUP_MAX_BYTES >> 10} KiB; a warm-up is a few lines")
+            raise CourseError(
+                f"{where}: {relative} is larger than {WARMUP_MAX_BYTES >> 10} KiB; a warm-up is a few lines"
+            )
         warmups[library] = path
     return warmups
 
 
-def _read_depends(section: object, functions: tuple[ContractFunction, ...], manifest_path: Path) -> dict[str, tuple[str, ...]]:
+def _read_depends(
+    section: object, functions: tuple[ContractFunction, ...], manifest_path: Path
+) -> dict[str, tuple[str, ...]]:
     """``[course.depends]`` checked: each key and dependency a function of the same file, and no cycle."""
     where = f"{manifest_path}: [course.depends]"
-    if not isinstance(section, dict) or not all(isinstance(v, list) and all(isinstance(n, str) for n in v) for v in section.values()):
+    if not isinstance(section, dict) or not all(
+        isinstance(v, list) and all(isinstance(n, str) for n in v) for v in section.values()
+    ):
         raise CourseError(f"{where} must map function names to lists of function names")
     module_of = {f.name: f.module for f in functions}
     for name, dependencies in section.items():
@@ -234,7 +274,9 @@ def _read_depends(section: object, functions: tuple[ContractFunction, ...], mani
             raise CourseError(f"{where}: no function named {name!r} in the course")
         for dependency in dependencies:
             if module_of.get(dependency) != module_of[name] or dependency == name:
-                raise CourseError(f"{where}: {name} may depend only on other functions of {module_of[name]}.py, not {dependency!r} (earlier files are always available)")
+                raise CourseError(
+                    f"{where}: {name} may depend only on other functions of {module_of[name]}.py, not {dependency!r} (earlier files are always available)"
+                )
     depends = {name: tuple(dependencies) for name, dependencies in section.items()}
     visiting: list[str] = []
     done: set[str] = set()
@@ -243,7 +285,7 @@ def _read_depends(section: object, functions: tuple[ContractFunction, ...], mani
         if name in done:
             return
         if name in visiting:
-            cycle = " -> ".join([*visiting[visiting.index(name):], name])
+            cycle = " -> ".join([*visiting[visiting.index(name) :], name])
             raise CourseError(f"{where}: a cycle ({cycle}); a function cannot lean on one that leans back on it")
         visiting.append(name)
         for dependency in depends.get(name, ()):
@@ -290,7 +332,10 @@ _DEFINITION = re.compile(r"^(?:async\s+def|def|class)\s+([A-Za-z]\w*)", re.M)
 
 def _definitions_by_line(source: str, module: str) -> list[ContractFunction]:
     """The top-level ``def`` and ``class`` lines of a file that does not parse."""
-    return [ContractFunction(match.group(1), module, "", match.group(0).startswith("class")) for match in _DEFINITION.finditer(source)]
+    return [
+        ContractFunction(match.group(1), module, "", match.group(0).startswith("class"))
+        for match in _DEFINITION.finditer(source)
+    ]
 
 
 def _first_line(docstring: str | None) -> str:

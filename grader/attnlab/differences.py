@@ -44,7 +44,12 @@ def describe_difference(got, expected) -> str | None:
 def _mask_difference(got: np.ndarray, expected: np.ndarray) -> str | None:
     if got.shape == expected.shape and (got == ~expected).all():
         return "Your mask is the exact complement of the expected one (True and False are swapped)."
-    if expected.ndim >= 2 and got.shape == np.swapaxes(expected, -1, -2).shape and (got == np.swapaxes(expected, -1, -2)).all() and not (got.shape == expected.shape and (got == expected).all()):
+    if (
+        expected.ndim >= 2
+        and got.shape == np.swapaxes(expected, -1, -2).shape
+        and (got == np.swapaxes(expected, -1, -2)).all()
+        and not (got.shape == expected.shape and (got == expected).all())
+    ):
         return "Your mask is the transpose of the expected one (its last two axes are swapped)."
     if got.shape != expected.shape:
         return None

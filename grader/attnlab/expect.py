@@ -89,7 +89,9 @@ def expect_array(got, what: str) -> np.ndarray:
 def expect_pair(got, what: str) -> tuple:
     """An attention function returns ``(output, weights)``."""
     if not isinstance(got, (tuple, list)) or len(got) != 2:
-        kind = with_article(type(got).__name__) + (f" of {count(len(got), 'item')}" if isinstance(got, (tuple, list)) else "")
+        kind = with_article(type(got).__name__) + (
+            f" of {count(len(got), 'item')}" if isinstance(got, (tuple, list)) else ""
+        )
         raise Mismatch(f"{what} should return a pair (output, weights), got {kind}")
     return tuple(got)
 
@@ -112,7 +114,9 @@ def expect_finite(got, what: str) -> None:
     if bad.any():
         index = np.argwhere(bad)[0]
         kind = "nan" if np.isnan(got[tuple(index)]) else "inf"
-        raise Mismatch(f"{what} contains {kind} (first at index {_where(index)}, {count(int(bad.sum()), 'entry')} in all)")
+        raise Mismatch(
+            f"{what} contains {kind} (first at index {_where(index)}, {count(int(bad.sum()), 'entry')} in all)"
+        )
 
 
 def expect_close(got, expected, what: str, *inputs, passport: str = "", atol: float | None = None) -> None:
@@ -122,7 +126,9 @@ def expect_close(got, expected, what: str, *inputs, passport: str = "", atol: fl
     if np.ndim(got) >= 2 and np.shape(got) != np.shape(expected):
         relation = describe_difference(got, expected)
         if relation:
-            raise Mismatch(f"{what} has the wrong shape: expected {tuple(np.shape(expected))}, got {np.shape(got)}. {relation}")
+            raise Mismatch(
+                f"{what} has the wrong shape: expected {tuple(np.shape(expected))}, got {np.shape(got)}. {relation}"
+            )
     expect_shape(got, np.shape(expected), what, passport)
     expected = np.asarray(expected, dtype=float)
     if np.isfinite(expected).all():
@@ -151,13 +157,18 @@ def expect_rows_sum_to_one(weights, what: str, axis_names: tuple[str, ...] = (),
         return
     names = dict(zip(range(-len(axis_names), 0), axis_names))
     others = [
-        axis for axis in range(-weights.ndim, -1)
+        axis
+        for axis in range(-weights.ndim, -1)
         if weights.shape[axis] > 1 and np.allclose(weights.sum(axis=axis), 1.0, atol=1e-6)
     ]
     detail = f"e.g. a row sums to {sums.flat[np.argmax(np.abs(sums - 1.0))]:.6g}"
     if others:
         axis = others[-1]
-        detail = f"they sum to 1 along axis {axis}" + (f" ({names[axis]})" if axis in names else "") + " instead: the softmax ran over the wrong axis"
+        detail = (
+            f"they sum to 1 along axis {axis}"
+            + (f" ({names[axis]})" if axis in names else "")
+            + " instead: the softmax ran over the wrong axis"
+        )
     key = f" ({names[-1]})" if -1 in names else ""
     raise Mismatch(f"{what}: rows should sum to 1 over the last axis{key}, but {detail}", picture(weights, title=what))
 
@@ -183,7 +194,9 @@ def expect_equal_bool(got, expected, what: str, passport: str = "") -> None:
     if got.dtype == np.bool_ and got.shape != np.shape(expected):
         relation = describe_difference(got, expected)
         if relation:
-            raise Mismatch(f"{what} has the wrong shape: expected {tuple(np.shape(expected))}, got {got.shape}. {relation}")
+            raise Mismatch(
+                f"{what} has the wrong shape: expected {tuple(np.shape(expected))}, got {got.shape}. {relation}"
+            )
     expect_shape(got, np.shape(expected), what, passport)
     if got.dtype != np.bool_:
         raise Mismatch(f"{what} should have dtype bool (True = may attend), got {got.dtype}")
@@ -193,5 +206,6 @@ def expect_equal_bool(got, expected, what: str, passport: str = "") -> None:
         relation = describe_difference(got, expected)
         raise Mismatch(
             f"{what} is wrong in {int(wrong.sum())} of {wrong.size} cells; first at index {_where(index)}: "
-            f"expected {bool(expected[tuple(index)])}, got {bool(got[tuple(index)])}" + (f". {relation}" if relation else "")
+            f"expected {bool(expected[tuple(index)])}, got {bool(got[tuple(index)])}"
+            + (f". {relation}" if relation else "")
         )

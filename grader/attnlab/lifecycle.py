@@ -21,7 +21,9 @@ from pathlib import Path
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 SCRATCH_KINDS = ("attnlab-sandbox", "attnlab-stage", "attnlab-staged", "attnlab-audit", "attnlab-hypothesis")
-_SCRATCH_NAME = re.compile(r"(attnlab-sandbox|attnlab-stage|attnlab-staged|attnlab-audit|attnlab-hypothesis)-(\d+)-[A-Za-z0-9_]+")
+_SCRATCH_NAME = re.compile(
+    r"(attnlab-sandbox|attnlab-stage|attnlab-staged|attnlab-audit|attnlab-hypothesis)-(\d+)-[A-Za-z0-9_]+"
+)
 
 
 def die_with(parent: int) -> None:

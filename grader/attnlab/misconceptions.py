@@ -105,8 +105,10 @@ _file_being_read: ContextVar[Catalogue | None] = ContextVar("the catalogue file 
 def _declaring(what: str) -> Catalogue:
     catalogue = _file_being_read.get()
     if catalogue is None:
-        raise RuntimeError(f"{what} declares a catalogue entry: it belongs in a catalogue file"
-                           " (solutions/misconceptions/FILE.py), which attnlab reads")
+        raise RuntimeError(
+            f"{what} declares a catalogue entry: it belongs in a catalogue file"
+            " (solutions/misconceptions/FILE.py), which attnlab reads"
+        )
     return catalogue
 
 
@@ -204,7 +206,9 @@ def same(a, b, rtol: float = 1e-5, atol: float = 1e-7) -> bool:
         return len(a) == len(b) and all(same(x, y, rtol, atol) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
         if a.get("dtype") == b.get("dtype") == "bfloat16":  # a module's answer: bfloat16 comes back as float32
-            return a.keys() == b.keys() and all(_close_on_scale(a[k], b[k]) if k == "output" else same(a[k], b[k], rtol, atol) for k in a)
+            return a.keys() == b.keys() and all(
+                _close_on_scale(a[k], b[k]) if k == "output" else same(a[k], b[k], rtol, atol) for k in a
+            )
         return a.keys() == b.keys() and all(same(a[k], b[k], rtol, atol) for k in a)
     try:
         a, b = np.asarray(a), np.asarray(b)
@@ -247,7 +251,13 @@ def run_probes(
     return recorded
 
 
-def identify(catalogue: list[Misconception], function: str, calls: list[RecordedCall], reference, probed: list[RecordedCall] | None = None) -> Misconception | None:
+def identify(
+    catalogue: list[Misconception],
+    function: str,
+    calls: list[RecordedCall],
+    reference,
+    probed: list[RecordedCall] | None = None,
+) -> Misconception | None:
     """The catalogued mistake that explains every recorded output of ``function``, if exactly that.
 
     ``probed`` is the student's outputs on the function's probes (``run_probes``); a function

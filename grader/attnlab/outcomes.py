@@ -38,7 +38,6 @@ class SubmissionProblem(BaseException):
         """The contract function whose call ended this way, when it is known."""
 
 
-
 class NotImplementedYet(SubmissionProblem):
     outcome = Outcome.NOT_IMPLEMENTED
 

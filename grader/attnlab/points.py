@@ -52,10 +52,14 @@ def load_table(hidden_tests_dir: Path) -> PointsTable:
         for test, value in tests.items():
             if isinstance(value, dict):
                 if set(value) != {"points", "paid_with"}:
-                    raise CourseError(f"{path}: {file_stem}.{test} must be a number of points or {{ points = N, paid_with = [\"test_values\"] }}")
+                    raise CourseError(
+                        f"{path}: {file_stem}.{test} must be a number of points or {{ points = N, paid_with = [\"test_values\"] }}"
+                    )
                 payers = value["paid_with"]
                 if not isinstance(payers, list) or not payers or not all(isinstance(p, str) for p in payers):
-                    raise CourseError(f"{path}: {file_stem}.{test}: paid_with must be a list of the test names that pay it, e.g. [\"test_values\"]")
+                    raise CourseError(
+                        f"{path}: {file_stem}.{test}: paid_with must be a list of the test names that pay it, e.g. [\"test_values\"]"
+                    )
                 paid_with[(file_stem, test)] = tuple(payers)
                 value = value["points"]
             if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
@@ -64,9 +68,13 @@ def load_table(hidden_tests_dir: Path) -> PointsTable:
     for (file_stem, test), payers in paid_with.items():
         for payer in payers:
             if (file_stem, payer) not in points:
-                raise CourseError(f"{path}: {file_stem}.{test} is paid with {payer}, which is not a test under [{file_stem}]")
+                raise CourseError(
+                    f"{path}: {file_stem}.{test} is paid with {payer}, which is not a test under [{file_stem}]"
+                )
             if payer == test or (file_stem, payer) in paid_with:
-                raise CourseError(f"{path}: {file_stem}.{test} is paid with {payer}, which is paid with other tests itself: a test that pays must be a values test with points of its own")
+                raise CourseError(
+                    f"{path}: {file_stem}.{test} is paid with {payer}, which is paid with other tests itself: a test that pays must be a values test with points of its own"
+                )
     return PointsTable(points, paid_with)
 
 
@@ -95,10 +103,14 @@ def pay_for_values(table: PointsTable, graded: list[tuple[str, TestResult]]) -> 
         if result.outcome is Outcome.PASSED and payers:
             missing = [p for p in payers if (file_stem, p) not in by_test]
             if missing:
-                raise CourseError(f"hidden test {file_stem}.{test} is paid with {', '.join(missing)}, which did not run: is it defined in {file_stem}.py?")
+                raise CourseError(
+                    f"hidden test {file_stem}.{test} is paid with {', '.join(missing)}, which did not run: is it defined in {file_stem}.py?"
+                )
             unpaid = [r.name for p in payers for r in by_test[(file_stem, p)] if r.outcome is not Outcome.PASSED]
             if unpaid:
-                result = dataclasses.replace(result, outcome=Outcome.FAILED, score=0.0, feedback=_unpaid_feedback(result.function, unpaid))
+                result = dataclasses.replace(
+                    result, outcome=Outcome.FAILED, score=0.0, feedback=_unpaid_feedback(result.function, unpaid)
+                )
         settled.append(result)
     return settled
 

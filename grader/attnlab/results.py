@@ -113,7 +113,9 @@ class GradeReport:
     draft, an earlier upload), one line each."""
 
     def __post_init__(self):
-        object.__setattr__(self, "submission", terminal_text(writable_text(self.submission)))  # a folder's name need not be UTF-8
+        object.__setattr__(
+            self, "submission", terminal_text(writable_text(self.submission))
+        )  # a folder's name need not be UTF-8
         for name in ("notes", "not_graded"):
             object.__setattr__(self, name, tuple(terminal_text(writable_text(note)) for note in getattr(self, name)))
 
@@ -148,7 +150,12 @@ class GradeReport:
                     "status": "passed" if test.outcome is Outcome.PASSED else "failed",
                     "output": _gradescope_markdown(test),
                     "output_format": "md",
-                    "tags": [test.module, test.function, test.outcome.value, *([test.misconception] if test.misconception else [])],
+                    "tags": [
+                        test.module,
+                        test.function,
+                        test.outcome.value,
+                        *([test.misconception] if test.misconception else []),
+                    ],
                     "visibility": visibility,
                 }
             )
@@ -169,7 +176,9 @@ class GradeReport:
         sandbox ran is the instructor's: not here.)"""
         lines = [f"Graded {count(len(self.tests), 'hidden test')}: {self.score:g} of {count(self.max_score, 'point')}."]
         for module, tests in self.files_not_imported().items():
-            lines.append(f"{first_line(tests[0].feedback)} ({count(len(tests), 'test')}, {count(sum(t.max_score for t in tests), 'point')})")
+            lines.append(
+                f"{first_line(tests[0].feedback)} ({count(len(tests), 'test')}, {count(sum(t.max_score for t in tests), 'point')})"
+            )
         lines += [f"{ABOUT_HEADING}: {note}" for note in self.notes]
         lines += [f"{NOT_GRADED_HEADING}: {line}" for line in self.not_graded]
         return lines

@@ -44,11 +44,15 @@ class Scaffold:
 def check_exercise_name(course: Course, name: str) -> None:
     """Refuse a name that cannot be a new exercise file of ``course`` (a ``CourseError``, one line)."""
     if not _NAME.fullmatch(name) or keyword.iskeyword(name):
-        raise CourseError(f"{name!r} cannot name an exercise file: use lower-case letters, digits and _, starting with a letter (e.g. rms_norm)")
+        raise CourseError(
+            f"{name!r} cannot name an exercise file: use lower-case letters, digits and _, starting with a letter (e.g. rms_norm)"
+        )
     if name in course.modules:
         raise CourseError(f"the course already has an exercise file named {name}")
     if name in sys.stdlib_module_names or name in course.libraries or name in _TAKEN or name.startswith("test"):
-        raise CourseError(f"{name!r} cannot name an exercise file: it is the name of a module students or the grader import ({name}.py would hide it)")
+        raise CourseError(
+            f"{name!r} cannot name an exercise file: it is the name of a module students or the grader import ({name}.py would hide it)"
+        )
     if f"{name}_example" in {f.name for f in course.functions}:
         raise CourseError(f"the course already has a function named {name}_example")
 
@@ -59,9 +63,13 @@ def new_exercise(course: Course, name: str, after: str | None = None) -> Scaffol
     writing anything, when a name is bad or a file already exists."""
     check_exercise_name(course, name)
     if after is not None and after not in course.modules:
-        raise CourseError(f"no exercise file named {after} to put {name} after (the course has {', '.join(course.modules)})")
+        raise CourseError(
+            f"no exercise file named {after} to put {name} after (the course has {', '.join(course.modules)})"
+        )
     if not course.solutions_dir.is_dir():
-        raise CourseError(f"{course.solutions_dir} is missing: a new exercise is written into the instructor's copy of the course")
+        raise CourseError(
+            f"{course.solutions_dir} is missing: a new exercise is written into the instructor's copy of the course"
+        )
     function = f"{name}_example"
     mistake = f"{function}_wrong_axis"
     files = {
@@ -82,7 +90,9 @@ def new_exercise(course: Course, name: str, after: str | None = None) -> Scaffol
         path.write_text(template.format(name=name, function=function, mistake=mistake), encoding="utf-8")
     (course.root / MANIFEST).write_text(manifest, encoding="utf-8")
     (course.hidden_tests_dir / POINTS_FILE).write_text(points, encoding="utf-8")
-    return Scaffold(created=tuple(files), edited=(course.root / MANIFEST, course.hidden_tests_dir / POINTS_FILE), function=function)
+    return Scaffold(
+        created=tuple(files), edited=(course.root / MANIFEST, course.hidden_tests_dir / POINTS_FILE), function=function
+    )
 
 
 def _added_module(course: Course, name: str, after: str | None) -> str:

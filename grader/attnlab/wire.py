@@ -112,7 +112,9 @@ def _encode(value, buffers, depth):
 def _countable(items):
     """``items`` (a list, tuple or dict), if it has few enough to travel in a header."""
     if len(items) > MAX_ITEMS:
-        raise WireError(f"a {type(items).__name__} of {len(items)} items, more than the {MAX_ITEMS} one may hold (an array may hold more)")
+        raise WireError(
+            f"a {type(items).__name__} of {len(items)} items, more than the {MAX_ITEMS} one may hold (an array may hold more)"
+        )
     return items
 
 
@@ -129,7 +131,9 @@ def _plain_array(value: np.ndarray) -> np.ndarray:
     if array.dtype.kind not in ARRAY_KINDS:
         raise _refused_dtype(array.dtype)
     if array.nbytes > MAX_ARRAY_BYTES:
-        raise WireError(f"an array of {array.nbytes / (1 << 20):.0f} MiB (shape {array.shape}), more than the {MAX_ARRAY_BYTES >> 20} MiB one array may be")
+        raise WireError(
+            f"an array of {array.nbytes / (1 << 20):.0f} MiB (shape {array.shape}), more than the {MAX_ARRAY_BYTES >> 20} MiB one array may be"
+        )
     return array
 
 
@@ -229,7 +233,9 @@ def _feed(value, update, depth) -> None:
             update(as_bytes(value))
         return
     if kind is tuple or kind is list:
-        update(_SEQUENCE_TAGS.get((kind, len(value))) or (b"(%d;" if kind is tuple else b"[%d;") % len(_countable(value)))
+        update(
+            _SEQUENCE_TAGS.get((kind, len(value))) or (b"(%d;" if kind is tuple else b"[%d;") % len(_countable(value))
+        )
         for item in value:
             _feed(item, update, depth + 1)
         return
@@ -461,7 +467,14 @@ def frame(header: dict, buffers: list = ()) -> list:
     body = dumps(header)
     # A C-contiguous array is a byte string to join and send as it is (a memoryview each cost as
     # much as the rest of the framing).
-    payloads = [array if type(array) is np.ndarray and array.flags.c_contiguous else as_bytes(array) if isinstance(array, np.ndarray) else memoryview(array) for array in buffers]
+    payloads = [
+        array
+        if type(array) is np.ndarray and array.flags.c_contiguous
+        else as_bytes(array)
+        if isinstance(array, np.ndarray)
+        else memoryview(array)
+        for array in buffers
+    ]
     # Prefix, then every buffer's length, then the header, then the buffers back to back: the
     # receiver reads a message in three reads, whatever the number of buffers.
     sizes = [data.nbytes for data in payloads]
@@ -506,8 +519,9 @@ def _send_by(sock: socket.socket, data: memoryview, deadline: float) -> None:
             select.select([], [sock], [], remaining)  # until there is room, or to ask the deadline again
 
 
-def receive(sock: socket.socket, deadline: float | None = None,
-            admit: Callable[[dict, int], None] | None = None) -> tuple[dict, list]:
+def receive(
+    sock: socket.socket, deadline: float | None = None, admit: Callable[[dict, int], None] | None = None
+) -> tuple[dict, list]:
     """Receive one message, waiting until ``deadline`` (``time.monotonic()``) at most.
 
     A deadline is read as ``deadline - time.monotonic()``: the seconds left to wait before it is

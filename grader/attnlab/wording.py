@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 
 # Plurals that adding "s" gets wrong, for the nouns the engine counts.
-_IRREGULAR = {"entry": "entries", "index": "indices", "matrix": "matrices", "axis": "axes", "class": "classes", "copy": "copies", "quiz": "quizzes"}
+_IRREGULAR = {
+    "entry": "entries",
+    "index": "indices",
+    "matrix": "matrices",
+    "axis": "axes",
+    "class": "classes",
+    "copy": "copies",
+    "quiz": "quizzes",
+}
 # Words whose first letter is a vowel but whose first sound is not, and the reverse.
 _SAID_WITH_A = ("one", "uni", "use", "usu", "eu")
 _SAID_WITH_AN = ("hour", "honest", "ndarray", "nd")
@@ -26,7 +34,7 @@ def count(number: float, noun: str, many: str | None = None) -> str:
 
 
 def article(phrase: str) -> str:
-    """"a" or "an" for ``phrase`` as it is said aloud: "an 8 × 8", "a 4 × 4", "an int", "a float"."""
+    """ "a" or "an" for ``phrase`` as it is said aloud: "an 8 × 8", "a 4 × 4", "an int", "a float"."""
     digits = re.match(r"\d+", phrase)
     if digits:
         number = digits.group()

@@ -1,7 +1,7 @@
 """Known wrong versions of softmax_backward and attention_backward."""
 
 import numpy as np
-from backward import attention_backward, softmax_backward
+from backward import softmax_backward
 from scores import attention_scores
 from softmax import softmax
 

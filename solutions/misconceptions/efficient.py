@@ -4,7 +4,7 @@ import numpy as np
 from attention import scaled_dot_product_attention
 from masks import causal_mask
 
-from attnlab.misconceptions import Alternatives, Raised, misconception, probe
+from attnlab.misconceptions import Raised, misconception, probe
 
 
 @misconception(

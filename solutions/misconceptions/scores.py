@@ -45,7 +45,7 @@ def scores_scaled_by_key_count(q, k):
 def scores_power_precedence(q, k):
     d_k = q.shape[-1]
     raw = q @ np.swapaxes(k, -1, -2)
-    scale = d_k ** 1/2  # noqa: the mistake itself
+    scale = d_k ** 1/2  # the mistake itself
     return Alternatives([raw / scale, raw / d_k ** 1 / 2])
 
 

@@ -38,7 +38,12 @@ class EquivalentMutant(BaseModel):
     reason: str = Field(min_length=1, pattern=r"^[^\n]+$")
 
     def matches(self, mutant: Mutant) -> bool:
-        return (self.file, self.function, self.before, self.after) == (mutant.module, mutant.function, mutant.before, mutant.after)
+        return (self.file, self.function, self.before, self.after) == (
+            mutant.module,
+            mutant.function,
+            mutant.before,
+            mutant.after,
+        )
 
 
 class _EquivalentsFile(BaseModel):

@@ -42,7 +42,11 @@ class Mutant:
     @property
     def diff(self) -> str:
         """A unified diff of the mutation against the solution file, without context lines."""
-        return f"--- solutions/{self.module}.py:{self.line}\n+++ mutant {self.id}\n" + "".join(f"-{line}\n" for line in self.before.splitlines()) + "".join(f"+{line}\n" for line in self.after.splitlines())
+        return (
+            f"--- solutions/{self.module}.py:{self.line}\n+++ mutant {self.id}\n"
+            + "".join(f"-{line}\n" for line in self.before.splitlines())
+            + "".join(f"+{line}\n" for line in self.after.splitlines())
+        )
 
 
 def _code_only(lines: list[str]) -> str:
@@ -58,7 +62,9 @@ def _code_only(lines: list[str]) -> str:
 
 def _changed_lines(original: list[str], mutated: list[str]) -> tuple[int, str, str]:
     """The first line the mutation changes, and the changed lines before and after it."""
-    opcodes = [op for op in difflib.SequenceMatcher(a=original, b=mutated, autojunk=False).get_opcodes() if op[0] != "equal"]
+    opcodes = [
+        op for op in difflib.SequenceMatcher(a=original, b=mutated, autojunk=False).get_opcodes() if op[0] != "equal"
+    ]
     first, last = opcodes[0], opcodes[-1]
     return first[1] + 1, _code_only(original[first[1] : last[2]]), _code_only(mutated[first[3] : last[4]])
 
@@ -71,7 +77,9 @@ def mutants_of(module: str, source: str, filename: str) -> list[Mutant]:
     inside = {n for region in regions for n in region.code_lines if not lines[n - 1].strip().startswith(HINT)}
     outside = set(range(1, len(lines) + 1)) - inside
     wrapper = cst.MetadataWrapper(cst.parse_module(source))
-    visitor = MutationVisitor(mutation_operators, IgnoredCode(no_mutate_lines=outside, ignore_node_lines=set(), ignore_pattern_lines=set()))
+    visitor = MutationVisitor(
+        mutation_operators, IgnoredCode(no_mutate_lines=outside, ignore_node_lines=set(), ignore_pattern_lines=set())
+    )
     tree = wrapper.visit(visitor)
     function_of = {n: region.function or "(module)" for region in regions for n in region.code_lines}
     mutants, seen, numbers = [], {source}, {}

@@ -89,9 +89,25 @@ def run_audit(
         plan = plan_class(course, class_folder, store, limits, only=modules)
         plan.files_of.update(files_of)
         by_id = {mutant.id: mutant for mutant in mutants}
-        outcome = grade_class(course, plan, store, limits, jobs=slots, on_ready=on_ready, on_graded=lambda data: on_judged(judge(by_id[data["student"]], data, equivalents)))
+        outcome = grade_class(
+            course,
+            plan,
+            store,
+            limits,
+            jobs=slots,
+            on_ready=on_ready,
+            on_graded=lambda data: on_judged(judge(by_id[data["student"]], data, equivalents)),
+        )
         if outcome.failures:  # the grader's own failures: no verdict can be made of them
-            raise GraderFailure(f"the grader failed on {count(len(outcome.failures), 'mutant')} (first: {outcome.failures[0]})")
+            raise GraderFailure(
+                f"the grader failed on {count(len(outcome.failures), 'mutant')} (first: {outcome.failures[0]})"
+            )
         stored = {result.student: result.data for result in store.all([m.id for m in mutants])}
     verdicts = tuple(judge(mutant, stored.get(mutant.id), equivalents) for mutant in mutants)
-    return Audit(tuple(modules), verdicts, tuple(stale_entries(equivalents, mutants, modules)), time.perf_counter() - started, slots)
+    return Audit(
+        tuple(modules),
+        verdicts,
+        tuple(stale_entries(equivalents, mutants, modules)),
+        time.perf_counter() - started,
+        slots,
+    )

@@ -76,17 +76,30 @@ def scores(verdicts: list[Verdict]) -> list[FunctionScore]:
     """The score of every function with a mutant, in the order their mutants come."""
     counts: dict[tuple[str, str], dict[str, int]] = {}
     for verdict in verdicts:
-        tally = counts.setdefault((verdict.mutant.module, verdict.mutant.function), dict.fromkeys((KILLED, TIMED_OUT, SURVIVED, EQUIVALENT), 0))
+        tally = counts.setdefault(
+            (verdict.mutant.module, verdict.mutant.function),
+            dict.fromkeys((KILLED, TIMED_OUT, SURVIVED, EQUIVALENT), 0),
+        )
         tally[verdict.status] += 1
-    return [FunctionScore(module, function, tally[KILLED], tally[TIMED_OUT], tally[SURVIVED], tally[EQUIVALENT]) for (module, function), tally in counts.items()]
+    return [
+        FunctionScore(module, function, tally[KILLED], tally[TIMED_OUT], tally[SURVIVED], tally[EQUIVALENT])
+        for (module, function), tally in counts.items()
+    ]
 
 
 def overall(function_scores: list[FunctionScore]) -> FunctionScore:
     """All functions' counts together, as one score."""
-    total = {field: sum(getattr(s, field) for s in function_scores) for field in ("killed", "timed_out", "survived", "equivalent")}
+    total = {
+        field: sum(getattr(s, field) for s in function_scores)
+        for field in ("killed", "timed_out", "survived", "equivalent")
+    }
     return FunctionScore("(all)", "(all)", **total)
 
 
-def stale_entries(equivalents: list[EquivalentMutant], mutants: list[Mutant], audited_modules: list[str]) -> list[EquivalentMutant]:
+def stale_entries(
+    equivalents: list[EquivalentMutant], mutants: list[Mutant], audited_modules: list[str]
+) -> list[EquivalentMutant]:
     """Entries of the audited files that match no mutant any more (the code changed under them)."""
-    return [entry for entry in equivalents if entry.file in audited_modules and not any(entry.matches(m) for m in mutants)]
+    return [
+        entry for entry in equivalents if entry.file in audited_modules and not any(entry.matches(m) for m in mutants)
+    ]

@@ -59,7 +59,12 @@ def import_deadline(seconds: float, folder: Path | None, hung: HungImports):
     """Within: importing a file of ``folder`` fails past ``seconds``, with its file and line, and
     the file is refused from then on. Time a file spends on its own import statements (torch takes
     seconds to import) is not its loop: only code of the file itself is stopped."""
-    if not seconds or folder is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    if (
+        not seconds
+        or folder is None
+        or not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
         yield
         return
     folder = Path(folder).resolve()
@@ -72,8 +77,10 @@ def import_deadline(seconds: float, folder: Path | None, hung: HungImports):
         if code.startswith(("import ", "from ")):
             return
         name = Path(own.f_code.co_filename).name
-        message = (f"{name}, line {own.f_lineno} ({code}): did not finish within {seconds:g} s while the file was imported: "
-                   "a loop at the top of the file that never ends? Code at the top of a file runs on import: fix it, or move it into a function")
+        message = (
+            f"{name}, line {own.f_lineno} ({code}): did not finish within {seconds:g} s while the file was imported: "
+            "a loop at the top of the file that never ends? Code at the top of a file runs on import: fix it, or move it into a function"
+        )
         hung.refuse(Path(name).stem, message)
         raise TestTookTooLong(message)
 
@@ -123,7 +130,11 @@ class TestDeadline:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item):
-        if not self.seconds or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        if (
+            not self.seconds
+            or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()
+        ):
             return (yield)
         __tracebackhide__ = True  # plain pytest shows the student's frames, not the deadline's
         function = function_of(item)

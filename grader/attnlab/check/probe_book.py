@@ -143,10 +143,13 @@ class ProbeBook:
         functions = {}
         for function, entry in data.get("functions", {}).items():
             probes = tuple(
-                BookProbe(p["why"], tuple(decode(p["args"])), decode(p["kwargs"]), decode(p["expected"])) for p in entry["probes"]
+                BookProbe(p["why"], tuple(decode(p["args"])), decode(p["kwargs"]), decode(p["expected"]))
+                for p in entry["probes"]
             )
             mistakes = tuple(
-                BookMistake(m["id"], m["name"], m["explanation"], m["hint"], tuple(tuple(decode(a)) for a in m["answers"]))
+                BookMistake(
+                    m["id"], m["name"], m["explanation"], m["hint"], tuple(tuple(decode(a)) for a in m["answers"])
+                )
                 for m in entry["mistakes"]
             )
             functions[function] = FunctionProbes(function, entry["module"], probes, mistakes)
@@ -159,11 +162,22 @@ class ProbeBook:
                 f.function: {
                     "module": f.module,
                     "probes": [
-                        {"why": p.why, "args": encode(list(p.args)), "kwargs": encode(p.kwargs), "expected": encode(p.expected)}
+                        {
+                            "why": p.why,
+                            "args": encode(list(p.args)),
+                            "kwargs": encode(p.kwargs),
+                            "expected": encode(p.expected),
+                        }
                         for p in f.probes
                     ],
                     "mistakes": [
-                        {"id": m.id, "name": m.name, "explanation": m.explanation, "hint": m.hint, "answers": [encode(list(a)) for a in m.answers]}
+                        {
+                            "id": m.id,
+                            "name": m.name,
+                            "explanation": m.explanation,
+                            "hint": m.hint,
+                            "answers": [encode(list(a)) for a in m.answers],
+                        }
                         for m in f.mistakes
                     ],
                 }
@@ -174,7 +188,10 @@ class ProbeBook:
     def write(self, path: Path) -> None:
         """One function per line, so that a change to one shows as that line in a diff."""
         data = self.as_data()
-        lines = [f"{json.dumps(name)}:{json.dumps(entry, separators=(',', ':'))}" for name, entry in data["functions"].items()]
+        lines = [
+            f"{json.dumps(name)}:{json.dumps(entry, separators=(',', ':'))}"
+            for name, entry in data["functions"].items()
+        ]
         text = '{"format":%d,"functions":{\n%s\n}}\n' % (data["format"], ",\n".join(lines))
         Path(path).write_text(text, encoding="utf-8")
 
@@ -190,7 +207,9 @@ class ProbeBook:
         if all(same(a, p.expected) for a, p in zip(answers, entry.probes)):
             return None
         for mistake in entry.mistakes:
-            fits = (any(same(choice, answer) for choice in choices) for choices, answer in zip(mistake.answers, answers))
+            fits = (
+                any(same(choice, answer) for choice in choices) for choices, answer in zip(mistake.answers, answers)
+            )
             if all(fits):
                 return mistake
         return None

@@ -24,8 +24,14 @@ from attnlab.wire import WireError, copy_plain
 class CallRecorder:
     """Records every call of the student's contract functions (arguments and result, as plain data)."""
 
-    def __init__(self, course: Course, folder: Path, modules: list[str] | None = None, probe_seconds: float = 5.0,
-                 hung: HungImports | None = None):
+    def __init__(
+        self,
+        course: Course,
+        folder: Path,
+        modules: list[str] | None = None,
+        probe_seconds: float = 5.0,
+        hung: HungImports | None = None,
+    ):
         self.course, self.folder, self.probe_seconds = course, Path(folder), probe_seconds
         checked = modules or list(course.modules)
         # The files checked and those before them: a checked file imports the student's earlier ones.

@@ -34,7 +34,9 @@ PYTEST_INI = Path(__file__).with_name("public_tests.ini")
 SUBMISSION_VARIABLE = "ATTNLAB_SUBMISSION"
 # How a student installs a library a track needs; a plain ``pip install`` of torch on Linux fetches
 # a CUDA build of several GB, where the CPU build is enough.
-INSTALL = {"torch": "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu (the CPU build is enough)"}
+INSTALL = {
+    "torch": "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu (the CPU build is enough)"
+}
 
 
 # What a failing test shows below its line: as pytest shows it, cut to what a terminal can hold.
@@ -102,7 +104,9 @@ def _classify(function: str, excinfo, folder: Path, contract: set[str] = frozens
 
 def trimmed(lines, limit: int = MAX_DETAIL_LINES) -> list[str]:
     """Lines as a terminal shows them: each cut at ``MAX_DETAIL_CHARS``, at most ``limit`` of them."""
-    kept = [line if len(line) <= MAX_DETAIL_CHARS else line[: MAX_DETAIL_CHARS - 1] + "…" for line in lines if line.strip()]
+    kept = [
+        line if len(line) <= MAX_DETAIL_CHARS else line[: MAX_DETAIL_CHARS - 1] + "…" for line in lines if line.strip()
+    ]
     return kept[:limit] + ([f"[… {len(kept) - limit} more lines]"] if len(kept) > limit else [])
 
 
@@ -154,24 +158,40 @@ def explain_import_failure(course: Course, error: BaseException, folder: Path, t
         name = Path(error.filename).name
         code = (error.text or "").strip()
         shown = f" ({code})" if code else ""
-        return ImportProblem(name, f"{name}, line {error.lineno}{shown}: {error.msg}. Python cannot read this file: fix that line (or the one before it).")
+        return ImportProblem(
+            name,
+            f"{name}, line {error.lineno}{shown}: {error.msg}. Python cannot read this file: fix that line (or the one before it).",
+        )
     frame = _student_frame(error.__traceback__, folder)
     if frame is None:
-        return ImportProblem(test_file, f"{test_file} could not be imported: {type(error).__name__}: {_first_line(error)}")
+        return ImportProblem(
+            test_file, f"{test_file} could not be imported: {type(error).__name__}: {_first_line(error)}"
+        )
     name = Path(frame.filename).name
     where = f"{name}, line {frame.lineno} ({frame.line})" if frame.line else f"{name}, line {frame.lineno}"
     if isinstance(error, ModuleNotFoundError) and error.name:
         library = error.name.split(".")[0]
         if library in course.modules:
-            return ImportProblem(name, f"{where}: there is no {library}.py in {folder}. Put it back: a file may import the course's files before it.")
+            return ImportProblem(
+                name,
+                f"{where}: there is no {library}.py in {folder}. Put it back: a file may import the course's files before it.",
+            )
         if str(error).startswith(f"`{library}` is not available to "):
             return ImportProblem(name, f"{where}: {error}. Remove this import: the grader will not import it.")
         if any(library in course.needs_of(m) for m in course.modules):
             return ImportProblem(name, f"{where}: {library} is not installed. {install_hint(library)}")
-        return ImportProblem(name, f"{where}: there is no module named {library} here. Remove this import: the exercises do not need it, and the grader may not have it.")
+        return ImportProblem(
+            name,
+            f"{where}: there is no module named {library} here. Remove this import: the exercises do not need it, and the grader may not have it.",
+        )
     if isinstance(error, ImportError):
-        return ImportProblem(name, f"{where}: {_first_line(error)}. Check the name: it must be one the imported file defines.")
-    return ImportProblem(name, f"{where}: {type(error).__name__}: {_first_line(error)}, while the file was imported. Code at the top of a file runs on import: fix it, or move it into a function.")
+        return ImportProblem(
+            name, f"{where}: {_first_line(error)}. Check the name: it must be one the imported file defines."
+        )
+    return ImportProblem(
+        name,
+        f"{where}: {type(error).__name__}: {_first_line(error)}, while the file was imported. Code at the top of a file runs on import: fix it, or move it into a function.",
+    )
 
 
 def _first_line(error: BaseException) -> str:
@@ -216,9 +236,14 @@ class CheckPlugin:
                 printed = (report.capstdout + report.capstderr).strip()
                 if printed:
                     cut = printed if len(printed) <= MAX_OUTPUT_CHARS else printed[:MAX_OUTPUT_CHARS] + "\n[… cut]"
-                    details += ["your code printed:", *("  " + line for line in trimmed(cut.splitlines(), MAX_DETAIL_LINES))]
+                    details += [
+                        "your code printed:",
+                        *("  " + line for line in trimmed(cut.splitlines(), MAX_DETAIL_LINES)),
+                    ]
                 called = {c.function for c in self.recorder.calls} - {function}
-                self.outcomes.append(TestOutcome(function, status, message, details, called, isinstance(error, TestTookTooLong)))
+                self.outcomes.append(
+                    TestOutcome(function, status, message, details, called, isinstance(error, TestTookTooLong))
+                )
         return report
 
 
@@ -229,7 +254,9 @@ def call_text(call: RecordedCall) -> str:
     return f"{text} returned {describe(call.result)}"
 
 
-def run_check(course: Course, folder: Path, only: list[str] | None = None, test_seconds: float | None = 5.0) -> CheckResult:
+def run_check(
+    course: Course, folder: Path, only: list[str] | None = None, test_seconds: float | None = 5.0
+) -> CheckResult:
     """Run the public tests (of the ``only`` files, default all) against ``folder`` and summarise
     them per function, in course order; a test past ``test_seconds`` fails. A file that cannot be
     imported is named with its line and reason, and every other file is still checked."""
@@ -240,7 +267,11 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
         raise CourseError(f"{course.public_tests_dir} is missing: the course has no public tests")
     modules = only or list(course.modules)
     missing = {m: missing_libraries(course, m) for m in modules}
-    left_out = [f"{m}.py not checked: it needs {', '.join(missing[m])}, which is not installed. {install_hint(missing[m][0])}" for m in modules if missing[m]]
+    left_out = [
+        f"{m}.py not checked: it needs {', '.join(missing[m])}, which is not installed. {install_hint(missing[m][0])}"
+        for m in modules
+        if missing[m]
+    ]
     if only and all(missing[m] for m in modules):
         raise CourseError(left_out[0] if len(left_out) == 1 else "; ".join(left_out))
     modules = [m for m in modules if not missing[m]]
@@ -253,7 +284,18 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
     if not tests:
         raise CourseError(f"no public tests for {', '.join(modules)}")
     # A file that cannot be imported stops its own tests only, not every other file's.
-    args = [*tests, "-c", str(PYTEST_INI), "--rootdir", str(course.exercises_dir), "--continue-on-collection-errors", "-p", "no:terminal", "-p", "no:cacheprovider"]
+    args = [
+        *tests,
+        "-c",
+        str(PYTEST_INI),
+        "--rootdir",
+        str(course.exercises_dir),
+        "--continue-on-collection-errors",
+        "-p",
+        "no:terminal",
+        "-p",
+        "no:cacheprovider",
+    ]
     previous = os.environ.get(SUBMISSION_VARIABLE)
     os.environ[SUBMISSION_VARIABLE] = str(folder)
     try:
@@ -271,7 +313,10 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
         recorder.forget_hung()
     if exit_code not in COMPLETED:
         raise CourseError(f"the public tests could not run: {first_error_line(output, exit_code)}")
-    problems = {test_file: explain_import_failure(course, error, folder, test_file) for test_file, error in plugin.unimportable.items()}
+    problems = {
+        test_file: explain_import_failure(course, error, folder, test_file)
+        for test_file, error in plugin.unimportable.items()
+    }
     for module in modules:
         problem = problems.get(f"test_{module}.py")
         if problem is None:
@@ -279,15 +324,21 @@ def run_check(course: Course, folder: Path, only: list[str] | None = None, test_
         own = problem.file == f"{module}.py"
         for function in course.functions_in(module):
             if own:
-                verdicts.append(FunctionCheck(function, "failed", 0, 1, f"not checked: {problem.file} cannot be imported (above)"))
+                verdicts.append(
+                    FunctionCheck(function, "failed", 0, 1, f"not checked: {problem.file} cannot be imported (above)")
+                )
             else:
-                verdicts.append(FunctionCheck(function, "waiting", 0, 1, f"needs {problem.file}, which cannot be imported (above)"))
+                verdicts.append(
+                    FunctionCheck(function, "waiting", 0, 1, f"needs {problem.file}, which cannot be imported (above)")
+                )
     order = {f.name: i for i, f in enumerate(course.functions)}
     lines = list(dict.fromkeys(p.line for p in problems.values()))
     return CheckResult(sorted(verdicts, key=lambda c: order[c.function]), lines, left_out)
 
 
-def _summarise(course: Course, modules: list[str], outcomes: list[TestOutcome], recorder: CallRecorder, book: ProbeBook | None) -> list[FunctionCheck]:
+def _summarise(
+    course: Course, modules: list[str], outcomes: list[TestOutcome], recorder: CallRecorder, book: ProbeBook | None
+) -> list[FunctionCheck]:
     """One verdict per function that ran tests. A failing function that calls another that fails
     (its own tests, or its probes when its file was not checked) says so, as the one to fix first;
     otherwise its probes may name a known mistake."""
@@ -303,7 +354,9 @@ def _summarise(course: Course, modules: list[str], outcomes: list[TestOutcome], 
             verdicts[function] = FunctionCheck(function, "passed", passed, len(mine), "")
             continue
         worst = min(problems, key=lambda o: order.index(o.status))
-        verdicts[function] = FunctionCheck(function, worst.status, passed, len(mine), worst.message, tuple(worst.details))
+        verdicts[function] = FunctionCheck(
+            function, worst.status, passed, len(mine), worst.message, tuple(worst.details)
+        )
     wrong = {f for f, v in verdicts.items() if v.status != "passed"}
     for function, verdict in list(verdicts.items()):
         if verdict.status != "failed":
@@ -312,21 +365,40 @@ def _summarise(course: Course, modules: list[str], outcomes: list[TestOutcome], 
         if any(o.timed_out for o in failing):
             continue  # its probes would wait as long again
         called = set().union(*(o.called for o in failing))
-        culprit = next((f.name for f in course.functions if f.name in called and _is_wrong(f.name, wrong, verdicts, recorder, book)), None)
+        culprit = next(
+            (
+                f.name
+                for f in course.functions
+                if f.name in called and _is_wrong(f.name, wrong, verdicts, recorder, book)
+            ),
+            None,
+        )
         if culprit is not None:
-            where = "" if course.function(culprit).module == course.function(function).module else f" (in {course.function(culprit).module}.py)"
+            where = (
+                ""
+                if course.function(culprit).module == course.function(function).module
+                else f" (in {course.function(culprit).module}.py)"
+            )
             message = f"fails because {culprit}{where}, which it calls, does: fix that first"
-            verdicts[function] = FunctionCheck(function, "failed", verdict.passed, verdict.total, message, (verdict.message, *verdict.details))
+            verdicts[function] = FunctionCheck(
+                function, "failed", verdict.passed, verdict.total, message, (verdict.message, *verdict.details)
+            )
             continue
         mistake = recorder.name(function, book)
         if mistake is not None:
             message = f"known mistake: {mistake.name}. Hint: {mistake.hint}"
-            said = [line for line in (verdict.message, *verdict.details) if not line.startswith(("This looks like a known mistake:", "Hint: "))]
+            said = [
+                line
+                for line in (verdict.message, *verdict.details)
+                if not line.startswith(("This looks like a known mistake:", "Hint: "))
+            ]
             verdicts[function] = FunctionCheck(function, "failed", verdict.passed, verdict.total, message, tuple(said))
     return list(verdicts.values())
 
 
-def _is_wrong(function: str, wrong: set[str], verdicts: dict[str, FunctionCheck], recorder: CallRecorder, book: ProbeBook | None) -> bool:
+def _is_wrong(
+    function: str, wrong: set[str], verdicts: dict[str, FunctionCheck], recorder: CallRecorder, book: ProbeBook | None
+) -> bool:
     """Does the student's ``function`` fail: its own public tests, or, where its file was not
     checked, the course's probes?"""
     if function in verdicts:

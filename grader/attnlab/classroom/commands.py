@@ -15,8 +15,16 @@ def gradebook() -> None:
 
 
 @gradebook.command()
-@click.argument("results", metavar="RESULTS...", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
-@click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), required=True, help="The results folder to merge into (for example CLASS.results/): its gradebook.sqlite is rebuilt from the shards' results.")
+@click.argument(
+    "results", metavar="RESULTS...", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False)
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="The results folder to merge into (for example CLASS.results/): its gradebook.sqlite is rebuilt from the shards' results.",
+)
 def merge(results, output) -> None:
     """Merge the results folders of the N shards of one class into one results folder and gradebook.
 
@@ -36,4 +44,6 @@ def merge(results, output) -> None:
         raise UserError(str(error)) from None
     except OSError as error:
         raise UserError(f"cannot merge into {output}: {error.strerror or error}") from None
-    console.err.print(f"Merged {count(merged.shards, 'shard')}: {count(merged.students, 'student')} in {merged.folder / 'gradebook.sqlite'}")
+    console.err.print(
+        f"Merged {count(merged.shards, 'shard')}: {count(merged.students, 'student')} in {merged.folder / 'gradebook.sqlite'}"
+    )

@@ -87,7 +87,14 @@ def write_student_feedback(folder: Path, student: str, data: dict, source: Path)
         write_text_atomically(folder / name, text)
 
 
-def write_class_feedback(course: Course, class_folder: Path, *, out: Path | None = None, results: Path | None = None, students: list[str] | None = None) -> FeedbackWritten:
+def write_class_feedback(
+    course: Course,
+    class_folder: Path,
+    *,
+    out: Path | None = None,
+    results: Path | None = None,
+    students: list[str] | None = None,
+) -> FeedbackWritten:
     """Write the feedback of ``students`` (default: every student with a stored result) and, for
     the whole class, its summary page; from the results of ``attnlab grade`` (``results``,
     default ``CLASS.results/``)."""
@@ -97,18 +104,24 @@ def write_class_feedback(course: Course, class_folder: Path, *, out: Path | None
         raise FeedbackError(f"no results in {store.folder}: grade the class first (attnlab grade {class_folder})")
     out = Path(out) if out is not None else default_feedback_folder(class_folder)
     if class_folder.is_dir() and out.resolve().is_relative_to(class_folder.resolve()):
-        raise FeedbackError(f"{out} is inside the class folder, where the next grading would take it for a student's submission: choose a folder outside it")
+        raise FeedbackError(
+            f"{out} is inside the class folder, where the next grading would take it for a student's submission: choose a folder outside it"
+        )
     stored = stored_reports(store)
     if students:
         asked = list(dict.fromkeys(safe_id(s) for s in students))
         missing = [s for s in asked if s not in stored]
         if missing:
-            raise FeedbackError(f"no stored result for {', '.join(missing)} in {store.folder}: grade them first (attnlab grade {class_folder} --student {missing[0]})")
+            raise FeedbackError(
+                f"no stored result for {', '.join(missing)} in {store.folder}: grade them first (attnlab grade {class_folder} --student {missing[0]})"
+            )
         chosen = asked
     else:
         chosen = list(stored)
         if not chosen:
-            raise FeedbackError(f"no student's result in {store.folder}: grade the class first (attnlab grade {class_folder})")
+            raise FeedbackError(
+                f"no student's result in {store.folder}: grade the class first (attnlab grade {class_folder})"
+            )
     changed, not_graded = [], []
     try:
         entries = {e.student: e for e in find_entries(class_folder, course)} if class_folder.is_dir() else {}
@@ -126,7 +139,17 @@ def write_class_feedback(course: Course, class_folder: Path, *, out: Path | None
         summary = out / SUMMARY_NAME
         results_data = [{**stored[s], "student": s} for s in chosen]
         # The catalogue of the files with a named mistake only: the torch track's imports torch.
-        named = sorted({t.get("module") for d in results_data for t in (d.get("report") or {}).get("tests", []) if t.get("misconception")} & set(course.modules))
+        named = sorted(
+            {
+                t.get("module")
+                for d in results_data
+                for t in (d.get("report") or {}).get("tests", [])
+                if t.get("misconception")
+            }
+            & set(course.modules)
+        )
         catalogue = load_catalogue(course, named) if named else []
-        write_text_atomically(summary, render_class_html(class_folder.resolve().name, results_data, catalogue, linked=set(chosen)))
+        write_text_atomically(
+            summary, render_class_html(class_folder.resolve().name, results_data, catalogue, linked=set(chosen))
+        )
     return FeedbackWritten(out, chosen, summary, changed, not_graded)

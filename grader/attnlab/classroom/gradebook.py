@@ -45,9 +45,16 @@ def grader_parts(course: Course, limits, only: list[str] | None = None, pick: st
     stored result says which of them changed since it was graded."""
     digest = hashlib.sha256()
     folders = [course.hidden_tests_dir, course.solutions_dir]
-    for path in sorted(p for folder in folders for p in folder.rglob("*") if p.is_file() and p.suffix in (".py", ".toml", ".ini")):
+    for path in sorted(
+        p for folder in folders for p in folder.rglob("*") if p.is_file() and p.suffix in (".py", ".toml", ".ini")
+    ):
         digest.update(str(path.relative_to(course.root)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return {"tests": digest.hexdigest(), "limits": repr(limits), "files": f"{sorted(only or course.modules)} pick={pick}", "engine": __version__}
+    return {
+        "tests": digest.hexdigest(),
+        "limits": repr(limits),
+        "files": f"{sorted(only or course.modules)} pick={pick}",
+        "engine": __version__,
+    }
 
 
 REGRADE_REASONS = {
@@ -89,7 +96,9 @@ class ResultsNotSaved(Exception):
 
 def _not_saved(folder: Path, error: Exception) -> ResultsNotSaved:
     reason = getattr(error, "strerror", None) or str(error)
-    return ResultsNotSaved(f"cannot save the results in {folder}: {reason}; the results saved before are kept, and the same command goes on once there is room")
+    return ResultsNotSaved(
+        f"cannot save the results in {folder}: {reason}; the results saved before are kept, and the same command goes on once there is room"
+    )
 
 
 class ResultsOfAnotherClass(Exception):
@@ -164,7 +173,18 @@ class ResultStore:
         stored = self.load(student)
         return stored is not None and stored.fingerprint == fingerprint and stored.grader == grader
 
-    def save(self, student: str, *, source: str, fingerprint: str, grader: str, report: dict | None, error: str | None, grader_parts: dict | None = None, also: tuple[str, ...] = ()) -> dict:
+    def save(
+        self,
+        student: str,
+        *,
+        source: str,
+        fingerprint: str,
+        grader: str,
+        report: dict | None,
+        error: str | None,
+        grader_parts: dict | None = None,
+        also: tuple[str, ...] = (),
+    ) -> dict:
         data = {  # the source and an error may name a student's folder: stored inert, as reports are
             "student": student,
             "source": inert.terminal_text(source),
@@ -211,12 +231,34 @@ def _write_gradebook(results: list[StoredResult], temporary: Path) -> None:
             report = result.report or {}
             connection.execute(
                 "INSERT INTO submissions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (result.student, report.get("score", 0.0), report.get("max_score"), result.error, result.data.get("graded_at"), report.get("duration"), report.get("sandbox"), result.fingerprint, result.data.get("source")),
+                (
+                    result.student,
+                    report.get("score", 0.0),
+                    report.get("max_score"),
+                    result.error,
+                    result.data.get("graded_at"),
+                    report.get("duration"),
+                    report.get("sandbox"),
+                    result.fingerprint,
+                    result.data.get("source"),
+                ),
             )
             for number, test in enumerate(report.get("tests", []), start=1):
                 connection.execute(
                     "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (result.student, number, test["name"], test["function"], test["module"], test["outcome"], test["score"], test["max_score"], test["duration"], test["feedback"], test["misconception"]),
+                    (
+                        result.student,
+                        number,
+                        test["name"],
+                        test["function"],
+                        test["module"],
+                        test["outcome"],
+                        test["score"],
+                        test["max_score"],
+                        test["duration"],
+                        test["feedback"],
+                        test["misconception"],
+                    ),
                 )
         connection.commit()
     finally:
@@ -234,7 +276,15 @@ def gradebook_csv(results: list[StoredResult], modules: list[str]) -> str:
         report = result.report or {}
         for test in report.get("tests", []):
             per_module[test["module"]] = per_module.get(test["module"], 0.0) + test["score"]
-        rows.append([result.student, round(report.get("score", 0.0), 4), report.get("max_score", ""), *(round(per_module[m], 4) for m in modules), result.error or ""])
+        rows.append(
+            [
+                result.student,
+                round(report.get("score", 0.0), 4),
+                report.get("max_score", ""),
+                *(round(per_module[m], 4) for m in modules),
+                result.error or "",
+            ]
+        )
     out = io.StringIO()
     inert.write_csv(out, rows)  # ids and errors are the students' words: no cell may be a formula
     return out.getvalue()

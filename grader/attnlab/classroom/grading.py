@@ -24,7 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from attnlab.classroom.gradebook import GRADEBOOK_NAME, ResultsNotSaved, ResultStore, build_gradebook, fingerprint_of, grader_parts, holds_results, why_regraded
+from attnlab.classroom.gradebook import (
+    GRADEBOOK_NAME,
+    ResultsNotSaved,
+    ResultStore,
+    build_gradebook,
+    fingerprint_of,
+    grader_parts,
+    holds_results,
+    why_regraded,
+)
 from attnlab.classroom.jobs import choose_jobs
 from attnlab.classroom.shards import Shard
 from attnlab.course import Course
@@ -82,7 +91,18 @@ class ClassOutcome:
     wall_seconds: float = 0.0
 
 
-def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits, *, students: list[str] | None = None, assignment: str | None = None, only: list[str] | None = None, shard: Shard | None = None, pick: str | None = None) -> ClassPlan:
+def plan_class(
+    course: Course,
+    folder: Path,
+    store: ResultStore,
+    limits: Limits,
+    *,
+    students: list[str] | None = None,
+    assignment: str | None = None,
+    only: list[str] | None = None,
+    shard: Shard | None = None,
+    pick: str | None = None,
+) -> ClassPlan:
     """Find the class's submissions and pick those to grade: the named ``students`` (always
     regraded), else every one without a current result (graded on the ``only`` files, default all).
     With a ``shard``, the class is that shard's students only (and what the folder holds that is
@@ -92,7 +112,9 @@ def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits,
     entries = [e for e in found.entries if e.source.resolve() != store.folder.resolve() and not holds_results(e.source)]
     if not any(looks_like_submission(e, course) for e in entries):
         expected = ", ".join(f"{m}.py" for m in course.modules)
-        raise RosterError(f"{folder}: not a submission (none of {expected} is in it), nor a class folder (no folder or .zip in it holds them)")
+        raise RosterError(
+            f"{folder}: not a submission (none of {expected} is in it), nor a class folder (no folder or .zip in it holds them)"
+        )
     if shard is not None:
         entries = [e for e in entries if shard.holds(e.student)]
     parts = grader_parts(course, limits, only, pick)
@@ -107,14 +129,29 @@ def plan_class(course: Course, folder: Path, store: ResultStore, limits: Limits,
         to_grade = [e for e in entries if e.student in students]
         why = {e.student: "named with --student" for e in to_grade}
     else:
-        why = {e.student: reason for e in entries if (reason := why_regraded(store.load(e.student), fingerprints[e.student], parts))}
+        why = {
+            e.student: reason
+            for e in entries
+            if (reason := why_regraded(store.load(e.student), fingerprints[e.student], parts))
+        }
         to_grade = [e for e in entries if e.student in why]
     before = {}
     for entry in to_grade:
         stored = store.load(entry.student)
         if stored is not None:
             before[entry.student] = None if stored.report is None else stored.report.get("score")
-    return ClassPlan(entries, to_grade, fingerprints, grader, only, not_graded=found.not_graded, why=why, before=before, pick=pick, grader_parts=parts)
+    return ClassPlan(
+        entries,
+        to_grade,
+        fingerprints,
+        grader,
+        only,
+        not_graded=found.not_graded,
+        why=why,
+        before=before,
+        pick=pick,
+        grader_parts=parts,
+    )
 
 
 _SLOT = ForkedPoolState("a grading process's session, store and plan")
@@ -140,7 +177,9 @@ def _grade_in_slot(entry: Entry) -> tuple[str, dict | None, str | None]:
     report, error = None, None
     try:
         files = plan.files_of.get(entry.student)
-        report = grade_entry(session.course, entry, "attnlab-stage", lambda folder: session.grade(folder, only=files), plan.pick).to_dict()
+        report = grade_entry(
+            session.course, entry, "attnlab-stage", lambda folder: session.grade(folder, only=files), plan.pick
+        ).to_dict()
     except (RosterError, SubmissionError) as problem:
         error = str(problem)  # the submission's own fault: saved, with no points
     except GraderFailure:
@@ -158,7 +197,16 @@ def _grade_in_slot(entry: Entry) -> tuple[str, dict | None, str | None]:
 def _save(store: ResultStore, plan: ClassPlan, entry: Entry, report: dict | None, error: str | None) -> dict:
     """Save ``entry``'s result, with what says when it must be graded again (its fingerprint, the
     grader's); return the stored data."""
-    return store.save(entry.student, source=shown(entry.source), fingerprint=plan.fingerprints[entry.student], grader=plan.grader, report=report, error=error, grader_parts=plan.grader_parts, also=entry.also)
+    return store.save(
+        entry.student,
+        source=shown(entry.source),
+        fingerprint=plan.fingerprints[entry.student],
+        grader=plan.grader,
+        report=report,
+        error=error,
+        grader_parts=plan.grader_parts,
+        also=entry.also,
+    )
 
 
 def grade_class(
@@ -199,7 +247,9 @@ def grade_class(
     return outcome
 
 
-def _script(course: Course, reference: Reference, plan: ClassPlan, folder: Path, jobs: int, on_recording: Callable[[], None]) -> Script:
+def _script(
+    course: Course, reference: Reference, plan: ClassPlan, folder: Path, jobs: int, on_recording: Callable[[], None]
+) -> Script:
     """The reference's recorded run: the one the last run kept in the results folder, when it
     was made by the same course, engine and libraries; else recorded now (``jobs`` processes
     sharing the files), and kept."""
@@ -217,14 +267,21 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
     store.folder.mkdir(parents=True, exist_ok=True)
     # Without bubblewrap, workers must not read the solutions, the results or the other students'
     # work: closed to other users before any grading process starts.
-    close_to_workers((course.solutions_dir, course.hidden_tests_dir, store.folder, *{entry.source.parent for entry in plan.entries}), bwrap_path())
+    close_to_workers(
+        (course.solutions_dir, course.hidden_tests_dir, store.folder, *{entry.source.parent for entry in plan.entries}),
+        bwrap_path(),
+    )
     load_hidden_tests(course, plan.only)  # once here, not in every process forked below
-    session = ClassSession(course, reference, _script(course, reference, plan, store.folder, jobs, on_recording), limits, plan.only)
+    session = ClassSession(
+        course, reference, _script(course, reference, plan, store.folder, jobs, on_recording), limits, plan.only
+    )
     # What is loaded now lives as long as the class: out of the collector's sight, a full collection
     # (pytest's, hypothesis's, or the interpreter's own) no longer walks it for every student.
     gc.freeze()
     context = multiprocessing.get_context("fork")
-    executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_slot, initargs=(os.getpid(), session, store, plan))
+    executor = ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_start_slot, initargs=(os.getpid(), session, store, plan)
+    )
     # A submission several students share (a Gradescope group's) is graded once: its other
     # members get the same result under their own ids.
     sharing: dict[Path, list[Entry]] = {}
@@ -240,7 +297,9 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
                 student, data, failure = future.result()
                 if failure:
                     outcome.failures.append(failure)
-                    outcome.failures.extend(f"{other.student}: not graded, as {student} (the same submission) was not" for other in others)
+                    outcome.failures.extend(
+                        f"{other.student}: not graded, as {student} (the same submission) was not" for other in others
+                    )
                     continue
                 results = [data] + [_save(store, plan, other, data["report"], data["error"]) for other in others]
                 for result in results:

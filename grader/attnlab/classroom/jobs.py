@@ -23,7 +23,9 @@ def available_memory() -> int | None:
     return None
 
 
-def choose_jobs(asked: int | None, submissions: int, limits: Limits, cores: int | None = None, available: int | None = None) -> tuple[int, str | None]:
+def choose_jobs(
+    asked: int | None, submissions: int, limits: Limits, cores: int | None = None, available: int | None = None
+) -> tuple[int, str | None]:
     """The slots to grade with, and a note for the instructor when memory is short.
 
     Each slot may need its student's memory limit on top of ``SLOT_BYTES``. The default (one per
@@ -37,4 +39,7 @@ def choose_jobs(asked: int | None, submissions: int, limits: Limits, cores: int 
     need = f"each may need {per_slot >> 20} MiB (the student's code {limits.memory_bytes >> 20} MiB, --memory; the grader {SLOT_BYTES >> 20} MiB), and {available / (1 << 30):.1f} GiB is available"
     if asked is None:
         return fits, f"Grading {fits} at once, not one per core ({wanted}): {need}."
-    return wanted, f"Warning: --jobs {asked}: {need}; at most {fits} fit. A student at the memory limit in every slot at once would run the machine short."
+    return (
+        wanted,
+        f"Warning: --jobs {asked}: {need}; at most {fits} fit. A student at the memory limit in every slot at once would run the machine short.",
+    )

@@ -64,10 +64,14 @@ def mark_shard(folder: Path, shard: Shard) -> None:
     if marker.is_file():
         named = marker.read_text(encoding="utf-8").strip()
         if named != str(shard):
-            raise RosterError(f"{folder} holds the results of shard {inert.terminal_text(named)}, not {shard}: give each shard a results folder of its own")
+            raise RosterError(
+                f"{folder} holds the results of shard {inert.terminal_text(named)}, not {shard}: give each shard a results folder of its own"
+            )
         return
     if any(Path(folder).glob("*.json")):
-        raise RosterError(f"{folder} holds the results of a whole class, not of shard {shard}: give each shard a results folder of its own")
+        raise RosterError(
+            f"{folder} holds the results of a whole class, not of shard {shard}: give each shard a results folder of its own"
+        )
     marker.write_text(f"{shard}\n", encoding="utf-8")
 
 
@@ -93,17 +97,23 @@ def merge(folders: list[Path], output: Path) -> Merged:
         classes[folder] = (folder / CLASS_NAME).read_text(encoding="utf-8").strip()
         marker = folder / SHARD_NAME
         if not marker.is_file():
-            raise MergeRefused(f"{folder}: the results of a whole class, not of a shard (no {SHARD_NAME}): there is nothing to merge it with")
+            raise MergeRefused(
+                f"{folder}: the results of a whole class, not of a shard (no {SHARD_NAME}): there is nothing to merge it with"
+            )
         try:
             shards.append((folder, parse_shard(marker.read_text(encoding="utf-8").strip())))
         except ValueError as error:
             raise MergeRefused(f"{marker}: {error}") from None
     if len(set(classes.values())) > 1:
         named = ", ".join(sorted(set(classes.values())))
-        raise MergeRefused(f"the folders hold results of different classes ({inert.terminal_text(named)}): merge the shards of one class")
+        raise MergeRefused(
+            f"the folders hold results of different classes ({inert.terminal_text(named)}): merge the shards of one class"
+        )
     counts = {s.count for _, s in shards}
     if len(counts) > 1:
-        raise MergeRefused(f"the folders are shards of different splits ({', '.join(str(s) for _, s in shards)}): merge the K/N shards of one N")
+        raise MergeRefused(
+            f"the folders are shards of different splits ({', '.join(str(s) for _, s in shards)}): merge the K/N shards of one N"
+        )
     count = counts.pop()
     seen: dict[int, Path] = {}
     for folder, shard in shards:
@@ -112,24 +122,32 @@ def merge(folders: list[Path], output: Path) -> Merged:
         seen[shard.index] = folder
     missing = [f"{k}/{count}" for k in range(1, count + 1) if k not in seen]
     if missing:
-        raise MergeRefused(f"shard {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing: merge all {count} shards (a shard that failed: run it again)")
+        raise MergeRefused(
+            f"shard {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing: merge all {count} shards (a shard that failed: run it again)"
+        )
     graders: dict[str, Path] = {}
     for folder, shard in shards:
         for stored in ResultStore(folder).all():
             if not shard.holds(stored.student):
-                raise MergeRefused(f"{folder} holds {inert.terminal_text(stored.student)!r}, who is not in shard {shard}: the folder is not that shard's")
+                raise MergeRefused(
+                    f"{folder} holds {inert.terminal_text(stored.student)!r}, who is not in shard {shard}: the folder is not that shard's"
+                )
             if stored.student in results:
                 raise MergeRefused(f"student {inert.terminal_text(stored.student)!r} is in two shards")
             graders.setdefault(stored.grader, folder)
             results[stored.student] = (folder, stored)
     if len(graders) > 1:
-        raise MergeRefused(f"the shards were graded by different graders (hidden tests, reference, limits, engine or graded files differ): {', '.join(str(f) for f in graders.values())}")
+        raise MergeRefused(
+            f"the shards were graded by different graders (hidden tests, reference, limits, engine or graded files differ): {', '.join(str(f) for f in graders.values())}"
+        )
     class_folder = next(iter(classes.values()))
     output = Path(output)
     target = ResultStore(output)
     named = (output / CLASS_NAME).read_text(encoding="utf-8").strip() if (output / CLASS_NAME).is_file() else None
     if named is not None and named != class_folder:
-        raise MergeRefused(f"{output} holds the results of the class in {inert.terminal_text(named)}, not of {inert.terminal_text(class_folder)}: merge into a folder of its own")
+        raise MergeRefused(
+            f"{output} holds the results of the class in {inert.terminal_text(named)}, not of {inert.terminal_text(class_folder)}: merge into a folder of its own"
+        )
     if (output / SHARD_NAME).is_file():
         raise MergeRefused(f"{output} is a shard's results folder: merge into another folder")
     output.mkdir(parents=True, exist_ok=True)
@@ -140,4 +158,3 @@ def merge(folders: list[Path], output: Path) -> Merged:
             write_text_atomically(target.path(student), source.read_text(encoding="utf-8"))
     build_gradebook(target.all(sorted(results)), output / GRADEBOOK_NAME)
     return Merged(output, len(results), count)
-

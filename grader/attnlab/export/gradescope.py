@@ -114,7 +114,9 @@ def min_python(course: Course) -> str:
     return f"{lowest.group(1)}.{lowest.group(2)}" if lowest else "3.11"
 
 
-def build_autograder_zip(course: Course, out: Path, torch_version: str = "2.13.0", visibility: str = "visible") -> list[str]:
+def build_autograder_zip(
+    course: Course, out: Path, torch_version: str = "2.13.0", visibility: str = "visible"
+) -> list[str]:
     """Write Gradescope's autograder zip to ``out``; return the names it holds. ``visibility`` (one
     of ``VISIBILITIES``) is when students see the hidden tests' results."""
     if visibility not in VISIBILITIES:
@@ -176,13 +178,17 @@ def run(root: Path, visibility: str = "visible") -> dict:
         except NoExerciseFile as missing:
             names = ", ".join(f"{m}.py" for m in course.modules)
             found = "".join(f" Found and not graded: {line}." for line in missing.found)
-            results = _nothing_to_grade(f"No exercise file was found in your upload. Upload {names} (or the notebooks), at the top level or in one folder.{found}")
+            results = _nothing_to_grade(
+                f"No exercise file was found in your upload. Upload {names} (or the notebooks), at the top level or in one folder.{found}"
+            )
         except RosterError as problem:  # a notebook that is not one, say: the student can mend it
             results = _nothing_to_grade(f"Your upload could not be read: {problem}.")
     except GraderFailure:
         raise
     except Exception as error:  # noqa: BLE001 - Gradescope shows this file; a crash would show nothing
-        results = _nothing_to_grade(f"The autograder failed: {type(error).__name__}: {error}. Please tell your instructor.")
+        results = _nothing_to_grade(
+            f"The autograder failed: {type(error).__name__}: {error}. Please tell your instructor."
+        )
     write_json_atomically(results_path, results)
     return results
 

@@ -43,7 +43,14 @@ _KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "langu
 
 
 def _meta(grade_id: str, *, grade=False, solution=False, locked=False, points=None) -> dict:
-    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution, "task": False}
+    meta = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
     if points is not None:
         meta["points"] = points
     return {"nbgrader": meta}
@@ -60,7 +67,7 @@ def _hints_above_regions(source: str) -> str:
             out.append(line)
         elif stripped.startswith(HINT) and region_at is not None:
             indent = line[: len(line) - len(line.lstrip())]
-            pending.append(f"{indent}# Hint: {stripped[len(HINT):].strip()}")
+            pending.append(f"{indent}# Hint: {stripped[len(HINT) :].strip()}")
             out[region_at:region_at] = pending
             region_at += len(pending)
             pending = []
@@ -84,13 +91,17 @@ def hidden_items(course: Course, module: str) -> list[tuple[str, str, float]]:
     class Collector:
         @pytest.hookimpl(trylast=True)  # after GradingPlugin has checked names and shared out points
         def pytest_collection_modifyitems(self, config, items):
-            collected.extend((item.nodeid, grading.display_name(item), grading.item_points[item.nodeid]) for item in items)
+            collected.extend(
+                (item.nodeid, grading.display_name(item), grading.item_points[item.nodeid]) for item in items
+            )
 
     test_file = course.hidden_tests_dir / f"test_{module}.py"
     args = [*hidden_pytest_args(course, [test_file]), "--collect-only", "-q"]
     exit_code, output = run_captured(args, [grading, Collector()])
     if exit_code != pytest.ExitCode.OK or grading.internal_errors:
-        raise CourseError(f"cannot collect the hidden tests of {module}: {output.strip().splitlines()[-1:] or exit_code}")
+        raise CourseError(
+            f"cannot collect the hidden tests of {module}: {output.strip().splitlines()[-1:] or exit_code}"
+        )
     return collected
 
 
@@ -107,8 +118,12 @@ def notebook_for(course: Course, module: str, course_path: str):
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
         body = body[1:]
     definitions = [n for n in body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-    first_def = min((n.decorator_list[0].lineno if n.decorator_list else n.lineno) for n in definitions) if definitions else len(lines) + 1
-    header = "\n".join(lines[(body[0].lineno - 1 if body else 0): first_def - 1]).strip()
+    first_def = (
+        min((n.decorator_list[0].lineno if n.decorator_list else n.lineno) for n in definitions)
+        if definitions
+        else len(lines) + 1
+    )
+    header = "\n".join(lines[(body[0].lineno - 1 if body else 0) : first_def - 1]).strip()
     cells = [nbf.new_markdown_cell(f"# `{module}.py`\n\n{docstring}", metadata=_meta(f"lesson-{module}", locked=True))]
     earlier = list(course.modules_before(module))
     setup = ""
@@ -124,7 +139,12 @@ def notebook_for(course: Course, module: str, course_path: str):
         start = (node.decorator_list[0].lineno if node.decorator_list else node.lineno) - 1
         kind = "class" if isinstance(node, ast.ClassDef) else "function"
         doc = ast.get_docstring(node) or ""
-        cells.append(nbf.new_markdown_cell(f"## The {kind} `{node.name}`\n\n```text\n{doc}\n```", metadata=_meta(f"doc-{module}-{node.name}", locked=True)))
+        cells.append(
+            nbf.new_markdown_cell(
+                f"## The {kind} `{node.name}`\n\n```text\n{doc}\n```",
+                metadata=_meta(f"doc-{module}-{node.name}", locked=True),
+            )
+        )
         end = node.end_lineno
         # The closing ``### END SOLUTION`` is a comment, outside the syntax tree: take the indented
         # lines that follow the definition too.
@@ -134,13 +154,21 @@ def notebook_for(course: Course, module: str, course_path: str):
         cells.append(nbf.new_code_cell(code, metadata=_meta(f"{module}-{node.name}", solution=True)))
     public = public_test_cell(course, module)
     if public is not None:
-        cells.append(nbf.new_markdown_cell(
-            "## Check your work\n\nThe cell below runs the public tests, the worked examples: run it after your code. "
-            "They are not graded; the hidden tests below check much more.", metadata=_meta(f"public-{module}", locked=True)))
+        cells.append(
+            nbf.new_markdown_cell(
+                "## Check your work\n\nThe cell below runs the public tests, the worked examples: run it after your code. "
+                "They are not graded; the hidden tests below check much more.",
+                metadata=_meta(f"public-{module}", locked=True),
+            )
+        )
         cells.append(nbf.new_code_cell(public.strip(), metadata=_meta(f"public-tests-{module}", locked=True)))
-    cells.append(nbf.new_markdown_cell(
-        "## Hidden tests\n\nEach cell below is one hidden test of the course's grader, worth the points nbgrader shows. "
-        "They are run when your notebook is graded.", metadata=_meta(f"tests-{module}", locked=True)))
+    cells.append(
+        nbf.new_markdown_cell(
+            "## Hidden tests\n\nEach cell below is one hidden test of the course's grader, worth the points nbgrader shows. "
+            "They are run when your notebook is graded.",
+            metadata=_meta(f"tests-{module}", locked=True),
+        )
+    )
     for nodeid, name, points in hidden_items(course, module):
         grade_id = "test-" + re.sub(r"[^A-Za-z0-9_-]+", "_", nodeid.removeprefix(f"test_{module}.py::"))
         code = (
@@ -152,7 +180,11 @@ def notebook_for(course: Course, module: str, course_path: str):
             "    raise AssertionError(failure)\n"
             "### END HIDDEN TESTS"
         )
-        cells.append(nbf.new_code_cell(code, metadata=_meta(f"{module}-{grade_id}"[:120], grade=True, locked=True, points=round(points, 6))))
+        cells.append(
+            nbf.new_code_cell(
+                code, metadata=_meta(f"{module}-{grade_id}"[:120], grade=True, locked=True, points=round(points, 6))
+            )
+        )
     notebook = nbf.new_notebook(cells=cells, metadata={"kernelspec": _KERNELSPEC, "language_info": {"name": "python"}})
     return notebook
 
@@ -170,7 +202,9 @@ def export_course(course: Course, out: Path, assignment: str = "attnlab") -> lis
     if target.exists() and any(target.iterdir()):
         raise CourseError(f"{target} exists and is not empty; export to a new folder")
     target.mkdir(parents=True, exist_ok=True)
-    (out / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(course_id=re.sub(r"[^A-Za-z0-9_-]", "", course.root.name) or "attnlab"), encoding="utf-8")
+    (out / "nbgrader_config.py").write_text(
+        NBGRADER_CONFIG.format(course_id=re.sub(r"[^A-Za-z0-9_-]", "", course.root.name) or "attnlab"), encoding="utf-8"
+    )
     (target / "notebook_imports.py").write_text(NOTEBOOK_IMPORTS.read_text(encoding="utf-8"), encoding="utf-8")
     (target / f"{CHECKS_MODULE}.py").write_text(checks_module(), encoding="utf-8")
     written = []

@@ -98,7 +98,9 @@ def run_hidden_file(course: Course, test_file: str, namespace: dict) -> dict[str
     with _reference_view(course):
         reference = Reference(course)
         reference.preload([f for m in (*course.modules_before(module), module) for f in course.functions_in(m)])
-        plugin = run_suite(course, [course.hidden_tests_dir / test_file], NamespaceBackend(course, namespace, reference), reference)
+        plugin = run_suite(
+            course, [course.hidden_tests_dir / test_file], NamespaceBackend(course, namespace, reference), reference
+        )
     paid = pay_for_values(load_table(course.hidden_tests_dir), list(zip(plugin.nodeids, plugin.results)))
     return dict(zip(plugin.nodeids, paid))  # node ids relative to hidden_tests/, as exported
 

@@ -78,7 +78,9 @@ class _MissingNotebookLoader(importlib.abc.Loader):
                 raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
 
             def unavailable(*args, **kwargs):
-                raise RuntimeError(f"{name}.ipynb is not next to this notebook (in {folder}), so {name}.{attribute} cannot run here")
+                raise RuntimeError(
+                    f"{name}.ipynb is not next to this notebook (in {folder}), so {name}.{attribute} cannot run here"
+                )
 
             unavailable.__name__ = attribute
             return unavailable

@@ -30,7 +30,9 @@ def build_probe_book(course: Course) -> ProbeBook:
     missing = [library for module in course.modules for library in course.needs_of(module) if not _installed(library)]
     if missing:
         needed = ", ".join(sorted(set(missing)))
-        raise CourseError(f"the probe book needs {needed} to run the catalogue of every file: install it where attnlab stubs runs")
+        raise CourseError(
+            f"the probe book needs {needed} to run the catalogue of every file: install it where attnlab stubs runs"
+        )
     with reference_names(course):
         reference = Reference(course)
         try:

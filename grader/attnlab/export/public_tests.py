@@ -58,7 +58,9 @@ def _body(module) -> list[str]:
     for node in tree.body:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             continue
-        if isinstance(node, ast.ImportFrom) and (node.module == "__future__" or (node.module or "").startswith("attnlab")):
+        if isinstance(node, ast.ImportFrom) and (
+            node.module == "__future__" or (node.module or "").startswith("attnlab")
+        ):
             continue
         start = node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno
         kept.append("\n".join(source.splitlines()[start - 1 : node.end_lineno]))
@@ -89,7 +91,9 @@ class _Rewrite(ast.NodeTransformer):
     def visit_Attribute(self, node):
         if isinstance(node.value, ast.Name) and node.value.id == "pytest":
             if node.attr != "importorskip":
-                raise CourseError(f"{self.path} uses pytest.{node.attr}, which a notebook cannot run: use plain asserts or attnlab.expect")
+                raise CourseError(
+                    f"{self.path} uses pytest.{node.attr}, which a notebook cannot run: use plain asserts or attnlab.expect"
+                )
             return ast.copy_location(ast.Name("importorskip", ast.Load()), node)
         return self.generic_visit(node)
 
@@ -130,7 +134,9 @@ def public_test_cell(course: Course, module: str) -> str | None:
             continue
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("attnlab"):
             if node.module != "attnlab.expect":
-                raise CourseError(f"{path} imports {node.module}, which the notebooks do not have (only attnlab.expect's checks)")
+                raise CourseError(
+                    f"{path} imports {node.module}, which the notebooks do not have (only attnlab.expect's checks)"
+                )
             checks.update(alias.name for alias in node.names)
             continue
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):

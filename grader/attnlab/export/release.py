@@ -33,12 +33,37 @@ NOT_COPIED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 # What ``attnlab check``, ``attnlab quiz take`` and the public tests import, and nothing else: the
 # release test imports every shipped module from the installed bundle, so a missing one fails it.
 STUDENT_ENGINE = (
-    "__init__.py", "cli.py", "errors.py", "options.py", "console.py", "inert.py", "atomic.py",
-    "course.py", "reference.py", "misconceptions.py", "wire.py", "wording.py",
-    "intake/__init__.py", "intake/roster.py", "intake/misnamed.py", "intake/solution_code.py", "intake/uploads.py",
-    "pytest_runs.py", "expect.py", "differences.py", "check", "quiz",
-    "export/__init__.py", "export/stubs.py", "export/sheets/__init__.py", "export/sheets/options.py", "export/quiz",
-    "sandbox/__init__.py", "sandbox/inside/__init__.py", "sandbox/inside/module_harness.py", "sandbox/inside/import_rule.py",
+    "__init__.py",
+    "cli.py",
+    "errors.py",
+    "options.py",
+    "console.py",
+    "inert.py",
+    "atomic.py",
+    "course.py",
+    "reference.py",
+    "misconceptions.py",
+    "wire.py",
+    "wording.py",
+    "intake/__init__.py",
+    "intake/roster.py",
+    "intake/misnamed.py",
+    "intake/solution_code.py",
+    "intake/uploads.py",
+    "pytest_runs.py",
+    "expect.py",
+    "differences.py",
+    "check",
+    "quiz",
+    "export/__init__.py",
+    "export/stubs.py",
+    "export/sheets/__init__.py",
+    "export/sheets/options.py",
+    "export/quiz",
+    "sandbox/__init__.py",
+    "sandbox/inside/__init__.py",
+    "sandbox/inside/module_harness.py",
+    "sandbox/inside/import_rule.py",
 )
 # Lines shorter than this (``return out``, ``d = x.shape[-1]``) are too common to call a leak.
 _SHORTEST_LEAK = 24
@@ -113,7 +138,9 @@ def student_pyproject(text: str) -> str:
     if re.search(r"^testpaths\s*=.*$", text, re.M):
         return re.sub(r"^testpaths\s*=.*$", public, text, count=1, flags=re.M)
     if re.search(r"^\[tool\.pytest\.ini_options\]\s*$", text, re.M):
-        return re.sub(r"^\[tool\.pytest\.ini_options\]\s*$", f"[tool.pytest.ini_options]\n{public}", text, count=1, flags=re.M)
+        return re.sub(
+            r"^\[tool\.pytest\.ini_options\]\s*$", f"[tool.pytest.ini_options]\n{public}", text, count=1, flags=re.M
+        )
     return text.rstrip("\n") + f"\n\n[tool.pytest.ini_options]\n{public}\n"
 
 
@@ -172,8 +199,10 @@ def scan(course: Course, folder: Path) -> list[str]:
     secret = solution_lines(course)
     # A hidden test renamed or pasted elsewhere is still found by its test definitions.
     hidden_defs = {
-        line.strip() for path in course.hidden_tests_dir.glob("test_*.py")
-        for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("def test_")
+        line.strip()
+        for path in course.hidden_tests_dir.glob("test_*.py")
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.startswith("def test_")
     }
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         relative = path.relative_to(folder)
@@ -187,7 +216,9 @@ def scan(course: Course, folder: Path) -> list[str]:
             text = path.read_text(encoding="utf-8", errors="replace")
             found = sorted(line for line in secret if line in text)
             if found:
-                leaks.append(f"{relative}: holds {count(len(found), 'line')} of the reference solutions, e.g. {found[0]!r}")
+                leaks.append(
+                    f"{relative}: holds {count(len(found), 'line')} of the reference solutions, e.g. {found[0]!r}"
+                )
             tests = sorted(line for line in hidden_defs if line in text)
             if tests:
                 leaks.append(f"{relative}: holds {count(len(tests), 'hidden test')}, e.g. {tests[0]!r}")
@@ -196,7 +227,8 @@ def scan(course: Course, folder: Path) -> list[str]:
     # What the course tells students must lead to a file they have; the engine's own source is
     # checked against the project it cites (tests/test_citations.py).
     course_files = [
-        p for p in sorted(folder.rglob("*"))
+        p
+        for p in sorted(folder.rglob("*"))
         if p.is_file() and p.suffix in citations.TEXT_SUFFIXES and p.relative_to(folder).parts[0] != "grader"
     ]
     leaks.extend(citations.missing(course_files, folder))
@@ -217,7 +249,9 @@ def _quiz_problems(path: Path) -> list[str]:
         for index, question in enumerate(data.get("questions") or []):
             extra = sorted(set(question) - set(EXAM_FIELDS)) if isinstance(question, dict) else ["(not a question)"]
             if extra:
-                found.append(f"exam question {index} holds {', '.join(extra)}: an exam copy holds nothing to check against")
+                found.append(
+                    f"exam question {index} holds {', '.join(extra)}: an exam copy holds nothing to check against"
+                )
         texts = [text for student in (data.get("students") or {}).values() for text in student]
         if any(not isinstance(text, dict) or set(text) != {"prompt", "options"} for text in texts):
             found.append("an exam copy's student entries hold more than prompts and options")
@@ -295,7 +329,9 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
             (staging / "quizzes" / f"{path.stem}.json").write_text(json.dumps(practice, indent=1), encoding="utf-8")
             if roster:  # an exam copy holds each rostered student's questions as text
                 exam = student_copy.build(quiz, "exam", factory, list(roster))
-                (staging / "quizzes" / f"{path.stem}.exam.json").write_text(json.dumps(exam, indent=1), encoding="utf-8")
+                (staging / "quizzes" / f"{path.stem}.exam.json").write_text(
+                    json.dumps(exam, indent=1), encoding="utf-8"
+                )
         files = ", ".join(f"`{m}.py`" for m in course.modules)
         has_contract = (course.root / CONTRACT_PAGE).is_file()
         contract = README_CONTRACT.format(page=CONTRACT_PAGE.as_posix()) if has_contract else ""
@@ -304,7 +340,9 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
         (staging / "README.md").write_text(readme, encoding="utf-8")
         leaks = scan(course, staging)
         if leaks:
-            raise ReleaseError(f"the release would leak: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else ""))
+            raise ReleaseError(
+                f"the release would leak: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else "")
+            )
         if out.exists():
             out.rmdir()
         _as_a_new_folder(staging)

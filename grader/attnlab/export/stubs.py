@@ -71,7 +71,9 @@ def solution_regions(source: str, filename: str) -> list[Region]:
             function = f"{owner}.{match.group(1)}" if method else match.group(1)
         if stripped.startswith(BEGIN):
             if region_start is not None:
-                raise StubError(f"{filename}:{lineno}: nested {BEGIN!r} (the region opened at line {region_start} is not closed)")
+                raise StubError(
+                    f"{filename}:{lineno}: nested {BEGIN!r} (the region opened at line {region_start} is not closed)"
+                )
             region_start, hints = lineno, []
             indent = line[: len(line) - len(line.lstrip())]
         elif stripped.startswith(END):
@@ -80,7 +82,7 @@ def solution_regions(source: str, filename: str) -> list[Region]:
             regions.append(Region(function, region_start, lineno, indent, tuple(hints)))
             region_start = None
         elif region_start is not None and stripped.startswith(HINT):
-            hints.append(stripped[len(HINT):].strip())
+            hints.append(stripped[len(HINT) :].strip())
     if region_start is not None:
         raise StubError(f"{filename}:{region_start}: {BEGIN!r} is never closed by {END!r}")
     return regions

@@ -24,7 +24,15 @@ from pathlib import Path
 from attnlab import wire
 from attnlab.answer_room import AnswerRoom, wire_bytes
 from attnlab.course import Course, CourseError
-from attnlab.outcomes import CallTimedOut, ImportFailed, NotImplementedYet, OutOfMemory, StudentError, SubmissionProblem, WorkerCrashed
+from attnlab.outcomes import (
+    CallTimedOut,
+    ImportFailed,
+    NotImplementedYet,
+    OutOfMemory,
+    StudentError,
+    SubmissionProblem,
+    WorkerCrashed,
+)
 from attnlab.reference import Reference
 from attnlab.sandbox.deadlines import Budget
 from attnlab.sandbox.host import ForkServer, Limits
@@ -72,7 +80,16 @@ class Backend:
     def __init__(self, course: Course, submission: Path, reference: Reference):
         self.course, self.submission, self.reference = course, submission, reference
 
-    def run(self, function: str, args: tuple, kwargs: dict, *, measure_memory: bool = False, return_inputs: bool = False, memory_budget: int | None = None) -> CallResult:
+    def run(
+        self,
+        function: str,
+        args: tuple,
+        kwargs: dict,
+        *,
+        measure_memory: bool = False,
+        return_inputs: bool = False,
+        memory_budget: int | None = None,
+    ) -> CallResult:
         """Call ``function``. ``memory_budget`` (with ``measure_memory``) is the peak the calling
         test allows; only a recording backend uses it."""
         raise NotImplementedError
@@ -92,16 +109,28 @@ class Backend:
 class SandboxBackend(Backend):
     """One forked worker per function of the submission, restarted after a timeout or crash."""
 
-    def __init__(self, course: Course, submission: Path, reference: Reference, limits: Limits | None = None, fork_server: ForkServer | None = None, answer_cache: AnswerCache | None = None):
+    def __init__(
+        self,
+        course: Course,
+        submission: Path,
+        reference: Reference,
+        limits: Limits | None = None,
+        fork_server: ForkServer | None = None,
+        answer_cache: AnswerCache | None = None,
+    ):
         super().__init__(course, submission, reference)
         self._answer_cache = answer_cache
         self.limits = limits or Limits()
         self._owns_server = fork_server is None
         environment = SandboxEnvironment.for_course(course)
         if fork_server is not None and not fork_server.environment.covers(environment):
-            raise CourseError(f"the sandbox was started for other libraries ({', '.join(fork_server.environment.libraries)}) than this course lets students import ({', '.join(environment.libraries)})")
+            raise CourseError(
+                f"the sandbox was started for other libraries ({', '.join(fork_server.environment.libraries)}) than this course lets students import ({', '.join(environment.libraries)})"
+            )
         self.server = fork_server or ForkServer(environment)
-        self.server.sandbox_mode.close_to_workers((course.solutions_dir, course.hidden_tests_dir))  # before any worker starts
+        self.server.sandbox_mode.close_to_workers(
+            (course.solutions_dir, course.hidden_tests_dir)
+        )  # before any worker starts
         self.mode = self.server.mode
         # One memory budget for all of the submission's processes: the slot's control group, or
         # where the machine has none for this grader, a watch that adds up what they hold.
@@ -156,9 +185,20 @@ class SandboxBackend(Backend):
             staged = self.staged_submission()
             self.room_for_a_worker()
             try:
-                worker = WorkerProcess(self.server, staged, module, function, self.course.standins_for(function), self.limits, self._answer_cache, self.course.needs_of(module), import_answers=self.answer_for(function))
-            except SubmissionProblem as problem:
+                worker = WorkerProcess(
+                    self.server,
+                    staged,
+                    module,
+                    function,
+                    self.course.standins_for(function),
+                    self.limits,
+                    self._answer_cache,
+                    self.course.needs_of(module),
+                    import_answers=self.answer_for(function),
+                )
+            except SubmissionProblem as raised:
                 # Unimportable, or an import that hangs or crashes: deterministic, so not tried again.
+                problem = raised
                 over = self._over_budget()
                 if over is not None:
                     problem = OutOfMemory(f"{module}.py could not be imported: it ran out of memory: {over}")
@@ -167,7 +207,9 @@ class SandboxBackend(Backend):
             over = self._over_budget(now=True)
             if over is not None:  # what its import holds, with the rest, is past the budget
                 worker.close()
-                self._import_failures[module] = OutOfMemory(f"{module}.py could not be imported: it ran out of memory: {over}")
+                self._import_failures[module] = OutOfMemory(
+                    f"{module}.py could not be imported: it ran out of memory: {over}"
+                )
                 raise self._import_failures[module]
             self._workers[function] = worker
         return worker
@@ -241,7 +283,9 @@ class SandboxBackend(Backend):
         except WorkerCrashed as crash:
             over = self._over_budget()
             if over is not None:
-                raise OutOfMemory(f"{function or crash.function or 'a function'} ran out of memory: {over}", crash.function) from None
+                raise OutOfMemory(
+                    f"{function or crash.function or 'a function'} ran out of memory: {over}", crash.function
+                ) from None
             raise
         except CallTimedOut as problem:
             # A timeout under another account says nothing of the live run's earlier tests, which
@@ -264,7 +308,9 @@ class SandboxBackend(Backend):
             message = self._seeded_timeouts.pop((function, _arguments_digest(args, kwargs)), None)
             if message is not None:
                 self.live.timed_out[function] = message
-                self.charge(self.limits.call_seconds, self.limits.call_seconds)  # the deadline a live run alone waits out
+                self.charge(
+                    self.limits.call_seconds, self.limits.call_seconds
+                )  # the deadline a live run alone waits out
                 raise CallTimedOut(message, function)
         if measure_memory:
             return self._run_measured(function, args, kwargs, return_inputs)
@@ -296,10 +342,24 @@ class SandboxBackend(Backend):
         self.fresh_processes()
         staged = self.staged_submission()
         try:
-            worker = WorkerProcess(self.server, staged, module, function, self.course.standins_for(function), self.limits, self._answer_cache, self.course.needs_of(module), import_answers=self.answer_for(function), measured=True)
+            worker = WorkerProcess(
+                self.server,
+                staged,
+                module,
+                function,
+                self.course.standins_for(function),
+                self.limits,
+                self._answer_cache,
+                self.course.needs_of(module),
+                import_answers=self.answer_for(function),
+                measured=True,
+            )
         except ImportFailed as problem:
             self.server.end_measured()
-            raise StudentError(f"{function}'s memory is measured in a process of its own, which may start no process and open no file for writing; there {problem.message}", function) from None
+            raise StudentError(
+                f"{function}'s memory is measured in a process of its own, which may start no process and open no file for writing; there {problem.message}",
+                function,
+            ) from None
         except SubmissionProblem:
             self.server.end_measured()
             raise
@@ -372,7 +432,9 @@ class SandboxBackend(Backend):
             if refused is not None:
                 self.live.timed_out.setdefault(function, refused)
 
-    def run_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None) -> list[CallResult]:
+    def run_batch(
+        self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None
+    ) -> list[CallResult]:
         """Several calls ``(function, args, kwargs, return_inputs)`` of one function in one round
         trip, in the live worker (its stand-ins answered by the reference). The first call that
         fails raises its outcome, as ``run`` would. ``framed``: the calls' message from
@@ -434,7 +496,9 @@ class InProcessBackend(Backend):
                 spec.loader.exec_module(loaded)  # its plain imports find the reference modules
                 self._modules[module] = loaded
             except BaseException as error:  # noqa: BLE001 - the student's import problem, reported as theirs
-                self._modules[module] = ImportFailed(f"{module}.py could not be imported: {type(error).__name__}: {error}")
+                self._modules[module] = ImportFailed(
+                    f"{module}.py could not be imported: {type(error).__name__}: {error}"
+                )
         loaded = self._modules[module]
         if isinstance(loaded, ImportFailed):
             raise loaded
@@ -479,15 +543,21 @@ class InProcessBackend(Backend):
             with contextlib.redirect_stdout(self._output):
                 result = as_called(target)(*args, **kwargs)
         except NotImplementedError as error:
-            raise NotImplementedYet(f"{function} is not implemented yet (it raised NotImplementedError: {error})") from None
+            raise NotImplementedYet(
+                f"{function} is not implemented yet (it raised NotImplementedError: {error})"
+            ) from None
         except MemoryError:
             raise OutOfMemory(f"{function} ran out of memory") from None
         except RecursionError as error:
             raise WorkerCrashed(f"{function} crashed: {error}") from None
         except Exception as error:  # noqa: BLE001 - the student's exception becomes their test's failure
-            frames = [f for f in traceback.extract_tb(error.__traceback__) if self._is_student_frame(f.filename, module)]
+            frames = [
+                f for f in traceback.extract_tb(error.__traceback__) if self._is_student_frame(f.filename, module)
+            ]
             where = "".join(f"\n    {Path(f.filename).name}:{f.lineno} in {f.name}: {f.line}" for f in frames)
-            raise StudentError(f"{function} raised {type(error).__name__}: {error}{where}", error_type=type(error).__name__) from None
+            raise StudentError(
+                f"{function} raised {type(error).__name__}: {error}{where}", error_type=type(error).__name__
+            ) from None
         finally:
             namespace.update(siblings)
         return result, args, kwargs

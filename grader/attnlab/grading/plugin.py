@@ -91,7 +91,16 @@ class GradingProfile:
 class GradingPlugin(GradingProfile):
     """Registered with ``pytest.main(plugins=[...])`` for one submission."""
 
-    def __init__(self, course: Course, reference: Reference, student: StudentProxy, points: dict[tuple[str, str], float], take_output, catalogue: Catalogue | None = None, decided: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        course: Course,
+        reference: Reference,
+        student: StudentProxy,
+        points: dict[tuple[str, str], float],
+        take_output,
+        catalogue: Catalogue | None = None,
+        decided: frozenset[str] = frozenset(),
+    ):
         self.course, self.points = course, points
         self.catalogue = catalogue if catalogue is not None else Catalogue()
         self._reference, self._student, self._take_output = reference, student, take_output
@@ -119,12 +128,16 @@ class GradingPlugin(GradingProfile):
         for item in items:
             key = (item.path.stem, item.originalname)
             if key not in self.points:
-                self._stop_for(f"hidden test {key[0]}.{key[1]} has no points: add `{key[1]} = POINTS` under [{key[0]}] in {self.course.hidden_tests_dir / 'points.toml'}")
+                self._stop_for(
+                    f"hidden test {key[0]}.{key[1]} has no points: add `{key[1]} = POINTS` under [{key[0]}] in {self.course.hidden_tests_dir / 'points.toml'}"
+                )
             self.item_points[item.nodeid] = self.points[key] / cases[key]
             name = self.display_name(item)
             function = name.split(":", 1)[0].strip()
             if ":" not in name or function not in {f.name for f in self.course.functions}:
-                self._stop_for(f"hidden test {key[0]}.{key[1]}: its docstring must start with 'function: property' naming a function of the course, e.g. \"{self._example_function(key[0])}: rows sum to 1\" (got {name!r})")
+                self._stop_for(
+                    f"hidden test {key[0]}.{key[1]}: its docstring must start with 'function: property' naming a function of the course, e.g. \"{self._example_function(key[0])}: rows sum to 1\" (got {name!r})"
+                )
             functions[key] = function
         self._check_payers(functions)
         if self._decided:
@@ -136,8 +149,14 @@ class GradingPlugin(GradingProfile):
         """A property test is paid with values tests of its own function (``points.pay_for_values``)."""
         for (file_stem, test), payers in load_table(self.course.hidden_tests_dir).paid_with.items():
             for payer in payers:
-                if (file_stem, test) in functions and (file_stem, payer) in functions and functions[(file_stem, payer)] != functions[(file_stem, test)]:
-                    self._stop_for(f"hidden test {file_stem}.{test} tests {functions[(file_stem, test)]} but is paid with {payer}, a test of {functions[(file_stem, payer)]}: a property is paid with the values of its own function")
+                if (
+                    (file_stem, test) in functions
+                    and (file_stem, payer) in functions
+                    and functions[(file_stem, payer)] != functions[(file_stem, test)]
+                ):
+                    self._stop_for(
+                        f"hidden test {file_stem}.{test} tests {functions[(file_stem, test)]} but is paid with {payer}, a test of {functions[(file_stem, payer)]}: a property is paid with the values of its own function"
+                    )
 
     def _stop_for(self, problem: str) -> None:
         """Stop the session for a problem of the course itself: pytest says it in one line
@@ -146,7 +165,11 @@ class GradingPlugin(GradingProfile):
         raise pytest.UsageError(problem)
 
     def _example_function(self, test_file: str) -> str:
-        functions = self.course.functions_in(test_file.removeprefix("test_")) if test_file.removeprefix("test_") in self.course.modules else []
+        functions = (
+            self.course.functions_in(test_file.removeprefix("test_"))
+            if test_file.removeprefix("test_") in self.course.modules
+            else []
+        )
         return (functions or [f.name for f in self.course.functions] or ["function"])[0]
 
     @staticmethod
@@ -174,15 +197,21 @@ class GradingPlugin(GradingProfile):
         for function, failed in self._failed.items():
             if not any(m.function == function for m in self.catalogue):
                 continue
-            probed = run_probes(function, self._student.probe, self.catalogue) if probes_of(function, self.catalogue) else []
+            probed = (
+                run_probes(function, self._student.probe, self.catalogue) if probes_of(function, self.catalogue) else []
+            )
             if probed is None:
                 continue
-            mistake = identify(self.catalogue, function, [c for _, calls in failed for c in calls], self._reference, probed)
+            mistake = identify(
+                self.catalogue, function, [c for _, calls in failed for c in calls], self._reference, probed
+            )
             if mistake is None:
                 continue
             for index, _ in failed:
                 result = self.results[index]
-                self.results[index] = dataclasses.replace(result, misconception=mistake.id, feedback=_named_feedback(mistake, result.feedback))
+                self.results[index] = dataclasses.replace(
+                    result, misconception=mistake.id, feedback=_named_feedback(mistake, result.feedback)
+                )
 
     def pytest_runtest_setup(self, item) -> None:
         self._student.start_test()

@@ -37,7 +37,9 @@ def check_submission(course: Course, submission: Path) -> Path:
     if not submission.exists():
         raise SubmissionError(f"{submission}: no such folder")
     if not submission.is_dir():
-        raise SubmissionError(f"{submission}: not a folder (a submission is a folder of exercise files, or a .zip of one)")
+        raise SubmissionError(
+            f"{submission}: not a folder (a submission is a folder of exercise files, or a .zip of one)"
+        )
     expected = [f"{m}.py" for m in course.modules]
     if not any((submission / name).is_file() for name in expected):
         raise SubmissionError(f"{submission}: not a submission (none of {', '.join(expected)} is in it)")
@@ -59,13 +61,37 @@ def hidden_test_files(course: Course, only: list[str] | None = None) -> list[Pat
 def hidden_pytest_args(course: Course, test_files: list[Path]) -> list[str]:
     """pytest's arguments for hidden test files: the engine's own settings, rooted in hidden_tests/
     (so node ids read ``test_softmax.py::test_values``)."""
-    return [*map(str, test_files), "-c", str(PYTEST_INI), "--rootdir", str(course.hidden_tests_dir), "-p", "no:cacheprovider"]
+    return [
+        *map(str, test_files),
+        "-c",
+        str(PYTEST_INI),
+        "--rootdir",
+        str(course.hidden_tests_dir),
+        "-p",
+        "no:cacheprovider",
+    ]
 
 
-def run_suite(course: Course, test_files: list[Path], backend: Backend, reference: Reference, *, decided: frozenset[str] = frozenset(), extra_plugins: tuple = ()) -> GradingPlugin:
+def run_suite(
+    course: Course,
+    test_files: list[Path],
+    backend: Backend,
+    reference: Reference,
+    *,
+    decided: frozenset[str] = frozenset(),
+    extra_plugins: tuple = (),
+) -> GradingPlugin:
     """Run the hidden tests (but not the ``decided`` ones) against ``backend``'s submission."""
     student = StudentProxy(backend, [f.name for f in course.functions])
-    plugin = GradingPlugin(course, reference, student, load_points(course.hidden_tests_dir), backend.take_output, load_catalogue(course, [f.stem.removeprefix("test_") for f in test_files]), decided)
+    plugin = GradingPlugin(
+        course,
+        reference,
+        student,
+        load_points(course.hidden_tests_dir),
+        backend.take_output,
+        load_catalogue(course, [f.stem.removeprefix("test_") for f in test_files]),
+        decided,
+    )
     # No assertion rewriting and no pytest tracebacks: hidden tests report through expect_* messages,
     # and formatting a source-annotated traceback for every failure slowed a failing submission down.
     args = [*hidden_pytest_args(course, test_files), "--assert=plain", "--tb=no", "-q"]
@@ -87,7 +113,9 @@ def load_hidden_tests(course: Course, only: list[str] | None = None) -> None:
     light = [m for m in course.modules if (not only or m in only) and not course.needs_of(m)]
     if light:
         # With grading's hypothesis settings in force as the modules are imported (GradingProfile).
-        run_captured([*hidden_pytest_args(course, hidden_test_files(course, light)), "--collect-only", "-q"], [GradingProfile()])
+        run_captured(
+            [*hidden_pytest_args(course, hidden_test_files(course, light)), "--collect-only", "-q"], [GradingProfile()]
+        )
 
 
 def grade(
@@ -121,7 +149,9 @@ def grade(
     elif in_process:
         backend = InProcessBackend(course, submission, reference)
     else:
-        backend = SandboxBackend(course, submission, reference, limits=limits, fork_server=fork_server, answer_cache=answer_cache)
+        backend = SandboxBackend(
+            course, submission, reference, limits=limits, fork_server=fork_server, answer_cache=answer_cache
+        )
     try:
         decided: dict[str, TestResult] = {}
         order: list[str] = []
@@ -147,10 +177,18 @@ def grade(
     nodeids = [n for n in order if n in merged] + [n for n in merged if n not in in_order]
     # Where both paths' results meet: a property is paid only with the values it is about.
     tests = pay_for_values(load_table(course.hidden_tests_dir), [(n, merged[n]) for n in nodeids])
-    return GradeReport(submission=str(submission), tests=tuple(tests), sandbox=backend.mode, duration=time.perf_counter() - started)
+    return GradeReport(
+        submission=str(submission), tests=tuple(tests), sandbox=backend.mode, duration=time.perf_counter() - started
+    )
 
 
-def grade_entry(course: Course, entry: Entry, scratch_kind: str = "attnlab-stage", grade_folder: Callable[[Path], GradeReport] | None = None, pick: str | None = None) -> GradeReport:
+def grade_entry(
+    course: Course,
+    entry: Entry,
+    scratch_kind: str = "attnlab-stage",
+    grade_folder: Callable[[Path], GradeReport] | None = None,
+    pick: str | None = None,
+) -> GradeReport:
     """Stage ``entry``'s exercise files in a scratch folder (``lifecycle.scratch_prefix`` of
     ``scratch_kind``: a killed run's copy is removed by the next), grade them with
     ``grade_folder`` (default: ``grade(course, folder)``), and label the report with the entry as
@@ -164,4 +202,6 @@ def grade_entry(course: Course, entry: Entry, scratch_kind: str = "attnlab-stage
         staged = stage_submission(entry, course, Path(scratch), pick)
         report = grade_folder(staged.folder) if grade_folder is not None else grade(course, staged.folder)
     notes = (*entry.notes, *report.notes, *staged.notes)
-    return dataclasses.replace(report, submission=shown(entry.source), notes=notes, not_graded=(*report.not_graded, *staged.not_graded))
+    return dataclasses.replace(
+        report, submission=shown(entry.source), notes=notes, not_graded=(*report.not_graded, *staged.not_graded)
+    )

@@ -65,7 +65,9 @@ def survey(folder: Path, course: Course, assignment: str | None = None) -> Class
     if (folder / "submission_metadata.yml").is_file():
         entries = _gradescope_entries(folder)
     elif (folder / "submitted").is_dir() or folder.name == "submitted":
-        entries = _nbgrader_entries(folder if folder.name == "submitted" else folder / "submitted", assignment, not_graded)
+        entries = _nbgrader_entries(
+            folder if folder.name == "submitted" else folder / "submitted", assignment, not_graded
+        )
     else:
         entries = _plain_entries(folder, not_graded)
     return ClassFolder(sorted(_one_per_student(entries, not_graded, folder), key=lambda e: e.student), not_graded)
@@ -83,7 +85,9 @@ def _plain_entries(folder: Path, not_graded: list[str]) -> list[Entry]:
         elif path.is_dir() and not path.is_symlink() and (path / "submission_metadata.yml").is_file():
             entries += _gradescope_entries(path)  # an export dropped into the class: its submissions, each a student
         elif is_zip and zip_holds(path, "submission_metadata.yml"):
-            not_graded.append(f"{name}: not graded: a Gradescope export; unzip it in the class folder and its submissions are graded")
+            not_graded.append(
+                f"{name}: not graded: a Gradescope export; unzip it in the class folder and its submissions are graded"
+            )
         else:
             stem, copy = without_copy_suffix(path.stem if is_zip else path.name)
             entries.append(Entry(safe_id(stem), path, copy=copy))
@@ -135,7 +139,9 @@ def _one_per_student(entries: list[Entry], not_graded: list[str], folder: Path) 
         if len(group) == 1:
             kept.append(group[0])
             continue
-        bases = {without_copy_suffix(e.source.stem if e.source.suffix.lower() == ".zip" else e.source.name)[0] for e in group}
+        bases = {
+            without_copy_suffix(e.source.stem if e.source.suffix.lower() == ".zip" else e.source.name)[0] for e in group
+        }
         if len(bases) == 1 and any(e.copy for e in group):
             timed = sorted(((saved_at(e.source), e.copy, e) for e in group), key=lambda item: item[:2], reverse=True)
             if timed[0][:2] != timed[1][:2]:
@@ -143,7 +149,9 @@ def _one_per_student(entries: list[Entry], not_graded: list[str], folder: Path) 
                 continue
         names = " and ".join(repr(where(e)) for e in group)
         for entry in group:
-            not_graded.append(f"{where(entry)}: not graded: {names} would both be student {entry.student!r} (one results file): rename one, or remove one")
+            not_graded.append(
+                f"{where(entry)}: not graded: {names} would both be student {entry.student!r} (one results file): rename one, or remove one"
+            )
     return kept
 
 
@@ -154,7 +162,9 @@ def _newest_upload(timed: list[tuple[float, int, Entry]], not_graded: list[str])
     tie = " (saved at the same time: the later copy)" if timed[0][0] == timed[1][0] else ""
     older = [f"{shown(e.source.name)!r} (saved {_when(t)})" for t, _, e in timed[1:]]
     for t, _, entry in timed[1:]:
-        not_graded.append(f"{shown(entry.source.name)}: not graded: an earlier upload of {newest.student} than {shown(newest.source.name)!r}{tie}")
+        not_graded.append(
+            f"{shown(entry.source.name)}: not graded: an earlier upload of {newest.student} than {shown(newest.source.name)!r}{tie}"
+        )
     note = f"graded your upload {shown(newest.source.name)!r} (saved {_when(timed[0][0])}), the newest{tie}; not graded: {', '.join(older)}"
     return dataclasses.replace(newest, notes=(*newest.notes, note))
 
@@ -170,7 +180,10 @@ def _nbgrader_entries(submitted: Path, assignment: str | None, not_graded: list[
             assignments = [p for p in assignments if p.name == assignment]
         if assignments:
             entries.append(Entry(safe_id(student.name), assignments[-1]))
-            not_graded += [f"{shown(student.name)}/{shown(a.name)}: not graded: {shown(assignments[-1].name)} is newer (--assignment names one)" for a in assignments[:-1]]
+            not_graded += [
+                f"{shown(student.name)}/{shown(a.name)}: not graded: {shown(assignments[-1].name)} is newer (--assignment names one)"
+                for a in assignments[:-1]
+            ]
     return entries
 
 
@@ -182,7 +195,9 @@ def _gradescope_entries(export: Path) -> list[Entry]:
     except yaml.YAMLError as error:
         raise RosterError(f"{export / 'submission_metadata.yml'}: not valid YAML ({error.problem})") from None
     if not isinstance(metadata, dict):
-        raise RosterError(f"{export / 'submission_metadata.yml'}: not a Gradescope export's metadata (no submission_<id>: entries)")
+        raise RosterError(
+            f"{export / 'submission_metadata.yml'}: not a Gradescope export's metadata (no submission_<id>: entries)"
+        )
     entries = []
     for key, info in sorted(metadata.items(), key=lambda item: str(item[0])):
         if not (export / str(key)).is_dir():
@@ -191,7 +206,9 @@ def _gradescope_entries(export: Path) -> list[Entry]:
         submitters = info.get(":submitters") or info.get("submitters") or []
         submitters = submitters if isinstance(submitters, list) else []
         # A group submission is every member's: each gets the group's result under their own id.
-        known = {_gradescope_id(s): _gradescope_email(s) for s in submitters if isinstance(s, dict) and _gradescope_id(s)}
+        known = {
+            _gradescope_id(s): _gradescope_email(s) for s in submitters if isinstance(s, dict) and _gradescope_id(s)
+        }
         for student, email in (known or {str(key): None}).items():
             also = (email,) if email and email != student else ()
             entries.append(Entry(safe_id(student), export / str(key), also=also))

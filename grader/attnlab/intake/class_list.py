@@ -28,8 +28,32 @@ from attnlab.intake.roster import RosterError, safe_id
 MAX_ROSTER_BYTES = 16 * 1024 * 1024
 """A roster of a hundred thousand students is a few megabytes."""
 
-_ID_COLUMNS = ("id", "sis user id", "sis_user_id", "student id", "studentid", "student number", "sid", "id number", "idnumber", "user id", "canvas id")
-_ID_PREFERRED = ("sis user id", "sis_user_id", "student id", "studentid", "student number", "sid", "id number", "idnumber", "id", "user id", "canvas id")
+_ID_COLUMNS = (
+    "id",
+    "sis user id",
+    "sis_user_id",
+    "student id",
+    "studentid",
+    "student number",
+    "sid",
+    "id number",
+    "idnumber",
+    "user id",
+    "canvas id",
+)
+_ID_PREFERRED = (
+    "sis user id",
+    "sis_user_id",
+    "student id",
+    "studentid",
+    "student number",
+    "sid",
+    "id number",
+    "idnumber",
+    "id",
+    "user id",
+    "canvas id",
+)
 """Which id column wins where a header has several: Canvas's ``ID`` is its own user number, which
 no other tool knows; its ``SIS User ID`` is the school's."""
 _COLUMNS = {
@@ -103,7 +127,9 @@ def _read_bytes(path: Path) -> bytes:
     if len(raw) > MAX_ROSTER_BYTES:
         raise RosterError(f"{path}: too large for a roster (over {MAX_ROSTER_BYTES >> 20} MiB)")
     if raw.startswith(b"PK\x03\x04"):
-        raise RosterError(f"{path}: a spreadsheet workbook, not a text file: save it as CSV (a class list with a header), or give a plain list of ids, one a line")
+        raise RosterError(
+            f"{path}: a spreadsheet workbook, not a text file: save it as CSV (a class list with a header), or give a plain list of ids, one a line"
+        )
     return raw
 
 
@@ -132,7 +158,9 @@ def _read_plain(path: Path, lines: list[str]) -> Roster:
         if not student or student.startswith("#"):
             continue
         if any(mark in student for mark in ",;\t"):
-            raise RosterError(f"{path}:{number}: {student[:60]!r} is not one id, and the first line names no columns: give {_FORMS}")
+            raise RosterError(
+                f"{path}:{number}: {student[:60]!r} is not one id, and the first line names no columns: give {_FORMS}"
+            )
         key = safe_id(student).casefold()
         if key in lines_of:
             raise RosterError(f"{path}:{number}: student {student!r} is also on line {lines_of[key]}: each id once")
@@ -150,20 +178,26 @@ def _column(header: list[str], names: tuple[str, ...]) -> int | None:
 
 def _read_csv(path: Path, text: str, delimiter: str) -> Roster:
     rows = [row for row in csv.reader(io.StringIO(text), delimiter=delimiter)]
-    start = next(i for i, row in enumerate(rows) if any(cell.strip() for cell in row) and not row[0].lstrip().startswith("#"))
+    start = next(
+        i for i, row in enumerate(rows) if any(cell.strip() for cell in row) and not row[0].lstrip().startswith("#")
+    )
     header = [cell.strip().lower() for cell in rows[start]]
     where = {field: _column(header, names) for field, names in _COLUMNS.items()}
     where["id"] = _column(header, _ID_PREFERRED)
     if where["id"] is None:
         where["id"] = where["email"]  # a roster of emails (Gradescope's may have no SID): the email is the id
     if where["id"] is None:
-        raise RosterError(f"{path}: the first line names no id column (it reads: {', '.join(rows[start])[:120]}); give {_FORMS}")
+        raise RosterError(
+            f"{path}: the first line names no id column (it reads: {', '.join(rows[start])[:120]}); give {_FORMS}"
+        )
     students, lines_of = [], {}
     for number, row in enumerate(rows[start + 1 :], start=start + 2):
         if not any(cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
             continue
         if len(row) > len(header) and any(c.strip() for c in row[len(header) :]):
-            raise RosterError(f"{path}:{number}: {len(row)} cells where the header has {len(header)} (a name with a {delimiter!r} in it must be in double quotes)")
+            raise RosterError(
+                f"{path}:{number}: {len(row)} cells where the header has {len(header)} (a name with a {delimiter!r} in it must be in double quotes)"
+            )
         cell = {field: (row[i].strip() if i is not None and i < len(row) else "") for field, i in where.items()}
         name = cell["name"] or " ".join(part for part in (cell["first"], cell["last"]) if part)
         if cell["role"] and not any(word in cell["role"].lower() for word in ("student", "learner")):

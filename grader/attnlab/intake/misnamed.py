@@ -95,10 +95,14 @@ def choose(candidates: list[Candidate], pick: str | None = None, show: Callable[
     if len(candidates) > 1 and any(set(a.found) & set(b.found) for a, b in combinations(candidates, 2)):
         drafts = " and ".join(folder(c) for c in candidates)
         if pick != "newest":
-            raise AmbiguousUpload(f"{drafts} each hold exercise files (drafts?): hand in one of them (or an instructor grades the newest: --pick newest)")
+            raise AmbiguousUpload(
+                f"{drafts} each hold exercise files (drafts?): hand in one of them (or an instructor grades the newest: --pick newest)"
+            )
         ordered = sorted(candidates, key=lambda c: c.newest, reverse=True)
         if ordered[0].newest == ordered[1].newest:
-            raise AmbiguousUpload(f"{drafts} each hold exercise files, saved at the same time, so none is the newest: hand in one of them")
+            raise AmbiguousUpload(
+                f"{drafts} each hold exercise files, saved at the same time, so none is the newest: hand in one of them"
+            )
         notes.append(f"graded {folder(ordered[0])}, the newest of the drafts {drafts} (--pick newest)")
         not_graded += [f"{folder(c)}: not graded, an older draft than {folder(ordered[0])}" for c in ordered[1:]]
         candidates = ordered[:1]

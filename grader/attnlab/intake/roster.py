@@ -170,7 +170,9 @@ def stage_submission(entry: Entry, course: Course, target: Path, pick: str | Non
     if not files:
         names = ", ".join(f"{m}.py" for m in course.modules)
         refused = f" ({'; '.join(found.not_graded)})" if found.not_graded else ""
-        raise NoExerciseFile(f"{shown(entry.source.name)}: no exercise file found (looked for {names}){refused}", found.not_graded)
+        raise NoExerciseFile(
+            f"{shown(entry.source.name)}: no exercise file found (looked for {names}){refused}", found.not_graded
+        )
     staged = target / "submission"
     staged.mkdir(parents=True)
     notes, not_graded = list(found.notes), list(found.not_graded)
@@ -182,7 +184,9 @@ def stage_submission(entry: Entry, course: Course, target: Path, pick: str | Non
             if notebook in files:
                 not_graded.append(f"{notebook}: not graded, as {script} was (hand in one of the two)")
         elif notebook in files:
-            solution = solution_code(notebook_cells(files[notebook], notebook), notebook, tuple(course.functions_in(module)))
+            solution = solution_code(
+                notebook_cells(files[notebook], notebook), notebook, tuple(course.functions_in(module))
+            )
             (staged / script).write_text(solution.code, encoding="utf-8", errors="surrogatepass")
             notes += [solution.problems] if solution.problems else []
             set_aside += [solution.not_run] if solution.not_run else []
@@ -211,7 +215,9 @@ def notebook_cells(data: bytes, name: str, keep=lambda cell: True) -> list[CodeC
     Raises ``RosterError``, naming ``name`` and what is wrong, when it is not a readable notebook."""
     # Each JSON object or list costs Python tens of bytes for the one or two the text spends.
     if data.count(b"{") + data.count(b"[") > MAX_NOTEBOOK_CONTAINERS:
-        raise RosterError(f"{name}: not a readable notebook (more than {MAX_NOTEBOOK_CONTAINERS} JSON objects and lists)")
+        raise RosterError(
+            f"{name}: not a readable notebook (more than {MAX_NOTEBOOK_CONTAINERS} JSON objects and lists)"
+        )
     try:
         document = json.loads(data.decode("utf-8"))
     except RecursionError:

@@ -117,18 +117,28 @@ def _changed(node: ast.stmt) -> set[str]:
                 target = target.value
                 if isinstance(target, ast.Name):
                     changed.add(target.id)
-        stack.extend(child for child in ast.iter_child_nodes(current) if isinstance(child, ast.stmt) and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        stack.extend(
+            child
+            for child in ast.iter_child_nodes(current)
+            if isinstance(child, ast.stmt)
+            and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        )
     return changed
 
 
 def _statements(cell: CodeCell) -> list[_Statement]:
     tree = ast.parse(cell.source)
     lines = cell.source.splitlines()
-    spans = [((n.decorator_list[0].lineno if getattr(n, "decorator_list", None) else n.lineno), n.end_lineno) for n in tree.body]
+    spans = [
+        ((n.decorator_list[0].lineno if getattr(n, "decorator_list", None) else n.lineno), n.end_lineno)
+        for n in tree.body
+    ]
     statements = []
     for index, node in enumerate(tree.body):
         start, end = spans[index]
-        shares_a_line = (index and spans[index - 1][1] >= start) or (index + 1 < len(spans) and spans[index + 1][0] <= end)
+        shares_a_line = (index and spans[index - 1][1] >= start) or (
+            index + 1 < len(spans) and spans[index + 1][0] <= end
+        )
         text = ast.unparse(node) if shares_a_line else "\n".join(lines[start - 1 : end])
         binds, reads = _module_names(text)
         definition = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
@@ -150,7 +160,9 @@ def solution_code(cells: list[CodeCell], name: str, exercise_names: tuple[str, .
     ours = [c for c in cells if _kind(c) != "course"]
     if sum(len(c.source.encode("utf-8", "surrogatepass")) for c in ours) > MAX_SORTED_BYTES:
         code = "\n\n".join(c.source for c in ours) + "\n"
-        problem = f"{name}: too large to sort its functions from the rest, so all of its code cells were run as one file"
+        problem = (
+            f"{name}: too large to sort its functions from the rest, so all of its code cells were run as one file"
+        )
         return SolutionCode(code, problem, None, problem)
     statements: list[_Statement] = []
     unreadable: list[str] = []
@@ -181,14 +193,24 @@ def solution_code(cells: list[CodeCell], name: str, exercise_names: tuple[str, .
                 kept[index] = True
                 wanted.extend(statements[index].reads)
     code = "\n\n".join(s.text for s, keep in zip(statements, kept) if keep) + "\n"
-    set_aside = [f"cell {s.cell.number} `{_first_line(s.text)}`" for s, keep in zip(statements, kept) if not keep and _kind(s.cell) == "student"]
+    set_aside = [
+        f"cell {s.cell.number} `{_first_line(s.text)}`"
+        for s, keep in zip(statements, kept)
+        if not keep and _kind(s.cell) == "student"
+    ]
     if not set_aside and not unreadable:
         return SolutionCode(code, None)
-    parts = unreadable[:SHOWN_SKIPS] + ([f"and {len(unreadable) - SHOWN_SKIPS} more cells that are not valid Python"] if len(unreadable) > SHOWN_SKIPS else [])
+    parts = unreadable[:SHOWN_SKIPS] + (
+        [f"and {len(unreadable) - SHOWN_SKIPS} more cells that are not valid Python"]
+        if len(unreadable) > SHOWN_SKIPS
+        else []
+    )
     problems = f"{name}: " + "; ".join(parts) if parts else None
     not_run = None
     if set_aside:
-        shown = "; ".join(set_aside[:SHOWN_SKIPS]) + (f"; and {len(set_aside) - SHOWN_SKIPS} more" if len(set_aside) > SHOWN_SKIPS else "")
+        shown = "; ".join(set_aside[:SHOWN_SKIPS]) + (
+            f"; and {len(set_aside) - SHOWN_SKIPS} more" if len(set_aside) > SHOWN_SKIPS else ""
+        )
         parts.append(f"not run, as no function of yours uses it (plots, prints, trying things out): {shown}")
         not_run = f"{name} {shown}"
     return SolutionCode(code, f"{name}: " + "; ".join(parts), not_run, problems)

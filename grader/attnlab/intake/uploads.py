@@ -39,7 +39,18 @@ MAX_DEPTH = 32
 _CHUNK = 1 << 16
 _SKIPPED = ("__MACOSX",)
 # Everything the zip module and its decompressors raise on a damaged or hostile archive.
-_UNREADABLE = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError, zlib.error, lzma.LZMAError, struct.error)
+_UNREADABLE = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    EOFError,
+    OSError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+    zlib.error,
+    lzma.LZMAError,
+    struct.error,
+)
 
 
 class UploadRefused(Exception):
@@ -141,7 +152,10 @@ def zip_holds(path: Path, name: str, depth: int = 2) -> bool:
                 return False
             _check_directory(archive, size, shown(path.name))
             with zipfile.ZipFile(archive) as bundle:
-                return any(PurePosixPath(member).name == name and len(PurePosixPath(member).parts) <= depth for member in bundle.namelist())
+                return any(
+                    PurePosixPath(member).name == name and len(PurePosixPath(member).parts) <= depth
+                    for member in bundle.namelist()
+                )
     except (UploadRefused, *_UNREADABLE):
         return False
 
@@ -214,7 +228,9 @@ def _folder_files(top: int, label: str, names: set[str], read: bool, pick: str |
                 finally:
                     os.close(fd)
             if sum(map(len, files.values())) > MAX_UNPACKED_BYTES:
-                raise UploadRefused(f"{label}: its exercise files are larger than {MAX_UNPACKED_BYTES >> 20} MiB together")
+                raise UploadRefused(
+                    f"{label}: its exercise files are larger than {MAX_UNPACKED_BYTES >> 20} MiB together"
+                )
             return Found(files, choice.notes, choice.not_graded)
         below: list[tuple[str, ...]] = []
         for parts in level if depth < MAX_DEPTH else ():
@@ -224,11 +240,17 @@ def _folder_files(top: int, label: str, names: set[str], read: bool, pick: str |
                     for entry in entries:
                         looked += 1
                         if looked > MAX_MEMBERS:
-                            raise UploadRefused(f"{label}: more than {MAX_MEMBERS} files to look through for the exercise files; hand in those alone")
+                            raise UploadRefused(
+                                f"{label}: more than {MAX_MEMBERS} files to look through for the exercise files; hand in those alone"
+                            )
                         if entry.name.startswith(".") or entry.name in _SKIPPED:
                             continue
-                        if entry.is_symlink() and entry.is_dir():  # it may hold the exercise files: refused, not followed
-                            raise _link_refusal(_inside(label, "/".join((*parts, entry.name))), os.readlink(entry.name, dir_fd=fd))
+                        if (
+                            entry.is_symlink() and entry.is_dir()
+                        ):  # it may hold the exercise files: refused, not followed
+                            raise _link_refusal(
+                                _inside(label, "/".join((*parts, entry.name))), os.readlink(entry.name, dir_fd=fd)
+                            )
                         if entry.is_dir(follow_symlinks=False):
                             below.append((*parts, entry.name))
             finally:
@@ -278,13 +300,17 @@ def _read_below(folder: int, name: str, label: str, where: str, read: bool) -> b
 def _zip_files(archive, label: str, names: set[str], read: bool, pick: str | None) -> Found:
     size = os.fstat(archive.fileno()).st_size
     if size > MAX_ARCHIVE_BYTES:
-        raise UploadRefused(f"{label}: a zip larger than {MAX_ARCHIVE_BYTES >> 20} MiB; hand in the exercise files alone")
+        raise UploadRefused(
+            f"{label}: a zip larger than {MAX_ARCHIVE_BYTES >> 20} MiB; hand in the exercise files alone"
+        )
     _check_directory(archive, size, label)
     try:
         with zipfile.ZipFile(archive) as bundle:
             members = bundle.infolist()
             if len(members) > MAX_MEMBERS:
-                raise UploadRefused(f"{label}: a zip of more than {MAX_MEMBERS} files; hand in the exercise files alone")
+                raise UploadRefused(
+                    f"{label}: a zip of more than {MAX_MEMBERS} files; hand in the exercise files alone"
+                )
             by_path, choice = _choose_members(members, label, names, pick)
             files, total = {}, 0
             for name, (where, handed_in) in sorted(choice.chosen.items()):
@@ -295,7 +321,9 @@ def _zip_files(archive, label: str, names: set[str], read: bool, pick: str | Non
                 files[name] = _unpack(bundle, member, shown_as) if read else b""
                 total += len(files[name])
                 if total > MAX_UNPACKED_BYTES:
-                    raise UploadRefused(f"{label}: its exercise files unpack to more than {MAX_UNPACKED_BYTES >> 20} MiB")
+                    raise UploadRefused(
+                        f"{label}: its exercise files unpack to more than {MAX_UNPACKED_BYTES >> 20} MiB"
+                    )
             return Found(files, choice.notes, choice.not_graded)
     except _UNREADABLE as error:
         raise UploadRefused(f"{label}: not a readable zip ({shown(str(error))})") from None
@@ -310,7 +338,11 @@ def _check_directory(archive, size: int, label: str) -> None:
     start = max(0, size - end_size - 0xFFFF)
     archive.seek(start)
     tail = archive.read()
-    at = len(tail) - end_size if tail[-end_size:-end_size + 4] == b"PK\x05\x06" and tail[-2:] == b"\0\0" else tail.rfind(b"PK\x05\x06")
+    at = (
+        len(tail) - end_size
+        if tail[-end_size : -end_size + 4] == b"PK\x05\x06" and tail[-2:] == b"\0\0"
+        else tail.rfind(b"PK\x05\x06")
+    )
     if at < 0 or len(tail) - at < end_size:
         raise UploadRefused(f"{label}: not a readable zip (it has no end record)")
     *_, entries, directory_size, _, _ = struct.unpack("<4s4H2LH", tail[at : at + end_size])
@@ -328,7 +360,9 @@ def _zip_time(member: zipfile.ZipInfo) -> float:
     return float(sum(value * 100**place for value, place in zip(member.date_time, range(5, -1, -1))))
 
 
-def _choose_members(members: list[zipfile.ZipInfo], label: str, names: set[str], pick: str | None) -> tuple[dict, Choice]:
+def _choose_members(
+    members: list[zipfile.ZipInfo], label: str, names: set[str], pick: str | None
+) -> tuple[dict, Choice]:
     """The exercise members of the shallowest folder of the zip that holds any (``choose``);
     refuse the zip for a member that is a link, leaves the zip, lies too deep, or comes twice."""
     by_folder: dict[PurePosixPath, dict[str, list[str]]] = {}
@@ -356,7 +390,15 @@ def _choose_members(members: list[zipfile.ZipInfo], label: str, names: set[str],
         return by_path, Choice({}, (), ())
     shallowest = min(len(folder.parts) for folder in by_folder)
     candidates = [
-        Candidate("" if folder == PurePosixPath(".") else str(folder), found, max(_zip_time(by_path[("" if folder == PurePosixPath(".") else str(folder), n)]) for handed_in in found.values() for n in handed_in))
+        Candidate(
+            "" if folder == PurePosixPath(".") else str(folder),
+            found,
+            max(
+                _zip_time(by_path[("" if folder == PurePosixPath(".") else str(folder), n)])
+                for handed_in in found.values()
+                for n in handed_in
+            ),
+        )
         for folder, found in sorted(by_folder.items(), key=lambda item: str(item[0]))
         if len(folder.parts) == shallowest
     ]

@@ -26,10 +26,24 @@ import operator
 import re
 
 CONSTANTS = {"e": math.e, "pi": math.pi, "π": math.pi}
-FUNCTIONS = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "ln": math.log, "sin": math.sin, "cos": math.cos, "floor": math.floor}
+FUNCTIONS = {
+    "sqrt": math.sqrt,
+    "exp": math.exp,
+    "log": math.log,
+    "ln": math.log,
+    "sin": math.sin,
+    "cos": math.cos,
+    "floor": math.floor,
+}
 ROUND = "round"
 """``round(x, n)``: two arguments, so it is not in ``FUNCTIONS`` (whose functions take one)."""
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.Pow: operator.pow}
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+}
 _UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 MAX_EXPONENT = 1000
 MAX_LENGTH = 500
@@ -130,7 +144,14 @@ def _rounded(value, decimals):
 
 
 _COMPARISON = re.compile(r"(<=|>=|==|!=|<|>)")
-_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
+_COMPARE = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 
 
 def condition_parts(text: str) -> tuple[list[str], list[str]]:
@@ -169,7 +190,7 @@ def holds(text: str, names: dict[str, float]) -> bool:
 
 
 def unknown_name(name: str, known) -> str:
-    """"unknown name `sqr` (did you mean `sqrt`?)": the closest known name, when one is close."""
+    """ "unknown name `sqr` (did you mean `sqrt`?)": the closest known name, when one is close."""
     import difflib
 
     close = difflib.get_close_matches(name, [k for k in known if k != "π"], n=1, cutoff=0.6)
@@ -210,7 +231,11 @@ def _eval(node, names, depth, decimals=None):
         return _index(sub(node.value), sub(node.slice))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = sub(node.left), sub(node.right)
-        if isinstance(node.op, ast.Pow) and isinstance(right, (int, float)) and (abs(right) > MAX_EXPONENT or _power_too_large(left, right)):
+        if (
+            isinstance(node.op, ast.Pow)
+            and isinstance(right, (int, float))
+            and (abs(right) > MAX_EXPONENT or _power_too_large(left, right))
+        ):
             raise ExpressionError(TOO_LARGE)
         try:
             return _rounded(_bounded(_BINARY[type(node.op)](left, right)), decimals)
@@ -233,7 +258,13 @@ def _eval(node, names, depth, decimals=None):
         return round_half_away(value, int(places))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id not in FUNCTIONS:
         raise ExpressionError(unknown_name(node.func.id, FUNCTIONS))
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS and len(node.args) == 1 and not node.keywords:
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in FUNCTIONS
+        and len(node.args) == 1
+        and not node.keywords
+    ):
         argument = sub(node.args[0])
         try:
             return _rounded(_bounded(FUNCTIONS[node.func.id](argument)), decimals)

@@ -91,18 +91,38 @@ def _print_summary(result, console, practice: bool = False) -> None:
     console.print(table)
     if unchecked and practice:
         were = "was" if unchecked == 1 else "were"
-        console.print(f"{count(unchecked, 'more question')} {were} asked as in the exam: practice records your answers to them without checking them, so they are in no row above.")
+        console.print(
+            f"{count(unchecked, 'more question')} {were} asked as in the exam: practice records your answers to them without checking them, so they are in no row above."
+        )
     elif unchecked:
-        console.print(f"{count(unchecked, 'more answer')} {'is' if unchecked == 1 else 'are'} recorded for your instructor to check.")
+        console.print(
+            f"{count(unchecked, 'more answer')} {'is' if unchecked == 1 else 'are'} recorded for your instructor to check."
+        )
 
 
 @quiz.command()
 @QUIZ
 @click.option("--student", default=None, help="Your student id (default: $ATTNLAB_STUDENT, else your user name).")
-@click.option("--mode", type=click.Choice(["practice", "exam"]), default=None, help="practice: right or wrong at once; exam: answers recorded and handed in, marked by your instructor. Default: the copy's own (practice for the instructor's quiz).")
-@click.option("--answers", "answers_file", type=click.Path(path_type=Path, dir_okay=False), help="Instructor's quiz only: mark this answers file against the student's exam variant.")
-@click.option("--answers-out", type=click.Path(path_type=Path, dir_okay=False), help="Exam mode: where to write the answers to hand in (default: QUIZ-STUDENT.answers.yaml here).")
-@click.option("--restart", is_flag=True, help="Forget saved progress and start again (not for an exam already handed in).")
+@click.option(
+    "--mode",
+    type=click.Choice(["practice", "exam"]),
+    default=None,
+    help="practice: right or wrong at once; exam: answers recorded and handed in, marked by your instructor. Default: the copy's own (practice for the instructor's quiz).",
+)
+@click.option(
+    "--answers",
+    "answers_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Instructor's quiz only: mark this answers file against the student's exam variant.",
+)
+@click.option(
+    "--answers-out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Exam mode: where to write the answers to hand in (default: QUIZ-STUDENT.answers.yaml here).",
+)
+@click.option(
+    "--restart", is_flag=True, help="Forget saved progress and start again (not for an exam already handed in)."
+)
 @COURSE_OPTION
 @quiz_errors
 def take(quiz_name, student, mode, answers_file, answers_out, restart, course_dir) -> None:
@@ -112,10 +132,14 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
     opened = _open(quiz_name, course_dir, mode or "practice")
     mode = mode or opened.sitting or "practice"
     if opened.sitting is not None and opened.sitting != mode:
-        raise UserError(f"this is the {opened.sitting} copy of {opened.id!r}: it cannot be taken in {mode} mode (ask your instructor for the {mode} copy)")
+        raise UserError(
+            f"this is the {opened.sitting} copy of {opened.id!r}: it cannot be taken in {mode} mode (ask your instructor for the {mode} copy)"
+        )
     if answers_file is not None:
         if opened.sitting is not None:
-            raise UserError("a student copy cannot mark an answers file: hand the file in, and your instructor marks it (attnlab quiz grade)")
+            raise UserError(
+                "a student copy cannot mark an answers file: hand the file in, and your instructor marks it (attnlab quiz grade)"
+            )
         handed_in = marking.read_answers(answers_file)
         student = student or handed_in.student
         result = marking.mark(opened.id, student, opened.items_for(student, "exam"), handed_in.answers)
@@ -131,8 +155,12 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
         # The state is on the student's machine, so this stops a slip, not a determined student;
         # an exam shows no score, so a second sitting learns nothing, and the instructor marks the file handed in.
         if restart:
-            raise UserError(f"you handed in this exam ({saved.handed_in}); an exam is taken once, so --restart does not apply. Your instructor marks the file you handed in.")
-        click.echo(f"You handed in this exam: your answers are in {saved.handed_in}. Your instructor marks it and tells you your score.")
+            raise UserError(
+                f"you handed in this exam ({saved.handed_in}); an exam is taken once, so --restart does not apply. Your instructor marks the file you handed in."
+            )
+        click.echo(
+            f"You handed in this exam: your answers are in {saved.handed_in}. Your instructor marks it and tells you your score."
+        )
         return
     progress = runner.Progress(opened.id, student, mode) if restart else saved
     if progress.finished:
@@ -140,13 +168,21 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
     else:
         click.echo(f"{opened.title} · {count(len(items), 'question')} · {mode} mode · student {student}")
         if mode == "exam":
-            click.echo("Exam: your answers are recorded and handed in; your instructor marks them and tells you your score.")
+            click.echo(
+                "Exam: your answers are recorded and handed in; your instructor marks them and tells you your score."
+            )
         if sys.stdin.isatty():
             # A program started in the background of a non-interactive shell inherits SIGINT ignored;
             # on a terminal, Ctrl-C must still save and leave.
             signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
-            runner.run(items, progress, runner.ask_terminal, lambda text: click.echo(text), lambda p: runner.save_progress(path, p))
+            runner.run(
+                items,
+                progress,
+                runner.ask_terminal,
+                lambda text: click.echo(text),
+                lambda p: runner.save_progress(path, p),
+            )
         except (EOFError, KeyboardInterrupt):
             runner.save_progress(path, progress)
             click.echo("\nProgress saved: run the same command to carry on.")
@@ -159,7 +195,9 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
         marking.write_answers(target, opened.id, student, progress.answers, marking.variant_tag(items))
         progress.handed_in = str(target)
         runner.save_progress(path, progress)
-        click.echo(f"Your answers are in {target}: hand this file in. Your instructor marks it and tells you your score.")
+        click.echo(
+            f"Your answers are in {target}: hand this file in. Your instructor marks it and tells you your score."
+        )
         return
     from attnlab import console
 
@@ -169,8 +207,21 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
 @quiz.command()
 @QUIZ
 @click.option("--student", required=True, help="The student whose variant to show.")
-@click.option("--format", "output", type=click.Choice(["table", "answers"]), default="table", show_default=True, help="answers: an answers file that --answers accepts.")
-@click.option("--mode", type=click.Choice(["exam", "practice"]), default="exam", show_default=True, help="Which variant: the student's exam variant, or the practice variant they meet.")
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["table", "answers"]),
+    default="table",
+    show_default=True,
+    help="answers: an answers file that --answers accepts.",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["exam", "practice"]),
+    default="exam",
+    show_default=True,
+    help="Which variant: the student's exam variant, or the practice variant they meet.",
+)
 @COURSE_OPTION
 @quiz_errors
 def key(quiz_name, student, output, mode, course_dir) -> None:
@@ -183,7 +234,12 @@ def key(quiz_name, student, output, mode, course_dir) -> None:
         import yaml
 
         answers = {k.asked.id: k.asked.kind.to_text(k.key) for k in keyed}
-        click.echo(yaml.safe_dump({"quiz": quiz_.id, "student": student, "answers": answers}, sort_keys=False, allow_unicode=True), nl=False)
+        click.echo(
+            yaml.safe_dump(
+                {"quiz": quiz_.id, "student": student, "answers": answers}, sort_keys=False, allow_unicode=True
+            ),
+            nl=False,
+        )
         return
     from rich.table import Table
 
@@ -200,7 +256,12 @@ def key(quiz_name, student, output, mode, course_dir) -> None:
 @quiz.command()
 @QUIZ
 @click.argument("answer_files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False), help="Where to write the scores (default: QUIZ-scores.csv here).")
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Where to write the scores (default: QUIZ-scores.csv here).",
+)
 @LMS_OPTIONS
 @COURSE_OPTION
 @quiz_errors
@@ -224,7 +285,11 @@ def grade(quiz_name, answer_files, csv_path, roster_path, lms_format, lms_column
     opened = _open(quiz_name, course_dir)
     if opened.sitting is not None:
         raise UserError(f"{quiz_name} is a student copy: it holds no answers; give the instructor's quiz")
-    from attnlab.export.sheets.commands import load_roster, wants_sheet, write_sheet  # the instructor's side: not in the student bundle
+    from attnlab.export.sheets.commands import (
+        load_roster,
+        wants_sheet,
+        write_sheet,
+    )  # the instructor's side: not in the student bundle
     from attnlab.export.sheets.grades import Score
 
     roster = load_roster(roster_path)
@@ -239,7 +304,11 @@ def grade(quiz_name, answer_files, csv_path, roster_path, lms_format, lms_column
     questions = [item.asked.id for item in opened.items_for("", "exam")]
     if wants_sheet(roster_path, lms_format, lms_column):
         claims = Counter(row.student for row in graded if row.student)
-        scores = [Score(row.student, row.result.score, row.result.max_score) for row in graded if row.result and claims[row.student] == 1]
+        scores = [
+            Score(row.student, row.result.score, row.result.max_score)
+            for row in graded
+            if row.result and claims[row.student] == 1
+        ]
         write_sheet(target, scores, roster, lms_format, lms_column or opened.title, console.err.print)
     else:
         with writing(target):
@@ -250,8 +319,17 @@ def grade(quiz_name, answer_files, csv_path, roster_path, lms_format, lms_column
         table.add_column(column, justify="right" if column in counted else "left")
     for row in graded:
         result = row.result
-        counts = [str(sum(m.status == status for m in result.marks)) for status in ("right", "wrong", "unreadable", "skipped")] if result else [""] * 4
-        close = str(sum(m.close for m in result.marks)) if result else ""  # of the wrong ones: right to one decimal fewer
+        counts = (
+            [
+                str(sum(m.status == status for m in result.marks))
+                for status in ("right", "wrong", "unreadable", "skipped")
+            ]
+            if result
+            else [""] * 4
+        )
+        close = (
+            str(sum(m.close for m in result.marks)) if result else ""
+        )  # of the wrong ones: right to one decimal fewer
         score = f"{result.score:g}/{result.max_score:g}" if result else "-"
         table.add_row(row.student or str(row.path), score, *counts[:2], close, *counts[2:], "; ".join(row.problems))
     console.out.print(table)
@@ -276,7 +354,9 @@ def grade(quiz_name, answer_files, csv_path, roster_path, lms_format, lms_column
         console.err.print(f"{row.path}: {'; '.join(row.problems)}")
     console.err.print(f"Wrote {target}")
     if troubled:
-        console.err.print(f"{len(troubled)} of {count(len(graded), 'answers file')} {'has' if len(troubled) == 1 else 'have'} problems (above); the others are graded.")
+        console.err.print(
+            f"{len(troubled)} of {count(len(graded), 'answers file')} {'has' if len(troubled) == 1 else 'have'} problems (above); the others are graded."
+        )
         sys.exit(1)
 
 
@@ -320,9 +400,25 @@ def lint(paths, course_dir) -> None:
 
 @quiz.command("student-copy")
 @QUIZ
-@click.option("--mode", type=click.Choice(["practice", "exam"]), default="practice", show_default=True, help="practice: a pool of practice variants, checked by hashes; exam: the questions only, nothing to check against.")
-@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False), help="Exam copy (required): the class list (student ids one a line, or a class-list CSV); each gets their questions as text.")
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), required=True, help="Where to write the student copy (.json; by convention ID.json for practice, ID.exam.json for the exam).")
+@click.option(
+    "--mode",
+    type=click.Choice(["practice", "exam"]),
+    default="practice",
+    show_default=True,
+    help="practice: a pool of practice variants, checked by hashes; exam: the questions only, nothing to check against.",
+)
+@click.option(
+    "--roster",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Exam copy (required): the class list (student ids one a line, or a class-list CSV); each gets their questions as text.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="Where to write the student copy (.json; by convention ID.json for practice, ID.exam.json for the exam).",
+)
 @COURSE_OPTION
 @quiz_errors
 def student_copy_command(quiz_name, mode, roster, output, course_dir) -> None:

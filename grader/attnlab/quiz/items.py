@@ -81,7 +81,9 @@ def open_quiz(path: Path, reference_factory: Callable) -> OpenedQuiz:
 
         def copy_items(student: str, sitting: str) -> list[Item]:
             if sitting != copy["sitting"]:
-                raise QuizError(f"{path} is the {copy['sitting']} copy of {copy['id']!r}: it cannot be taken in {sitting} mode")
+                raise QuizError(
+                    f"{path} is the {copy['sitting']} copy of {copy['id']!r}: it cannot be taken in {sitting} mode"
+                )
             try:
                 pairs = student_copy.questions_for(copy, student)
             except (KeyError, TypeError, IndexError, ValueError, AttributeError):
@@ -96,7 +98,10 @@ def open_quiz(path: Path, reference_factory: Callable) -> OpenedQuiz:
 
     def items_for(student: str, sitting: str) -> list[Item]:
         return [
-            _keyed_item(asked_question(quiz, q, student, sitting), _LazyKey(lambda q=q: keyed_question(quiz, q, student, reference_factory, sitting)))
+            _keyed_item(
+                asked_question(quiz, q, student, sitting),
+                _LazyKey(lambda q=q: keyed_question(quiz, q, student, reference_factory, sitting)),
+            )
             if sitting == "exam" or q.checked_in_practice
             else Item(asked_question(quiz, q, student, sitting), _not_checked, None, checked=False)
             for q in quiz.questions

@@ -28,7 +28,13 @@ from attnlab.quiz.kinds import KINDS, LETTERS
 from attnlab.quiz.params import MAX_DRAWS, PRACTICE_VARIANTS, practice_seed, variant_seed
 from attnlab.quiz.schema import Question, Quiz
 from attnlab.quiz.variant import (
-    POOL_ITEM, compute_key, draw_counted, keyed_for_values, kept_decimals, practice_variants, values_for_seed,
+    POOL_ITEM,
+    compute_key,
+    draw_counted,
+    keyed_for_values,
+    kept_decimals,
+    practice_variants,
+    values_for_seed,
 )
 from attnlab.wording import count
 
@@ -63,12 +69,16 @@ def _precision_problems(quiz: Quiz, question: Question, keys: list, reference_fa
     where = f"{quiz.id}: question {question.id}"
     decimals = grid_decimals(question.tolerance)
     if decimals is None:
-        return [f"{where}: tolerance {question.tolerance:g} marks on a grid of {2 * question.tolerance:g}, which no number of decimals gives: use 0.005 (two decimals) or 0.0005 (three)"]
+        return [
+            f"{where}: tolerance {question.tolerance:g} marks on a grid of {2 * question.tolerance:g}, which no number of decimals gives: use 0.005 (two decimals) or 0.0005 (three)"
+        ]
     problems = []
     whole = all(x.is_integer() for _, _, keyed in keys for x in _elements(keyed.key))
     wants = rf"\b({decimals}|{WORDS.get(decimals, decimals)}) decimals?\b"
     if not whole and decimals > 0 and not re.search(wants, _prompts(question), re.IGNORECASE):
-        problems.append(f"{where}: the prompt does not say the precision it marks: add \"({WORDS.get(decimals, decimals)} decimals)\"")
+        problems.append(
+            f"{where}: the prompt does not say the precision it marks: add \"({WORDS.get(decimals, decimals)} decimals)\""
+        )
     if whole:
         return problems
     kept = kept_decimals(question)
@@ -178,7 +188,8 @@ def check_quiz(quiz: Quiz, reference_factory: Callable) -> list[str]:
         if question.where and draws and allowed / draws < MIN_WHERE_RATE:
             conditions = " and ".join(f"`{c}`" for c in question.where)
             problems.append(
-                f"{where}: where {conditions}" + (f" (line {line})" if line else "")
+                f"{where}: where {conditions}"
+                + (f" (line {line})" if line else "")
                 + f" held in {allowed} of {draws} draws ({allowed / draws:.0%});"
                 f" a variant is given up after {MAX_DRAWS} draws,"
                 f" so it must hold in at least {MIN_WHERE_RATE:.0%}: draw the parameters so that it holds more often (a range whose ends use earlier parameters)"
@@ -202,7 +213,9 @@ def check_quiz(quiz: Quiz, reference_factory: Callable) -> list[str]:
             if outside:
                 whose = f" of {who}" if question.pool else ""
                 last = LETTERS[len(keyed.asked.options) - 1]
-                problems.append(f"{where}: the answer {', '.join(outside)} is not among the options (a to {last}){whose}")
+                problems.append(
+                    f"{where}: the answer {', '.join(outside)} is not among the options (a to {last}){whose}"
+                )
     return list(dict.fromkeys(problems))
 
 

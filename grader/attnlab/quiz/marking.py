@@ -82,7 +82,11 @@ def mark_answer(item: Item, text: str | None) -> QuestionMark:
             if refused:
                 raise AnswerFormatError(refused)
             verdict = item.check(value)
-            status, mistake, close = {True: "right", False: "wrong", None: "unchecked"}[verdict.right], verdict.mistake, verdict.close
+            status, mistake, close = (
+                {True: "right", False: "wrong", None: "unchecked"}[verdict.right],
+                verdict.mistake,
+                verdict.close,
+            )
         except AnswerFormatError as error:
             status, reason = "unreadable", str(error)
     possible = asked.points if item.checked else 0.0  # a question nothing checks counts in no total
@@ -106,7 +110,9 @@ def _load_yaml(text: str):
     class NoAliases(yaml.SafeLoader):
         def compose_node(self, parent, index):
             if self.check_event(yaml.AliasEvent):
-                raise yaml.composer.ComposerError(None, None, "an alias (*name) is not allowed in an answers file", self.peek_event().start_mark)
+                raise yaml.composer.ComposerError(
+                    None, None, "an alias (*name) is not allowed in an answers file", self.peek_event().start_mark
+                )
             return super().compose_node(parent, index)
 
     return yaml.load(text, Loader=NoAliases)  # noqa: S506 (a SafeLoader subclass)
@@ -156,12 +162,14 @@ def read_answers(path: Path) -> AnswersFile:
         raise QuizError(f"{path}: an answers file needs quiz, student and answers (question id: answer)")
     answers = {str(k): (None if v is None else str(v)) for k, v in data["answers"].items()}
     variant = data.get("variant")
-    return AnswersFile(str(data.get("quiz", "")), str(data["student"]), answers,
-                       None if variant is None else str(variant))
+    return AnswersFile(
+        str(data.get("quiz", "")), str(data["student"]), answers, None if variant is None else str(variant)
+    )
 
 
-def write_answers(path: Path, quiz_id: str, student: str, answers: dict[str, str | None],
-                  variant: str | None = None) -> None:
+def write_answers(
+    path: Path, quiz_id: str, student: str, answers: dict[str, str | None], variant: str | None = None
+) -> None:
     import yaml
 
     from attnlab.atomic import write_text_atomically
@@ -189,7 +197,9 @@ def grade_files(quiz_id: str, items_for: Callable[[str], list[Item]], paths: lis
         try:
             read.append((Path(path), read_answers(path), None))
         except QuizError as error:
-            reason = re.sub(r"^:(\d+):", r"line \1:", str(error).removeprefix(str(path)))  # the path is on the row already
+            reason = re.sub(
+                r"^:(\d+):", r"line \1:", str(error).removeprefix(str(path))
+            )  # the path is on the row already
             read.append((Path(path), None, reason.lstrip(":").strip() or "cannot be read"))
     claims: dict[str, list[Path]] = defaultdict(list)
     for path, content, _ in read:

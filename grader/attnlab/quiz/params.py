@@ -57,8 +57,9 @@ def practice_seed(quiz_id: str, question_id: str, index: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def practice_values(specs: dict[str, dict], quiz_id: str, question_id: str,
-                    where: list[str] | tuple = ()) -> list[dict]:
+def practice_values(
+    specs: dict[str, dict], quiz_id: str, question_id: str, where: list[str] | tuple = ()
+) -> list[dict]:
     """The values of every variant of the practice pool, which exam draws avoid."""
     return [draw(specs, practice_seed(quiz_id, question_id, index), where) for index in range(PRACTICE_VARIANTS)]
 

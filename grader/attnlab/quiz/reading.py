@@ -161,7 +161,7 @@ def _expression_list(text: str) -> list:
 def _top_level_split(text: str, separator: str) -> list[str]:
     parts, depth, current = [], 0, ""
     for character in text:
-        depth += character in "([" 
+        depth += character in "(["
         depth -= character in ")]"
         if character == separator and depth == 0:
             parts.append(current)

@@ -95,7 +95,13 @@ def shown_bytes(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: Callable[[str], None], save: Callable[[Progress], None]) -> bool:
+def run(
+    items: list[Item],
+    progress: Progress,
+    ask: Callable[[str], str],
+    say: Callable[[str], None],
+    save: Callable[[Progress], None],
+) -> bool:
     """Take the quiz from ``progress.position``; return True when every question has been passed.
 
     ``ask`` raises EOFError when input ends (the quiz is left, progress kept).
@@ -107,7 +113,9 @@ def run(items: list[Item], progress: Progress, ask: Callable[[str], str], say: C
     while progress.position < total:
         item = items[progress.position]
         asked = item.asked
-        say(f"\nQuestion {progress.position + 1} of {total} · {count(asked.points, 'point')} · {', '.join(asked.concepts)}")
+        say(
+            f"\nQuestion {progress.position + 1} of {total} · {count(asked.points, 'point')} · {', '.join(asked.concepts)}"
+        )
         say(asked.text())
         if progress.answers.get(asked.id) is not None:
             say(f"(your answer so far: {progress.answers[asked.id]})")

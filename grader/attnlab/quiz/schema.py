@@ -30,7 +30,18 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    Tag,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from attnlab.quiz.arith import ExpressionError, condition_parts, names_in, to_python
 from attnlab.quiz.errors import QuizError, yaml_place
@@ -65,9 +76,13 @@ class Param(Strict):
 
     @model_validator(mode="after")
     def _exactly_one(self):
-        given = [k for k in ("choice", "range", "random", "permutation", "expr", "value") if getattr(self, k) is not None]
+        given = [
+            k for k in ("choice", "range", "random", "permutation", "expr", "value") if getattr(self, k) is not None
+        ]
         if len(given) != 1:
-            raise ValueError(f"give exactly one of choice, range, random, permutation, expr, value (got {', '.join(given) or 'none'})")
+            raise ValueError(
+                f"give exactly one of choice, range, random, permutation, expr, value (got {', '.join(given) or 'none'})"
+            )
         if self.range is not None:
             if all(isinstance(end, int) for end in self.range) and self.range[0] > self.range[1]:
                 raise ValueError("range must be [low, high] with low <= high")
@@ -124,7 +139,11 @@ def _answer_form(value) -> str:
 
 
 Answer = Annotated[
-    Union[Annotated[Expr, Tag("expr")], Annotated[Call, Tag("call")], Annotated[Union[bool, int, float, str, list], Tag("literal")]],
+    Union[
+        Annotated[Expr, Tag("expr")],
+        Annotated[Call, Tag("call")],
+        Annotated[Union[bool, int, float, str, list], Tag("literal")],
+    ],
     Discriminator(_answer_form),
 ]
 
@@ -232,7 +251,9 @@ class Question(Strict):
                 raise ValueError(f"parameter {name} uses {', '.join(later)}, which is not a parameter drawn before it")
             earlier.add(name)
         if self.practice == "record" and self.params:
-            raise ValueError("practice: record is for a question without parameters (one with parameters is practised on variants no exam has)")
+            raise ValueError(
+                "practice: record is for a question without parameters (one with parameters is practised on variants no exam has)"
+            )
         self._check_form()
         if (self.slack or self.rounded is not None or self.relative) and not KINDS[self.type].numeric:
             numeric = ", ".join(name for name, kind in KINDS.items() if kind.numeric)
@@ -250,10 +271,15 @@ class Question(Strict):
             "mistakes": [m.explanation for m in self.mistakes] + [m.explanation for i in items for m in i.mistakes],
         }
         for field, items in texts.items():
-            known = set(self.params) | ({"answer"} if field == "explanation" else set())  # the answer only after answering
+            known = set(self.params) | (
+                {"answer"} if field == "explanation" else set()
+            )  # the answer only after answering
             for name in (n for text in items for n in PLACEHOLDER.findall(text)):
                 if name not in known:
-                    raise ValueError(f"{field} uses {{{name}}}, which is not a parameter" + (" (the answer may appear in the explanation only)" if name == "answer" else ""))
+                    raise ValueError(
+                        f"{field} uses {{{name}}}, which is not a parameter"
+                        + (" (the answer may appear in the explanation only)" if name == "answer" else "")
+                    )
         return self
 
     def _check_form(self) -> None:
@@ -339,13 +365,21 @@ def _field(location: tuple) -> str:
 
 def _refuse_duplicate_ids(path: Path, node) -> None:
     """A question id used twice, named at the line of its second use (the schema only knows the quiz)."""
-    questions = next((value for key, value in getattr(node, "value", []) if getattr(key, "value", None) == "questions"), None)
+    questions = next(
+        (value for key, value in getattr(node, "value", []) if getattr(key, "value", None) == "questions"), None
+    )
     seen: dict[str, int] = {}
     for item in getattr(questions, "value", []) if isinstance(questions, yaml.SequenceNode) else []:
-        id_node = next((value for key, value in getattr(item, "value", []) if getattr(key, "value", None) == "id"), None) if isinstance(item, yaml.MappingNode) else None
+        id_node = (
+            next((value for key, value in getattr(item, "value", []) if getattr(key, "value", None) == "id"), None)
+            if isinstance(item, yaml.MappingNode)
+            else None
+        )
         if isinstance(id_node, yaml.ScalarNode):
             if id_node.value in seen:
-                raise QuizError(f"{path}:{id_node.start_mark.line + 1}: questions: question id {id_node.value!r} is used twice (first at line {seen[id_node.value]})")
+                raise QuizError(
+                    f"{path}:{id_node.start_mark.line + 1}: questions: question id {id_node.value!r} is used twice (first at line {seen[id_node.value]})"
+                )
             seen[id_node.value] = id_node.start_mark.line + 1
 
 

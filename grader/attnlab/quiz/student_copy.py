@@ -62,12 +62,22 @@ def _letters(data: bytes) -> str:
 
 
 def _bytes(text: str) -> bytes:
-    return bytes(("abcdefghijklmnop".index(text[i]) << 4) | "abcdefghijklmnop".index(text[i + 1]) for i in range(0, len(text), 2))
+    return bytes(
+        ("abcdefghijklmnop".index(text[i]) << 4) | "abcdefghijklmnop".index(text[i + 1]) for i in range(0, len(text), 2)
+    )
 
 
 def derive(question_id: str, answer_form: str, salt: bytes, cost: dict) -> tuple[bytes, bytes]:
     """(check, explanation key) of one whole answer: one scrypt, split in two independent parts."""
-    derived = hashlib.scrypt(f"{question_id}\0{answer_form}".encode(), salt=salt, n=cost["n"], r=cost["r"], p=cost["p"], maxmem=2**26, dklen=_CHECK_BYTES + _KEY_BYTES)
+    derived = hashlib.scrypt(
+        f"{question_id}\0{answer_form}".encode(),
+        salt=salt,
+        n=cost["n"],
+        r=cost["r"],
+        p=cost["p"],
+        maxmem=2**26,
+        dklen=_CHECK_BYTES + _KEY_BYTES,
+    )
     return derived[:_CHECK_BYTES], derived[_CHECK_BYTES:]
 
 
@@ -176,8 +186,12 @@ def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
                 note = _encrypt(f"{mistake.name}\n{mistake.explanation}", mistake_key)
                 mistakes.append({"locks": mistake_locks, "note": note})
             variant = {
-                "tolerance": keyed.tolerance, "layout": kind.shape(keyed.key), "salt": _letters(salt), "locks": locks,
-                "explanation": _encrypt(keyed.explanation, content_key), "mistakes": mistakes,
+                "tolerance": keyed.tolerance,
+                "layout": kind.shape(keyed.key),
+                "salt": _letters(salt),
+                "locks": locks,
+                "explanation": _encrypt(keyed.explanation, content_key),
+                "mistakes": mistakes,
             }
             if kind.tells_close("practice"):
                 wide = sorted({_close_form(kind, value, keyed.tolerance) for value in _close_values(kind, keyed)})
@@ -190,7 +204,15 @@ def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
         if question.pool is not None:
             entry["items"] = items  # the practice items' text; the exam's items are not in the copy
         questions.append(entry)
-    return {"format": FORMAT, "sitting": "practice", "id": quiz.id, "title": quiz.title, "description": quiz.description, "scrypt": dict(cost), "questions": questions}
+    return {
+        "format": FORMAT,
+        "sitting": "practice",
+        "id": quiz.id,
+        "title": quiz.title,
+        "description": quiz.description,
+        "scrypt": dict(cost),
+        "questions": questions,
+    }
 
 
 def _close_check(question_id: str, form: str, salt: bytes, cost: dict) -> bytes:
@@ -231,7 +253,12 @@ class HashedCheck:
         kind = kind_named(self.kind_name)
         if kind.shape(value) != self.variant["layout"]:
             return Verdict(False, kind.layout_reason(value, self.variant["layout"]))
-        check, key = derive(self.question_id, kind.answer_form(value, self.variant["tolerance"]), _bytes(self.variant["salt"]), self.cost)
+        check, key = derive(
+            self.question_id,
+            kind.answer_form(value, self.variant["tolerance"]),
+            _bytes(self.variant["salt"]),
+            self.cost,
+        )
         opened = _open(self.variant["locks"], check, key)
         if opened is not None:
             return Verdict(True, _decrypt(self.variant["explanation"], opened))
@@ -241,11 +268,15 @@ class HashedCheck:
                 name, _, explanation = _decrypt(mistake["note"], opened).partition("\n")
                 return Verdict(False, f"{name}: {explanation}", name)
         if self.variant.get("close"):
-            close, _ = derive(self.question_id, _close_form(kind, value, self.variant["tolerance"]), _bytes(self.variant["salt"]), close_cost(self.cost))
+            close, _ = derive(
+                self.question_id,
+                _close_form(kind, value, self.variant["tolerance"]),
+                _bytes(self.variant["salt"]),
+                close_cost(self.cost),
+            )
             if any(hmac.compare_digest(close, _bytes(wide)) for wide in self.variant["close"]):
                 return Verdict(False, close_note(self.variant["tolerance"]), None, True)
         return Verdict(False, None)
-
 
     def refuse(self, value) -> str | None:
         """Why an answer of another size than the variant's cannot be taken (None when this copy
@@ -269,9 +300,16 @@ def load(path: Path) -> dict:
     except (ValueError, UnicodeDecodeError):
         raise QuizError(f"{path}: not a student quiz (not JSON)") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("sitting") not in SITTINGS:
-        raise QuizError(f"{path}: not an attnlab student quiz (format {FORMAT!r} expected; ask your instructor for a new copy)")
+        raise QuizError(
+            f"{path}: not an attnlab student quiz (format {FORMAT!r} expected; ask your instructor for a new copy)"
+        )
     cost = data.get("scrypt", SCRYPT)
-    if not (isinstance(cost, dict) and all(isinstance(cost.get(k), int) and 0 < cost[k] <= 2**16 for k in ("n", "r", "p")) and cost["n"] & (cost["n"] - 1) == 0 and 128 * cost["r"] * cost["n"] <= 2**26):
+    if not (
+        isinstance(cost, dict)
+        and all(isinstance(cost.get(k), int) and 0 < cost[k] <= 2**16 for k in ("n", "r", "p"))
+        and cost["n"] & (cost["n"] - 1) == 0
+        and 128 * cost["r"] * cost["n"] <= 2**26
+    ):
         raise QuizError(f"{path}: this quiz copy is damaged (its check settings); ask your instructor for a new copy")
     return data
 
@@ -283,12 +321,21 @@ def questions_for(copy: dict, student: str):
     if copy["sitting"] == "exam":
         texts = copy["students"].get(roster_tag(copy["id"], student))
         if texts is None:
-            raise QuizError(f"{student!r} is not on this exam's roster: give your student id as your instructor has it (--student)")
+            raise QuizError(
+                f"{student!r} is not on this exam's roster: give your student id as your instructor has it (--student)"
+            )
         return [
             (
                 AskedQuestion(
-                    entry["id"], entry["type"], text["prompt"], tuple(text["options"]), entry["points"], "",
-                    tuple(entry["concepts"]), 0.0, bool(entry.get("expressions")),
+                    entry["id"],
+                    entry["type"],
+                    text["prompt"],
+                    tuple(text["options"]),
+                    entry["points"],
+                    "",
+                    tuple(entry["concepts"]),
+                    0.0,
+                    bool(entry.get("expressions")),
                 ),
                 HashedCheck(entry["id"], entry["type"], None, SCRYPT),
             )

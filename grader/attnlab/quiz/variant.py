@@ -92,6 +92,7 @@ def _call_reference(answer: Call, values: dict, reference_factory: Callable, dec
 
     function = getattr(reference_factory(), answer.call)
     result = function(*(argument(a) for a in answer.args), **{k: argument(v) for k, v in answer.kwargs.items()})
+
     def position(index):
         return values[index] if isinstance(index, str) else index
 
@@ -127,8 +128,9 @@ def item_of(question: Question, values: dict) -> Variant:
     return Variant(item.prompt, item.options, item.answer, item.mistakes, hint, explanation)
 
 
-def compute_key(question: Question, values: dict, reference_factory: Callable, answer=None,
-                decimals: int | None = None):
+def compute_key(
+    question: Question, values: dict, reference_factory: Callable, answer=None, decimals: int | None = None
+):
     """The key (or, given ``answer``, a mistake's value) of the variant drawn as ``values``; with
     ``decimals``, as computed by a student who rounds every intermediate result to that many."""
     answer = item_of(question, values).answer if answer is None else answer
@@ -184,7 +186,11 @@ def draw_counted(quiz: Quiz, question: Question, seed: int, who: str, sitting: s
     except (ValueError, TypeError) as error:  # an empty range, a condition never met, an expr that fails
         field = getattr(error, "field", "params")
         line = quiz.line_of(question.id, field)
-        failure = QuizError(f"{quiz.id}: question {question.id}: the parameters cannot be drawn for {who}" + (f" (line {line})" if line else "") + f": {error}")
+        failure = QuizError(
+            f"{quiz.id}: question {question.id}: the parameters cannot be drawn for {who}"
+            + (f" (line {line})" if line else "")
+            + f": {error}"
+        )
         failure.field = field  # lint counts a condition that never held apart from a broken parameter
         raise failure from None
 
@@ -209,13 +215,19 @@ def asked_question(quiz: Quiz, question: Question, student: str, sitting: str = 
     return _asked(question, drawn_values(quiz, question, student, sitting))
 
 
-def keyed_for_values(quiz: Quiz, question: Question, values: dict, who: str, reference_factory: Callable, sitting: str = "exam") -> KeyedQuestion:
+def keyed_for_values(
+    quiz: Quiz, question: Question, values: dict, who: str, reference_factory: Callable, sitting: str = "exam"
+) -> KeyedQuestion:
     """The key of the variant drawn as ``values`` for ``sitting``; ``who`` names the variant in errors."""
     try:
         key = compute_key(question, values, reference_factory)
     except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
         drawn = ", ".join(f"{k}={drawing.format_value(v).strip()}" for k, v in values.items())
-        raise QuizError(f"{quiz.id}: question {question.id}: the answer cannot be computed for {who}" + (f" ({drawn})" if drawn else "") + f": {error}") from None
+        raise QuizError(
+            f"{quiz.id}: question {question.id}: the answer cannot be computed for {who}"
+            + (f" ({drawn})" if drawn else "")
+            + f": {error}"
+        ) from None
     item = item_of(question, values)
     kind = kind_named(question.type)
     rendered = {**values, "answer": kind.key_text(key)}
@@ -226,7 +238,9 @@ def keyed_for_values(quiz: Quiz, question: Question, values: dict, who: str, ref
         try:
             value = compute_key(question, values, reference_factory, mistake.answer)
         except (ExpressionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
-            raise QuizError(f"{quiz.id}: question {question.id}: mistake {mistake.name!r} cannot be computed for {who}: {error}") from None
+            raise QuizError(
+                f"{quiz.id}: question {question.id}: mistake {mistake.name!r} cannot be computed for {who}: {error}"
+            ) from None
         if not kind.matches(value, key, tolerance, slack):  # where it is the key, the answer is right
             mistakes.append(KeyedMistake(mistake.name, value, drawing.render(mistake.explanation, values)))
     explained = drawing.render(item.explanation, rendered)
@@ -259,8 +273,17 @@ def element_slack(question: Question, values: dict, key, reference_factory: Call
     return tuple(0.0 if float(p) == float(k) else question.slack for p, k in zip(by_hand, exact))
 
 
-def keyed_question(quiz: Quiz, question: Question, student: str, reference_factory: Callable, sitting: str = "exam") -> KeyedQuestion:
-    return keyed_for_values(quiz, question, drawn_values(quiz, question, student, sitting), f"student {student!r}", reference_factory, sitting)
+def keyed_question(
+    quiz: Quiz, question: Question, student: str, reference_factory: Callable, sitting: str = "exam"
+) -> KeyedQuestion:
+    return keyed_for_values(
+        quiz,
+        question,
+        drawn_values(quiz, question, student, sitting),
+        f"student {student!r}",
+        reference_factory,
+        sitting,
+    )
 
 
 def keyed_quiz(quiz: Quiz, student: str, reference_factory: Callable, sitting: str = "exam") -> list[KeyedQuestion]:

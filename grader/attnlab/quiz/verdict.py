@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-NOT_CHECKED_IN_PRACTICE = "Recorded, not checked: this question is asked as it stands in the exam, so practice does not give its answer away."
+NOT_CHECKED_IN_PRACTICE = (
+    "Recorded, not checked: this question is asked as it stands in the exam, so practice does not give its answer away."
+)
 
 
 class Verdict(NamedTuple):

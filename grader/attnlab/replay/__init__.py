@@ -73,7 +73,9 @@ def _message(calls: list[ScriptedCall]) -> _Message:
     if calls[0].memory_budget is not None:
         return _Message(calls, None)
     framed = batch_message([(c.function, c.args, c.kwargs, c.return_inputs) for c in calls])
-    return _Message(calls, framed, [Expected((c.value, *c.inputs_after) if c.return_inputs else c.value) for c in calls])
+    return _Message(
+        calls, framed, [Expected((c.value, *c.inputs_after) if c.return_inputs else c.value) for c in calls]
+    )
 
 
 class Replayer:
@@ -87,13 +89,22 @@ class Replayer:
         in_order = [(test.nodeid, message.calls) for test in script.tests for message in self._messages[test.nodeid]]
         starts = fresh_starts(in_order)
         places = iter(range(len(in_order)))
-        self._fresh = {id(message) for test in script.tests for message in self._messages[test.nodeid] if next(places) in starts}
+        self._fresh = {
+            id(message) for test in script.tests for message in self._messages[test.nodeid] if next(places) in starts
+        }
         """The messages before which the submission's processes start afresh (``fresh_starts``)."""
         course = reference.course
         self._modules = course.modules
-        self._files_for = {test.nodeid: max((course.modules.index(course.function(c.function).module) + 1 for c in test.calls), default=0) for test in script.tests}
+        self._files_for = {
+            test.nodeid: max(
+                (course.modules.index(course.function(c.function).module) + 1 for c in test.calls), default=0
+            )
+            for test in script.tests
+        }
         """For each test, how many files (in course order) a worker needs to answer its calls."""
-        self._standins = {f.name: {name for names in course.standins_for(f.name).values() for name in names} for f in course.functions}
+        self._standins = {
+            f.name: {name for names in course.standins_for(f.name).values() for name in names} for f in course.functions
+        }
         """For each function, the functions a live worker serving it has the reference answer."""
 
     def decide(self, sandbox: SandboxBackend, test_files: list[Path]) -> tuple[list[str], dict[str, TestResult]]:
@@ -132,7 +143,9 @@ class Replayer:
             duration = round(time.perf_counter() - started, 4)
             work, wall = (now - before for now, before in zip(backend.charged(), charged))
             backend.count_as_live(work, wall)
-            passed[test.nodeid] = TestResult(**{**vars(test.result), "output": backend.take_output(), "duration": duration})
+            passed[test.nodeid] = TestResult(
+                **{**vars(test.result), "output": backend.take_output(), "duration": duration}
+            )
         else:
             self._pending |= functions
             backend.take_output()  # the live run prints again
@@ -167,7 +180,9 @@ class Replayer:
                     if self._awaits_live({function}):
                         return _OWN
                     call = message.calls[0]
-                    result = backend.run(call.function, call.args, call.kwargs, measure_memory=True, return_inputs=call.return_inputs)
+                    result = backend.run(
+                        call.function, call.args, call.kwargs, measure_memory=True, return_inputs=call.return_inputs
+                    )
                     if result.peak_bytes > call.memory_budget or not self._same(call, result):
                         return _OWN
                     continue
@@ -229,7 +244,16 @@ class ClassSession:
     def grade(self, submission: Path, only: list[str] | None = None) -> GradeReport:
         """Grade one staged submission on ``only`` these files (default: the class's): the replay
         first, then the tests it did not pass, live."""
-        return grade(self.course, submission, only=only or self.only, limits=self.limits, fork_server=self.fork_server, reference=self.reference, answer_cache=self.answer_cache, decide=self.replayer.decide)
+        return grade(
+            self.course,
+            submission,
+            only=only or self.only,
+            limits=self.limits,
+            fork_server=self.fork_server,
+            reference=self.reference,
+            answer_cache=self.answer_cache,
+            decide=self.replayer.decide,
+        )
 
     def close(self) -> None:
         if self.fork_server is not None:

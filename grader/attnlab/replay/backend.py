@@ -69,7 +69,9 @@ class WatchingBackend(Backend):
         with self.replaying():
             return self.sandbox.run(function, args, kwargs, measure_memory=measure_memory, return_inputs=return_inputs)
 
-    def run_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None) -> list[CallResult]:
+    def run_batch(
+        self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None
+    ) -> list[CallResult]:
         """``SandboxBackend.run_batch``, charged to the replay."""
         with self.replaying():
             return self.sandbox.run_batch(calls, framed, expected)
@@ -97,9 +99,19 @@ class WatchingBackend(Backend):
     def replayable(self, function: str) -> bool:
         """May ``function`` still be asked in a watching worker (nothing went wrong there yet)?"""
         module = self.course.function(function).module
-        return function not in self._not_replayable and not self.sandbox.import_failed(module) and not self.account.spent.used_up()
+        return (
+            function not in self._not_replayable
+            and not self.sandbox.import_failed(module)
+            and not self.account.spent.used_up()
+        )
 
-    def watch_batch(self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None, files: tuple[str, ...] = ()) -> list[WatchedResult]:
+    def watch_batch(
+        self,
+        calls: list[tuple[str, tuple, dict, bool]],
+        framed: list | None = None,
+        expected: list | None = None,
+        files: tuple[str, ...] = (),
+    ) -> list[WatchedResult]:
         """Several calls ``(function, args, kwargs, return_inputs)`` of one function, in one round
         trip, in the watching worker: the student's own code runs throughout, and each result
         carries its notes on the calls a live run would have stood in for
@@ -134,9 +146,20 @@ class WatchingBackend(Backend):
                 self.sandbox.charge(max(0.0, worker.work_seconds() - started_work), time.monotonic() - started)
             self.sandbox.collect_output(worker)
         notes, worker.notes = worker.notes, []
-        return [_watched_result(value, return_inputs, note) for (_, _, _, return_inputs), value, note in zip(calls, values, notes)]
+        return [
+            _watched_result(value, return_inputs, note)
+            for (_, _, _, return_inputs), value, note in zip(calls, values, notes)
+        ]
 
-    def _learn_from(self, problem: SubmissionProblem, worker: WorkerProcess, function: str, module: str, files: tuple[str, ...], calls: list) -> bool:
+    def _learn_from(
+        self,
+        problem: SubmissionProblem,
+        worker: WorkerProcess,
+        function: str,
+        module: str,
+        files: tuple[str, ...],
+        calls: list,
+    ) -> bool:
         """What the watching worker's failure on ``function``'s ``calls`` says, kept; returns
         whether the function's own code failed (outside anything it called)."""
         self._not_replayable.add(function)
@@ -184,10 +207,29 @@ class WatchingBackend(Backend):
             serves = tuple(f for f in served if f not in self._not_replayable)
             if function not in serves:
                 raise NotReplayed(function)
-            watching = Watching(serves, {f: list(self.course.depends_on(f)) for f in serves}, frozenset(self._not_watched), frozenset(self._not_imported))
-            needs = tuple(dict.fromkeys(n for module in files if module not in self._not_imported for n in self.course.needs_of(module)))
+            watching = Watching(
+                serves,
+                {f: list(self.course.depends_on(f)) for f in serves},
+                frozenset(self._not_watched),
+                frozenset(self._not_imported),
+            )
+            needs = tuple(
+                dict.fromkeys(
+                    n for module in files if module not in self._not_imported for n in self.course.needs_of(module)
+                )
+            )
             try:
-                worker = WorkerProcess(self.sandbox.server, staged, files[-1], function, {m: self.course.functions_in(m) for m in files}, self.sandbox.limits, None, needs, watching)
+                worker = WorkerProcess(
+                    self.sandbox.server,
+                    staged,
+                    files[-1],
+                    function,
+                    {m: self.course.functions_in(m) for m in files},
+                    self.sandbox.limits,
+                    None,
+                    needs,
+                    watching,
+                )
             except SubmissionProblem:
                 self._not_replayable.update(served)
                 raise NotReplayed(function) from None

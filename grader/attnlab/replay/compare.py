@@ -1,4 +1,4 @@
-""""The same behaviour": could no hidden test tell a submission's result from the reference's?"""
+""" "The same behaviour": could no hidden test tell a submission's result from the reference's?"""
 
 from __future__ import annotations
 
@@ -34,7 +34,9 @@ def same_behaviour(got, expected, float32_inputs: bool = False) -> bool:
     if isinstance(expected, (tuple, list)):
         return len(got) == len(expected) and all(same_behaviour(g, e, float32_inputs) for g, e in zip(got, expected))
     if isinstance(expected, dict):
-        return got.keys() == expected.keys() and all(same_behaviour(got[k], expected[k], float32_inputs) for k in expected)
+        return got.keys() == expected.keys() and all(
+            same_behaviour(got[k], expected[k], float32_inputs) for k in expected
+        )
     if isinstance(expected, (float, complex)):
         # A scalar (a gap, a norm) is compared by tolerance alone: exact zeros matter where a
         # hidden test checks them, in arrays of attention weights.

@@ -38,7 +38,13 @@ def split_messages(calls: list[ScriptedCall]) -> list[list[ScriptedCall]]:
     for call in calls:
         inputs = leaf_digests((call.args, call.kwargs))
         alone = call.memory_budget is not None
-        if not messages or alone or messages[-1][0].memory_budget is not None or messages[-1][0].function != call.function or inputs & answered:
+        if (
+            not messages
+            or alone
+            or messages[-1][0].memory_budget is not None
+            or messages[-1][0].function != call.function
+            or inputs & answered
+        ):
             messages.append([])
             answered = set()
         messages[-1].append(call)
@@ -50,7 +56,11 @@ def secret_answers(call: ScriptedCall) -> set[bytes]:
     """Digests of the arrays of ``call``'s answer that are neither tiny nor its input's entries
     moved around."""
     moved = {_sorted(leaf) for leaf in _leaves((call.args, call.kwargs)) if isinstance(leaf, np.ndarray)}
-    return {_digest(leaf) for leaf in _leaves(call.value) if isinstance(leaf, np.ndarray) and leaf.size > TINY and not _constant(leaf) and _sorted(leaf) not in moved}
+    return {
+        _digest(leaf)
+        for leaf in _leaves(call.value)
+        if isinstance(leaf, np.ndarray) and leaf.size > TINY and not _constant(leaf) and _sorted(leaf) not in moved
+    }
 
 
 def _constant(array: np.ndarray) -> bool:
@@ -67,7 +77,9 @@ def fresh_starts(messages: list[tuple[str, list[ScriptedCall]]]) -> set[int]:
     starts: set[int] = set()
     given: dict[bytes, set[tuple[str, str]]] = {}
     for place, (nodeid, calls) in enumerate(messages):
-        if any(given.get(digest, set()) - {(call.function, nodeid)} for call in calls for digest in secret_answers(call)):
+        if any(
+            given.get(digest, set()) - {(call.function, nodeid)} for call in calls for digest in secret_answers(call)
+        ):
             starts.add(place)
             given = {}
         for call in calls:

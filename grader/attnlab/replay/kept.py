@@ -60,6 +60,8 @@ def load_script(folder: Path, key: bytes) -> Script | None:
 def save_script(folder: Path, key: bytes, script: Script) -> None:
     """Keep ``script`` in ``folder`` for the next run (silently not, when it cannot be written)."""
     try:
-        write_bytes_atomically(Path(folder) / CACHE_NAME, key + b"\n" + pickle.dumps(script, protocol=pickle.HIGHEST_PROTOCOL))
+        write_bytes_atomically(
+            Path(folder) / CACHE_NAME, key + b"\n" + pickle.dumps(script, protocol=pickle.HIGHEST_PROTOCOL)
+        )
     except (OSError, pickle.PicklingError):
         pass

@@ -38,7 +38,9 @@ class RecordingBackend(Backend):
         self.current = ScriptedTest(nodeid)
         self.tests.append(self.current)
 
-    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False, memory_budget=None) -> CallResult:
+    def run(
+        self, function, args, kwargs, *, measure_memory=False, return_inputs=False, memory_budget=None
+    ) -> CallResult:
         test = self.current
         inputs = copy_plain((args, kwargs))
         if measure_memory and memory_budget is None:
@@ -49,7 +51,18 @@ class RecordingBackend(Backend):
             test.replayable = False
             raise
         budget = memory_budget if measure_memory else None
-        test.calls.append(ScriptedCall(function, inputs[0], inputs[1], return_inputs, copy_plain(result.value), copy_plain(result.inputs_after), budget, has_float32(inputs)))
+        test.calls.append(
+            ScriptedCall(
+                function,
+                inputs[0],
+                inputs[1],
+                return_inputs,
+                copy_plain(result.value),
+                copy_plain(result.inputs_after),
+                budget,
+                has_float32(inputs),
+            )
+        )
         return result
 
     def take_output(self) -> str:
@@ -76,13 +89,17 @@ def record_script(course: Course, reference: Reference | None = None, only: list
     reference = reference or Reference(course)
     backend = RecordingBackend(InProcessBackend(course, course.solutions_dir, reference))
     try:
-        plugin = run_suite(course, hidden_test_files(course, only), backend, reference, extra_plugins=(RecordingPlugin(backend),))
+        plugin = run_suite(
+            course, hidden_test_files(course, only), backend, reference, extra_plugins=(RecordingPlugin(backend),)
+        )
     finally:
         backend.close()
     results = dict(zip(plugin.nodeids, plugin.results))
     failed = [r for r in plugin.results if r.outcome is not Outcome.PASSED]
     if failed:  # every student would lose those points for the reference's mistake
-        raise GraderFailure(f"the reference fails its own hidden test {failed[0].name!r} ({failed[0].outcome.value}: {failed[0].feedback.splitlines()[0] if failed[0].feedback else 'no feedback'})")
+        raise GraderFailure(
+            f"the reference fails its own hidden test {failed[0].name!r} ({failed[0].outcome.value}: {failed[0].feedback.splitlines()[0] if failed[0].feedback else 'no feedback'})"
+        )
     for test in backend.tests:
         result = results.get(test.nodeid)
         if result is None or result.outcome is not Outcome.PASSED:
@@ -112,7 +129,9 @@ def record_script_in_parallel(course: Course, reference: Reference, only: list[s
         return record_script(course, reference, only)
     groups = [modules[i::jobs] for i in range(min(jobs, len(modules)))]
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(len(groups), mp_context=context, initializer=_start_recorder, initargs=(os.getpid(), course, reference)) as pool:
+    with ProcessPoolExecutor(
+        len(groups), mp_context=context, initializer=_start_recorder, initargs=(os.getpid(), course, reference)
+    ) as pool:
         parts = list(pool.map(_record_in_pool, groups))
     tests = {test.nodeid: test for part in parts for test in part.tests}
     files = [f"test_{m}.py::" for m in modules]

@@ -5,12 +5,27 @@ from __future__ import annotations
 import collections
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Column, Table
 from rich.text import Text
 
 from attnlab.misconceptions import Misconception
-from attnlab.report.class_figures import files_not_importable, most_failed, names_of, not_graded_lines, percentages, score_histogram
+from attnlab.report.class_figures import (
+    files_not_importable,
+    most_failed,
+    names_of,
+    not_graded_lines,
+    percentages,
+    score_histogram,
+)
 from attnlab.intake.uploads import shown
 from attnlab.wording import count
 
@@ -68,7 +83,10 @@ class ClassProgress:
             self.counts[test["outcome"]] += 1
         if data.get("error"):
             self.counts["not gradable"] += 1
-        counts = " ".join(f"[{_OUTCOME_STYLES.get(k, 'red')}]{k} {n}[/]" for k, n in sorted(self.counts.items(), key=lambda kv: -kv[1]))
+        counts = " ".join(
+            f"[{_OUTCOME_STYLES.get(k, 'red')}]{k} {n}[/]"
+            for k, n in sorted(self.counts.items(), key=lambda kv: -kv[1])
+        )
         self.progress.update(self.task, advance=1, counts=counts)
 
 
@@ -76,17 +94,36 @@ NOT_GRADED_SHOWN = 40
 """Lines of what was found and not graded shown at most; all of them are written to a file."""
 
 
-def render_class_summary(console: Console, results: list[dict], catalogue: list[Misconception], *, graded_now: int, reused: int, failures: list[str], wall: float, not_graded: list[str] = (), changed: list[str] = (), all_not_graded: str | None = None) -> None:
+def render_class_summary(
+    console: Console,
+    results: list[dict],
+    catalogue: list[Misconception],
+    *,
+    graded_now: int,
+    reused: int,
+    failures: list[str],
+    wall: float,
+    not_graded: list[str] = (),
+    changed: list[str] = (),
+    all_not_graded: str | None = None,
+) -> None:
     """Score distribution (a chart), the files students could not hand in importable (and whose),
     the tests most students answered wrong with their most common reason (a table), whose scores
     a regrade changed, and last, what was found and not graded, and why (``not_graded``: the class
     folder's own lines; the rest is read from the results), one line each."""
     scores = percentages(results)
-    console.print(Text(f"\n{count(len(results), 'submission')}: {graded_now} graded now, {reused} unchanged since they were graded ({wall:.1f} s)", style="bold"))
+    console.print(
+        Text(
+            f"\n{count(len(results), 'submission')}: {graded_now} graded now, {reused} unchanged since they were graded ({wall:.1f} s)",
+            style="bold",
+        )
+    )
     if scores:
         mean = sum(scores) / len(scores)
         full = sum(p >= 100 for p in scores)
-        console.print(f"Mean score {mean:.1f}%, full marks {full} of {len(scores)}; not gradable {sum(bool(d.get('error')) for d in results)}.")
+        console.print(
+            f"Mean score {mean:.1f}%, full marks {full} of {len(scores)}; not gradable {sum(bool(d.get('error')) for d in results)}."
+        )
         console.print(Text("\nScore distribution", style="bold"))
         for label, students, bar in score_histogram(scores):
             console.print(Text(f"  {label} ") + Text(bar, style="cyan") + Text(f" {students}" if students else ""))
@@ -97,12 +134,18 @@ def render_class_summary(console: Console, results: list[dict], catalogue: list[
             console.print(Text(f"  {name}: {count(len(students), 'student')} ({shown(names_of(students))})"))
     rows = most_failed(results, catalogue)
     if rows:
-        table = Table(title="Tests most students answer wrong (the file imported)", title_justify="left", show_lines=False)
+        table = Table(
+            title="Tests most students answer wrong (the file imported)", title_justify="left", show_lines=False
+        )
         table.add_column("test")
         table.add_column("students", justify="right")
         table.add_column("most common reason")
         for row in rows:
-            table.add_row(row.name, str(row.students), f"{row.reason} ({row.reason_students})" if row.reason_students < row.students else row.reason)
+            table.add_row(
+                row.name,
+                str(row.students),
+                f"{row.reason} ({row.reason_students})" if row.reason_students < row.students else row.reason,
+            )
         console.print(table)
     if changed:
         console.print(Text(f"\nScores changed since they were last graded ({len(changed)}):", style="bold"))
@@ -116,7 +159,12 @@ def render_class_summary(console: Console, results: list[dict], catalogue: list[
         for line in found[:NOT_GRADED_SHOWN]:  # the reasons name the students' files: no markup, no control characters
             console.print(Text(f"  {shown(line)}", style="yellow"))
         if len(found) > NOT_GRADED_SHOWN:
-            console.print(Text(f"  and {len(found) - NOT_GRADED_SHOWN} more{f': every line is in {all_not_graded}' if all_not_graded else ''}", style="yellow"))
+            console.print(
+                Text(
+                    f"  and {len(found) - NOT_GRADED_SHOWN} more{f': every line is in {all_not_graded}' if all_not_graded else ''}",
+                    style="yellow",
+                )
+            )
 
 
 def score_changes(before: dict[str, float | None], results: list[dict]) -> list[str]:
@@ -137,4 +185,7 @@ def score_changes(before: dict[str, float | None], results: list[dict]) -> list[
 def why_grading(why: dict[str, str]) -> str:
     """Why the submissions to grade are graded, counted by reason: one line."""
     reasons = collections.Counter(why.values())
-    return "; ".join(f"{n} {'because ' if not reason.startswith(('not ', 'named')) else ''}{reason}" for reason, n in reasons.most_common())
+    return "; ".join(
+        f"{n} {'because ' if not reason.startswith(('not ', 'named')) else ''}{reason}"
+        for reason, n in reasons.most_common()
+    )

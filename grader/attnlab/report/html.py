@@ -45,7 +45,9 @@ def heatmap_svg(matrix: list[list[float]], leaked: list[list[bool]] | None = Non
             text = "nan" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.2f}"
             ink = "#ffffff" if text != "nan" and abs(value) > 0.6 else "#222222"
             cells.append(f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{_colour(value)}"{stroke}/>')
-            cells.append(f'<text x="{x + CELL / 2}" y="{y + CELL / 2 + 4}" font-size="10" text-anchor="middle" fill="{ink}">{text}</text>')
+            cells.append(
+                f'<text x="{x + CELL / 2}" y="{y + CELL / 2 + 4}" font-size="10" text-anchor="middle" fill="{ink}">{text}</text>'
+            )
     width, height = columns * CELL, rows * CELL
     return f'<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">{"".join(cells)}</svg>'
 
@@ -58,7 +60,9 @@ def _pictures(test: TestResult) -> str:
     if picture.get("expected") is not None:
         figures.append(f"<figure>{heatmap_svg(picture['expected'])}<figcaption>expected</figcaption></figure>")
     caption = "got" + (" (red: masked cells that leaked weight)" if picture.get("leaked") else "")
-    figures.append(f"<figure>{heatmap_svg(picture['got'], picture.get('leaked'))}<figcaption>{html.escape(caption)}</figcaption></figure>")
+    figures.append(
+        f"<figure>{heatmap_svg(picture['got'], picture.get('leaked'))}<figcaption>{html.escape(caption)}</figcaption></figure>"
+    )
     return f'<p>{html.escape(picture.get("title", ""))} (first slice, up to 8 × 8):</p><div class="pictures">{"".join(figures)}</div>'
 
 
@@ -71,7 +75,10 @@ def page(title: str, body: str) -> str:
 def render_not_graded_html(name: str, error: str) -> str:
     """The page of a submission that could not be graded: why, and no points."""
     title = f"attnlab report · {html.escape(name)}"
-    return page(title, f"<h1>{title}</h1><p><strong>Not graded: 0 points.</strong> Your submission could not be graded:</p><pre>{html.escape(error)}</pre>")
+    return page(
+        title,
+        f"<h1>{title}</h1><p><strong>Not graded: 0 points.</strong> Your submission could not be graded:</p><pre>{html.escape(error)}</pre>",
+    )
 
 
 def render_html(report: GradeReport, name: str | None = None) -> str:
@@ -112,7 +119,10 @@ def render_html(report: GradeReport, name: str | None = None) -> str:
         f"<p><strong>{report.score:g} / {report.max_score:g}</strong> ({percent:.0f}%) · graded in {report.duration:.1f} s</p>"
         + "".join(
             f'<h2>{heading}</h2><ul class="{css}">{"".join(f"<li>{html.escape(line)}</li>" for line in lines)}</ul>'
-            for heading, css, lines in ((ABOUT_HEADING, "notes", report.notes), (NOT_GRADED_HEADING, "not-graded", report.not_graded))
+            for heading, css, lines in (
+                (ABOUT_HEADING, "notes", report.notes),
+                (NOT_GRADED_HEADING, "not-graded", report.not_graded),
+            )
             if lines
         )
         + '<table class="summary"><tr><th>file</th><th>function</th><th>tests</th><th>points</th><th>status</th></tr>'

@@ -19,14 +19,21 @@ def _percent(score: float, maximum: float) -> str:
 
 def render_markdown(report: GradeReport, student: str) -> str:
     """The whole feedback of one graded submission: points, a line per function, what went wrong."""
-    lines = [f"# attnlab feedback · {markdown_words(student)}", "", f"**{report.score:g} of {count(report.max_score, 'point')}** ({_percent(report.score, report.max_score)})", ""]
+    lines = [
+        f"# attnlab feedback · {markdown_words(student)}",
+        "",
+        f"**{report.score:g} of {count(report.max_score, 'point')}** ({_percent(report.score, report.max_score)})",
+        "",
+    ]
     functions: dict[tuple[str, str], list] = {}
     for test in report.tests:
         functions.setdefault((test.module, test.function), []).append(test)
     for (module, function), tests in functions.items():
         passed = sum(t.outcome is Outcome.PASSED for t in tests)
         points = f"{sum(t.score for t in tests):g}/{sum(t.max_score for t in tests):g} points"
-        lines.append(f"- {markdown_words(f'{module}.py')} · {markdown_words(function)}: {passed} of {len(tests)} tests passed, {points}")
+        lines.append(
+            f"- {markdown_words(f'{module}.py')} · {markdown_words(function)}: {passed} of {len(tests)} tests passed, {points}"
+        )
     for heading, said in ((ABOUT_HEADING, report.notes), (NOT_GRADED_HEADING, report.not_graded)):
         if said:  # the names of the student's files, and a notebook's code: never Markdown
             lines += ["", f"**{heading}:**", "", markdown_literal("\n".join(said))]
@@ -35,9 +42,21 @@ def render_markdown(report: GradeReport, student: str) -> str:
     failing = [t for t in report.tests if t.outcome is not Outcome.PASSED and id(t) not in unimported]
     lines += ["", "## What went wrong" if failing or missing else "Every hidden test passed."]
     for module, tests in missing.items():  # once a file: every one of its tests says the same
-        lines += ["", f"### {markdown_words(f'{module}.py')}: {count(len(tests), 'test')}, 0/{sum(t.max_score for t in tests):g}", "", markdown_literal(tests[0].feedback)]
+        lines += [
+            "",
+            f"### {markdown_words(f'{module}.py')}: {count(len(tests), 'test')}, 0/{sum(t.max_score for t in tests):g}",
+            "",
+            markdown_literal(tests[0].feedback),
+        ]
     for test in failing:
-        lines += ["", f"### {markdown_words(test.name)}", "", f"*{markdown_words(test.outcome.value)}, {test.score:g}/{test.max_score:g}*", "", markdown_feedback(test)]
+        lines += [
+            "",
+            f"### {markdown_words(test.name)}",
+            "",
+            f"*{markdown_words(test.outcome.value)}, {test.score:g}/{test.max_score:g}*",
+            "",
+            markdown_feedback(test),
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -42,12 +42,28 @@ def _function_table(report: GradeReport) -> Table:
     for (module, function), tests in functions.items():
         passed = sum(t.outcome is Outcome.PASSED for t in tests)
         outcomes = sorted({t.outcome for t in tests if t.outcome is not Outcome.PASSED}, key=list(Outcome).index)
-        status = Text("all passed", style="green") if not outcomes else Text(", ".join(o.value for o in outcomes), style=MARKS[outcomes[0]][1])
-        table.add_row(f"{module}.py", function, f"{passed}/{len(tests)}", f"{_points(sum(t.score for t in tests))}/{_points(sum(t.max_score for t in tests))}", status)
+        status = (
+            Text("all passed", style="green")
+            if not outcomes
+            else Text(", ".join(o.value for o in outcomes), style=MARKS[outcomes[0]][1])
+        )
+        table.add_row(
+            f"{module}.py",
+            function,
+            f"{passed}/{len(tests)}",
+            f"{_points(sum(t.score for t in tests))}/{_points(sum(t.max_score for t in tests))}",
+            status,
+        )
     percent = 100 * report.score / report.max_score if report.max_score else 0.0
     total_passed = sum(t.outcome is Outcome.PASSED for t in report.tests)
     table.add_section()
-    table.add_row("total", "", f"{total_passed}/{len(report.tests)}", f"{_points(report.score)}/{_points(report.max_score)}", Text(f"{percent:.0f}%", style="bold"))
+    table.add_row(
+        "total",
+        "",
+        f"{total_passed}/{len(report.tests)}",
+        f"{_points(report.score)}/{_points(report.max_score)}",
+        Text(f"{percent:.0f}%", style="bold"),
+    )
     return table
 
 
@@ -79,8 +95,17 @@ def _pictures(test) -> list:
     maps = []
     if picture.get("expected") is not None:
         maps.append(heatmap(picture["expected"], None, "expected"))
-    maps.append(heatmap(picture["got"], picture.get("leaked"), "got" + (" (! = masked cell with weight)" if picture.get("leaked") else "")))
-    return [Text(f"     {picture.get('title', '')} (first slice, up to 8 × 8):", style="dim"), Padding(Columns(maps, padding=(0, 4)), (0, 0, 0, 5))]
+    maps.append(
+        heatmap(
+            picture["got"],
+            picture.get("leaked"),
+            "got" + (" (! = masked cell with weight)" if picture.get("leaked") else ""),
+        )
+    )
+    return [
+        Text(f"     {picture.get('title', '')} (first slice, up to 8 × 8):", style="dim"),
+        Padding(Columns(maps, padding=(0, 4)), (0, 0, 0, 5)),
+    ]
 
 
 def render(report: GradeReport, console: Console, *, explain: bool = False) -> None:
@@ -98,7 +123,12 @@ def render(report: GradeReport, console: Console, *, explain: bool = False) -> N
     others = [t for t in failing if t.outcome is not Outcome.NOT_IMPLEMENTED]
     if not_implemented:
         names = sorted({t.function for t in not_implemented}, key=[t.function for t in report.tests].index)
-        console.print(Text(f"Not implemented yet: {', '.join(names)} ({count(len(not_implemented), 'test')}, {count(sum(t.max_score for t in not_implemented), 'point')})", style="yellow"))
+        console.print(
+            Text(
+                f"Not implemented yet: {', '.join(names)} ({count(len(not_implemented), 'test')}, {count(sum(t.max_score for t in not_implemented), 'point')})",
+                style="yellow",
+            )
+        )
     if others:
         console.print(Text("\nWhat went wrong:", style="bold"))
     for test in others:

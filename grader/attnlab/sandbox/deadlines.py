@@ -96,8 +96,10 @@ class Deadline:
     def words(self) -> str:
         """What ran out, for a student: "2 s" of CPU time, or the wall clock's backstop."""
         if self.over_by_wall():
-            return (f"{backstop(self.seconds):g} s (it was waiting, not computing: the grader waits {BACKSTOP:g} times "
-                    f"the {self.seconds:g} s it allows a call to compute)")
+            return (
+                f"{backstop(self.seconds):g} s (it was waiting, not computing: the grader waits {BACKSTOP:g} times "
+                f"the {self.seconds:g} s it allows a call to compute)"
+            )
         return f"{self.seconds:g} s"
 
 

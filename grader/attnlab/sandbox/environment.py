@@ -49,7 +49,15 @@ class SandboxEnvironment:
     here may import ``libraries``."""
 
     @classmethod
-    def for_libraries(cls, libraries: tuple[str, ...] = ("numpy",), *, required: tuple[str, ...] = (), preimport: tuple[str, ...] = (), warmups: dict[str, str] | None = None, libraries_of: dict[str, tuple[str, ...]] | None = None) -> "SandboxEnvironment":
+    def for_libraries(
+        cls,
+        libraries: tuple[str, ...] = ("numpy",),
+        *,
+        required: tuple[str, ...] = (),
+        preimport: tuple[str, ...] = (),
+        warmups: dict[str, str] | None = None,
+        libraries_of: dict[str, tuple[str, ...]] | None = None,
+    ) -> "SandboxEnvironment":
         """The environment offering ``libraries``: those in ``required`` must be installed (a
         ``CourseError`` says how to install one that is not); the others are offered if they are."""
         names = tuple(dict.fromkeys((*ENGINE_LIBRARIES, *libraries)))
@@ -61,18 +69,32 @@ class SandboxEnvironment:
                 continue
             if not distributions:
                 if name in required:
-                    raise CourseError(f"the course lets students import {name}, which is not installed where the grader runs ({sys.executable} -m pip install {name})")
+                    raise CourseError(
+                        f"the course lets students import {name}, which is not installed where the grader runs ({sys.executable} -m pip install {name})"
+                    )
                 continue
             for distribution in _with_requirements(tuple(distributions), name):
                 entries.update(dict.fromkeys(_entries_of(distribution, name)))
-        return cls(libraries=tuple(libraries), preimport=tuple(preimport), entries=tuple(entries), warmups=dict(warmups or {}), libraries_of=dict(libraries_of or {}))
+        return cls(
+            libraries=tuple(libraries),
+            preimport=tuple(preimport),
+            entries=tuple(entries),
+            warmups=dict(warmups or {}),
+            libraries_of=dict(libraries_of or {}),
+        )
 
     @classmethod
     def for_course(cls, course: Course) -> "SandboxEnvironment":
         """What ``course`` lets its students import, with its warm-ups."""
         warmups = {library: path.read_text(encoding="utf-8") for library, path in (course.warmups or {}).items()}
         libraries_of = {module: course.libraries_of(module) for module in course.modules}
-        return cls.for_libraries(course.libraries, required=course.packages, preimport=course.packages, warmups=warmups, libraries_of=libraries_of)
+        return cls.for_libraries(
+            course.libraries,
+            required=course.packages,
+            preimport=course.packages,
+            warmups=warmups,
+            libraries_of=libraries_of,
+        )
 
     def covers(self, other: "SandboxEnvironment") -> bool:
         """Does this environment offer all that ``other`` does, each file under the same rule?"""
@@ -81,7 +103,12 @@ class SandboxEnvironment:
 
     def as_config(self) -> dict:
         """What the fork server is told at its start (plain data)."""
-        return {"libraries": list(self.libraries), "preimport": list(self.preimport), "warmups": self.warmups, "libraries_of": {m: list(names) for m, names in self.libraries_of.items()}}
+        return {
+            "libraries": list(self.libraries),
+            "preimport": list(self.preimport),
+            "warmups": self.warmups,
+            "libraries_of": {m: list(names) for m, names in self.libraries_of.items()},
+        }
 
 
 def _providers_of(name: str) -> list[str]:
@@ -105,7 +132,9 @@ def _all_providers() -> dict[str, list[str]]:
 def _tops(wanted: str) -> frozenset[str]:
     """The top-level names (a package, a module without its suffix) the distribution ``wanted`` installed."""
     record = importlib.metadata.distribution(wanted).read_text("RECORD") or ""
-    return frozenset(line.split(",", 1)[0].split("/", 1)[0].split(".", 1)[0] for line in record.splitlines() if line.strip())
+    return frozenset(
+        line.split(",", 1)[0].split("/", 1)[0].split(".", 1)[0] for line in record.splitlines() if line.strip()
+    )
 
 
 @functools.cache
@@ -163,7 +192,9 @@ def _entries_of(wanted: str, name: str) -> tuple[Path, ...]:
     distribution = importlib.metadata.distribution(wanted)
     location = Path(distribution.locate_file("")).resolve()
     if location not in _site_folders():
-        raise CourseError(f"{name} cannot be offered to students: {distribution.name} is not installed in site-packages ({location}); install it with pip, not as a path or an editable project")
+        raise CourseError(
+            f"{name} cannot be offered to students: {distribution.name} is not installed in site-packages ({location}); install it with pip, not as a path or an editable project"
+        )
     record = distribution.read_text("RECORD")
     if record is not None:
         tops = {line.split(",", 1)[0].split("/", 1)[0] for line in record.splitlines() if line.strip()}

@@ -33,7 +33,16 @@ from attnlab.sandbox.mode import (
     workroot_base,
 )
 
-__all__ = ["ForkServer", "Limits", "SandboxMode", "bwrap_path", "close_to_workers", "describe_mode", "private_uid_of", "workroot_base"]
+__all__ = [
+    "ForkServer",
+    "Limits",
+    "SandboxMode",
+    "bwrap_path",
+    "close_to_workers",
+    "describe_mode",
+    "private_uid_of",
+    "workroot_base",
+]
 
 
 def worker_environment() -> dict:
@@ -74,7 +83,9 @@ class ForkServer:
         self.process: subprocess.Popen | None = None
         self.control: socket.socket | None = None
         self.sandbox_mode = sandbox_mode or SandboxMode.detect()
-        self.workroot = Path(tempfile.mkdtemp(prefix=scratch_prefix("attnlab-sandbox"), dir=self.sandbox_mode.work_folder_base()))
+        self.workroot = Path(
+            tempfile.mkdtemp(prefix=scratch_prefix("attnlab-sandbox"), dir=self.sandbox_mode.work_folder_base())
+        )
         self.workroot.chmod(0o711)  # workers pass through to their own folder, and cannot list the others
         self.sandbox_mode.prepare(self.workroot, self.environment)
         self.failure: GraderFailure | None = None
@@ -103,7 +114,9 @@ class ForkServer:
     def _start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.process = subprocess.Popen(
-            self.sandbox_mode.fork_server_command(self.workroot, self.environment, json.dumps(self.environment.as_config()), theirs.fileno()),
+            self.sandbox_mode.fork_server_command(
+                self.workroot, self.environment, json.dumps(self.environment.as_config()), theirs.fileno()
+            ),
             pass_fds=[theirs.fileno()],
             stdin=subprocess.DEVNULL,
             env=worker_environment(),
@@ -166,7 +179,19 @@ class ForkServer:
             raise self.fail(f"the sandbox could not copy the submission: {error.strerror or error}") from None
         return staged / "files"
 
-    def spawn(self, workdir: Path, submission: Path, module: str, function: str, standins: dict, limits: Limits, fds: list[int], needs: tuple[str, ...] = (), watching: Watching | None = None, measured: bool = False) -> int:
+    def spawn(
+        self,
+        workdir: Path,
+        submission: Path,
+        module: str,
+        function: str,
+        standins: dict,
+        limits: Limits,
+        fds: list[int],
+        needs: tuple[str, ...] = (),
+        watching: Watching | None = None,
+        measured: bool = False,
+    ) -> int:
         """Fork a worker that serves ``function`` of ``module`` in the staged ``submission``, with
         ``standins`` answered by the reference; or, with ``watching``, a ``WatchingWorker`` that
         runs the student's own code for them, and watches it. ``measured``: for one
@@ -228,7 +253,9 @@ class ForkServer:
         try:
             self.groups.enter(pid, measured)
         except OSError as error:
-            raise self.fail(f"the sandbox could not put a worker in its control group: {error.strerror or error}") from None
+            raise self.fail(
+                f"the sandbox could not put a worker in its control group: {error.strerror or error}"
+            ) from None
 
     def end_measured(self) -> None:
         """The memory-measured call's worker is gone."""
@@ -246,7 +273,11 @@ class ForkServer:
 
     def __del__(self):
         # Only in the process that made it: a forked copy going away must not take its folder.
-        if getattr(self, "workroot", None) is not None and shutil is not None and self.workroot.name.startswith(scratch_prefix("attnlab-sandbox")):
+        if (
+            getattr(self, "workroot", None) is not None
+            and shutil is not None
+            and self.workroot.name.startswith(scratch_prefix("attnlab-sandbox"))
+        ):
             shutil.rmtree(self.workroot, ignore_errors=True)
 
 

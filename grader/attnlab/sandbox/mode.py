@@ -183,13 +183,39 @@ class SandboxMode:
         # site-packages, visible in bubblewrap under sys.base_prefix, held pytest and hypothesis).
         if not self.bwrap:
             imports = workroot / IMPORTS_FOLDER
-            return [sys.executable, "-I", "-S", "-c", _boot(str(imports / "engine"), str(imports / "site")), str(fd), config]
+            return [
+                sys.executable,
+                "-I",
+                "-S",
+                "-c",
+                _boot(str(imports / "engine"), str(imports / "site")),
+                str(fd),
+                config,
+            ]
         python = os.path.realpath(sys.executable)
         # Every namespace but the user namespace: as root, a user namespace would map only root,
         # and the fork server must be able to become the private user.
-        command = [self.bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+        command = [
+            self.bwrap,
+            "--unshare-ipc",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+        ]
         # /tmp is memory of a fixed size: a submission that fills it fails its own writes, not the disk.
-        command += ["--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+        command += [
+            "--die-with-parent",
+            "--new-session",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--size",
+            str(TMP_BYTES),
+            "--tmpfs",
+            "/tmp",
+        ]
         made: set[str] = set()
 
         def bind(source: str, target: str, how: str = "--ro-bind") -> None:
@@ -245,24 +271,39 @@ class SandboxMode:
         ``groups``: whether the slot has control groups; ``user``: how to name the private user
         (default: by its uid)."""
         if self.uid is None:
-            return (f"forked workers as the grader's own user (uid {os.geteuid()}), with rlimits and a deadline per call; "
-                    "NOT isolated: student code can read and write whatever the grader can (run as root to isolate it)")
+            return (
+                f"forked workers as the grader's own user (uid {os.geteuid()}), with rlimits and a deadline per call; "
+                "NOT isolated: student code can read and write whatever the grader can (run as root to isolate it)"
+            )
         user = user or f"a private user (uid {self.uid})"
-        measure = ("a memory-measured call runs alone in a worker of its own that may start no process and open no file for writing, "
-                   + ("its peak read from a control group made for it; all of a submission's processes share one memory budget and one CPU share (control groups)"
-                      if groups else "its peak read from its peak resident size; no control groups: a watch adds up what a submission's processes hold, and ends them past its memory budget"))
+        measure = (
+            "a memory-measured call runs alone in a worker of its own that may start no process and open no file for writing, "
+            + (
+                "its peak read from a control group made for it; all of a submission's processes share one memory budget and one CPU share (control groups)"
+                if groups
+                else "its peak read from its peak resident size; no control groups: a watch adds up what a submission's processes hold, and ends them past its memory budget"
+            )
+        )
         if self.private_mounts:
-            folders = (f"each worker writes only into a memory folder of its own ({Limits.folder_bytes >> 20} MiB in all: "
-                       f"its scratch folder and {', '.join(SHARED_FOLDERS)}) and has an IPC namespace of its own, both gone with it")
+            folders = (
+                f"each worker writes only into a memory folder of its own ({Limits.folder_bytes >> 20} MiB in all: "
+                f"its scratch folder and {', '.join(SHARED_FOLDERS)}) and has an IPC namespace of its own, both gone with it"
+            )
         else:
-            folders = (f"no CAP_SYS_ADMIN (a container?): files are capped at {Limits.file_bytes >> 20} MiB each, not in number, "
-                       f"and after each submission its System V IPC objects and files in {', '.join(SHARED_FOLDERS)} are removed")
+            folders = (
+                f"no CAP_SYS_ADMIN (a container?): files are capped at {Limits.file_bytes >> 20} MiB each, not in number, "
+                f"and after each submission its System V IPC objects and files in {', '.join(SHARED_FOLDERS)} are removed"
+            )
         if self.bwrap:
-            return (f"bubblewrap sandbox (no network, only the Python runtime and the submission visible), workers as {user}, "
-                    f"with rlimits and a deadline per call; {folders}; {measure}")
-        mode = (f"forked workers as {user}, with rlimits and a deadline per call (no bubblewrap: the network is reachable, and files "
-                f"readable by all users are readable; the course's solutions and the results are closed to other users before grading); "
-                f"{folders}; {measure}")
+            return (
+                f"bubblewrap sandbox (no network, only the Python runtime and the submission visible), workers as {user}, "
+                f"with rlimits and a deadline per call; {folders}; {measure}"
+            )
+        mode = (
+            f"forked workers as {user}, with rlimits and a deadline per call (no bubblewrap: the network is reachable, and files "
+            f"readable by all users are readable; the course's solutions and the results are closed to other users before grading); "
+            f"{folders}; {measure}"
+        )
         if not python_readable_by_others():
             mode += " (this Python is in a folder other users cannot read: workers can import numpy, the course's packages and the common standard modules only)"
         return mode

@@ -35,7 +35,11 @@ class AnswerCache:
 
     def add(self, key: tuple, message: bytes) -> None:
         """Keep ``message`` if it fits; when the cache is full, new answers are computed each time."""
-        if len(message) <= self.max_entry_bytes and self.bytes + len(message) <= self.max_bytes and key not in self._answers:
+        if (
+            len(message) <= self.max_entry_bytes
+            and self.bytes + len(message) <= self.max_bytes
+            and key not in self._answers
+        ):
             self._answers[key] = message
             self.bytes += len(message)
 
@@ -93,9 +97,18 @@ class StandinBounds:
                 described = item.get("__nd__")
                 if described is None:
                     stack.extend(item.values())
-                elif isinstance(described, list) and len(described) == 3 and isinstance(described[2], list) and all(type(n) is int for n in described[2]):
+                elif (
+                    isinstance(described, list)
+                    and len(described) == 3
+                    and isinstance(described[2], list)
+                    and all(type(n) is int for n in described[2])
+                ):
                     shape = described[2]
-                    if math.prod(shape) > self.max_elements or len(shape) > self.max_ndim or any(n > self.max_extent for n in shape):
+                    if (
+                        math.prod(shape) > self.max_elements
+                        or len(shape) > self.max_ndim
+                        or any(n > self.max_extent for n in shape)
+                    ):
                         return f"{function}() was given an array of shape {tuple(shape)}, far larger than the inputs of the call being graded justify"
             elif type(item) is int and abs(item) > self.max_extent:
                 return f"{function}() was given the number {item}, far larger than the inputs of the call being graded justify (at most {self.max_extent})"

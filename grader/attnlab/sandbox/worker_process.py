@@ -62,7 +62,6 @@ _SIGNAL_WORDS = {
 }
 
 
-
 def batch_message(calls: list[tuple[str, tuple, dict, bool]]) -> list:
     """The framed message that asks a worker for several calls at once."""
     buffers: list = []
@@ -90,13 +89,30 @@ class Expected:
         """What the answer takes on the wire (``answer_room.wire_bytes``)."""
 
     def matches(self, tree, buffers: list) -> bool:
-        return len(buffers) == len(self.payloads) and wire.dumps(tree) == self.text and all(got == want for got, want in zip(buffers, self.payloads))
+        return (
+            len(buffers) == len(self.payloads)
+            and wire.dumps(tree) == self.text
+            and all(got == want for got, want in zip(buffers, self.payloads))
+        )
 
 
 class WorkerProcess:
     """One live worker serving one function of a submission file."""
 
-    def __init__(self, server: ForkServer, staged: Path, module: str, function: str, standins: dict, limits: Limits, answer_cache: AnswerCache | None = None, needs: tuple[str, ...] = (), watching: Watching | None = None, import_answers: Callable | None = None, measured: bool = False):
+    def __init__(
+        self,
+        server: ForkServer,
+        staged: Path,
+        module: str,
+        function: str,
+        standins: dict,
+        limits: Limits,
+        answer_cache: AnswerCache | None = None,
+        needs: tuple[str, ...] = (),
+        watching: Watching | None = None,
+        import_answers: Callable | None = None,
+        measured: bool = False,
+    ):
         """``staged``: the submission as ``ForkServer.stage`` copied it. ``watching``: a watching
         worker for these functions (``function`` is the first of them). ``import_answers``: the
         callback that answers the stand-in calls the file makes while it is imported.
@@ -123,7 +139,9 @@ class WorkerProcess:
             self.workdir = server.workdir()
             self._output = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]  # stdout, stderr
         except OSError as error:  # a full or missing temporary folder: the grader's, not the student's
-            raise server.fail(f"the sandbox could not prepare a worker's folder for {module}.py: {error.strerror or error}") from None
+            raise server.fail(
+                f"the sandbox could not prepare a worker's folder for {module}.py: {error.strerror or error}"
+            ) from None
         self._output_read = [0, 0]
         self.charged = 0.0
         """Seconds the grader spent on this worker's behalf (its stand-ins' answers)."""
@@ -131,7 +149,18 @@ class WorkerProcess:
         self.channel, theirs = socket.socketpair()
         self.channel.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         try:
-            self.server_pid = server.spawn(self.workdir, staged, module, function, standins, limits, [theirs.fileno(), *(f.fileno() for f in self._output), *extra_fds], needs, watching, measured)
+            self.server_pid = server.spawn(
+                self.workdir,
+                staged,
+                module,
+                function,
+                standins,
+                limits,
+                [theirs.fileno(), *(f.fileno() for f in self._output), *extra_fds],
+                needs,
+                watching,
+                measured,
+            )
         finally:
             for fd in extra_fds:
                 os.close(fd)
@@ -163,7 +192,9 @@ class WorkerProcess:
         else:
             self.stop()
         # No code of the submission ran before that message: the sandbox failed, not the student.
-        raise self.server.fail(f"the sandbox could not start a worker for {self.module}.py (it ended before any of the submission's code ran)")
+        raise self.server.fail(
+            f"the sandbox could not start a worker for {self.module}.py (it ended before any of the submission's code ran)"
+        )
 
     def _admit_to_slot(self) -> None:
         """The worker said hello and waits: put it in the slot's groups, note what it holds before
@@ -178,7 +209,9 @@ class WorkerProcess:
             raise
         except (OSError, RuntimeError):
             self.stop()  # gone between its hello and the grader's word: nothing of the submission ran
-            raise self.server.fail(f"the sandbox could not start a worker for {self.module}.py (it ended before any of the submission's code ran)") from None
+            raise self.server.fail(
+                f"the sandbox could not start a worker for {self.module}.py (it ended before any of the submission's code ran)"
+            ) from None
 
     def _await_import(self, answer_callback: Callable | None) -> None:
         """Wait for the import of the worker's file, answering the stand-in calls it makes at
@@ -192,7 +225,9 @@ class WorkerProcess:
                 self.stop()
                 raise CallTimedOut(f"importing {self.module}.py took longer than {deadline.words()}") from None
             except (wire.PeerClosed, wire.WireError):
-                raise ImportFailed(f"{self.module}.py could not be imported: the worker {self.stop()} while importing it") from None
+                raise ImportFailed(
+                    f"{self.module}.py could not be imported: the worker {self.stop()} while importing it"
+                ) from None
             op = header.get("op")
             if op == "callback" and answer_callback is not None and not self.watching:
                 try:
@@ -203,24 +238,46 @@ class WorkerProcess:
                 continue
             if op == "import_failed":
                 self.stop()
-                raise ImportFailed(f"{self.module}.py could not be imported: {_problem_message(header, self.server.sandbox_mode)}")
+                raise ImportFailed(
+                    f"{self.module}.py could not be imported: {_problem_message(header, self.server.sandbox_mode)}"
+                )
             if op != "ready":
                 self.stop()
-                raise ImportFailed(f"{self.module}.py could not be imported: the worker broke the protocol (sent {str(op)[:40]!r})")
+                raise ImportFailed(
+                    f"{self.module}.py could not be imported: the worker broke the protocol (sent {str(op)[:40]!r})"
+                )
             return
 
-    def call(self, function: str, args: tuple, kwargs: dict, answer_callback: Callable[[str, str, tuple, dict], object],
-             return_inputs: bool = False, room: AnswerRoom | None = None):
+    def call(
+        self,
+        function: str,
+        args: tuple,
+        kwargs: dict,
+        answer_callback: Callable[[str, str, tuple, dict], object],
+        return_inputs: bool = False,
+        room: AnswerRoom | None = None,
+    ):
         """Run ``function(*args, **kwargs)`` in the worker and return its plain-data result
         (with ``return_inputs``: the triple result, args, kwargs as the call left them). An
         answer past its ``room`` is refused, unread (``BadReturn``, the worker stopped)."""
         buffers: list = []
-        request = {"op": "call", "function": function, "args": wire.encode((args, kwargs), buffers), "return_inputs": return_inputs}
+        request = {
+            "op": "call",
+            "function": function,
+            "args": wire.encode((args, kwargs), buffers),
+            "return_inputs": return_inputs,
+        }
         self._send(wire.frame(request, buffers), function)
         bounds = StandinBounds(args, kwargs)
         return self._await_result(function, return_inputs, answer_callback, bounds, admit=self._answer_admission(room))
 
-    def call_batch(self, calls: list[tuple[str, tuple, dict, bool]], answer_for: Callable[[str], Callable[[str, str, tuple, dict], object]], framed: list | None = None, expected: list | None = None) -> list:
+    def call_batch(
+        self,
+        calls: list[tuple[str, tuple, dict, bool]],
+        answer_for: Callable[[str], Callable[[str, str, tuple, dict], object]],
+        framed: list | None = None,
+        expected: list | None = None,
+    ) -> list:
         """Run several calls ``(function, args, kwargs, return_inputs)`` with one message, for a
         class's fast path.
 
@@ -272,10 +329,16 @@ class WorkerProcess:
         except wire.PeerClosed:
             # How the worker then ended is a race with its own exit, not worth a different message.
             self.stop()
-            raise WorkerCrashed(f"{function} could not be called: the worker for {self.module}.py had stopped listening to the grader, so it was stopped", function) from None
+            raise WorkerCrashed(
+                f"{function} could not be called: the worker for {self.module}.py had stopped listening to the grader, so it was stopped",
+                function,
+            ) from None
         except TimeoutError:
             self.stop()
-            raise CallTimedOut(f"{function} could not be called: the worker for {self.module}.py did not read its call within {deadline.words()}", function) from None
+            raise CallTimedOut(
+                f"{function} could not be called: the worker for {self.module}.py did not read its call within {deadline.words()}",
+                function,
+            ) from None
 
     def _answer_admission(self, room: AnswerRoom | None, kept: KeptBudget | None = None, op: str | None = "result"):
         """What ``wire.receive`` asks of a message before reading its data: a message of ``op``
@@ -289,15 +352,25 @@ class WorkerProcess:
             refusal = room.refusal(nbytes) if room is not None else None
             if refusal is None and kept is not None and not kept.take(nbytes):
                 who = room.function if room else "the worker"
-                refusal = (f"{who} returned {size_in_words(kept.used + nbytes)} over one test's calls, more than the "
-                           f"{size_in_words(kept.limit)} the grader keeps of a test")
+                refusal = (
+                    f"{who} returned {size_in_words(kept.used + nbytes)} over one test's calls, more than the "
+                    f"{size_in_words(kept.limit)} the grader keeps of a test"
+                )
             if refusal is not None:
                 raise AnswerTooLarge(refusal)
 
         return admit
 
-    def _await_result(self, function: str, return_inputs: bool, answer_callback, bounds: StandinBounds,
-                      expected: "Expected | None" = None, deadline: "Deadline | None" = None, admit: Callable | None = None):
+    def _await_result(
+        self,
+        function: str,
+        return_inputs: bool,
+        answer_callback,
+        bounds: StandinBounds,
+        expected: "Expected | None" = None,
+        deadline: "Deadline | None" = None,
+        admit: Callable | None = None,
+    ):
         # The reference's time on stand-in calls counts against the call's deadline: it is work the
         # grader does on the student's behalf, and a loop of them must not cost more than the call.
         deadline = deadline or self.deadline()
@@ -333,14 +406,18 @@ class WorkerProcess:
                 if header.get("not_implemented"):
                     raise NotImplementedYet(f"{function} is not implemented yet (it raised {message})")
                 if header.get("memory"):
-                    raise OutOfMemory(f"{function} ran out of memory (more than {self.limits.memory_bytes >> 20} MiB): {message}")
+                    raise OutOfMemory(
+                        f"{function} ran out of memory (more than {self.limits.memory_bytes >> 20} MiB): {message}"
+                    )
                 raise StudentError(f"{function} raised {message}", error_type=str(header.get("type", "")))
             if op == "bad_return":
                 raise BadReturn(str(header.get("message", "a value that is not plain data")))
             self.stop()
             raise BadReturn(f"{function}'s worker broke the protocol (sent {op!r})")
 
-    def _answer_callback(self, header: dict, buffers: list, answer_callback, caller: str, bounds: StandinBounds, deadline: Deadline) -> None:
+    def _answer_callback(
+        self, header: dict, buffers: list, answer_callback, caller: str, bounds: StandinBounds, deadline: Deadline
+    ) -> None:
         """Answer one stand-in call, the reply sent by ``deadline`` (``TimeoutError``: the worker
         did not read it, and the call it made is over); the grader's time on it is charged there."""
         started = time.thread_time()
@@ -351,7 +428,9 @@ class WorkerProcess:
             deadline.charge(spent)
             self.charged += spent
 
-    def _answer_stand_in(self, header: dict, buffers: list, answer_callback, caller: str, bounds: StandinBounds, deadline: Deadline) -> None:
+    def _answer_stand_in(
+        self, header: dict, buffers: list, answer_callback, caller: str, bounds: StandinBounds, deadline: Deadline
+    ) -> None:
         module, function = str(header.get("module")), str(header.get("function"))
         key = None
         try:
@@ -376,7 +455,10 @@ class WorkerProcess:
         except Exception as error:  # noqa: BLE001 - the reference failed on the student's arguments: their error, sent back to them
             replayable = ("ValueError", "TypeError", "IndexError", "KeyError", "ZeroDivisionError")
             kind = type(error).__name__ if type(error).__name__ in replayable else "RuntimeError"
-            reply, reply_buffers = {"op": "callback_raised", "type": kind, "message": f"{type(error).__name__}: {error}"[:2000]}, []
+            reply, reply_buffers = (
+                {"op": "callback_raised", "type": kind, "message": f"{type(error).__name__}: {error}"[:2000]},
+                [],
+            )
         framed = wire.frame(reply, reply_buffers)
         if key is not None:
             message = b"".join(framed)
@@ -426,7 +508,9 @@ class WorkerProcess:
             values = wire.decode(header.get("value"), buffers)
         except TimeoutError:
             self.stop()
-            raise CallTimedOut(f"{self.function}'s worker did not say what its calls were within {deadline.words()}") from None
+            raise CallTimedOut(
+                f"{self.function}'s worker did not say what its calls were within {deadline.words()}"
+            ) from None
         except wire.PeerClosed:
             raise WorkerCrashed(f"{self.function}'s worker {self.stop()}") from None
         except (wire.WireError, AnswerTooLarge) as error:
@@ -482,7 +566,9 @@ class WorkerProcess:
             data = os.pread(fd, min(end - start, 4 * self.limits.output_chars + 1024), start)
             self._output_read[index] = end
             cut = end - start - len(data)
-            parts.append(label + data.decode("utf-8", "replace") + (f"\n[... {cut} more bytes not shown]" if cut else ""))
+            parts.append(
+                label + data.decode("utf-8", "replace") + (f"\n[... {cut} more bytes not shown]" if cut else "")
+            )
         return "".join(parts)
 
     def stop(self) -> str:

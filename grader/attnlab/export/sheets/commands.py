@@ -36,11 +36,15 @@ def write_sheet(path: Path, scores: list[Score], roster, lms_format, column: str
     with writing(path):
         write_text_atomically(path, sheet_csv(sheet, bom=excel))
     if sheet.not_on_roster:
-        say(f"{count(len(sheet.not_on_roster), 'student')} graded but not on the roster, written at the end without a name: {', '.join(sheet.not_on_roster)}")
+        say(
+            f"{count(len(sheet.not_on_roster), 'student')} graded but not on the roster, written at the end without a name: {', '.join(sheet.not_on_roster)}"
+        )
     for roster_id, ids in sheet.scored_twice.items():
         say(f"{' and '.join(ids)} are both roster student {roster_id} (by id and by email): their cell is left empty")
     if sheet.without_score and roster is not None:
-        say(f"{count(len(sheet.without_score), 'student')} on the roster without a score (an empty cell, which the LMS leaves as it was): {', '.join(sheet.without_score)}")
+        say(
+            f"{count(len(sheet.without_score), 'student')} on the roster without a score (an empty cell, which the LMS leaves as it was): {', '.join(sheet.without_score)}"
+        )
 
 
 def refuse_without(target, roster_path, lms_format, lms_column, flag: str = "--csv") -> None:

@@ -69,7 +69,10 @@ def score_sheet(output_format: str, scores: list[Score], roster: Roster | None, 
     for grading_id, student in placed.items():
         scored_of.setdefault(student.id, []).append(grading_id)
     twice = {rid: ids for rid, ids in scored_of.items() if len(ids) > 1}
-    entries = [(student, by_student[scored_of[student.id][0]] if len(scored_of.get(student.id, [])) == 1 else None) for student in listed]
+    entries = [
+        (student, by_student[scored_of[student.id][0]] if len(scored_of.get(student.id, [])) == 1 else None)
+        for student in listed
+    ]
     strays = [score for score in scores if score.student not in placed]
     entries += [(RosterStudent(score.student), score) for score in strays]
     possible = max((s.max_points for s in scores), default=0)
@@ -81,8 +84,23 @@ def score_sheet(output_format: str, scores: list[Score], roster: Roster | None, 
         rows += [[s.id, s.email, s.name, "" if score is None else _number(score.points)] for s, score in entries]
     else:
         rows = [["id", "name", "email", "section", column, "max_points"]]
-        rows += [[s.id, s.name, s.email, s.section, "" if score is None else _number(score.points), "" if score is None else _number(score.max_points)] for s, score in entries]
-    return ScoreSheet(rows, [s.student for s in strays] if roster is not None else [], [s.id for s, score in entries if score is None and s.id not in twice], twice)
+        rows += [
+            [
+                s.id,
+                s.name,
+                s.email,
+                s.section,
+                "" if score is None else _number(score.points),
+                "" if score is None else _number(score.max_points),
+            ]
+            for s, score in entries
+        ]
+    return ScoreSheet(
+        rows,
+        [s.student for s in strays] if roster is not None else [],
+        [s.id for s, score in entries if score is None and s.id not in twice],
+        twice,
+    )
 
 
 BOM = "\ufeff"

@@ -28,9 +28,30 @@ from attnlab.sandbox.inside.leftovers import SHARED_FOLDERS, remove_leftovers, w
 
 CONTROL_MESSAGE_BYTES = 1 << 16
 PREIMPORTED = (
-    "math", "cmath", "itertools", "functools", "operator", "collections", "typing", "dataclasses",
-    "random", "statistics", "fractions", "decimal", "copy", "numbers", "warnings", "string", "re",
-    "time", "unittest", "numpy.testing", "numpy.linalg", "numpy.random", "numpy.fft", "ctypes",
+    "math",
+    "cmath",
+    "itertools",
+    "functools",
+    "operator",
+    "collections",
+    "typing",
+    "dataclasses",
+    "random",
+    "statistics",
+    "fractions",
+    "decimal",
+    "copy",
+    "numbers",
+    "warnings",
+    "string",
+    "re",
+    "time",
+    "unittest",
+    "numpy.testing",
+    "numpy.linalg",
+    "numpy.random",
+    "numpy.fft",
+    "ctypes",
 )
 
 
@@ -268,7 +289,16 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     if request.get("watching") and marker_fd:
         from attnlab.sandbox.inside.watching_worker import WatchingWorker
 
-        WatchingWorker(channel, request["submission"], request["standins"], request["serves"], request["depends"], marker_fd[0], request.get("poisoned", []), request.get("skipped", [])).serve()
+        WatchingWorker(
+            channel,
+            request["submission"],
+            request["standins"],
+            request["serves"],
+            request["depends"],
+            marker_fd[0],
+            request.get("poisoned", []),
+            request.get("skipped", []),
+        ).serve()
         return
     Worker(channel, request["submission"], request["module"], request["function"], request["standins"]).serve()
 
@@ -285,7 +315,12 @@ def _map_cached_file_pages() -> None:
         lines = maps.read().splitlines()
     for line in lines:
         fields = line.split(maxsplit=5)
-        if len(fields) < 6 or not fields[5].startswith("/") or fields[5].startswith("/dev/") or not fields[1].startswith("r"):
+        if (
+            len(fields) < 6
+            or not fields[5].startswith("/")
+            or fields[5].startswith("/dev/")
+            or not fields[1].startswith("r")
+        ):
             continue
         start, end = (int(x, 16) for x in fields[0].split("-"))
         present = (ctypes.c_ubyte * ((end - start) // page))()
@@ -308,7 +343,10 @@ def _import_library(name: str, warmup: str | None) -> None:
         try:
             exec(compile(warmup, f"<the course's warm-up for {name}>", "exec"), {"__name__": "__warmup__"})
         except Exception as error:  # noqa: BLE001 - a broken warm-up costs speed, never a grade
-            print(f"attnlab: the course's warm-up for {name} failed ({type(error).__name__}: {error}); workers start cold", file=sys.stderr)
+            print(
+                f"attnlab: the course's warm-up for {name} failed ({type(error).__name__}: {error}); workers start cold",
+                file=sys.stderr,
+            )
 
 
 def main(control_fd: int) -> None:
@@ -343,7 +381,10 @@ def _serve(control_fd: int) -> None:
 
     from attnlab.sandbox.inside import worker
 
-    worker.use_libraries(tuple(config.get("libraries", ("numpy",))), {module: tuple(names) for module, names in config.get("libraries_of", {}).items()})
+    worker.use_libraries(
+        tuple(config.get("libraries", ("numpy",))),
+        {module: tuple(names) for module, names in config.get("libraries_of", {}).items()},
+    )
     # The course's own packages, imported while they can be read (as above) and inherited warm.
     for name in config.get("preimport", ()):
         _import_library(name, warmups.get(name))

@@ -20,8 +20,10 @@ import sys
 def not_available(library: str, filename: str, offered: tuple[str, ...]) -> str:
     """The one message for an import the rule refuses."""
     offered_text = ", ".join(offered)
-    return (f"`{library}` is not available to {filename} in this course "
-            f"({filename} may import {offered_text}, Python's standard library and the course's files)")
+    return (
+        f"`{library}` is not available to {filename} in this course "
+        f"({filename} may import {offered_text}, Python's standard library and the course's files)"
+    )
 
 
 class ImportRule:
@@ -31,8 +33,13 @@ class ImportRule:
     of the folder gets ``default``, or is not judged when ``default`` is None (a course's own
     ``conftest.py`` beside the exercises). ``modules`` (the course's files) may always be imported."""
 
-    def __init__(self, folder: str, libraries_of: dict[str, tuple[str, ...]], default: tuple[str, ...] | None,
-                 modules: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        folder: str,
+        libraries_of: dict[str, tuple[str, ...]],
+        default: tuple[str, ...] | None,
+        modules: tuple[str, ...] = (),
+    ):
         self.folder = os.path.realpath(folder)
         self.libraries_of = {k: tuple(v) for k, v in libraries_of.items()}
         self.default = None if default is None else tuple(default)

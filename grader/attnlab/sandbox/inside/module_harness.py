@@ -46,12 +46,17 @@ def drive(module_class, request: dict) -> dict:
     module = module.to(device=device, dtype=dtype)
     state = {name: list(value.shape) for name, value in module.state_dict().items()}
     if request.get("weights") is not None:
-        weights = {name: torch.as_tensor(np.asarray(w)).to(device=device, dtype=dtype) for name, w in request["weights"].items()}
+        weights = {
+            name: torch.as_tensor(np.asarray(w)).to(device=device, dtype=dtype)
+            for name, w in request["weights"].items()
+        }
         # Missing names are fatal (the weights would be random); extra entries (a bias, a mask
         # buffer) are left as they are, and cost points on the tests they change, not on all.
         missing = sorted(set(weights) - set(state))
         if missing:
-            raise KeyError(f"the module has no {', '.join(missing)} (its state dict has {', '.join(state) or 'nothing'})")
+            raise KeyError(
+                f"the module has no {', '.join(missing)} (its state dict has {', '.join(state) or 'nothing'})"
+            )
         module.load_state_dict(weights, strict=False)
     if device.type == "meta":
         x = torch.empty(tuple(request["x"]), device=device, dtype=dtype)
@@ -59,7 +64,11 @@ def drive(module_class, request: dict) -> dict:
         x = torch.tensor(np.asarray(request["x"]), dtype=dtype, device=device)
     mask = request.get("key_padding_mask")
     if mask is not None:
-        mask = torch.tensor(np.asarray(mask, dtype=bool), device=device) if device.type != "meta" else torch.empty(tuple(np.shape(mask)), dtype=torch.bool, device=device)
+        mask = (
+            torch.tensor(np.asarray(mask, dtype=bool), device=device)
+            if device.type != "meta"
+            else torch.empty(tuple(np.shape(mask)), dtype=torch.bool, device=device)
+        )
     wants_grad = request.get("grad_output") is not None
     if wants_grad:
         x.requires_grad_(True)
@@ -70,14 +79,21 @@ def drive(module_class, request: dict) -> dict:
     if output.device.type != device.type:
         # Else reading a meta tensor's values fails in here, as a NotImplementedError: "not implemented yet".
         raise TypeError(f"forward returned a tensor on {output.device.type}, not on {device.type} where x was")
-    answer = {"state": state, "shape": list(output.shape), "dtype": str(output.dtype).removeprefix("torch."), "device": output.device.type}
+    answer = {
+        "state": state,
+        "shape": list(output.shape),
+        "dtype": str(output.dtype).removeprefix("torch."),
+        "device": output.device.type,
+    }
     if device.type == "meta":
         return answer
     answer["output"] = _as_numpy(output)
     if wants_grad:
         grad_output = torch.tensor(np.asarray(request["grad_output"]), dtype=output.dtype, device=device)
         if not output.requires_grad:
-            raise RuntimeError("the output does not depend on x or the weights through autograd (was something detached?)")
+            raise RuntimeError(
+                "the output does not depend on x or the weights through autograd (was something detached?)"
+            )
         output.backward(grad_output)
         answer["grad_x"] = _numpy_or_zeros(x.grad, x)
         answer["grad_weights"] = {name: _numpy_or_zeros(p.grad, p) for name, p in module.named_parameters()}

@@ -86,7 +86,14 @@ class _Watch:
         ``name``, calls it directly; the student's ``own`` otherwise."""
 
         def watcher(*args, **kwargs):
-            if self.depth or file > self.file or (file == self.file and (name not in self.caller_depends or sys._getframe(1).f_code not in self.caller)):
+            if (
+                self.depth
+                or file > self.file
+                or (
+                    file == self.file
+                    and (name not in self.caller_depends or sys._getframe(1).f_code not in self.caller)
+                )
+            ):
                 if own is None:
                     raise NameError(f"name {name!r} is not defined")
                 return own(*args, **kwargs)
@@ -114,7 +121,17 @@ class WatchingWorker(Worker):
     """Serves a submission's functions, every file's, with the student's own code for
     everything, watching what a live run would have stood in for."""
 
-    def __init__(self, channel, submission_dir: str, files: dict[str, list[str]], serves: list[str], depends: dict[str, list[str]], marker_fd: int, poisoned: list[str], skipped: list[str]):
+    def __init__(
+        self,
+        channel,
+        submission_dir: str,
+        files: dict[str, list[str]],
+        serves: list[str],
+        depends: dict[str, list[str]],
+        marker_fd: int,
+        poisoned: list[str],
+        skipped: list[str],
+    ):
         """``files``: the contract functions of each file to import, in course order; ``serves``:
         the functions it may be asked; ``poisoned``: functions whose own code timed out or crashed
         earlier (treated as missing); ``skipped``: files whose import did (left unimported)."""

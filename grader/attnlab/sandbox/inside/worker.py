@@ -28,7 +28,9 @@ from attnlab import wire
 from attnlab.sandbox.inside.import_rule import ImportRule, not_available
 
 # Exceptions the trusted side may report back from a reference call, re-raised by name.
-_REPLAYABLE = {name: getattr(builtins, name) for name in ("ValueError", "TypeError", "IndexError", "KeyError", "ZeroDivisionError")}
+_REPLAYABLE = {
+    name: getattr(builtins, name) for name in ("ValueError", "TypeError", "IndexError", "KeyError", "ZeroDivisionError")
+}
 _MAX_MESSAGE_CHARS = 2000
 # The status a worker ends with when the student's code left a thread running: Python cannot
 # stop a thread, and one that runs on takes the CPU from every later call (a softmax whose
@@ -126,7 +128,8 @@ def _describe_exception(error: BaseException, submission_dir: str, module: str =
         "frames": _student_frames(error, submission_dir),
         "not_implemented": isinstance(error, NotImplementedError),
         # torch's allocator reports the memory limit as a RuntimeError of its own.
-        "memory": isinstance(error, MemoryError) or (isinstance(error, RuntimeError) and "DefaultCPUAllocator: can't allocate memory" in message),
+        "memory": isinstance(error, MemoryError)
+        or (isinstance(error, RuntimeError) and "DefaultCPUAllocator: can't allocate memory" in message),
     }
 
 
@@ -171,9 +174,7 @@ class Worker:
         self.function = function
         self.serves = {function}
         """The functions this worker may be asked."""
-        self.standins = {
-            (mod, name): self._standin(mod, name) for mod, names in standins.items() for name in names
-        }
+        self.standins = {(mod, name): self._standin(mod, name) for mod, names in standins.items() for name in names}
         self.module: types.ModuleType | None = None
 
     def _send(self, header: dict, value=None) -> None:
@@ -208,7 +209,9 @@ class Worker:
         for (module, name), standin in self.standins.items():
             if module == self.module_name:
                 continue  # declared same-file dependencies are swapped in after the import
-            stand_module = by_module.setdefault(module, types.ModuleType(module, f"Reference {module} (served by the grader)"))
+            stand_module = by_module.setdefault(
+                module, types.ModuleType(module, f"Reference {module} (served by the grader)")
+            )
             setattr(stand_module, name, standin)
         sys.modules.update(by_module)
 
@@ -228,7 +231,14 @@ class Worker:
     def import_submission(self) -> bool:
         path = os.path.join(self.submission_dir, f"{self.module_name}.py")
         if not os.path.isfile(path):
-            self._send({"op": "import_failed", "type": "FileNotFoundError", "message": f"the submission has no {self.module_name}.py", "frames": []})
+            self._send(
+                {
+                    "op": "import_failed",
+                    "type": "FileNotFoundError",
+                    "message": f"the submission has no {self.module_name}.py",
+                    "frames": [],
+                }
+            )
             return False
         sys.path.insert(0, self.submission_dir)
         install_import_rule(self.submission_dir)
@@ -247,7 +257,16 @@ class Worker:
         """Run one call and send its result; False when it raised or returned something unsendable."""
         target = self.target(function)
         if not callable(target):
-            self._send({"op": "raised", "type": "AttributeError", "message": f"{self.module_name}.py has no function {function}()", "frames": [], "not_implemented": False, "memory": False})
+            self._send(
+                {
+                    "op": "raised",
+                    "type": "AttributeError",
+                    "message": f"{self.module_name}.py has no function {function}()",
+                    "frames": [],
+                    "not_implemented": False,
+                    "memory": False,
+                }
+            )
             return False
         if isinstance(target, type):  # a module class: built and called as the request says
             from attnlab.sandbox.inside.module_harness import as_called
@@ -264,7 +283,9 @@ class Worker:
             return False
         try:
             # With return_inputs the grader also sees the arguments as the call left them.
-            self._send({"op": "result", **self.result_notes()}, value=(result, args, kwargs) if return_inputs else result)
+            self._send(
+                {"op": "result", **self.result_notes()}, value=(result, args, kwargs) if return_inputs else result
+            )
         except wire.WireError as error:
             self._send({"op": "bad_return", "message": f"{function} returned {error}"})
             return False
