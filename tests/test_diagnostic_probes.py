@@ -106,7 +106,7 @@ def test_a_correct_variant_is_never_named(tmp_path, fixture):
     ]
     assert written, f"{fixture.path.stem} defines no contract function"
     for function in (f for f in written if f in FUNCTIONS):
-        probed = run_probes(function, call)
+        probed = run_probes(function, call, CATALOGUE)
         assert probed is not None, f"{fixture.path.stem}: {function} could not answer a probe"
         for recorded in probed:
             expected = _run(getattr(REFERENCE, function), recorded)
@@ -122,7 +122,7 @@ def test_no_name_without_the_probes():
     tiny = RecordedCall("causal_mask", (1,), {}, np.zeros((1, 1), dtype=bool))
     assert identify(CATALOGUE, "causal_mask", [tiny], REFERENCE) is None
     student = next(m for m in CATALOGUE if m.id == "causal_diagonal_masked").wrong
-    probed = run_probes("causal_mask", lambda f, a, k: student(*a, **k))
+    probed = run_probes("causal_mask", lambda f, a, k: student(*a, **k), CATALOGUE)
     assert identify(CATALOGUE, "causal_mask", [tiny], REFERENCE, probed).id == "causal_diagonal_masked"
 
 
@@ -131,7 +131,7 @@ def test_a_probe_that_could_not_run_names_nothing():
     student = next(m for m in CATALOGUE if m.id == "causal_upper_triangular").wrong
     tests = [RecordedCall("causal_mask", (3,), {}, student(3))]
     answers = iter([None])
-    assert run_probes("causal_mask", lambda f, a, k: next(answers)) is None
+    assert run_probes("causal_mask", lambda f, a, k: next(answers), CATALOGUE) is None
     assert identify(CATALOGUE, "causal_mask", tests, REFERENCE, None) is None
 
 
@@ -146,4 +146,4 @@ def test_a_probe_that_never_returns_in_attnlab_check_ends_at_its_deadline(tmp_pa
 
     recorder = CallRecorder(COURSE, tmp_path, probe_seconds=0.3)
     recorder.originals["softmax"] = loops_on_square_input
-    assert run_probes("softmax", recorder.probe) is None
+    assert run_probes("softmax", recorder.probe, CATALOGUE) is None

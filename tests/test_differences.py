@@ -73,7 +73,8 @@ def test_no_sentence_without_a_true_relation(got, expected):
 
 @pytest.mark.slow
 def test_a_students_copy_without_the_catalogue_says_it_in_attnlab_check(tmp_path):
-    """In a course folder with no solutions/ (a student's copy), `attnlab check` still says what differs."""
+    """In a course folder with no solutions/ (a student's copy), `attnlab check` still says what
+    differs, and names the mistake from the probe book the public tests carry (not the catalogue)."""
     course = tmp_path / "course"
     shutil.copytree(COURSE.exercises_dir, course / "exercises")
     submission = build_submission(
@@ -86,5 +87,8 @@ def test_a_students_copy_without_the_catalogue_says_it_in_attnlab_check(tmp_path
         timeout=300,
     )
     text = " ".join(result.stdout.split())
-    assert result.returncode == 1 and "known mistake" not in text, result.stdout + result.stderr
+    assert not (course / "solutions").exists() and (course / "exercises" / "tests" / "probes.json").is_file()
+    assert result.returncode == 1 and "known mistake: True marks the masked cells" in text, (
+        result.stdout + result.stderr
+    )
     assert "exact complement of the expected one" in text, text

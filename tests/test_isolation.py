@@ -218,10 +218,17 @@ def test_the_memory_test_counts_what_the_process_holds_where_it_cannot_touch_the
     measuring_server, tmp_path, name, reason
 ):
     report = grade_alone(tmp_path, hostile(name), measuring_server, COURSE)
-    memory = [t for t in report.tests if "never holds an (L_q, L_k) array" in t.name]
+    memory = [
+        t
+        for t in report.tests
+        if t.function == "online_softmax_attention" and "never holds an (L_q, L_k) array" in t.name
+    ]
     assert len(memory) == 1 and memory[0].outcome is not Outcome.PASSED, memory
     assert reason in memory[0].feedback, memory[0].feedback
-    assert [t.name for t in report.tests if t.outcome is not Outcome.PASSED] == [memory[0].name], "only the memory test"
+    # What the file holds or starts at import is in every worker of it: FlashAttention's memory
+    # test, measured the same way, may fail too; no other test does.
+    failed = [t.name for t in report.tests if t.outcome is not Outcome.PASSED]
+    assert memory[0].name in failed and all("never holds an (L_q, L_k) array" in n for n in failed), "only memory tests"
     assert processes_of({measuring_server.uid}) == []
 
 

@@ -35,7 +35,7 @@ def test_an_entry_that_agrees_with_the_reference_names_nothing():
     reference = Reference(COURSE)
     x = np.array([[1.0, 2.0, 3.0]])  # one row: the axis-ignoring softmax agrees with the reference here
     call = RecordedCall("softmax", (x,), {"axis": -1}, reference.softmax(x))
-    probed = run_probes("softmax", lambda function, args, kwargs: reference.softmax(*args, **kwargs))
+    probed = run_probes("softmax", lambda function, args, kwargs: reference.softmax(*args, **kwargs), CATALOGUE)
     assert identify(CATALOGUE, "softmax", [call], reference, probed) is None
     wrong = next(m for m in CATALOGUE if m.id == "softmax_ignores_axis").wrong
     assert (
@@ -44,7 +44,7 @@ def test_an_entry_that_agrees_with_the_reference_names_nothing():
             "softmax",
             [call],
             reference,
-            run_probes("softmax", lambda function, args, kwargs: wrong(*args, **kwargs)),
+            run_probes("softmax", lambda function, args, kwargs: wrong(*args, **kwargs), CATALOGUE),
         ).id
         == "softmax_ignores_axis"
     )

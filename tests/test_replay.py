@@ -117,8 +117,13 @@ def test_a_correct_submission_is_decided_entirely_by_the_recording(tmp_path, cla
         (folder / f"{module}.py").write_bytes((COURSE.solutions_dir / f"{module}.py").read_bytes())
     report = grade_in_class(class_session, folder, NUMPY)
     assert report.score == report.max_score
-    replayable = [t.nodeid for t in class_session.script.tests if t.replayable]
-    assert len(replayable) == len(class_session.script.tests), "every hidden test, the memory test too, is replayed"
+    tests = class_session.script.tests
+    replayable = [t.nodeid for t in tests if t.replayable]
+    refusals = {t.nodeid for t in tests if t.refused_by}
+    assert refusals and all("refuse" in nodeid for nodeid in refusals)
+    assert set(replayable) == {t.nodeid for t in tests} - refusals, (
+        "every other hidden test, the memory tests too, is replayed"
+    )
     assert watched_decide == set(replayable)
 
 
@@ -214,8 +219,10 @@ def test_the_replay_starts_afresh_before_asking_an_answer_its_processes_were_giv
 
 def test_the_bundled_course_is_replayed_by_one_watching_worker_per_submission(tmp_path, class_session, monkeypatch):
     """The speed of the class path rests on this: no message needs fresh processes, so a
-    correct submission is replayed by one watching worker, one live worker for the memory test
-    (which runs alone: the watching worker is stopped for it), and one watching worker after it."""
+    correct submission is replayed by one watching worker, one live worker for each memory test
+    (which runs alone: the watching worker is stopped for it), and one watching worker after them;
+    a function whose reference refuses a call (a test that asks for a ValueError) gets a live
+    worker of its own, since that verdict rests on the student's own exception."""
     from attnlab.sandbox.host import ForkServer
 
     assert not class_session.replayer._fresh
@@ -232,7 +239,11 @@ def test_the_bundled_course_is_replayed_by_one_watching_worker_per_submission(tm
     shutil.copytree(COURSE.solutions_dir, folder)
     report = grade_in_class(class_session, folder, NUMPY)
     assert report.score == report.max_score
-    assert sum(w is not None for w in spawned) == 2 and len(spawned) == 3
+    tests = class_session.script.tests
+    memory_tests = sum(any(c.memory_budget is not None for c in t.calls) for t in tests)
+    refusing = {t.refused_by for t in tests if t.refused_by}
+    assert memory_tests >= 1 and sum(w is not None for w in spawned) == 2
+    assert len(spawned) == 2 + memory_tests + len(refusing)
 
 
 def test_the_memory_test_is_replayed_and_still_catches_the_full_matrix(grade_both_paths, watched_decide):

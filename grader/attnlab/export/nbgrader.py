@@ -105,6 +105,21 @@ def hidden_items(course: Course, module: str) -> list[tuple[str, str, float]]:
     return collected
 
 
+def cell_points(items: list[tuple[str, str, float]]) -> list[tuple[str, str, float]]:
+    """``items`` with points rounded to the 6 decimals nbgrader keeps, the last case of each test
+    taking what rounding left, so that a test's cases add up to its points (1/3 + 1/3 + 1/3 as
+    0.333333 + 0.333333 + 0.333334, never 0.999999)."""
+    by_test: dict[str, list[int]] = {}
+    for index, (nodeid, _, _) in enumerate(items):
+        by_test.setdefault(nodeid.split("[", 1)[0], []).append(index)
+    rounded = [round(points, 6) for _, _, points in items]
+    for indices in by_test.values():
+        total = sum(items[i][2] for i in indices)
+        last = indices[-1]
+        rounded[last] = round(total - sum(rounded[i] for i in indices[:-1]), 6)
+    return [(nodeid, name, points) for (nodeid, name, _), points in zip(items, rounded)]
+
+
 def notebook_for(course: Course, module: str, course_path: str):
     """The nbgrader source notebook of one exercise file (an ``nbformat`` notebook)."""
     import nbformat.v4 as nbf
@@ -169,7 +184,7 @@ def notebook_for(course: Course, module: str, course_path: str):
             metadata=_meta(f"tests-{module}", locked=True),
         )
     )
-    for nodeid, name, points in hidden_items(course, module):
+    for nodeid, name, points in cell_points(hidden_items(course, module)):
         grade_id = "test-" + re.sub(r"[^A-Za-z0-9_-]+", "_", nodeid.removeprefix(f"test_{module}.py::"))
         code = (
             f"# {name}  ({points:g} points)\n"
@@ -182,7 +197,7 @@ def notebook_for(course: Course, module: str, course_path: str):
         )
         cells.append(
             nbf.new_code_cell(
-                code, metadata=_meta(f"{module}-{grade_id}"[:120], grade=True, locked=True, points=round(points, 6))
+                code, metadata=_meta(f"{module}-{grade_id}"[:120], grade=True, locked=True, points=points)
             )
         )
     notebook = nbf.new_notebook(cells=cells, metadata={"kernelspec": _KERNELSPEC, "language_info": {"name": "python"}})

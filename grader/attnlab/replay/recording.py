@@ -49,6 +49,7 @@ class RecordingBackend(Backend):
             result = self.inner.run(function, args, kwargs, measure_memory=measure_memory, return_inputs=return_inputs)
         except (Exception, SubmissionProblem):
             test.replayable = False
+            test.refused_by = function
             raise
         budget = memory_budget if measure_memory else None
         test.calls.append(

@@ -40,6 +40,9 @@ class ScriptedTest:
     test always runs live."""
     result: TestResult | None = None
     """The reference's own (passing) result: name, function, file and points."""
+    refused_by: str | None = None
+    """The function whose reference call raised (a refusal the test asks for): the test's verdict
+    rests on the student's own exception, which only a live run shows."""
 
 
 @dataclass
