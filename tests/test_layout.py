@@ -172,3 +172,10 @@ def test_every_package_has_its_place_in_the_layers():
     for name in import_graph():
         if name.count(".") > 1 or (ENGINE / Path(*name.split("."))).is_dir():
             assert name == "attnlab" or place(name)[1] != "attnlab", f"{name} is in a package with no place in LAYERS"
+
+
+def test_no_engine_module_is_over_600_lines():
+    """A module past 600 lines holds more than one job: split it where the jobs part."""
+    engine = ENGINE / "attnlab"
+    long = {str(p.relative_to(engine)): n for p in engine.rglob("*.py") if (n := len(p.read_text().splitlines())) > 600}
+    assert long == {}

@@ -8,8 +8,6 @@ commands that need them, so ``attnlab --help`` and the quiz start fast.
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -329,23 +327,6 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
         console.err.print(f"Wrote {path}")
 
 
-@contextlib.contextmanager
-def _interrupted_by_termination():
-    """SIGTERM (kill, a scheduler's time limit) and SIGHUP (the terminal closed) stop a class as
-    Ctrl-C does: the grading processes are stopped, the gradebook is rebuilt from what finished,
-    and the same command goes on later. (By default they ended this process alone.)"""
-
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = {number: signal.signal(number, interrupt) for number in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-
-
 def _grade_class(
     course,
     folder: Path,
@@ -372,6 +353,7 @@ def _grade_class(
     )
     from attnlab.classroom.grading import grade_class, plan_class
     from attnlab.classroom.jobs import available_memory, choose_jobs
+    from attnlab.lifecycle import interrupted_by_termination
     from attnlab.classroom.shards import mark_shard
     from attnlab.export.sheets.commands import wants_sheet, write_sheet
     from attnlab.export.sheets.grades import Score
@@ -415,7 +397,7 @@ def _grade_class(
         console.err.print(memory_note, style="yellow", markup=False)
     progress = ClassProgress(console.err, len(plan.to_grade))
     try:
-        with _interrupted_by_termination():
+        with interrupted_by_termination():
             outcome = grade_class(
                 course,
                 plan,
@@ -522,262 +504,6 @@ def _render_students(out, stored, explain: bool, failures: list[str]) -> None:
         out.print(Text(f"could not grade {failure} (not saved; run again to retry)", style="red"))
 
 
-@main.command()
-@click.argument("class_folder", metavar="CLASS", type=click.Path(path_type=Path, file_okay=False))
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Where to write (default: CLASS.feedback/ next to the class folder).",
-)
-@click.option(
-    "--student",
-    "students",
-    multiple=True,
-    metavar="ID",
-    help="Only this student's feedback (no class page); repeat for more.",
-)
-@click.option(
-    "--results",
-    "results_dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="The class's results folder (default: CLASS.results/ next to the class folder).",
-)
-@COURSE_OPTION
-@library_errors
-def feedback(class_folder: Path, out: Path | None, students, results_dir: Path | None, course_dir: Path | None) -> None:
-    """Write each student's feedback from the results `attnlab grade CLASS` saved; nothing is graded again.
-
-    \b
-    OUT/ID/feedback.html     the student's report: points, what went wrong, heatmaps (one file, no scripts)
-    OUT/ID/feedback.md       the same in Markdown, for a comment in the LMS
-    OUT/_class-summary.html  the class: score chart, most missed tests, a link to each student's page
-    Each student's folder holds their own feedback only, ready to hand back.
-    """
-    from attnlab import console
-    from attnlab.classroom.feedback import FeedbackError, write_class_feedback
-
-    try:
-        written = write_class_feedback(
-            find_course(course_dir), class_folder, out=out, results=results_dir, students=list(students)
-        )
-    except FeedbackError as error:
-        raise UserError(str(error)) from None
-    except OSError as error:  # a full disk, a folder not allowed
-        raise UserError(f"cannot write {error.filename or out}: {error.strerror or error}") from None
-    for note, names in (
-        ("changed since graded, so this feedback is of the earlier submission", written.changed),
-        ("no result saved yet", written.not_graded),
-    ):
-        if names:
-            console.err.print(f"{note}: {', '.join(names)} (attnlab grade {class_folder} grades them)", style="yellow")
-    summary = f"; the class: {written.summary}" if written.summary else ""
-    console.err.print(f"Wrote the feedback of {count(len(written.students), 'student')} in {written.folder}{summary}")
-
-
-@main.command()
-@click.option(
-    "--only", multiple=True, metavar="FILE", help="Audit only this exercise file (e.g. masks); repeat for more."
-)
-@click.option(
-    "--track", "tracks", multiple=True, metavar="NAME", help="Audit only this track's files: numpy, or torch."
-)
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Mutants graded at once (default: the machine's cores, fewer where memory is short).",
-)
-@click.option(
-    "--markdown",
-    "markdown_path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Also write the summary (scores, survivors' diffs, equivalent mutants) as Markdown to this file.",
-)
-@click.option(
-    "--fail-under",
-    type=click.FloatRange(min=0, max=100),
-    default=None,
-    metavar="PERCENT",
-    help="Exit 1 when a function's score is under PERCENT, or the equivalent list is wrong or stale.",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1),
-    default=2.0,
-    show_default=True,
-    help="Seconds of CPU time one call of a mutant may take (as a student's, in grading).",
-)
-@click.option(
-    "--budget",
-    type=click.FloatRange(min=1.0),
-    default=60.0,
-    show_default=True,
-    help="Seconds of CPU time all of one mutant's calls may take together.",
-)
-@click.option(
-    "--memory",
-    "memory_mib",
-    type=click.IntRange(min=64),
-    default=1024,
-    show_default=True,
-    help="MiB of memory all of a submission's processes may hold together.",
-)
-@COURSE_OPTION
-@library_errors
-def audit(only, tracks, jobs, markdown_path, fail_under, timeout, budget, memory_mib, course_dir) -> None:
-    """Would the hidden tests catch a bug? Grade every mutant of the solutions and score the tests.
-
-    \b
-    Each mutant is the reference solution file with one small change made by
-    mutmut's operators (+ becomes -, < becomes <=, an argument dropped, a
-    number plus 1, ...) inside a solution region. All mutants are graded as one
-    class, by the grader students are graded by, each on its own file. A mutant
-    is killed when a hidden test fails on it, survives when every test passes.
-
-    The score of a function is the share of its mutants killed (or timed out),
-    leaving out the reviewed equivalent mutants listed, each with its reason, in
-    solutions/equivalent_mutants.toml. Survivors are shown with their diffs.
-    """
-    from attnlab import console
-    from attnlab.atomic import write_text_atomically
-
-    try:
-        from attnlab.audit.run import run_audit
-    except ImportError as missing:
-        if missing.name not in ("mutmut", "libcst") and not (missing.name or "").startswith(("mutmut.", "libcst.")):
-            raise
-        raise UserError(
-            "attnlab audit makes its mutants with mutmut: pip install 'attnlab[audit]' (or mutmut==3.8.1)"
-        ) from None
-    from attnlab.audit.equivalents import EQUIVALENTS_FILE
-    from attnlab.audit.progress import AuditProgress
-    from attnlab.audit.summary import below, render_markdown, render_terminal
-    from attnlab.outcomes import GraderFailure
-    from attnlab.sandbox.host import Limits, describe_mode
-
-    course = find_course(course_dir)
-    modules = course.select(only, tracks) or list(course.modules)
-    limits = Limits(call_seconds=timeout, memory_bytes=memory_mib << 20, submission_seconds=budget)
-    from attnlab.lifecycle import keep_hypothesis_in_scratch
-
-    keep_hypothesis_in_scratch()
-    sandbox = describe_mode()
-    console.err.print(f"Sandbox: {sandbox}")
-    progress = AuditProgress(console.err)
-
-    def mutants_made(total: int, slots: int, memory_note: str | None) -> None:
-        if memory_note:
-            console.err.print(memory_note, style="yellow", markup=False)
-        console.err.print(
-            f"{count(total, 'mutant')} of {', '.join(f'{m}.py' for m in modules)}, graded {slots} at a time; recording the reference's run of their hidden tests …"
-        )
-        progress.expect(total)
-
-    try:
-        with _interrupted_by_termination():
-            result = run_audit(
-                course,
-                modules,
-                limits,
-                jobs=jobs,
-                on_mutants=mutants_made,
-                on_ready=progress.start,
-                on_judged=progress.judged,
-            )
-    except KeyboardInterrupt:
-        progress.stop()
-        console.err.print("Interrupted: no score was made.")
-        sys.exit(130)
-    except GraderFailure as failure:
-        raise GraderError(f"audit stopped: {failure}; no score was made of it") from None
-    finally:
-        progress.stop()
-    render_terminal(result, console.out, None if fail_under is None else fail_under / 100)
-    if markdown_path is not None:
-        with writing(markdown_path):
-            write_text_atomically(markdown_path, render_markdown(result, sandbox))
-        console.err.print(f"Wrote {markdown_path}")
-    if fail_under is not None:
-        short = below(result, fail_under / 100)
-        wrong = [v for v in result.verdicts if v.listed_wrongly]
-        problems = (
-            [f"{s.function} at {100 * s.score:.1f}%" for s in short]
-            + [f"{count(len(wrong), 'mutant')} listed as equivalent but caught"] * bool(wrong)
-            + [f"{count(len(result.stale), 'stale entry', 'stale entries')} in {EQUIVALENTS_FILE}"] * bool(result.stale)
-        )
-        if problems:
-            raise GraderError(f"the audit falls short of {fail_under:g}%: {'; '.join(problems)}")
-
-
-@main.command()
-@click.argument("folder", type=click.Path(path_type=Path), required=False)
-@click.option(
-    "--only", multiple=True, metavar="FILE", help="Check only this exercise file (e.g. softmax); repeat for more."
-)
-@click.option(
-    "--track",
-    "tracks",
-    multiple=True,
-    metavar="NAME",
-    help="Check only this track's files: numpy, or torch (the PyTorch module).",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1),
-    default=5.0,
-    show_default=True,
-    help="Seconds one public test may take; past it, it fails (a loop that never ends?) and the function's other tests are not run.",
-)
-@COURSE_OPTION
-@library_errors
-def check(folder: Path | None, only, tracks, timeout: float, course_dir: Path | None) -> None:
-    """Run the public tests on FOLDER (default: the course's exercises/) and summarise per function.
-
-    The PyTorch track's tests import torch, which takes a second or two; --track numpy leaves
-    them out (without torch, they are left out and said to be). A file that cannot be imported
-    is named with its line and what to do, and the other files are still checked. The exit
-    status is 0 when every public test passes, 1 otherwise.
-    """
-    from rich.text import Text
-
-    from attnlab import console
-    from attnlab.check.run import run_check
-
-    course = find_course(course_dir)
-    folder = folder or course.exercises_dir
-    result = run_check(course, folder, course.select(only, tracks), test_seconds=timeout)
-    checks = result.functions
-    marks = {
-        "passed": ("✓", "green"),
-        "failed": ("✗", "red"),
-        "not implemented": ("·", "yellow"),
-        "waiting": ("…", "yellow"),
-    }
-    console.out.print(Text(f"attnlab check · {folder}", style="bold"))
-    for problem in result.problems:
-        console.out.print(Text(f" ✗ {problem}", style="red"))
-    for note in result.left_out:
-        console.out.print(Text(f" · {note}", style="yellow"))
-    width = max((len(c.function) for c in checks), default=0)
-    for item in checks:
-        mark, style = marks[item.status]
-        line = Text(f" {mark} ", style=style)
-        line.append(item.function.ljust(width + 2))
-        line.append(
-            f"{item.passed}/{item.total} passed" if item.status == "passed" else item.message,
-            style=None if item.status == "passed" else style,
-        )
-        console.out.print(line)
-        for detail in item.details:  # what pytest would show: the assertion's message, the call, the output
-            console.out.print(Text("     " + detail, style="dim"), overflow="fold")
-    done = sum(c.status == "passed" for c in checks)
-    verb = "passes its" if len(checks) == 1 else "pass their"
-    console.out.print(Text(f"\n{done} of {count(len(checks), 'function')} {verb} public tests.", style="bold"))
-    if done < len(checks) or result.problems:
-        sys.exit(1)
-
-
 @main.group()
 def new() -> None:
     """Add to the course: the files of a new exercise, ready to edit."""
@@ -834,13 +560,17 @@ def _register_groups() -> None:
     from attnlab.export.quiz.commands import export_command
     from attnlab.quiz.commands import quiz
 
+    from attnlab.check.command import check
+
     quiz.add_command(export_command)
     main.add_command(quiz)
+    main.add_command(check)
     if not IN_STUDENT_RELEASE:
-        from attnlab.classroom.commands import gradebook
+        from attnlab.audit.command import audit
+        from attnlab.classroom.commands import feedback, gradebook
         from attnlab.export.commands import export, release, stubs
 
-        for command in (gradebook, export, release, stubs):
+        for command in (audit, feedback, gradebook, export, release, stubs):
             main.add_command(command)
 
 

@@ -11,6 +11,7 @@ What a forked pool's processes inherit is a ``ForkedPoolState``, known in those 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import re
@@ -113,3 +114,20 @@ def remove_stale_scratch(*folders: str | Path) -> list[str]:
             shutil.rmtree(entry.path, ignore_errors=True)  # never follows a link a student left inside
             removed.append(entry.path)
     return removed
+
+
+@contextlib.contextmanager
+def interrupted_by_termination():
+    """SIGTERM (kill, a scheduler's time limit) and SIGHUP (the terminal closed) stop a class as
+    Ctrl-C does: the grading processes are stopped, the gradebook is rebuilt from what finished,
+    and the same command goes on later. (By default they ended this process alone.)"""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = {number: signal.signal(number, interrupt) for number in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)

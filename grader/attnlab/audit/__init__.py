@@ -5,5 +5,6 @@ them as one class through the grader's class path (``attnlab.classroom``), each 
 ``verdicts`` says which were killed, timed out or survived and scores each function;
 ``equivalents`` reads the reviewed list of equivalent mutants (``solutions/equivalent_mutants.toml``)
 that the score leaves out; ``progress`` is the bar shown while grading; ``summary`` renders the
-result in the terminal and as Markdown. Nothing here imports ``attnlab.cli``.
+result in the terminal and as Markdown; ``command`` is ``attnlab audit``. Nothing here imports
+``attnlab.cli``.
 """

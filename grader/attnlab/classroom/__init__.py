@@ -6,6 +6,6 @@ grading processes, each with its own sandbox, on the class's fast path (``attnla
 SQLite gradebook (and the CSV) from those files. ``jobs`` says how many submissions to grade at
 once. ``feedback`` writes, from those files, each student's feedback to hand back and the
 class's page. ``shards`` picks a shard's students (``--shard K/N``) and merges the shards'
-results, and ``commands`` is ``attnlab gradebook``. The class folder itself is read by
+results, and ``commands`` is ``attnlab feedback`` and ``attnlab gradebook``. The class folder itself is read by
 ``attnlab.intake.roster``.
 """

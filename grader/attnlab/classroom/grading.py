@@ -108,7 +108,7 @@ def plan_class(
     With a ``shard``, the class is that shard's students only (and what the folder holds that is
     not graded is told by every shard: it is the class's)."""
     found = survey(folder, course, assignment)
-    # A results folder kept inside the class folder is not a student (it was, from the second run on).
+    # A results folder kept inside the class folder is the grader's own output, not a student.
     entries = [e for e in found.entries if e.source.resolve() != store.folder.resolve() and not holds_results(e.source)]
     if not any(looks_like_submission(e, course) for e in entries):
         expected = ", ".join(f"{m}.py" for m in course.modules)
@@ -167,7 +167,7 @@ def _start_slot(parent: int, session: ClassSession, store: ResultStore, plan: "C
     multiprocessing.util.Finalize(session, session.close, exitpriority=10)
     _SLOT.set_in_this_process((session, store, plan))
     # No automatic collections: a submission's cycles (pytest's, hypothesis's) are collected once
-    # when it is graded (_grade_in_slot). Automatic ones walked the class's caches again and again.
+    # when it is graded (_grade_in_slot), so that the class's long-lived caches are not walked each time.
     gc.disable()
 
 

@@ -73,7 +73,7 @@ class GradingProfile:
             print_blob=False,
             suppress_health_check=list(HealthCheck),
             # Shrinking is kept (a failure shrinks to an example a student can read); the explain
-            # phase is not: it re-runs failing tests many times and was most of a buggy file's cost.
+            # phase is not: it re-runs a failing test many times to say what a student is not shown.
             phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
             # One failure per test is what a student is shown. Looking on for other, distinct ones
             # cost about ten examples more per failing test; and when two were found they came back

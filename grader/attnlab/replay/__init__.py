@@ -50,7 +50,7 @@ from attnlab.results import GradeReport, TestResult
 from attnlab.sandbox.environment import SandboxEnvironment
 from attnlab.sandbox.host import ForkServer, Limits
 from attnlab.sandbox.standins import AnswerCache
-from attnlab.sandbox.worker_process import Expected, batch_message
+from attnlab.sandbox.batches import Expected, batch_message
 
 
 @dataclass

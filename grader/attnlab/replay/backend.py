@@ -21,7 +21,8 @@ from attnlab.grading.backends import Account, Backend, CallResult, SandboxBacken
 from attnlab.outcomes import CallTimedOut, StudentError, SubmissionProblem, WorkerCrashed
 from attnlab.sandbox.deadlines import Budget
 from attnlab.sandbox.host import Watching
-from attnlab.sandbox.worker_process import BatchPastItsDeadline, WorkerProcess
+from attnlab.sandbox.batches import BatchPastItsDeadline
+from attnlab.sandbox.worker_process import WorkerProcess
 
 
 class NotReplayed(Exception):

@@ -40,6 +40,7 @@ from attnlab.outcomes import (
     StudentError,
     WorkerCrashed,
 )
+from attnlab.sandbox.batches import BatchPastItsDeadline, Expected, batch_message
 from attnlab.sandbox.deadlines import CpuMeter, Deadline
 from attnlab.sandbox.host import ForkServer, Watching
 from attnlab.sandbox.inside.watching_worker import IMPORTING, MARKER, WATCHED
@@ -62,38 +63,10 @@ _SIGNAL_WORDS = {
 }
 
 
-def batch_message(calls: list[tuple[str, tuple, dict, bool]]) -> list:
-    """The framed message that asks a worker for several calls at once."""
-    buffers: list = []
-    requests = [{"function": f, "args": wire.encode((a, kw), buffers), "return_inputs": r} for f, a, kw, r in calls]
-    return wire.frame({"op": "batch", "calls": requests}, buffers)
-
-
 def _problem_message(header: dict, mode: SandboxMode) -> str:
     where = "".join(f"\n    {frame}" for frame in header.get("frames", []))
     message = mode.explain_problem(str(header.get("message", "")))
     return f"{header.get('type', 'Error')}: {message}{where}"
-
-
-class Expected:
-    """An answer a call is expected to give, encoded once: a result whose wire form is identical
-    (the same tree, the same bytes) is that answer, and need not be decoded or compared."""
-
-    def __init__(self, value):
-        self.value = value
-        buffers: list = []
-        # As JSON text: ``True`` is not ``1``, nor ``1`` ``1.0``, as ``==`` on trees would say.
-        self.text = wire.dumps(wire.encode(value, buffers))
-        self.payloads = [bytes(wire.as_bytes(b)) for b in buffers]
-        self.nbytes = len(self.text) + sum(len(p) for p in self.payloads)
-        """What the answer takes on the wire (``answer_room.wire_bytes``)."""
-
-    def matches(self, tree, buffers: list) -> bool:
-        return (
-            len(buffers) == len(self.payloads)
-            and wire.dumps(tree) == self.text
-            and all(got == want for got, want in zip(buffers, self.payloads))
-        )
 
 
 class WorkerProcess:
@@ -603,11 +576,6 @@ class WorkerProcess:
 
 class _Refused(Exception):
     """A stand-in call the reference will not run: its message goes to the student as a ValueError."""
-
-
-class BatchPastItsDeadline(CallTimedOut):
-    """A batch's calls did not all come back within one call's deadline: no call of it is known
-    to have taken longer than its own deadline, nor known not to have (``call_batch``)."""
 
 
 def _proc_status_bytes(pid: int, field: str) -> int:
