@@ -70,7 +70,15 @@ def test_every_catalogued_function_has_probes(function):
 @pytest.mark.parametrize("function", FUNCTIONS)
 def test_the_probes_separate_every_pair_of_entries_and_the_reference(outputs, function):
     candidates = ["reference", *(m.id for m in CATALOGUE if m.function == function)]
+    # An entry whose mistake is writing into an argument answers as the reference does: the test
+    # that asks for the arguments after the call tells them apart (test_misconceptions.py).
+    in_place = {("reference", m.id) for m in CATALOGUE if m.function == function and m.changes_its_arguments}
     for first, second in itertools.combinations(candidates, 2):
+        if (first, second) in in_place:
+            assert not _tells_apart((function, outputs[(first, function)]), (function, outputs[(second, function)])), (
+                f"{second} is declared to change its arguments only, yet answers otherwise than the reference"
+            )
+            continue
         apart = _tells_apart((function, outputs[(first, function)]), (function, outputs[(second, function)]))
         assert apart, f"no probe of {function} tells {first} from {second}"
 

@@ -6,6 +6,9 @@ breaks: attention_backward
 
 import numpy as np
 
+from scores import attention_scores
+from softmax import softmax
+
 
 def attention_backward(q, k, v, grad_out, mask=None):
     d_k = q.shape[-1]

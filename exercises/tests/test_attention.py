@@ -4,7 +4,7 @@ import numpy as np
 from attention import cross_attention, scaled_dot_product_attention, self_attention
 
 from attnlab.check.probe_book import probe_tests
-from attnlab.expect import expect_close, expect_rows_sum_to_one, expect_shape, expect_zero_where
+from attnlab.expect import expect_close, expect_rows_sum_to_one, expect_shape, expect_unchanged, expect_zero_where
 
 
 def test_one_query_three_keys():
@@ -146,3 +146,11 @@ def test_cross_attention_reads_the_encoder():
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "attention")
+
+
+def test_q_k_and_v_are_left_as_they_were():
+    """scaled_dot_product_attention: q, k and v are unchanged after the call"""
+    q, k, v = np.array([[1.0, 2.0]]), np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[3.0], [5.0]])
+    given = (q.copy(), k.copy(), v.copy())
+    scaled_dot_product_attention(q, k, v)
+    expect_unchanged("scaled_dot_product_attention", ("q", "k", "v"), given, (q, k, v))

@@ -4,7 +4,7 @@ import numpy as np
 from backward import attention_backward, softmax_backward
 
 from attnlab.check.probe_book import probe_tests
-from attnlab.expect import expect_close, expect_shape
+from attnlab.expect import expect_close, expect_shape, expect_unchanged
 
 
 def test_two_way_softmax():
@@ -89,3 +89,11 @@ def test_attention_backward_matches_finite_differences():
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "backward")
+
+
+def test_softmax_backward_leaves_its_inputs_as_they_were():
+    """softmax_backward: the weights and the gradient it is given are unchanged after the call"""
+    weights, grad_weights = np.array([[0.25, 0.75]]), np.array([[1.0, -2.0]])
+    given = (weights.copy(), grad_weights.copy())
+    softmax_backward(weights, grad_weights)
+    expect_unchanged("softmax_backward", ("weights", "grad_weights"), given, (weights, grad_weights))

@@ -4,7 +4,7 @@ import numpy as np
 from positions import equivariance_gap, learned_positions, rope, rope_frequencies, rope_half_split, sinusoidal_encoding
 
 from attnlab.check.probe_book import probe_tests
-from attnlab.expect import expect_close, expect_shape
+from attnlab.expect import expect_close, expect_shape, expect_unchanged
 
 
 def test_sinusoidal_first_rows():
@@ -123,3 +123,13 @@ def test_rope_frequencies_and_their_scaling():
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "positions")
+
+
+def test_rope_and_rope_half_split_leave_x_as_it_was():
+    """rope: x is unchanged after the call, and after rope_half_split's (a new array is returned)"""
+    x = np.arange(8.0).reshape(2, 4)
+    given = x.copy()
+    rope(x, np.array([1, 2]))
+    expect_unchanged("rope", ("x",), (given,), (x,))
+    rope_half_split(x, np.array([1, 2]))
+    expect_unchanged("rope_half_split", ("x",), (given,), (x,))

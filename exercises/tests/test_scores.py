@@ -4,7 +4,7 @@ import numpy as np
 from scores import additive_scores, attention_scores, cosine_scores, qk_norm_scores, softcap
 
 from attnlab.check.probe_book import probe_tests
-from attnlab.expect import expect_close, expect_shape
+from attnlab.expect import expect_close, expect_shape, expect_unchanged
 
 
 def test_shape_drill():
@@ -87,3 +87,11 @@ def test_additive_scores_by_hand():
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "scores")
+
+
+def test_softcap_leaves_the_scores_as_they_were():
+    """softcap: the scores it is given are unchanged after the call"""
+    scores = np.array([[60.0, -5.0], [0.0, 100.0]])
+    given = scores.copy()
+    softcap(scores, 50.0)
+    expect_unchanged("softcap", ("scores",), (given,), (scores,))

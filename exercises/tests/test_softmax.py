@@ -4,7 +4,7 @@ import numpy as np
 from softmax import softmax
 
 from attnlab.check.probe_book import probe_tests
-from attnlab.expect import expect_close, expect_finite, expect_rows_sum_to_one, expect_shape
+from attnlab.expect import expect_close, expect_finite, expect_rows_sum_to_one, expect_shape, expect_unchanged
 
 
 def test_small_example():
@@ -55,3 +55,11 @@ def test_shift_invariance_along_an_axis():
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "softmax")
+
+
+def test_the_scores_are_left_as_they_were():
+    """softmax: the array it is given is unchanged after the call (a new array is returned)"""
+    x = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, -1.0]])
+    given = x.copy()
+    softmax(x)
+    expect_unchanged("softmax", ("x",), (given,), (x,))

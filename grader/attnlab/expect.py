@@ -209,3 +209,20 @@ def expect_equal_bool(got, expected, what: str, passport: str = "") -> None:
             f"expected {bool(expected[tuple(index)])}, got {bool(got[tuple(index)])}"
             + (f". {relation}" if relation else "")
         )
+
+
+def expect_unchanged(function: str, names: tuple[str, ...], given: tuple, after: tuple) -> None:
+    """The arrays a call was ``given`` are exactly as they were ``after`` it: a function returns new
+    arrays and never writes into its arguments (``x -= x.max()`` changes the caller's scores).
+    ``names`` name the arguments, in order."""
+    for name, before, now in zip(names, given, after):
+        if not isinstance(before, np.ndarray):
+            continue
+        now = np.asarray(now)
+        if now.shape != before.shape or not np.array_equal(now, before, equal_nan=True):
+            changed = int((now != before).sum()) if now.shape == before.shape else before.size
+            raise Mismatch(
+                f"{function} changed the array {name} it was given ({changed} of {count(before.size, 'entry')} "
+                f"differ after the call): compute into a new array (x = x - m, not x -= m or out=x), "
+                f"because the caller still uses {name}"
+            )

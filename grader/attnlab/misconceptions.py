@@ -51,6 +51,9 @@ class Misconception:
     hint: str
     """What to change."""
     wrong: Callable
+    changes_its_arguments: bool = False
+    """The mistake is writing into an argument, with right outputs: no probe (outputs only) tells
+    it from the reference; a test that asks for the arguments after the call does."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,9 @@ class RecordedCall:
     args: tuple
     kwargs: dict
     result: object
+    inputs_after: tuple | None = None
+    """(args, kwargs) as the call left them, when the test asked (``StudentProxy.inputs_after``):
+    a function that writes into its arguments is told apart by them alone."""
 
 
 @dataclass(frozen=True)
@@ -112,11 +118,13 @@ def _declaring(what: str) -> Catalogue:
     return catalogue
 
 
-def misconception(function: str, name: str, *, explanation: str, hint: str):
+def misconception(function: str, name: str, *, explanation: str, hint: str, changes_its_arguments: bool = False):
     """Declare the decorated wrong implementation of ``function`` an entry of the catalogue file being read."""
 
     def register(wrong: Callable) -> Callable:
-        entry = Misconception(wrong.__name__, function, name, explanation.strip(), hint.strip(), wrong)
+        entry = Misconception(
+            wrong.__name__, function, name, explanation.strip(), hint.strip(), wrong, changes_its_arguments
+        )
         _declaring("@misconception").append(entry)
         return wrong
 
@@ -272,20 +280,28 @@ def identify(
         return None
     expected: dict[int, object] = {}  # the reference's outputs, computed only as far as needed
 
+    def reference_output(index: int):
+        if index not in expected:
+            expected[index] = _run(getattr(reference, function), calls[index])
+        return expected[index]
+
     def differs_from_reference(chosen: list) -> bool:
-        for index, output in enumerate(chosen):
-            if index not in expected:
-                expected[index] = _run(getattr(reference, function), calls[index])
-            if not same(output, expected[index]):
-                return True
-        return False
+        return any(not same(output, reference_output(index)) for index, output in enumerate(chosen))
 
     for entry in (m for m in catalogue if m.function == function):
         # Stop at the first call the entry does not reproduce: most entries fail on the first, and
         # a test's calls (every example hypothesis tried) can be hundreds of module runs.
         chosen = []
-        for call in calls:
-            output = _matching(_run(entry.wrong, call), call.result)
+        for index, call in enumerate(calls):
+            observed = _observed(call)
+            wrong = _run(entry.wrong, call)
+            output = _matching(wrong, observed)
+            if (
+                output is _FAILED
+                and index >= len(probed or ())
+                and _both_malformed(wrong, observed, reference_output(index))
+            ):
+                output = observed
             if output is _FAILED:
                 break
             chosen.append(output)
@@ -293,6 +309,54 @@ def identify(
             if differs_from_reference(chosen):
                 return entry
     return None
+
+
+def _both_malformed(wrong, observed, expected) -> bool:
+    """On a test's call (never a probe: the probes must be reproduced exactly), the entry and the
+    student both give no answer of the reference's form: each raised, or returned another shape.
+    A mistake such as ``k.T`` on a batch breaks the shapes one way written with ``@`` and another
+    with ``np.dot``; what the entry predicts there is that no right-shaped answer comes, and none
+    did. The probes and every well-formed call still have to agree exactly."""
+    candidates = wrong if isinstance(wrong, Alternatives) else (wrong,)
+    return _malformed(observed, expected) and all(_malformed(c, expected) for c in candidates)
+
+
+def _malformed(output, expected) -> bool:
+    if isinstance(expected, Raised):
+        return False
+    if isinstance(output, Raised):
+        return True
+    if isinstance(expected, (tuple, list)):
+        return (
+            not isinstance(output, (tuple, list))
+            or len(output) != len(expected)
+            or any(_malformed(o, e) for o, e in zip(output, expected))
+        )
+    if isinstance(expected, np.ndarray):
+        return np.shape(output) != expected.shape if isinstance(output, np.ndarray) else True
+    return False
+
+
+def _observed(call: RecordedCall):
+    """What the student's call showed: its result and, when the test asked, which of its arguments
+    it changed (``_changed``)."""
+    if call.inputs_after is None or isinstance(call.result, Raised):
+        return call.result
+    return (call.result, _changed((call.args, call.kwargs), call.inputs_after))
+
+
+def _changed(given: tuple, after: tuple) -> tuple[bool, ...]:
+    """For each array (or dict of arrays) among the arguments ``given`` as (args, kwargs), whether
+    ``after`` (the same, as a call left them) differs from it at all. What it was changed into is
+    left out on purpose: "writes into its argument" is the mistake, however it is written."""
+    (args, kwargs), (args_after, kwargs_after) = given, after
+    before = [*args, *kwargs.values()]
+    now = [*args_after, *(kwargs_after.get(name) for name in kwargs)]
+    return tuple(
+        not same(now[index] if index < len(now) else None, value, rtol=0.0, atol=0.0)
+        for index, value in enumerate(before)
+        if isinstance(value, (np.ndarray, dict))
+    )
 
 
 def _matching(output, result):
@@ -305,8 +369,17 @@ _FAILED = object()
 
 
 def _run(implementation: Callable, call: RecordedCall):
+    """``implementation``'s output on ``call``'s inputs (``Raised`` if it raised); with the
+    arguments as it left them where the call recorded the student's (``_observed``)."""
+    args, kwargs = copy.deepcopy(call.args), copy.deepcopy(call.kwargs)
     try:
         with np.errstate(all="ignore"):
-            return as_called(implementation)(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
+            output = as_called(implementation)(*args, **kwargs)
     except Exception as error:  # noqa: BLE001 - it matches a student's call only if that raised the same
         return Raised(type(error).__name__)
+    if call.inputs_after is None:
+        return output
+    changed = _changed((call.args, call.kwargs), (args, kwargs))
+    if isinstance(output, Alternatives):
+        return Alternatives([(each, changed) for each in output])
+    return (output, changed)

@@ -6,7 +6,7 @@ from attention_inputs import LEAD, SEED, SIZE, normal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnlab.expect import Mismatch, expect_array, expect_close, expect_shape
+from attnlab.expect import Mismatch, expect_array, expect_close, expect_shape, expect_unchanged
 from attnlab.outcomes import StudentError
 
 EVEN = st.integers(1, 4).map(lambda half: 2 * half)
@@ -269,3 +269,19 @@ def test_rope_frequencies_refuses_what_it_cannot_scale(student, reference, call)
             raise Mismatch(f"rope_frequencies({head_dim}, scaling={scaling!r}) should raise ValueError, got {error.error_type}") from None
         return
     raise Mismatch(f"rope_frequencies({head_dim}, scaling={scaling!r}) should raise ValueError, but it returned {described(got)}")
+
+
+@given(LEAD, SIZE, EVEN, SEED)
+def test_rope_leaves_its_input_unchanged(student, reference, lead, n, d, seed):
+    """rope: the x it is given is left unchanged (it returns a new array)"""
+    x = normal(seed, lead + (n, d))
+    _, (args_after, _) = student.inputs_after("rope", x, np.arange(n))
+    expect_unchanged("rope", ("x",), (x,), args_after)
+
+
+@given(LEAD, SIZE, EVEN, SEED)
+def test_rope_half_split_leaves_its_input_unchanged(student, reference, lead, n, d, seed):
+    """rope_half_split: the x it is given is left unchanged (it returns a new array)"""
+    x = normal(seed, lead + (n, d))
+    _, (args_after, _) = student.inputs_after("rope_half_split", x, np.arange(n))
+    expect_unchanged("rope_half_split", ("x",), (x,), args_after)

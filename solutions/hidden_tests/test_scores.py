@@ -5,7 +5,7 @@ from attention_inputs import DTYPE, LEAD, SEED, SIZE, normal, qkv
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnlab.expect import Mismatch, expect_array, expect_close, expect_shape
+from attnlab.expect import Mismatch, expect_array, expect_close, expect_shape, expect_unchanged
 
 
 @given(qkv())
@@ -179,3 +179,11 @@ def test_additive_shape(student, reference, case):
     q, k = case[0], case[1]
     got = expect_array(student.additive_scores(*case), "additive_scores(q, k, w_q, w_k, v)")
     expect_shape(got, q.shape[:-1] + (k.shape[-2],), "additive_scores(q, k, w_q, w_k, v)", "(..., L_q, L_k)")
+
+
+@given(LEAD, SIZE, SEED)
+def test_softcap_leaves_its_input_unchanged(student, reference, lead, n, seed):
+    """softcap: the scores it is given are left unchanged (it returns a new array)"""
+    scores = normal(seed, lead + (n, n), scale=30.0)
+    _, (args_after, _) = student.inputs_after("softcap", scores, 20.0)
+    expect_unchanged("softcap", ("scores",), (scores,), args_after)

@@ -5,7 +5,7 @@ from attention_inputs import DTYPE, LEAD, SEED, SIZE, normal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnlab.expect import Mismatch, expect_array, expect_close, expect_finite, expect_rows_sum_to_one, expect_shape
+from attnlab.expect import Mismatch, expect_array, expect_close, expect_finite, expect_rows_sum_to_one, expect_shape, expect_unchanged
 
 
 @st.composite
@@ -78,3 +78,11 @@ def test_shift_invariance(student, reference, n_rows, n_cols, seed, shift):
     """softmax: adding a constant to every score changes nothing"""
     x = normal(seed, (n_rows, n_cols))
     expect_close(student.softmax(x + shift), reference.softmax(x), "softmax(x + c)", x)
+
+
+@given(scores_and_axis())
+def test_leaves_its_input_unchanged(student, reference, case):
+    """softmax: the scores it is given are left unchanged (it returns a new array)"""
+    x, axis = case
+    _, (args_after, _) = student.inputs_after("softmax", x, axis=axis)
+    expect_unchanged("softmax", ("x",), (x,), args_after)

@@ -460,3 +460,16 @@ probe("cross_attention", "B != L_q with a padding mask", _fixed((2, 3, 3), 37), 
 probe("cross_attention", "L_q == L_k: keys or values from the wrong side still line up", _fixed((2, 4, 3), 39), _fixed((2, 4, 3), 40), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34))
 probe("cross_attention", "L_q == L_k with a padding mask: a mask on the wrong axis still fits", _fixed((2, 3, 3), 41), _fixed((2, 3, 3), 42), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34), np.array([[True, True, False], [True, False, False]]))
 probe("self_attention", "square weights (d_model = d_k = d_v), T != d_model, causal", _fixed((2, 5, 3), 24), _fixed((3, 3), 25), _fixed((3, 3), 26), _fixed((3, 3), 27), causal=True)
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "q is scaled in place",
+    explanation="q /= np.sqrt(d_k) writes into the caller's queries: a caller that uses q again (another head, a second call, the backward pass) uses queries already divided by √d_k, and they shrink every call. The output of this call is right, which is why this goes unnoticed.",
+    hint="Scale the scores, or a new array: scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k).",
+    changes_its_arguments=True,
+)
+def sdpa_scales_q_in_place(q, k, v, mask=None):
+    answer = scaled_dot_product_attention(np.array(q), k, v, mask)
+    q /= np.sqrt(q.shape[-1])  # then scores = q @ kᵀ: the caller's q is divided too
+    return answer

@@ -228,3 +228,16 @@ probe("attention_backward", "the same with a mask that hides the last key", _RNG
 probe("softmax_backward", "a square array: a sum without keepdims still broadcasts", softmax(_RNG.normal(size=(3, 3)), axis=-1), _RNG.normal(size=(3, 3)))
 probe("attention_backward", "left padding under a causal mask: a query that sees no key", _RNG.normal(size=(2, 3, 2)), _RNG.normal(size=(2, 3, 2)), _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), _BLIND)
 probe("attention_backward", "a batch of two, L_q == L_k and d_k == d_v: transposes still run", _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), np.tril(np.ones((3, 3), dtype=bool)))
+
+
+@misconception(
+    "softmax_backward",
+    "the gradient it is given is changed in place",
+    explanation="grad_weights -= ... (or *=) writes into the caller's upstream gradient: a caller that uses it again (to accumulate, or for the next head) reads the softmax's own gradient instead. The returned array is right, which is why this goes unnoticed.",
+    hint="Compute into a new array: weights * (grad_weights - np.sum(grad_weights * weights, axis=axis, keepdims=True)).",
+    changes_its_arguments=True,
+)
+def softmax_backward_changes_its_input(weights, grad_weights, axis=-1):
+    grad_weights -= np.sum(grad_weights * weights, axis=axis, keepdims=True)
+    grad_weights *= weights
+    return grad_weights

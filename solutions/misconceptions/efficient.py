@@ -2,6 +2,7 @@
 
 import numpy as np
 from attention import scaled_dot_product_attention
+from efficient import kv_cache_step
 from masks import causal_mask
 
 from attnlab.misconceptions import Raised, misconception, probe
@@ -408,3 +409,18 @@ def _flash_probe(q, k, v, grad_out, causal=False):
 
 probe("flash_attention_backward", "L_q != L_k, d_k != d_v", *_flash_probe(_RNG.normal(size=(3, 4)), _RNG.normal(size=(5, 4)), _RNG.normal(size=(5, 2)), _RNG.normal(size=(3, 2))))
 probe("flash_attention_backward", "causal, batched, scores of a few units", *_flash_probe(_RNG.normal(size=(2, 4, 2)) * 2.0, _RNG.normal(size=(2, 4, 2)) * 2.0, _RNG.normal(size=(2, 4, 3)), _RNG.normal(size=(2, 4, 3)), causal=True), causal=True)
+
+
+@misconception(
+    "kv_cache_step",
+    "the cache it is given is updated in place",
+    explanation="Writing the new keys and values into the dict passed in (cache[\"k\"] = ...) changes the caller's cache: a caller that keeps the old cache (beam search, a retried step, a second sequence sharing a prefix) finds it grown under it. The step's own output is right, which is why this goes unnoticed.",
+    hint="Return a new dict: {\"k\": np.concatenate([cache[\"k\"], k_t], axis=-2), \"v\": ...}, and leave the one passed in as it was.",
+    changes_its_arguments=True,
+)
+def kv_cache_updates_its_input(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
+    out_t, new_cache = kv_cache_step(x_t, cache, w_q, w_k, w_v, key_padding_mask)
+    if cache is None:
+        return out_t, new_cache
+    cache.update(new_cache)
+    return out_t, cache

@@ -3,7 +3,7 @@ the half-split RoPE and RoPE's scaled frequencies."""
 
 import numpy as np
 from attention import self_attention
-from positions import rope, sinusoidal_encoding
+from positions import rope, rope_half_split, sinusoidal_encoding
 
 from attnlab.misconceptions import Alternatives, Raised, misconception, probe
 
@@ -373,3 +373,27 @@ probe("rope_half_split", "a small theta, so every pair turns visibly", _RNG.norm
 probe("rope_frequencies", "linear scaling, factor 3", 8, theta=10000.0, scaling="linear", factor=3.0)
 probe("rope_frequencies", "NTK scaling, factor 3", 8, theta=10000.0, scaling="ntk", factor=3.0)
 probe("rope_frequencies", "NTK scaling, factor 6, head_dim 16, Llama 3's theta", 16, theta=500000.0, scaling="ntk", factor=6.0)
+
+
+@misconception(
+    "rope",
+    "x is rotated in place",
+    explanation="Assigning the rotated pairs back into x[..., 0::2] and x[..., 1::2] writes into the caller's array: the caller's queries or keys are rotated after the call, and a second call rotates them twice. The returned array is right, which is why this goes unnoticed.",
+    hint="Build the output in a new array (np.empty_like(x), or np.stack of the rotated pairs) and leave x as it was.",
+    changes_its_arguments=True,
+)
+def rope_changes_its_input(x, positions, theta=10000.0):
+    x[...] = rope(np.array(x), positions, theta)
+    return x
+
+
+@misconception(
+    "rope_half_split",
+    "x is rotated in place",
+    explanation="Assigning the rotated halves back into x[..., :d/2] and x[..., d/2:] writes into the caller's array: the caller's queries or keys are rotated after the call, and a second call rotates them twice. The returned array is right, which is why this goes unnoticed.",
+    hint="Build the output in a new array (np.concatenate of the rotated halves) and leave x as it was.",
+    changes_its_arguments=True,
+)
+def rope_half_split_changes_its_input(x, positions, theta=10000.0):
+    x[...] = rope_half_split(np.array(x), positions, theta)
+    return x

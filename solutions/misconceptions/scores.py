@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from attnlab.misconceptions import Alternatives, misconception, probe
+from attnlab.misconceptions import Alternatives, Raised, misconception, probe
 
 
 @misconception(
@@ -76,7 +76,15 @@ def scores_keys_times_queries(q, k):
     hint="Swap only the last two axes: np.swapaxes(k, -1, -2) (or k.transpose(..., -1, -2) in torch).",
 )
 def scores_full_transpose(q, k):
-    return q @ k.T / np.sqrt(q.shape[-1])
+    # Written with @, or with np.dot (the textbook's dot(Q, Kᵀ)), which on a batch pairs every
+    # query with every sequence's keys: the same mistake breaks the shapes two ways.
+    outputs = []
+    for product in (np.matmul, np.dot):
+        try:
+            outputs.append(product(q, k.T) / np.sqrt(q.shape[-1]))
+        except ValueError as error:
+            outputs.append(Raised(type(error).__name__))
+    return Alternatives(outputs)
 
 
 _Q = np.array([[1.0, 0.0, 2.0, -1.0], [0.5, 1.5, -0.5, 1.0], [2.0, -1.0, 0.0, 0.5]])  # (L_q=3, d_k=4)
@@ -251,3 +259,17 @@ probe("softcap", "scores from −120 to 120, cap 30", np.array([[-120.0, -30.0, 
 probe("softcap", "scores near 0, cap 2", np.array([-0.8, -0.1, 0.3, 1.5, 3.0]), 2.0)
 probe("additive_scores", "L_q != L_k, d_q != d_k != d_a", _CQ[:2], np.array([[1.0, -1.0, 0.5, 2.0], [0.0, 1.0, 1.0, -1.0], [2.0, 0.5, -0.5, 0.0]]),
       np.array([[1.0, -0.5], [0.5, 1.0], [-1.0, 0.2]]), np.array([[0.3, 1.0], [-1.0, 0.5], [0.5, 0.5], [1.0, -1.0]]), np.array([1.5, -2.0]))
+
+
+@misconception(
+    "softcap",
+    "the scores it is given are changed in place",
+    explanation="scores /= cap (or np.tanh(..., out=scores)) writes into the caller's array, so the scores the caller still holds are capped, or divided by the cap, after the call. The returned array is right, which is why this goes unnoticed.",
+    hint="Return cap * np.tanh(scores / cap): a new array, the scores untouched.",
+    changes_its_arguments=True,
+)
+def softcap_changes_its_input(scores, cap):
+    scores /= cap
+    np.tanh(scores, out=scores)
+    scores *= cap
+    return scores

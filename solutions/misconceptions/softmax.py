@@ -90,3 +90,16 @@ probe("softmax", "a square array: keepdims left out still broadcasts", np.array(
 probe("softmax", "a 2 x 3 x 4 array along axis 0", np.arange(24.0).reshape(2, 3, 4) % 5 - 2.0, axis=0)
 probe("softmax", "a 2 x 3 x 4 array along axis 1", np.arange(24.0).reshape(2, 3, 4) % 7 - 3.0, axis=1)
 probe("softmax", "one row near +1e4, one far below zero", np.array([[1e4, 1e4 - 1.0, 1e4 - 3.0], [-1e4, -1e4 + 2.0, -1e4 + 1.0]]))
+
+
+@misconception(
+    "softmax",
+    "the scores it is given are changed in place",
+    explanation="x -= x.max(...) writes into the caller's array: whoever passed the scores (a mask applied next, a second softmax, a gradient check) now holds shifted scores. The softmax's own answer is right, which is why this goes unnoticed.",
+    hint="Compute into a new array: shifted = x - np.max(x, axis=axis, keepdims=True).",
+    changes_its_arguments=True,
+)
+def softmax_changes_its_input(x, axis=-1):
+    x -= np.max(x, axis=axis, keepdims=True)
+    exps = np.exp(x)
+    return exps / np.sum(exps, axis=axis, keepdims=True)

@@ -59,12 +59,12 @@ class StudentProxy:
         self.last_call, self.calls = None, []
         self._kept_of_test = KeptBudget(KEPT_PER_TEST_BYTES)
 
-    def _keep(self, function: str, inputs: tuple, result) -> None:
+    def _keep(self, function: str, inputs: tuple, result, inputs_after: tuple | None = None) -> None:
         """Record a call of the current test, if it fits what is kept; else, once, ``NotKept``."""
-        size = plain_bytes(inputs) + plain_bytes(result)
+        size = plain_bytes(inputs) + plain_bytes(result) + plain_bytes(inputs_after)
         if self._kept_of_test.used + size <= self._kept_of_test.limit and self._kept_of_submission.take(size):
             self._kept_of_test.take(size)
-            self.calls.append(RecordedCall(function, inputs[0], inputs[1], result))
+            self.calls.append(RecordedCall(function, inputs[0], inputs[1], result, inputs_after))
         elif not any(isinstance(call.result, NotKept) for call in self.calls):
             self.calls.append(RecordedCall(function, (), {}, NotKept()))
 
@@ -77,7 +77,7 @@ class StudentProxy:
             # What it raised is behaviour too: "a mask built on the CPU" shows only as an error on "meta".
             self._keep(function, inputs, Raised(error.error_type or "Exception"))
             raise
-        self._keep(function, inputs, result.value)
+        self._keep(function, inputs, result.value, result.inputs_after if options.get("return_inputs") else None)
         return result
 
     def probe(self, function: str, args: tuple, kwargs: dict):

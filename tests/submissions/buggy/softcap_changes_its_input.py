@@ -1,0 +1,13 @@
+"""Caps the scores in place with out=.
+
+file: scores.py
+breaks: softcap
+"""
+
+import numpy as np
+
+
+def softcap(scores, cap):
+    np.divide(scores, cap, out=scores)
+    np.tanh(scores, out=scores)
+    return scores * cap
