@@ -143,6 +143,15 @@ def test_sdpa_masked_rows_far_below_zero(student, reference, data):
     expect_close(out, expected_out, f"{what}: output", q)
 
 
+@given(st.data())
+def test_sdpa_leaves_its_inputs_unchanged(student, reference, data):
+    """scaled_dot_product_attention: q, k, v and the mask it is given are left unchanged"""
+    q, k, v = data.draw(qkv(dtypes=st.just(np.float64)))
+    mask = data.draw(attend_mask(q.shape[:-2], q.shape[-2], k.shape[-2]))
+    _, (args_after, _) = student.inputs_after("scaled_dot_product_attention", q, k, v, mask)
+    expect_unchanged("scaled_dot_product_attention", ("q", "k", "v", "mask"), (q, k, v, mask), args_after)
+
+
 # ---------------------------------------------------------------- self_attention
 
 
@@ -290,12 +299,3 @@ def test_cross_attention_stable_for_large_scores(student, reference, case, padde
     expected_out, expected_weights = reference.cross_attention(x_q, x_kv, w_q, w_k, w_v, kv_padding_mask=mask)
     expect_close(weights, expected_weights, f"{what}'s weights", x_q, passport="(B, L_q, L_k)")
     expect_close(out, expected_out, f"{what}'s output", x_q, passport="(B, L_q, d_v)")
-
-
-@given(st.data())
-def test_sdpa_leaves_its_inputs_unchanged(student, reference, data):
-    """scaled_dot_product_attention: q, k, v and the mask it is given are left unchanged"""
-    q, k, v = data.draw(qkv(dtypes=st.just(np.float64)))
-    mask = data.draw(attend_mask(q.shape[:-2], q.shape[-2], k.shape[-2]))
-    _, (args_after, _) = student.inputs_after("scaled_dot_product_attention", q, k, v, mask)
-    expect_unchanged("scaled_dot_product_attention", ("q", "k", "v", "mask"), (q, k, v, mask), args_after)

@@ -88,6 +88,14 @@ def test_softmax_backward_matches_finite_differences(student, reference, n, seed
     expect_directional(got, (directional(loss, x, direction), direction), "softmax_backward's dx")
 
 
+@given(softmax_case())
+def test_softmax_backward_leaves_its_inputs_unchanged(student, reference, case):
+    """softmax_backward: the weights and the gradient it is given are left unchanged"""
+    weights, grad_weights, axis = case
+    _, (args_after, _) = student.inputs_after("softmax_backward", weights, grad_weights, axis=axis)
+    expect_unchanged("softmax_backward", ("weights", "grad_weights"), (weights, grad_weights), args_after)
+
+
 # ---------------------------------------------------------------- attention_backward
 
 
@@ -199,11 +207,3 @@ def test_attention_backward_blind_queries(student, reference, case):
     expect_blind_rows(got[0], blind, f"{what}: dq", q, axes=axes, uniform=uniform[0])
     for name, g, e in zip(("dq", "dk", "dv"), got, reference.attention_backward(q, k, v, grad_out, mask)):
         expect_close(g, e, f"{what}: {name}", q)
-
-
-@given(softmax_case())
-def test_softmax_backward_leaves_its_inputs_unchanged(student, reference, case):
-    """softmax_backward: the weights and the gradient it is given are left unchanged"""
-    weights, grad_weights, axis = case
-    _, (args_after, _) = student.inputs_after("softmax_backward", weights, grad_weights, axis=axis)
-    expect_unchanged("softmax_backward", ("weights", "grad_weights"), (weights, grad_weights), args_after)
