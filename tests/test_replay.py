@@ -119,10 +119,11 @@ def test_a_correct_submission_is_decided_entirely_by_the_recording(tmp_path, cla
     assert report.score == report.max_score
     tests = class_session.script.tests
     replayable = [t.nodeid for t in tests if t.replayable]
-    refusals = {t.nodeid for t in tests if t.refused_by}
+    refusals = {t.nodeid for t in tests if any(c.raises for c in t.calls)}
     assert refusals and all("refuse" in nodeid for nodeid in refusals)
-    assert set(replayable) == {t.nodeid for t in tests} - refusals, (
-        "every other hidden test, the memory tests too, is replayed"
+    assert {c.raises for t in tests for c in t.calls if c.raises} == {"ValueError"}
+    assert set(replayable) == {t.nodeid for t in tests}, (
+        "every hidden test, the memory tests and the refusals too, is replayed"
     )
     assert watched_decide == set(replayable)
 
@@ -241,9 +242,8 @@ def test_the_bundled_course_is_replayed_by_one_watching_worker_per_submission(tm
     assert report.score == report.max_score
     tests = class_session.script.tests
     memory_tests = sum(any(c.memory_budget is not None for c in t.calls) for t in tests)
-    refusing = {t.refused_by for t in tests if t.refused_by}
     assert memory_tests >= 1 and sum(w is not None for w in spawned) == 2
-    assert len(spawned) == 2 + memory_tests + len(refusing)
+    assert len(spawned) == 2 + memory_tests, "a refusal the reference makes is replayed in the watching worker"
 
 
 def test_the_memory_test_is_replayed_and_still_catches_the_full_matrix(grade_both_paths, watched_decide):
@@ -536,3 +536,24 @@ def test_a_watching_worker_that_hides_its_nested_calls_gets_no_more_in_a_class(g
         read_fixture(SUBMISSIONS / "hostile" / "hides_its_nested_calls.py"), limits=Limits(call_seconds=2.0)
     )
     assert in_class.score == alone.score, (in_class.score, alone.score)
+
+
+@pytest.mark.parametrize(
+    "path, function, refused",
+    [
+        ("buggy/learned_positions_never_refuses.py", "learned_positions", False),
+        ("correct/flash_refuses_through_range.py", "flash", True),
+    ],
+)
+def test_a_refusal_is_replayed_and_judged_by_the_type_the_students_code_raised(
+    grade_both_paths, watched_decide, path, function, refused
+):
+    """The reference refuses these calls with ValueError; the replay asks the student's own code
+    and passes the test only when it raised the same type, as the live run does (numpy's
+    IndexError is not it; range()'s ValueError for a step of 0 is)."""
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / path))
+    assert verdicts(in_class) == verdicts(alone)
+    refusal = next(t for t in in_class.tests if "raise ValueError" in t.name or "raises ValueError" in t.name)
+    assert (refusal.outcome.value == "passed") is refused, refusal.feedback
+    decided = {nodeid for nodeid in watched_decide if "refuse" in nodeid and function in nodeid}
+    assert bool(decided) is refused, "a refusal the student's code made is decided by the replay, without a live run"

@@ -62,6 +62,8 @@ class _Message:
     """The calls as one message (None for a memory-measured call, which goes alone)."""
     expected: list[Expected] | None = None
     """The recorded answers as they travel (with the inputs after the call, where asked)."""
+    refused: str | None = None
+    """For a call the reference refused (it goes alone): the type of exception it raised."""
 
 
 def messages_of(test: ScriptedTest) -> list[_Message]:
@@ -73,6 +75,8 @@ def _message(calls: list[ScriptedCall]) -> _Message:
     if calls[0].memory_budget is not None:
         return _Message(calls, None)
     framed = batch_message([(c.function, c.args, c.kwargs, c.return_inputs) for c in calls])
+    if calls[0].raises is not None:
+        return _Message(calls, framed, None, calls[0].raises)
     return _Message(
         calls, framed, [Expected((c.value, *c.inputs_after) if c.return_inputs else c.value) for c in calls]
     )
@@ -191,9 +195,17 @@ class Replayer:
                 else:
                     results = backend.run_batch(calls, message.framed, message.expected)
             except NotReplayed as problem:
+                if message.refused is not None and problem.raised == message.refused:
+                    continue  # it refused as the reference did, by its own code
                 return _OWN if problem.own else _DEPENDENCIES
-            except (SubmissionProblem, StudentError):
+            except StudentError as error:
+                if not watching and message.refused is not None and error.error_type == message.refused:
+                    continue  # a live worker: it refused as the reference did
                 return _DEPENDENCIES if watching else _OWN
+            except SubmissionProblem:
+                return _DEPENDENCIES if watching else _OWN
+            if message.refused is not None:
+                return _OWN  # it answered where the reference refused: the live run says what it gave
             answered = all(self._same(call, result) for call, result in zip(message.calls, results))
             if not watching:
                 if not answered:

@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from attnlab.grading.backends import Backend, CallResult, InProcessBackend
 from attnlab.course import Course
 from attnlab.grading.suite import hidden_test_files, run_suite
-from attnlab.outcomes import GraderFailure, Outcome, SubmissionProblem
+from attnlab.outcomes import GraderFailure, Outcome, StudentError, SubmissionProblem
 from attnlab.lifecycle import ForkedPoolState, die_with
 from attnlab.reference import Reference
 from attnlab.replay.compare import has_float32
@@ -47,9 +47,26 @@ class RecordingBackend(Backend):
             test.replayable = False  # a verdict on a peak with no stated budget: only a live run can tell
         try:
             result = self.inner.run(function, args, kwargs, measure_memory=measure_memory, return_inputs=return_inputs)
+        except StudentError as refusal:
+            # A refusal the test asks for (a ValueError): the student's code must raise the same type.
+            if measure_memory:
+                test.replayable = False
+            test.calls.append(
+                ScriptedCall(
+                    function,
+                    inputs[0],
+                    inputs[1],
+                    return_inputs,
+                    None,
+                    None,
+                    None,
+                    has_float32(inputs),
+                    refusal.error_type or "Exception",
+                )
+            )
+            raise
         except (Exception, SubmissionProblem):
             test.replayable = False
-            test.refused_by = function
             raise
         budget = memory_budget if measure_memory else None
         test.calls.append(

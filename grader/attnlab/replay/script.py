@@ -27,6 +27,9 @@ class ScriptedCall:
     passes only when its own peak is within it too."""
     float32_inputs: bool = False
     """Some argument is a float32 array: hidden tests then compare at float32's tolerance."""
+    raises: str | None = None
+    """The type of the exception the reference raised (a refusal the test asks for, such as
+    ``ValueError``); ``value`` is then None. Replayed alone: the student's code must raise the same."""
 
 
 @dataclass
@@ -36,13 +39,10 @@ class ScriptedTest:
     nodeid: str
     calls: list[ScriptedCall] = field(default_factory=list)
     replayable: bool = True
-    """False when a call measured memory with no stated budget or the reference raised: such a
-    test always runs live."""
+    """False when a call measured memory with no stated budget, or the reference's call timed out
+    or crashed: such a test always runs live."""
     result: TestResult | None = None
     """The reference's own (passing) result: name, function, file and points."""
-    refused_by: str | None = None
-    """The function whose reference call raised (a refusal the test asks for): the test's verdict
-    rests on the student's own exception, which only a live run shows."""
 
 
 @dataclass

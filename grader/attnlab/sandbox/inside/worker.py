@@ -279,7 +279,8 @@ class Worker:
             error = raised
         end_if_threads_left()  # before the reply: the crash is this call's
         if error is not None:
-            self._send({"op": "raised", **_describe_exception(error, self.submission_dir, self.module_name)})
+            described = _describe_exception(error, self.submission_dir, self.module_name)
+            self._send({"op": "raised", **described, **self.result_notes()})
             return False
         try:
             # With return_inputs the grader also sees the arguments as the call left them.
