@@ -39,7 +39,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import secrets
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -163,47 +166,20 @@ def build_exam(quiz, roster: list[str]) -> dict:
 
 
 def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
-    """The practice copy of ``quiz``: a pool of practice variants per question, each checkable by hash."""
-    from attnlab.quiz.variant import keyed_for_values, practice_variants
+    """The practice copy of ``quiz``: a pool of practice variants per question, each checkable by hash.
 
-    questions = []
-    for question in quiz.questions:
-        variants, items = [], []
-        kind = kind_named(question.type)
-        for who, values in practice_variants(quiz, question):
-            keyed = keyed_for_values(quiz, question, values, who, reference_factory, "practice")
-            salt = secrets.token_bytes(16)
-            try:
-                forms = kind.accepted_forms(keyed.key, keyed.tolerance, keyed.slack)
-            except ValueError as error:
-                raise QuizError(f"{quiz.id}: question {question.id}: {error}") from None
-            locks, content_key = _locks(question.id, forms, salt, cost)
-            mistakes = []
-            for mistake in keyed.mistakes:  # as secret as the answer: locks under the same salt, the note encrypted
-                # A mistake is named at its own grid point only.
-                taken = [f for f in kind.accepted_forms(mistake.key, keyed.tolerance) if f not in forms]
-                mistake_locks, mistake_key = _locks(question.id, taken, salt, cost)
-                note = _encrypt(f"{mistake.name}\n{mistake.explanation}", mistake_key)
-                mistakes.append({"locks": mistake_locks, "note": note})
-            variant = {
-                "tolerance": keyed.tolerance,
-                "layout": kind.shape(keyed.key),
-                "salt": _letters(salt),
-                "locks": locks,
-                "explanation": _encrypt(keyed.explanation, content_key),
-                "mistakes": mistakes,
-            }
-            if kind.tells_close("practice"):
-                wide = sorted({_close_form(kind, value, keyed.tolerance) for value in _close_values(kind, keyed)})
-                variant["close"] = sorted(_letters(_close_check(question.id, form, salt, cost)) for form in wide)
-            variants.append(variant)
-            if question.pool is not None:
-                asked = keyed.asked
-                items.append({"prompt": asked.prompt, "options": list(asked.options), "hint": asked.hint})
-        entry = {**_question_text(question), "hint": question.hint, "variants": variants}
-        if question.pool is not None:
-            entry["items"] = items  # the practice items' text; the exam's items are not in the copy
-        questions.append(entry)
+    Its questions are built on every core: scrypt leaves the interpreter's lock while it hashes,
+    and a course's practice copies hash thousands of answers."""
+    lock = threading.Lock()
+
+    def one_reference():
+        with lock:  # loaded once, whichever question asks first
+            return reference_factory()
+
+    with ThreadPoolExecutor(max_workers=min(len(quiz.questions), os.cpu_count() or 1) or 1) as pool:
+        questions = list(
+            pool.map(lambda question: _practice_question(quiz, question, one_reference, cost), quiz.questions)
+        )
     return {
         "format": FORMAT,
         "sitting": "practice",
@@ -213,6 +189,48 @@ def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
         "scrypt": dict(cost),
         "questions": questions,
     }
+
+
+def _practice_question(quiz, question, reference_factory, cost: dict) -> dict:
+    """One question of the practice copy: its practice variants, each with its locks."""
+    from attnlab.quiz.variant import keyed_for_values, practice_variants
+
+    variants, items = [], []
+    kind = kind_named(question.type)
+    for who, values in practice_variants(quiz, question):
+        keyed = keyed_for_values(quiz, question, values, who, reference_factory, "practice")
+        salt = secrets.token_bytes(16)
+        try:
+            forms = kind.accepted_forms(keyed.key, keyed.tolerance, keyed.slack)
+        except ValueError as error:
+            raise QuizError(f"{quiz.id}: question {question.id}: {error}") from None
+        locks, content_key = _locks(question.id, forms, salt, cost)
+        mistakes = []
+        for mistake in keyed.mistakes:  # as secret as the answer: locks under the same salt, the note encrypted
+            # A mistake is named at its own grid point only.
+            taken = [f for f in kind.accepted_forms(mistake.key, keyed.tolerance) if f not in forms]
+            mistake_locks, mistake_key = _locks(question.id, taken, salt, cost)
+            note = _encrypt(f"{mistake.name}\n{mistake.explanation}", mistake_key)
+            mistakes.append({"locks": mistake_locks, "note": note})
+        variant = {
+            "tolerance": keyed.tolerance,
+            "layout": kind.shape(keyed.key),
+            "salt": _letters(salt),
+            "locks": locks,
+            "explanation": _encrypt(keyed.explanation, content_key),
+            "mistakes": mistakes,
+        }
+        if kind.tells_close("practice"):
+            wide = sorted({_close_form(kind, value, keyed.tolerance) for value in _close_values(kind, keyed)})
+            variant["close"] = sorted(_letters(_close_check(question.id, form, salt, cost)) for form in wide)
+        variants.append(variant)
+        if question.pool is not None:
+            asked = keyed.asked
+            items.append({"prompt": asked.prompt, "options": list(asked.options), "hint": asked.hint})
+    entry = {**_question_text(question), "hint": question.hint, "variants": variants}
+    if question.pool is not None:
+        entry["items"] = items  # the practice items' text; the exam's items are not in the copy
+    return entry
 
 
 def _close_check(question_id: str, form: str, salt: bytes, cost: dict) -> bytes:
