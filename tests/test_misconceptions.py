@@ -48,3 +48,35 @@ def test_an_entry_that_agrees_with_the_reference_names_nothing():
         ).id
         == "softmax_ignores_axis"
     )
+
+
+def test_an_entry_built_from_a_helper_with_alternatives_names_every_way_it_is_written():
+    """sdpa_mask_inverted returns one alternative per fill (-inf, -1e9), and each fill's helper
+    returns its own for a row with no visible key (nan, or zeros by nan_to_num): all of them are
+    ways of writing the mistake. Nested, the outer alternatives held inner ones, which matched no
+    student; they are one flat list."""
+    from attnlab.misconceptions import Alternatives, Raised
+
+    assert Alternatives([Alternatives([1, 2]), 3, Alternatives([Alternatives([4])])]) == (1, 2, 3, 4)
+    reference = Reference(COURSE)
+    q, k, v = np.eye(2), np.eye(2), np.array([[1.0], [2.0]])
+    mask = np.array([[True, True], [False, True]])  # inverted, query 0 may see no key
+
+    def inverted_with_nan_to_num(q, k, v, mask=None):
+        scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+        if mask is not None:
+            scores = np.where(mask, -np.inf, scores)
+        with np.errstate(invalid="ignore"):
+            weights = np.nan_to_num(reference.softmax(scores, axis=-1))
+        return weights @ v, weights
+
+    def student(function, args, kwargs):
+        try:
+            return inverted_with_nan_to_num(*args, **kwargs)
+        except ValueError:
+            return Raised("ValueError")
+
+    call = RecordedCall("scaled_dot_product_attention", (q, k, v, mask), {}, inverted_with_nan_to_num(q, k, v, mask))
+    probed = run_probes("scaled_dot_product_attention", student, CATALOGUE)
+    named = identify(CATALOGUE, "scaled_dot_product_attention", [call], reference, probed)
+    assert named is not None and named.id == "sdpa_mask_inverted"

@@ -89,7 +89,15 @@ class Probe:
 
 class Alternatives(tuple):
     """Several outputs one mistake can produce (say, masked scores filled with -inf or with -1e9);
-    a wrong implementation returns this when students write the same mistake more than one way."""
+    a wrong implementation returns this when students write the same mistake more than one way.
+    Alternatives of alternatives are one flat list (each way a helper writes a step, each way the
+    mistake is written around it)."""
+
+    def __new__(cls, outputs=()):
+        flat = []
+        for output in outputs:
+            flat.extend(output if isinstance(output, Alternatives) else (output,))
+        return super().__new__(cls, flat)
 
 
 class Catalogue(list):
