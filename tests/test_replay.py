@@ -557,3 +557,13 @@ def test_a_refusal_is_replayed_and_judged_by_the_type_the_students_code_raised(
     assert (refusal.outcome.value == "passed") is refused, refusal.feedback
     decided = {nodeid for nodeid in watched_decide if "refuse" in nodeid and function in nodeid}
     assert bool(decided) is refused, "a refusal the student's code made is decided by the replay, without a live run"
+
+
+def test_a_refusal_made_only_when_watched_earns_nothing_in_a_class(grade_both_paths):
+    """learned_positions raises ValueError whenever a watching worker calls it, and never checks the
+    table live: its values pass live, and a refusal the watching worker alone makes is its own word."""
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "refuses_only_when_watched.py"))
+    refusal = next(t for t in alone.tests if "refuses" in t.name or "raises ValueError" in t.name)
+    assert refusal.outcome.value != "passed", refusal.feedback
+    assert verdicts(in_class) == verdicts(alone)
+    assert in_class.score == alone.score, (in_class.score, alone.score)
