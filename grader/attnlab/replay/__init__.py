@@ -122,12 +122,19 @@ class Replayer:
         self._stood_in: set[str] = set()
         self._pending: set[str] = set()
         """Functions with a test the replay did not pass, so far: their tests run live, later."""
+        self._doubted: set[str] = set()
+        """Functions with a test the watching worker did not pass by itself, so far."""
+        self._on_its_word: dict[str, set[str]] = {}
+        """Tests passed on a refusal the watching worker made, and the functions that made it."""
         self.nested.new_submission()
         # One watching worker replays the submission: it imports every file up to the last asked.
         self._files = tuple(self._modules[: max((self._files_for[t.nodeid] for t in chosen), default=0)])
         with backend.replaying():
             for test in chosen:
                 self._decide_test(test, backend, passed)
+        for nodeid, functions in self._on_its_word.items():
+            if functions & self._doubted:
+                del passed[nodeid]  # its refusal came from code that answered otherwise elsewhere: live
         if len(passed) < len(chosen):
             backend.end()
         return [t.nodeid for t in chosen], passed
@@ -137,9 +144,15 @@ class Replayer:
         functions = {c.function for c in test.calls}
         if not test.replayable or test.result is None or not all(backend.replayable(f) for f in functions):
             self._pending |= functions
+            self._doubt(functions)
             return
         started, charged = time.perf_counter(), backend.charged()
+        self._refused_here: set[str] = set()
         verdict = self._replay_test(test, backend, watching=True)
+        if verdict is _PASSED and self._refused_here:
+            self._on_its_word[test.nodeid] = self._refused_here
+        elif verdict is not _PASSED:
+            self._doubt(functions)
         if verdict is _DEPENDENCIES and not self._awaits_live(functions):
             backend.take_output()
             verdict = self._replay_test(test, backend, watching=False)
@@ -153,6 +166,13 @@ class Replayer:
         else:
             self._pending |= functions
             backend.take_output()  # the live run prints again
+
+    def _doubt(self, functions: set[str]) -> None:
+        """The watching worker did not answer a test of ``functions`` as the reference did: a
+        refusal it makes for them is no longer its own word's to pass (the live run asks it), and
+        one it made earlier runs live too, as if its function's test had not passed then."""
+        self._doubted |= functions
+        self._pending |= functions & {f for made in self._on_its_word.values() for f in made}
 
     def _awaits_live(self, functions: set[str]) -> bool:
         """Would a live worker for one of ``functions`` (the reference answering its stand-ins)
@@ -196,7 +216,13 @@ class Replayer:
                     results = backend.run_batch(calls, message.framed, message.expected)
             except NotReplayed as problem:
                 if message.refused is not None and problem.raised == message.refused:
-                    continue  # it refused as the reference did, by its own code
+                    # It refused as the reference did, by its own code: that counts only from code
+                    # that answered each call of the function's tests so far as the reference did
+                    # (one that raises whenever it is watched answers none; live workers decide).
+                    if function in self._doubted:
+                        return _DEPENDENCIES
+                    self._refused_here.add(function)
+                    continue
                 return _OWN if problem.own else _DEPENDENCIES
             except StudentError as error:
                 if not watching and message.refused is not None and error.error_type == message.refused:
