@@ -567,3 +567,12 @@ def test_a_refusal_made_only_when_watched_earns_nothing_in_a_class(grade_both_pa
     assert refusal.outcome.value != "passed", refusal.feedback
     assert verdicts(in_class) == verdicts(alone)
     assert in_class.score == alone.score, (in_class.score, alone.score)
+
+
+def test_arguments_sent_back_in_another_form_are_the_students_error(grade_both_paths):
+    """softmax writes into its scores, and its worker sends the keyword arguments back as a list: a
+    result without the inputs as they were asked for, on both paths (not a grader's traceback)."""
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "sends_its_keywords_back_as_a_list.py"))
+    unchanged = next(t for t in alone.tests if "left unchanged" in t.name)
+    assert unchanged.outcome.value != "passed" and unchanged.score == 0, unchanged.feedback
+    assert verdicts(in_class) == verdicts(alone)

@@ -69,6 +69,15 @@ def _problem_message(header: dict, mode: SandboxMode) -> str:
     return f"{header.get('type', 'Error')}: {message}{where}"
 
 
+def _with_inputs(value) -> bool:
+    """A result with the arguments as the call left them: (result, args, kwargs), the args a
+    sequence and the keyword arguments a dict, as the worker sends them (anything else, its code
+    made up)."""
+    if not (isinstance(value, tuple) and len(value) == 3):
+        return False
+    return isinstance(value[1], (tuple, list)) and isinstance(value[2], dict)
+
+
 class WatchedRaise(StudentError):
     """A watching worker's call raised. ``nested``: its notes of the watched calls made before
     (a list, empty when there were none; None when it sent none)."""
@@ -373,7 +382,7 @@ class WorkerProcess:
                     if expected is not None and expected.matches(header.get("value"), buffers):
                         return expected.value
                     value = wire.decode(header.get("value"), buffers)
-                    if return_inputs and not (isinstance(value, tuple) and len(value) == 3):
+                    if return_inputs and not _with_inputs(value):
                         raise wire.WireError("a result without the inputs that were asked for")
                     return value
             except TimeoutError:
