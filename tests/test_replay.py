@@ -653,3 +653,14 @@ def flash_attention(q, k, v, block_q, block_k, causal=False, mask=None):
         lse[..., q_start:q_stop] = (np.where(seen, running_max, 0.0) + log_sum)[..., 0]
     return out, lse
 '''
+
+
+def test_inputs_left_a_rounding_off_are_changed_in_a_class_too(grade_both_paths):
+    """softmax writes into its scores and puts them back a rounding off: "leaves its input
+    unchanged" asks for the very same values, and so does the replay."""
+    alone, in_class = grade_both_paths(
+        read_fixture(SUBMISSIONS / "hostile" / "writes_into_its_scores_and_almost_undoes_it.py")
+    )
+    unchanged = next(t for t in alone.tests if "left unchanged" in t.name)
+    assert unchanged.outcome.value != "passed", unchanged.feedback
+    assert verdicts(in_class) == verdicts(alone)
