@@ -42,7 +42,7 @@ from attnlab.grading.suite import grade
 from attnlab.outcomes import StudentError, SubmissionProblem
 from attnlab.reference import Reference
 from attnlab.replay.backend import NotReplayed, WatchingBackend
-from attnlab.replay.compare import same_behaviour
+from attnlab.replay.compare import same_behaviour, same_values
 from attnlab.replay.grouping import fresh_starts, split_messages
 from attnlab.replay.nested import NestedChecks
 from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
@@ -249,7 +249,7 @@ class Replayer:
             return True  # identical on the wire to the recorded answer
         if not same_behaviour(result.value, call.value, call.float32_inputs):
             return False
-        return not call.return_inputs or same_behaviour(result.inputs_after, call.inputs_after, call.float32_inputs)
+        return not call.return_inputs or same_values(result.inputs_after, call.inputs_after)
 
 
 # What replaying a test found.
