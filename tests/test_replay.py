@@ -569,10 +569,12 @@ def test_a_refusal_made_only_when_watched_earns_nothing_in_a_class(grade_both_pa
     assert in_class.score == alone.score, (in_class.score, alone.score)
 
 
-def test_arguments_sent_back_in_another_form_are_the_students_error(grade_both_paths):
-    """softmax writes into its scores, and its worker sends the keyword arguments back as a list: a
-    result without the inputs as they were asked for, on both paths (not a grader's traceback)."""
-    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "sends_its_keywords_back_as_a_list.py"))
+@pytest.mark.parametrize("fixture", ["sends_its_keywords_back_as_a_list", "sends_no_arguments_back"])
+def test_arguments_sent_back_in_another_form_are_the_students_error(grade_both_paths, fixture):
+    """softmax writes into its scores, and its worker sends the keyword arguments back as a list, or
+    no arguments at all: a result without the inputs as they were asked for, on both paths (not a
+    grader's traceback, nor a test with nothing to compare)."""
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / f"{fixture}.py"))
     unchanged = next(t for t in alone.tests if "left unchanged" in t.name)
     assert unchanged.outcome.value != "passed" and unchanged.score == 0, unchanged.feedback
     assert verdicts(in_class) == verdicts(alone)
@@ -663,4 +665,15 @@ def test_inputs_left_a_rounding_off_are_changed_in_a_class_too(grade_both_paths)
     )
     unchanged = next(t for t in alone.tests if "left unchanged" in t.name)
     assert unchanged.outcome.value != "passed", unchanged.feedback
+    assert verdicts(in_class) == verdicts(alone)
+
+
+def test_a_message_does_not_tell_the_watching_worker_which_calls_the_reference_refused(grade_both_paths):
+    """previous_token_score refuses, only when watched, a call that comes alone in its message; it
+    never checks its weights live. Which calls go alone must not say which the reference refused."""
+    alone, in_class = grade_both_paths(
+        read_fixture(SUBMISSIONS / "hostile" / "refuses_what_comes_alone_when_watched.py")
+    )
+    refusal = next(t for t in alone.tests if t.function == "previous_token_score" and "raise ValueError" in t.name)
+    assert refusal.outcome.value != "passed", refusal.feedback
     assert verdicts(in_class) == verdicts(alone)

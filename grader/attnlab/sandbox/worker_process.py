@@ -69,13 +69,16 @@ def _problem_message(header: dict, mode: SandboxMode) -> str:
     return f"{header.get('type', 'Error')}: {message}{where}"
 
 
-def _with_inputs(value) -> bool:
-    """A result with the arguments as the call left them: (result, args, kwargs), the args a
-    sequence and the keyword arguments a dict, as the worker sends them (anything else, its code
-    made up)."""
+def _with_inputs(value, given: tuple | None) -> bool:
+    """A result with the arguments as the call left them: (result, args, kwargs), as many args as
+    were ``given`` (args, kwargs) and a dict of the same keywords, as the worker sends them
+    (anything else its code made up: an empty list of args would leave a test nothing to compare)."""
     if not (isinstance(value, tuple) and len(value) == 3):
         return False
-    return isinstance(value[1], (tuple, list)) and isinstance(value[2], dict)
+    args, kwargs = value[1], value[2]
+    if not (isinstance(args, (tuple, list)) and isinstance(kwargs, dict)):
+        return False
+    return given is None or (len(args) == len(given[0]) and kwargs.keys() == given[1].keys())
 
 
 class WatchedRaise(StudentError):
@@ -260,7 +263,8 @@ class WorkerProcess:
         }
         self._send(wire.frame(request, buffers), function)
         bounds = StandinBounds(args, kwargs)
-        return self._await_result(function, return_inputs, answer_callback, bounds, admit=self._answer_admission(room))
+        admit = self._answer_admission(room)
+        return self._await_result(function, return_inputs, answer_callback, bounds, admit=admit, given=(args, kwargs))
 
     def call_batch(
         self,
@@ -299,7 +303,8 @@ class WorkerProcess:
             bounds = None if self.watching else StandinBounds(args, kwargs)
             try:
                 admit = self._answer_admission(room, kept)
-                values.append(self._await_result(function, return_inputs, answer, bounds, want, deadline, admit))
+                given = (args, kwargs)
+                values.append(self._await_result(function, return_inputs, answer, bounds, want, deadline, admit, given))
             except WatchedRaise:
                 # What it raised counts (a refusal the test asks for) only if it still listens.
                 self._send(wire.frame({"op": "listening"}), function)
@@ -365,6 +370,7 @@ class WorkerProcess:
         expected: "Expected | None" = None,
         deadline: "Deadline | None" = None,
         admit: Callable | None = None,
+        given: tuple | None = None,
     ):
         # The reference's time on stand-in calls counts against the call's deadline: it is work the
         # grader does on the student's behalf, and a loop of them must not cost more than the call.
@@ -382,7 +388,7 @@ class WorkerProcess:
                     if expected is not None and expected.matches(header.get("value"), buffers):
                         return expected.value
                     value = wire.decode(header.get("value"), buffers)
-                    if return_inputs and not _with_inputs(value):
+                    if return_inputs and not _with_inputs(value, given):
                         raise wire.WireError("a result without the inputs that were asked for")
                     return value
             except TimeoutError:
