@@ -41,7 +41,7 @@ def _two_per_function(fixtures):
 
 
 # Attacks the fast path does not hold yet: each has a strict xfail test of its own below.
-NOT_HELD = {"hides_its_nested_calls", "turns_its_errors_into_refusals_when_watched"}
+NOT_HELD = {"hides_its_nested_calls"}
 FIXTURES = [
     f
     for kind in ("correct", "hostile", "printing", "compensating")
@@ -122,10 +122,8 @@ def test_a_correct_submission_is_decided_entirely_by_the_recording(tmp_path, cla
     refusals = {t.nodeid for t in tests if any(c.raises for c in t.calls)}
     assert refusals and all("refuse" in nodeid for nodeid in refusals)
     assert {c.raises for t in tests for c in t.calls if c.raises} == {"ValueError"}
-    assert set(replayable) == {t.nodeid for t in tests}, (
-        "every hidden test, the memory tests and the refusals too, is replayed"
-    )
-    assert watched_decide == set(replayable)
+    assert set(replayable) == {t.nodeid for t in tests}, "every hidden test, the memory tests and refusals too, is recorded"
+    assert watched_decide == set(replayable) - refusals, "a refusal is the live run's to decide"
 
 
 def test_the_students_process_is_sent_no_reference_answer_in_the_fast_path(
@@ -243,7 +241,8 @@ def test_the_bundled_course_is_replayed_by_one_watching_worker_per_submission(tm
     tests = class_session.script.tests
     memory_tests = sum(any(c.memory_budget is not None for c in t.calls) for t in tests)
     assert memory_tests >= 1 and sum(w is not None for w in spawned) == 2
-    assert len(spawned) == 2 + memory_tests, "a refusal the reference makes is replayed in the watching worker"
+    refusing = {c.function for t in tests for c in t.calls if c.raises}
+    assert len(spawned) == 2 + memory_tests + len(refusing), "a refusal the reference makes is asked live"
 
 
 def test_the_memory_test_is_replayed_and_still_catches_the_full_matrix(grade_both_paths, watched_decide):
@@ -548,15 +547,15 @@ def test_a_watching_worker_that_hides_its_nested_calls_gets_no_more_in_a_class(g
 def test_a_refusal_is_replayed_and_judged_by_the_type_the_students_code_raised(
     grade_both_paths, watched_decide, path, function, refused
 ):
-    """The reference refuses these calls with ValueError; the replay asks the student's own code
-    and passes the test only when it raised the same type, as the live run does (numpy's
-    IndexError is not it; range()'s ValueError for a step of 0 is)."""
+    """The reference refuses these calls with ValueError; the live run passes the test only when the
+    student's own code raised the same type (numpy's IndexError is not it; range()'s ValueError for a
+    step of 0 is), in a class as alone."""
     alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / path))
     assert verdicts(in_class) == verdicts(alone)
     refusal = next(t for t in in_class.tests if "raise ValueError" in t.name or "raises ValueError" in t.name)
     assert (refusal.outcome.value == "passed") is refused, refusal.feedback
     decided = {nodeid for nodeid in watched_decide if "refuse" in nodeid and function in nodeid}
-    assert bool(decided) is refused, "a refusal the student's code made is decided by the replay, without a live run"
+    assert not decided, "a refusal is decided by the live run, never on the replay's word"
 
 
 def test_a_refusal_made_only_when_watched_earns_nothing_in_a_class(grade_both_paths):
@@ -580,10 +579,6 @@ def test_arguments_sent_back_in_another_form_are_the_students_error(grade_both_p
     assert verdicts(in_class) == verdicts(alone)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="what a function does only when it can tell it is watched is what a class grades (docs/security.md)",
-)
 def test_errors_turned_into_refusals_only_when_watched_get_no_more_in_a_class(grade_both_paths):
     """Right on every call the reference answers, and a ValueError for whatever fails only when a
     watching worker calls: the refusal the live run never sees passes in a class."""
@@ -591,81 +586,6 @@ def test_errors_turned_into_refusals_only_when_watched_get_no_more_in_a_class(gr
         read_fixture(SUBMISSIONS / "hostile" / "turns_its_errors_into_refusals_when_watched.py")
     )
     assert in_class.score == alone.score, (in_class.score, alone.score)
-
-
-def test_a_refusal_passed_on_the_watching_workers_word_runs_live_when_its_function_fails_a_later_test(
-    tmp_path, grade_both_paths, watched_decide
-):
-    """flash_attention refuses empty tiles and gives the right values, but in one tile: the whole
-    (L_q, L_k) matrix. Its memory test, after the refusal test, fails; the refusal the watching
-    worker made is then taken back and asked live (the verdicts do not change)."""
-    path = tmp_path / "flash_in_one_tile.py"
-    path.write_text(FLASH_IN_ONE_TILE)
-    alone, in_class = grade_both_paths(read_fixture(path))
-    assert verdicts(in_class) == verdicts(alone)
-    memory = next(t for t in alone.tests if t.function == "flash_attention" and "never holds" in t.name)
-    refusal = next(t for t in alone.tests if t.function == "flash_attention" and "raise ValueError" in t.name)
-    assert memory.outcome.value != "passed" and refusal.outcome.value == "passed"
-    assert not {nodeid for nodeid in watched_decide if "refuses" in nodeid and "flash" in nodeid}
-
-
-FLASH_IN_ONE_TILE = '''"""flash_attention in one tile of all the queries and keys.
-
-file: efficient.py
-"""
-
-import numpy as np
-
-from masks import causal_mask
-
-
-def flash_attention(q, k, v, block_q, block_k, causal=False, mask=None):
-    if block_q < 1 or block_k < 1:
-        raise ValueError(f"tiles need at least one query and one key, got {block_q} and {block_k}")
-    n_queries, n_keys, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
-    block_q, block_k = max(n_queries, 1), max(n_keys, 1)  # one tile: the whole (L_q, L_k) matrix
-    if mask is None:
-        mask = np.ones((n_queries, n_keys), dtype=bool)
-    if causal:
-        mask = mask & causal_mask(n_queries)  # (..., L_q, L_k)
-    mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_queries, n_keys)))  # (..., L_q, L_k), a view
-    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask.shape[:-2])
-    out = np.zeros(lead + (n_queries, v.shape[-1]))  # (..., L_q, d_v)
-    lse = np.full(lead + (n_queries,), -np.inf)  # (..., L_q)
-    for q_start in range(0, n_queries, block_q):
-        q_stop = min(q_start + block_q, n_queries)
-        q_tile = q[..., q_start:q_stop, :]  # (..., b_q, d_k)
-        running_max = np.full(lead + (q_stop - q_start, 1), -np.inf)  # (..., b_q, 1)
-        running_sum = np.zeros(lead + (q_stop - q_start, 1))  # (..., b_q, 1)
-        accumulated = np.zeros(lead + (q_stop - q_start, v.shape[-1]))  # (..., b_q, d_v)
-        for k_start in range(0, n_keys, block_k):
-            k_stop = min(k_start + block_k, n_keys)
-            tile_scores = q_tile @ np.swapaxes(k[..., k_start:k_stop, :], -1, -2) / np.sqrt(d_k)  # (..., b_q, b_k)
-            tile_scores = np.where(mask[..., q_start:q_stop, k_start:k_stop], tile_scores, -np.inf)
-            new_max = np.maximum(running_max, tile_scores.max(axis=-1, keepdims=True))
-            shift = np.where(new_max > -np.inf, new_max, 0.0)  # 0 while the query has seen no key: no -inf - (-inf)
-            rescale = np.exp(running_max - shift)  # (..., b_q, 1)
-            tile_weights = np.exp(tile_scores - shift)  # (..., b_q, b_k), unnormalised
-            running_sum = running_sum * rescale + tile_weights.sum(axis=-1, keepdims=True)
-            accumulated = accumulated * rescale + tile_weights @ v[..., k_start:k_stop, :]
-            running_max = new_max
-        seen = running_sum > 0  # (..., b_q, 1): False for a query that may see no key
-        out[..., q_start:q_stop, :] = np.divide(accumulated, running_sum, out=np.zeros_like(accumulated), where=seen)
-        log_sum = np.log(running_sum, out=np.full_like(running_sum, -np.inf), where=seen)  # -inf where nothing was seen
-        lse[..., q_start:q_stop] = (np.where(seen, running_max, 0.0) + log_sum)[..., 0]
-    return out, lse
-'''
-
-
-def test_inputs_left_a_rounding_off_are_changed_in_a_class_too(grade_both_paths):
-    """softmax writes into its scores and puts them back a rounding off: "leaves its input
-    unchanged" asks for the very same values, and so does the replay."""
-    alone, in_class = grade_both_paths(
-        read_fixture(SUBMISSIONS / "hostile" / "writes_into_its_scores_and_almost_undoes_it.py")
-    )
-    unchanged = next(t for t in alone.tests if "left unchanged" in t.name)
-    assert unchanged.outcome.value != "passed", unchanged.feedback
-    assert verdicts(in_class) == verdicts(alone)
 
 
 def test_a_message_does_not_tell_the_watching_worker_which_calls_the_reference_refused(grade_both_paths):

@@ -62,8 +62,6 @@ class _Message:
     """The calls as one message (None for a memory-measured call, which goes alone)."""
     expected: list[Expected] | None = None
     """The recorded answers as they travel (with the inputs after the call, where asked)."""
-    refused: str | None = None
-    """For a call the reference refused (it goes alone): the type of exception it raised."""
 
 
 def messages_of(test: ScriptedTest) -> list[_Message]:
@@ -75,8 +73,6 @@ def _message(calls: list[ScriptedCall]) -> _Message:
     if calls[0].memory_budget is not None:
         return _Message(calls, None)
     framed = batch_message([(c.function, c.args, c.kwargs, c.return_inputs) for c in calls])
-    if calls[0].raises is not None:
-        return _Message(calls, framed, None, calls[0].raises)
     return _Message(
         calls, framed, [Expected((c.value, *c.inputs_after) if c.return_inputs else c.value) for c in calls]
     )
@@ -122,37 +118,28 @@ class Replayer:
         self._stood_in: set[str] = set()
         self._pending: set[str] = set()
         """Functions with a test the replay did not pass, so far: their tests run live, later."""
-        self._doubted: set[str] = set()
-        """Functions with a test the watching worker did not pass by itself, so far."""
-        self._on_its_word: dict[str, set[str]] = {}
-        """Tests passed on a refusal the watching worker made, and the functions that made it."""
         self.nested.new_submission()
         # One watching worker replays the submission: it imports every file up to the last asked.
         self._files = tuple(self._modules[: max((self._files_for[t.nodeid] for t in chosen), default=0)])
         with backend.replaying():
             for test in chosen:
                 self._decide_test(test, backend, passed)
-        for nodeid, functions in self._on_its_word.items():
-            if functions & self._doubted:
-                del passed[nodeid]  # its refusal came from code that answered otherwise elsewhere: live
         if len(passed) < len(chosen):
             backend.end()
         return [t.nodeid for t in chosen], passed
 
     def _decide_test(self, test: ScriptedTest, backend: WatchingBackend, passed: dict[str, TestResult]) -> None:
         """Replay ``test``; put its result in ``passed`` when the replay passed it."""
+        if any(c.raises is not None for c in test.calls):
+            # A refusal is one exception type, which code that can tell the replay asks it (its
+            # worker's frames, a message of one call) gives for the asking: a live run decides it.
+            return
         functions = {c.function for c in test.calls}
         if not test.replayable or test.result is None or not all(backend.replayable(f) for f in functions):
             self._pending |= functions
-            self._doubt(functions)
             return
         started, charged = time.perf_counter(), backend.charged()
-        self._refused_here: set[str] = set()
         verdict = self._replay_test(test, backend, watching=True)
-        if verdict is _PASSED and self._refused_here:
-            self._on_its_word[test.nodeid] = self._refused_here
-        elif verdict is not _PASSED:
-            self._doubt(functions)
         if verdict is _DEPENDENCIES and not self._awaits_live(functions):
             backend.take_output()
             verdict = self._replay_test(test, backend, watching=False)
@@ -166,13 +153,6 @@ class Replayer:
         else:
             self._pending |= functions
             backend.take_output()  # the live run prints again
-
-    def _doubt(self, functions: set[str]) -> None:
-        """The watching worker did not answer a test of ``functions`` as the reference did: a
-        refusal it makes for them is no longer its own word's to pass (the live run asks it), and
-        one it made earlier runs live too, as if its function's test had not passed then."""
-        self._doubted |= functions
-        self._pending |= functions & {f for made in self._on_its_word.values() for f in made}
 
     def _awaits_live(self, functions: set[str]) -> bool:
         """Would a live worker for one of ``functions`` (the reference answering its stand-ins)
@@ -215,23 +195,9 @@ class Replayer:
                 else:
                     results = backend.run_batch(calls, message.framed, message.expected)
             except NotReplayed as problem:
-                if message.refused is not None and problem.raised == message.refused:
-                    # It refused as the reference did, by its own code: that counts only from code
-                    # that answered each call of the function's tests so far as the reference did
-                    # (one that raises whenever it is watched answers none; live workers decide).
-                    if function in self._doubted:
-                        return _DEPENDENCIES
-                    self._refused_here.add(function)
-                    continue
                 return _OWN if problem.own else _DEPENDENCIES
-            except StudentError as error:
-                if not watching and message.refused is not None and error.error_type == message.refused:
-                    continue  # a live worker: it refused as the reference did
+            except (SubmissionProblem, StudentError):
                 return _DEPENDENCIES if watching else _OWN
-            except SubmissionProblem:
-                return _DEPENDENCIES if watching else _OWN
-            if message.refused is not None:
-                return _OWN  # it answered where the reference refused: the live run says what it gave
             answered = all(self._same(call, result) for call, result in zip(message.calls, results))
             if not watching:
                 if not answered:

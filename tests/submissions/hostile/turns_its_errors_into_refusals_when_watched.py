@@ -1,8 +1,8 @@
 """learned_positions never checks the table's length (numpy's IndexError past it, alone), but when a
 class's watching worker calls it (one of its frames is on the stack) it raises ValueError for
 whatever error its code meets. Every call the reference answers, it answers right; the one the
-reference refuses, it refuses with the reference's type: in a class the refusal test passes (1 point
-more than alone), on what it does only when it can tell it is watched.
+reference refuses, it refuses with the reference's type: in a class the refusal test passed (1 point
+more than alone), on what it did only when it could tell it was watched.
 
 file: positions.py
 """
