@@ -81,15 +81,6 @@ def _with_inputs(value, given: tuple | None) -> bool:
     return given is None or (len(args) == len(given[0]) and kwargs.keys() == given[1].keys())
 
 
-class WatchedRaise(StudentError):
-    """A watching worker's call raised. ``nested``: its notes of the watched calls made before
-    (a list, empty when there were none; None when it sent none)."""
-
-    def __init__(self, message: str, error_type: str, nested):
-        super().__init__(message, error_type=error_type)
-        self.nested = nested
-
-
 class WorkerProcess:
     """One live worker serving one function of a submission file."""
 
@@ -305,10 +296,6 @@ class WorkerProcess:
                 admit = self._answer_admission(room, kept)
                 given = (args, kwargs)
                 values.append(self._await_result(function, return_inputs, answer, bounds, want, deadline, admit, given))
-            except WatchedRaise:
-                # What it raised counts (a refusal the test asks for) only if it still listens.
-                self._send(wire.frame({"op": "listening"}), function)
-                raise
             except CallTimedOut:
                 if index == 0 and self._running_call() == 0:
                     raise
@@ -409,10 +396,6 @@ class WorkerProcess:
                 if header.get("memory"):
                     raise OutOfMemory(
                         f"{function} ran out of memory (more than {self.limits.memory_bytes >> 20} MiB): {message}"
-                    )
-                if self.watching:
-                    raise WatchedRaise(
-                        f"{function} raised {message}", str(header.get("type", "")), header.get("nested")
                     )
                 raise StudentError(f"{function} raised {message}", error_type=str(header.get("type", "")))
             if op == "bad_return":
