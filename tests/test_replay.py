@@ -122,10 +122,8 @@ def test_a_correct_submission_is_decided_entirely_by_the_recording(tmp_path, cla
     refusals = {t.nodeid for t in tests if any(c.raises for c in t.calls)}
     assert refusals and all("refuse" in nodeid for nodeid in refusals)
     assert {c.raises for t in tests for c in t.calls if c.raises} == {"ValueError"}
-    assert set(replayable) == {t.nodeid for t in tests}, (
-        "every hidden test, the memory tests and the refusals too, is replayed"
-    )
-    assert watched_decide == set(replayable)
+    assert set(replayable) == {t.nodeid for t in tests}, "every hidden test, the memory tests and refusals too, is recorded"
+    assert watched_decide == set(replayable) - refusals, "a refusal is the live run's to decide"
 
 
 def test_the_students_process_is_sent_no_reference_answer_in_the_fast_path(
@@ -243,7 +241,8 @@ def test_the_bundled_course_is_replayed_by_one_watching_worker_per_submission(tm
     tests = class_session.script.tests
     memory_tests = sum(any(c.memory_budget is not None for c in t.calls) for t in tests)
     assert memory_tests >= 1 and sum(w is not None for w in spawned) == 2
-    assert len(spawned) == 2 + memory_tests, "a refusal the reference makes is replayed in the watching worker"
+    refusing = {c.function for t in tests for c in t.calls if c.raises}
+    assert len(spawned) == 2 + memory_tests + len(refusing), "a refusal the reference makes is asked live"
 
 
 def test_the_memory_test_is_replayed_and_still_catches_the_full_matrix(grade_both_paths, watched_decide):
@@ -548,12 +547,53 @@ def test_a_watching_worker_that_hides_its_nested_calls_gets_no_more_in_a_class(g
 def test_a_refusal_is_replayed_and_judged_by_the_type_the_students_code_raised(
     grade_both_paths, watched_decide, path, function, refused
 ):
-    """The reference refuses these calls with ValueError; the replay asks the student's own code
-    and passes the test only when it raised the same type, as the live run does (numpy's
-    IndexError is not it; range()'s ValueError for a step of 0 is)."""
+    """The reference refuses these calls with ValueError; the live run passes the test only when the
+    student's own code raised the same type (numpy's IndexError is not it; range()'s ValueError for a
+    step of 0 is), in a class as alone."""
     alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / path))
     assert verdicts(in_class) == verdicts(alone)
     refusal = next(t for t in in_class.tests if "raise ValueError" in t.name or "raises ValueError" in t.name)
     assert (refusal.outcome.value == "passed") is refused, refusal.feedback
     decided = {nodeid for nodeid in watched_decide if "refuse" in nodeid and function in nodeid}
-    assert bool(decided) is refused, "a refusal the student's code made is decided by the replay, without a live run"
+    assert not decided, "a refusal is decided by the live run, never on the replay's word"
+
+
+def test_a_refusal_made_only_when_watched_earns_nothing_in_a_class(grade_both_paths):
+    """learned_positions raises ValueError whenever a watching worker calls it, and never checks the
+    table live: its values pass live, and a refusal the watching worker alone makes is its own word."""
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / "refuses_only_when_watched.py"))
+    refusal = next(t for t in alone.tests if "refuses" in t.name or "raises ValueError" in t.name)
+    assert refusal.outcome.value != "passed", refusal.feedback
+    assert verdicts(in_class) == verdicts(alone)
+    assert in_class.score == alone.score, (in_class.score, alone.score)
+
+
+@pytest.mark.parametrize("fixture", ["sends_its_keywords_back_as_a_list", "sends_no_arguments_back"])
+def test_arguments_sent_back_in_another_form_are_the_students_error(grade_both_paths, fixture):
+    """softmax writes into its scores, and its worker sends the keyword arguments back as a list, or
+    no arguments at all: a result without the inputs as they were asked for, on both paths (not a
+    grader's traceback, nor a test with nothing to compare)."""
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / f"{fixture}.py"))
+    unchanged = next(t for t in alone.tests if "left unchanged" in t.name)
+    assert unchanged.outcome.value != "passed" and unchanged.score == 0, unchanged.feedback
+    assert verdicts(in_class) == verdicts(alone)
+
+
+def test_errors_turned_into_refusals_only_when_watched_get_no_more_in_a_class(grade_both_paths):
+    """Right on every call the reference answers, and a ValueError for whatever fails only when a
+    watching worker calls: the refusal the live run never sees passes in a class."""
+    alone, in_class = grade_both_paths(
+        read_fixture(SUBMISSIONS / "hostile" / "turns_its_errors_into_refusals_when_watched.py")
+    )
+    assert in_class.score == alone.score, (in_class.score, alone.score)
+
+
+def test_a_message_does_not_tell_the_watching_worker_which_calls_the_reference_refused(grade_both_paths):
+    """previous_token_score refuses, only when watched, a call that comes alone in its message; it
+    never checks its weights live. Which calls go alone must not say which the reference refused."""
+    alone, in_class = grade_both_paths(
+        read_fixture(SUBMISSIONS / "hostile" / "refuses_what_comes_alone_when_watched.py")
+    )
+    refusal = next(t for t in alone.tests if t.function == "previous_token_score" and "raise ValueError" in t.name)
+    assert refusal.outcome.value != "passed", refusal.feedback
+    assert verdicts(in_class) == verdicts(alone)

@@ -42,7 +42,7 @@ from attnlab.grading.suite import grade
 from attnlab.outcomes import StudentError, SubmissionProblem
 from attnlab.reference import Reference
 from attnlab.replay.backend import NotReplayed, WatchingBackend
-from attnlab.replay.compare import same_behaviour
+from attnlab.replay.compare import same_behaviour, same_values
 from attnlab.replay.grouping import fresh_starts, split_messages
 from attnlab.replay.nested import NestedChecks
 from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
@@ -62,8 +62,6 @@ class _Message:
     """The calls as one message (None for a memory-measured call, which goes alone)."""
     expected: list[Expected] | None = None
     """The recorded answers as they travel (with the inputs after the call, where asked)."""
-    refused: str | None = None
-    """For a call the reference refused (it goes alone): the type of exception it raised."""
 
 
 def messages_of(test: ScriptedTest) -> list[_Message]:
@@ -75,8 +73,6 @@ def _message(calls: list[ScriptedCall]) -> _Message:
     if calls[0].memory_budget is not None:
         return _Message(calls, None)
     framed = batch_message([(c.function, c.args, c.kwargs, c.return_inputs) for c in calls])
-    if calls[0].raises is not None:
-        return _Message(calls, framed, None, calls[0].raises)
     return _Message(
         calls, framed, [Expected((c.value, *c.inputs_after) if c.return_inputs else c.value) for c in calls]
     )
@@ -134,6 +130,10 @@ class Replayer:
 
     def _decide_test(self, test: ScriptedTest, backend: WatchingBackend, passed: dict[str, TestResult]) -> None:
         """Replay ``test``; put its result in ``passed`` when the replay passed it."""
+        if any(c.raises is not None for c in test.calls):
+            # A refusal is one exception type, which code that can tell the replay asks it (its
+            # worker's frames, a message of one call) gives for the asking: a live run decides it.
+            return
         functions = {c.function for c in test.calls}
         if not test.replayable or test.result is None or not all(backend.replayable(f) for f in functions):
             self._pending |= functions
@@ -195,17 +195,9 @@ class Replayer:
                 else:
                     results = backend.run_batch(calls, message.framed, message.expected)
             except NotReplayed as problem:
-                if message.refused is not None and problem.raised == message.refused:
-                    continue  # it refused as the reference did, by its own code
                 return _OWN if problem.own else _DEPENDENCIES
-            except StudentError as error:
-                if not watching and message.refused is not None and error.error_type == message.refused:
-                    continue  # a live worker: it refused as the reference did
+            except (SubmissionProblem, StudentError):
                 return _DEPENDENCIES if watching else _OWN
-            except SubmissionProblem:
-                return _DEPENDENCIES if watching else _OWN
-            if message.refused is not None:
-                return _OWN  # it answered where the reference refused: the live run says what it gave
             answered = all(self._same(call, result) for call, result in zip(message.calls, results))
             if not watching:
                 if not answered:
@@ -223,7 +215,7 @@ class Replayer:
             return True  # identical on the wire to the recorded answer
         if not same_behaviour(result.value, call.value, call.float32_inputs):
             return False
-        return not call.return_inputs or same_behaviour(result.inputs_after, call.inputs_after, call.float32_inputs)
+        return not call.return_inputs or same_values(result.inputs_after, call.inputs_after)
 
 
 # What replaying a test found.

@@ -22,20 +22,17 @@ from attnlab.outcomes import CallTimedOut, StudentError, SubmissionProblem, Work
 from attnlab.sandbox.deadlines import Budget
 from attnlab.sandbox.host import Watching
 from attnlab.sandbox.batches import BatchPastItsDeadline
-from attnlab.sandbox.worker_process import WatchedRaise, WorkerProcess
+from attnlab.sandbox.worker_process import WorkerProcess
 
 
 class NotReplayed(Exception):
     """A watching worker's call gave no result (it raised, timed out, crashed, or the function
     may not be watched any more). ``own``: the function's own code timed out or crashed, outside
-    anything it called, so a live worker would do the same. ``raised``: the type of what the
-    function's own code raised, before any call a live run would have stood in for (so a live
-    worker raises the same); None otherwise."""
+    anything it called, so a live worker would do the same."""
 
-    def __init__(self, function: str, own: bool = False, raised: str | None = None):
+    def __init__(self, function: str, own: bool = False):
         super().__init__(function)
         self.own = own
-        self.raised = raised
 
 
 @dataclass(frozen=True)
@@ -141,9 +138,6 @@ class WatchingBackend(Backend):
         try:
             worker.load(files.index(module) + 1)
             values = worker.call_batch(calls, self.sandbox.answer_for, framed, expected)
-        except WatchedRaise as error:
-            # Raised before any watched call: its own code's answer, which a live worker gives too.
-            raise NotReplayed(function, raised=error.error_type if error.nested == [] else None) from None
         except StudentError:
             raise NotReplayed(function) from None  # what it raised, the live run shows
         except SubmissionProblem as problem:

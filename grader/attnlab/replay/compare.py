@@ -65,3 +65,24 @@ def _same_array(got, expected, float32_inputs: bool = False, exact_zeros: bool =
         got, expected = got[finite], expected[finite]
     rtol, atol = (SAME_RTOL_FLOAT32, SAME_ATOL_FLOAT32) if float32_inputs else (SAME_RTOL, SAME_ATOL)
     return bool((np.abs(got - expected) <= atol + rtol * np.abs(expected)).all())
+
+
+def same_values(got, expected) -> bool:
+    """Are ``got`` and ``expected`` the very same plain value: types, dtypes, shapes and every entry
+    (nan equal to nan)? The arguments as a call left them: "leaves its input unchanged" asks for
+    exactly what was given, so no tolerance may pass a rounding written into them."""
+    if isinstance(expected, np.ndarray) or isinstance(got, np.ndarray):
+        return (
+            isinstance(got, np.ndarray)
+            and isinstance(expected, np.ndarray)
+            and got.dtype == expected.dtype
+            and got.shape == expected.shape
+            and bool(np.array_equal(got, expected, equal_nan=expected.dtype.kind in "fc"))
+        )
+    if type(got) is not type(expected):
+        return False
+    if isinstance(expected, (tuple, list)):
+        return len(got) == len(expected) and all(same_values(g, e) for g, e in zip(got, expected))
+    if isinstance(expected, dict):
+        return got.keys() == expected.keys() and all(same_values(got[k], expected[k]) for k in expected)
+    return got == expected or (got != got and expected != expected)  # nan is its own value here

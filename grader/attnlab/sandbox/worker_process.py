@@ -69,13 +69,16 @@ def _problem_message(header: dict, mode: SandboxMode) -> str:
     return f"{header.get('type', 'Error')}: {message}{where}"
 
 
-class WatchedRaise(StudentError):
-    """A watching worker's call raised. ``nested``: its notes of the watched calls made before
-    (a list, empty when there were none; None when it sent none)."""
-
-    def __init__(self, message: str, error_type: str, nested):
-        super().__init__(message, error_type=error_type)
-        self.nested = nested
+def _with_inputs(value, given: tuple | None) -> bool:
+    """A result with the arguments as the call left them: (result, args, kwargs), as many args as
+    were ``given`` (args, kwargs) and a dict of the same keywords, as the worker sends them
+    (anything else its code made up: an empty list of args would leave a test nothing to compare)."""
+    if not (isinstance(value, tuple) and len(value) == 3):
+        return False
+    args, kwargs = value[1], value[2]
+    if not (isinstance(args, (tuple, list)) and isinstance(kwargs, dict)):
+        return False
+    return given is None or (len(args) == len(given[0]) and kwargs.keys() == given[1].keys())
 
 
 class WorkerProcess:
@@ -251,7 +254,8 @@ class WorkerProcess:
         }
         self._send(wire.frame(request, buffers), function)
         bounds = StandinBounds(args, kwargs)
-        return self._await_result(function, return_inputs, answer_callback, bounds, admit=self._answer_admission(room))
+        admit = self._answer_admission(room)
+        return self._await_result(function, return_inputs, answer_callback, bounds, admit=admit, given=(args, kwargs))
 
     def call_batch(
         self,
@@ -290,11 +294,8 @@ class WorkerProcess:
             bounds = None if self.watching else StandinBounds(args, kwargs)
             try:
                 admit = self._answer_admission(room, kept)
-                values.append(self._await_result(function, return_inputs, answer, bounds, want, deadline, admit))
-            except WatchedRaise:
-                # What it raised counts (a refusal the test asks for) only if it still listens.
-                self._send(wire.frame({"op": "listening"}), function)
-                raise
+                given = (args, kwargs)
+                values.append(self._await_result(function, return_inputs, answer, bounds, want, deadline, admit, given))
             except CallTimedOut:
                 if index == 0 and self._running_call() == 0:
                     raise
@@ -356,6 +357,7 @@ class WorkerProcess:
         expected: "Expected | None" = None,
         deadline: "Deadline | None" = None,
         admit: Callable | None = None,
+        given: tuple | None = None,
     ):
         # The reference's time on stand-in calls counts against the call's deadline: it is work the
         # grader does on the student's behalf, and a loop of them must not cost more than the call.
@@ -373,7 +375,7 @@ class WorkerProcess:
                     if expected is not None and expected.matches(header.get("value"), buffers):
                         return expected.value
                     value = wire.decode(header.get("value"), buffers)
-                    if return_inputs and not (isinstance(value, tuple) and len(value) == 3):
+                    if return_inputs and not _with_inputs(value, given):
                         raise wire.WireError("a result without the inputs that were asked for")
                     return value
             except TimeoutError:
@@ -394,10 +396,6 @@ class WorkerProcess:
                 if header.get("memory"):
                     raise OutOfMemory(
                         f"{function} ran out of memory (more than {self.limits.memory_bytes >> 20} MiB): {message}"
-                    )
-                if self.watching:
-                    raise WatchedRaise(
-                        f"{function} raised {message}", str(header.get("type", "")), header.get("nested")
                     )
                 raise StudentError(f"{function} raised {message}", error_type=str(header.get("type", "")))
             if op == "bad_return":
