@@ -122,7 +122,9 @@ def test_a_correct_submission_is_decided_entirely_by_the_recording(tmp_path, cla
     refusals = {t.nodeid for t in tests if any(c.raises for c in t.calls)}
     assert refusals and all("refuse" in nodeid for nodeid in refusals)
     assert {c.raises for t in tests for c in t.calls if c.raises} == {"ValueError"}
-    assert set(replayable) == {t.nodeid for t in tests}, "every hidden test, the memory tests and refusals too, is recorded"
+    assert set(replayable) == {t.nodeid for t in tests}, (
+        "every hidden test, the memory tests and refusals too, is recorded"
+    )
     assert watched_decide == set(replayable) - refusals, "a refusal is the live run's to decide"
 
 

@@ -31,17 +31,17 @@ def leaf_digests(value) -> set[bytes]:
 
 def split_messages(calls: list[ScriptedCall]) -> list[list[ScriptedCall]]:
     """A test's calls grouped in the messages they are sent in: consecutive calls of one function,
-    but a memory-measured call alone, and a call the reference refused (it raised) alone, and a
-    new message wherever a call's inputs hold a value a call of the message answered."""
+    but a memory-measured call alone, and a new message wherever a call's inputs hold a value a
+    call of the message answered."""
     messages: list[list[ScriptedCall]] = []
     answered: set[bytes] = set()
     for call in calls:
         inputs = leaf_digests((call.args, call.kwargs))
-        alone = _alone(call)
+        alone = call.memory_budget is not None
         if (
             not messages
             or alone
-            or _alone(messages[-1][0])
+            or messages[-1][0].memory_budget is not None
             or messages[-1][0].function != call.function
             or inputs & answered
         ):
@@ -50,10 +50,6 @@ def split_messages(calls: list[ScriptedCall]) -> list[list[ScriptedCall]]:
         messages[-1].append(call)
         answered |= leaf_digests(call.value) - inputs
     return messages
-
-
-def _alone(call: ScriptedCall) -> bool:
-    return call.memory_budget is not None or call.raises is not None
 
 
 def secret_answers(call: ScriptedCall) -> set[bytes]:

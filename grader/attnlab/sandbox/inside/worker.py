@@ -279,8 +279,7 @@ class Worker:
             error = raised
         end_if_threads_left()  # before the reply: the crash is this call's
         if error is not None:
-            described = _describe_exception(error, self.submission_dir, self.module_name)
-            self._send({"op": "raised", **described, **self.result_notes()})
+            self._send({"op": "raised", **_describe_exception(error, self.submission_dir, self.module_name)})
             return False
         try:
             # With return_inputs the grader also sees the arguments as the call left them.
