@@ -17,7 +17,7 @@ import click
 from attnlab.course import CourseError, find_course
 from attnlab.errors import GraderError, UserError, user_errors, writing
 from attnlab.export.sheets.options import LMS_OPTIONS
-from attnlab.options import COURSE_OPTION
+from attnlab.options import COURSE_OPTION, limit_options
 from attnlab.intake.roster import RosterError, SubmissionError
 from attnlab.wording import count
 
@@ -128,27 +128,9 @@ def main() -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help="A class: also export the gradebook as CSV (student, total, points per exercise file; with --roster or --format, the sheet an LMS imports).",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1),
-    default=2.0,
-    show_default=True,
-    help="Seconds of CPU time one call of a student function may take (the clock ends a call that waits, 10 times later).",
-)
-@click.option(
-    "--budget",
-    type=click.FloatRange(min=1.0),
-    default=60.0,
-    show_default=True,
-    help="Seconds of CPU time all of one submission's calls may take together.",
-)
-@click.option(
-    "--memory",
-    "memory_mib",
-    type=click.IntRange(min=64),
-    default=1024,
-    show_default=True,
-    help="MiB of memory all of a submission's processes may hold together.",
+@limit_options(
+    "Seconds of CPU time one call of a student function may take (the clock ends a call that waits, 10 times later).",
+    "Seconds of CPU time all of one submission's calls may take together.",
 )
 @click.option(
     "--pick",

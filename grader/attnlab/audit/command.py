@@ -10,7 +10,7 @@ import click
 from attnlab.course import CourseError, find_course
 from attnlab.errors import GraderError, UserError, user_errors, writing
 from attnlab.lifecycle import interrupted_by_termination
-from attnlab.options import COURSE_OPTION
+from attnlab.options import COURSE_OPTION, limit_options
 from attnlab.wording import count
 
 library_errors = user_errors(CourseError)
@@ -43,27 +43,9 @@ library_errors = user_errors(CourseError)
     metavar="PERCENT",
     help="Exit 1 when a function's score is under PERCENT, or the equivalent list is wrong or stale.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1),
-    default=2.0,
-    show_default=True,
-    help="Seconds of CPU time one call of a mutant may take (as a student's, in grading).",
-)
-@click.option(
-    "--budget",
-    type=click.FloatRange(min=1.0),
-    default=60.0,
-    show_default=True,
-    help="Seconds of CPU time all of one mutant's calls may take together.",
-)
-@click.option(
-    "--memory",
-    "memory_mib",
-    type=click.IntRange(min=64),
-    default=1024,
-    show_default=True,
-    help="MiB of memory all of a submission's processes may hold together.",
+@limit_options(
+    "Seconds of CPU time one call of a mutant may take (as a student's, in grading).",
+    "Seconds of CPU time all of one mutant's calls may take together.",
 )
 @COURSE_OPTION
 @library_errors
