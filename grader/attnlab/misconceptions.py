@@ -296,12 +296,12 @@ def identify(
     def differs_from_reference(chosen: list) -> bool:
         return any(not same(output, reference_output(index)) for index, output in enumerate(chosen))
 
+    observations = [_observed(call) for call in calls]  # the same for every entry
     for entry in (m for m in catalogue if m.function == function):
         # Stop at the first call the entry does not reproduce: most entries fail on the first, and
         # a test's calls (every example hypothesis tried) can be hundreds of module runs.
         chosen = []
-        for index, call in enumerate(calls):
-            observed = _observed(call)
+        for index, (call, observed) in enumerate(zip(calls, observations)):
             wrong = _run(entry.wrong, call)
             output = _matching(wrong, observed)
             if (
