@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 import pytest
@@ -440,6 +441,28 @@ def test_a_worker_folder_that_cannot_be_made_is_the_graders_failure(tmp_path):
             grade(COURSE, submission, only=["softmax"], fork_server=server)
     finally:
         server.close()
+
+
+def test_a_sandbox_that_fails_ends_the_grading_at_the_test_that_met_it(tmp_path, monkeypatch):
+    # Every later test met the failure again, and hypothesis formatted each one's traceback, which
+    # grew with each raise of the one failure: a minute and more before the run said why.
+    from attnlab.grading.plugin import GradingPlugin
+
+    monkeypatch.setattr(mode, "_boot", eval(BROKEN_BOOTS["workers die before saying hello"]))
+    recorded = []
+    record = GradingPlugin._record
+    monkeypatch.setattr(
+        GradingPlugin, "_record", lambda self, item, *a: recorded.append(item.nodeid) or record(self, item, *a)
+    )
+    submission = build_submission(tmp_path / "ada", correct())
+    server = ForkServer(SandboxEnvironment.for_course(COURSE))
+    try:
+        with pytest.raises(GraderFailure, match="could not start a worker") as failure:
+            grade(COURSE, submission, only=["softmax", "masks"], fork_server=server)
+    finally:
+        server.close()
+    assert len(recorded) == 1, recorded
+    assert len(traceback.extract_tb(failure.value.__traceback__)) < 40, "one raise's frames, not every raise's"
 
 
 # -- what only looks like a sandbox failure ---------------------------------------------------

@@ -19,7 +19,7 @@ import pytest
 from attnlab.course import Course
 from attnlab.grading.student import StudentProxy
 from attnlab.misconceptions import Catalogue, Misconception, identify, probes_of, run_probes
-from attnlab.outcomes import Outcome, StudentError, SubmissionProblem
+from attnlab.outcomes import GraderFailure, Outcome, StudentError, SubmissionProblem
 from attnlab.points import load_table
 from attnlab.reference import Reference
 from attnlab.results import TestResult, named_feedback
@@ -46,6 +46,13 @@ def _feedback(error: BaseException, last_call: str | None) -> tuple[Outcome, str
     if len(message) > MAX_FEEDBACK_CHARS:
         message = message[:MAX_FEEDBACK_CHARS] + "\n[... cut]"
     return outcome, message
+
+
+def _is_grader_failure(error: BaseException) -> bool:
+    """Did the sandbox fail, not the student (hypothesis may wrap it in a group)?"""
+    if isinstance(error, BaseExceptionGroup):
+        return error.subgroup(GraderFailure) is not None
+    return isinstance(error, GraderFailure)
 
 
 def _named_feedback(mistake: Misconception, feedback: str) -> str:
@@ -187,6 +194,10 @@ class GradingPlugin(GradingProfile):
             self.internal_errors.append(f"{item.nodeid}: {call.excinfo.value!r}" if call.excinfo else item.nodeid)
         elif report.when == "call":
             self._record(item, call, report)
+            if call.excinfo is not None and _is_grader_failure(call.excinfo.value):
+                # No grade is made of this run (``grade`` raises the failure): the other tests would
+                # only meet it again.
+                item.session.shouldstop = str(call.excinfo.value)
         return report
 
     def pytest_sessionfinish(self, session) -> None:

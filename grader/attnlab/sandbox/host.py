@@ -156,6 +156,9 @@ class ForkServer:
         student's, and no worker is started until ``take_failure``."""
         if self.failure is None:
             self.failure = GraderFailure(message)
+        # Raised again by every later call: each raise would add its frames to the last ones, and
+        # hypothesis formats the whole chain of every failing example.
+        self.failure.__traceback__ = None
         return self.failure
 
     def take_failure(self) -> GraderFailure | None:
@@ -214,7 +217,7 @@ class ForkServer:
             "measured": measured,
         }
         if self.failure is not None:
-            raise self.failure
+            raise self.fail(str(self.failure))
         return self._request(request, fds)["pid"]
 
     def reap(self, pid: int) -> dict:
