@@ -233,7 +233,9 @@ class SlotGroups:
             if self.version == 2:
                 return _read_number(self.memory / "memory.events", "oom_kill")  # counts the groups beneath
             # v1 counts a kill in the victim's own group only.
-            groups = [self.memory, *(p for p in self.memory.iterdir() if p.is_dir())]
+            # Asked after every call: the directory entries' own types, not a stat of each file.
+            with os.scandir(self.memory) as entries:
+                groups = [self.memory, *(Path(e.path) for e in entries if e.is_dir(follow_symlinks=False))]
             return sum(_read_number(group / "memory.oom_control", "oom_kill") for group in groups)
         except (OSError, ValueError):
             return 0
