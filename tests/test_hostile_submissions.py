@@ -4,6 +4,7 @@ import math
 import os
 import socket
 import time
+import traceback
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +72,27 @@ def test_sys_exit_at_import_costs_that_file_only(grade_fixture):
     assert failing == {"positions"}
     positions = [t for t in report.tests if t.module == "positions"]
     assert all(t.outcome is Outcome.ERROR and "sys.exit(1)" in t.feedback for t in positions)
+
+
+def test_a_failed_import_is_told_to_each_test_with_its_own_frames_only(grade_fixture, monkeypatch):
+    # The one problem was raised again for every test, each raise adding its frames to the last
+    # ones, and pytest formatted them all for each failing test: the file's grading slowed with
+    # every test.
+    from attnlab.grading.plugin import GradingPlugin
+
+    frames = []
+    record = GradingPlugin._record
+    monkeypatch.setattr(
+        GradingPlugin,
+        "_record",
+        lambda self, item, call, report: (
+            frames.append(len(traceback.extract_tb(call.excinfo.tb)) if call.excinfo else 0)
+            or record(self, item, call, report)
+        ),
+    )
+    report = grade_fixture(hostile("sys_exit_at_import"))
+    assert len(report.tests) > 5 and all(t.outcome is Outcome.ERROR for t in report.tests)
+    assert max(frames) < 60 and max(frames) <= min(frames) + 10, frames
 
 
 def test_50_mb_of_output_is_cut_and_the_answer_still_counts(grade_fixture):

@@ -176,10 +176,15 @@ class SandboxBackend(Backend):
         self._workers.clear()
         self._adopted = []
 
+    def _import_failure(self, module: str) -> SubmissionProblem:
+        """Why ``module`` could not be imported, to raise again for another test: without the
+        frames of its earlier raises, which each raise would add to, and pytest formats them all."""
+        return self._import_failures[module].with_traceback(None)
+
     def _worker(self, function: str) -> WorkerProcess:
         module = self.course.function(function).module
         if module in self._import_failures:
-            raise self._import_failures[module]
+            raise self._import_failure(module)
         worker = self._workers.get(function)
         if worker is None or not worker.alive:
             staged = self.staged_submission()
@@ -210,7 +215,7 @@ class SandboxBackend(Backend):
                 self._import_failures[module] = OutOfMemory(
                     f"{module}.py could not be imported: it ran out of memory: {over}"
                 )
-                raise self._import_failures[module]
+                raise self._import_failure(module)
             self._workers[function] = worker
         return worker
 
@@ -338,7 +343,7 @@ class SandboxBackend(Backend):
         (``WorkerProcess.measured_peak``)."""
         module = self.course.function(function).module
         if module in self._import_failures:
-            raise self._import_failures[module]
+            raise self._import_failure(module)
         self.fresh_processes()
         staged = self.staged_submission()
         try:
@@ -501,7 +506,7 @@ class InProcessBackend(Backend):
                 )
         loaded = self._modules[module]
         if isinstance(loaded, ImportFailed):
-            raise loaded
+            raise loaded.with_traceback(None)  # each raise would add its frames to the earlier ones
         return loaded
 
     def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False, memory_budget=None):
