@@ -178,6 +178,13 @@ def gradescope_markdown_is_inert(results: dict, fixture: str) -> None:
             assert "Your code printed:" in paragraphs, paragraphs
 
 
+def assert_full_marks(report: GradeReport) -> None:
+    """Every test of ``report`` passed, with each lost point's test and feedback shown if not."""
+    lost = [f"{t.name}: {t.outcome.value}: {t.feedback[:300]}" for t in report.tests if t.score < t.max_score]
+    assert not lost, "\n".join(lost)
+    assert report.score == report.max_score > 0
+
+
 @pytest.fixture(scope="session")
 def fork_server():
     server = ForkServer(SandboxEnvironment.for_course(COURSE))

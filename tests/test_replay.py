@@ -16,7 +16,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import COURSE, SUBMISSIONS, build_submission, fixtures_in, grade_in_class, read_fixture, splice
+from conftest import (
+    COURSE,
+    SUBMISSIONS,
+    assert_full_marks,
+    build_submission,
+    fixtures_in,
+    grade_in_class,
+    read_fixture,
+    splice,
+)
 
 from attnlab.grading.suite import grade
 from attnlab.outcomes import Outcome
@@ -97,17 +106,15 @@ def watched_decide(class_session, monkeypatch):
 STATEFUL = {"uses_helpers_that_exit"}
 
 
-@pytest.mark.parametrize(
-    "fixture",
-    [f for f in FIXTURES if f.path.stem not in SLOW | RACES],
-    ids=lambda f: f"{f.path.parent.name}/{f.path.stem}",
-)
+BOTH_PATHS = [f for f in FIXTURES if f.path.stem not in SLOW | RACES]
+"""The fixtures the next test grades alone and in a class."""
+
+
+@pytest.mark.parametrize("fixture", BOTH_PATHS, ids=lambda f: f"{f.path.parent.name}/{f.path.stem}")
 def test_every_fixture_gets_the_same_verdicts_in_a_class_as_alone(grade_both_paths, fixture):
     alone, in_class = grade_both_paths(fixture)
     if fixture.path.parent.name == "correct":  # tests/test_correct_variants.py leaves these to this test
-        lost = [f"{t.name}: {t.outcome.value}: {t.feedback[:300]}" for t in alone.tests if t.score < t.max_score]
-        assert not lost, "\n".join(lost)
-        assert alone.score == alone.max_score > 0
+        assert_full_marks(alone)
     if fixture.path.stem in STATEFUL:
         assert {t.name: t.score for t in in_class.tests} == {t.name: t.score for t in alone.tests}
     else:

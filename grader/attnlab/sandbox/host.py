@@ -158,8 +158,7 @@ class ForkServer:
             self.failure = GraderFailure(message)
         # Raised again by every later call: each raise would add its frames to the last ones, and
         # hypothesis formats the whole chain of every failing example.
-        self.failure.__traceback__ = None
-        return self.failure
+        return self.failure.with_traceback(None)
 
     def take_failure(self) -> GraderFailure | None:
         """How the sandbox failed since the last call (None: it did not); it may start workers again."""
