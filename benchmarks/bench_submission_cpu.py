@@ -54,8 +54,8 @@ def main() -> None:
     warnings.simplefilter("ignore")
 
     from attnlab.reference import Reference
-    from attnlab.replay import ClassSession
-    from attnlab.replay.recording import record_script
+    from attnlab.classroom.session import ClassSession
+    from attnlab.grading.replay.recording import record_script
     from attnlab.sandbox.host import Limits
 
     modules = COURSE.tracks["numpy"]

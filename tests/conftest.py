@@ -84,7 +84,7 @@ def hidden_test_ids(course: Course, only: list[str] | None = None) -> list[str]:
     """The node ids of the course's hidden test items, as pytest collects them: what a test
     compares a count with, so that no test hard-codes the course's size."""
     from attnlab.grading.plugin import GradingProfile
-    from attnlab.grading.suite import hidden_pytest_args, hidden_test_files
+    from attnlab.grading.hidden_suite import hidden_pytest_args, hidden_test_files
     from attnlab.pytest_runs import run_captured
 
     exit_code, output = run_captured(
@@ -196,14 +196,14 @@ def fork_server():
 def class_session():
     """What a grading process of a class holds for the numpy track: the reference's recorded run,
     a fork server of its own and the class's caches."""
+    from attnlab.classroom.session import ClassSession
+    from attnlab.grading.replay.kept import recorded_run
     from attnlab.reference import Reference
-    from attnlab.replay import ClassSession
-    from attnlab.replay.recording import record_script
 
     reference = Reference(COURSE)
     modules = COURSE.tracks["numpy"]
     session = ClassSession(
-        COURSE, reference, record_script(COURSE, reference, modules), Limits(call_seconds=2.0), modules
+        COURSE, reference, recorded_run(COURSE, reference, modules), Limits(call_seconds=2.0), modules
     )
     session.start()
     yield session
@@ -211,8 +211,8 @@ def class_session():
 
 
 def grade_in_class(session, submission: Path, only: list[str] | None = None, limits: Limits | None = None):
-    """Grade ``submission`` as a grading process of a class does (the fast path first), on the
-    ``only`` files."""
+    """Grade ``submission`` as a grading process of a class does: its fork server, caches and
+    recorded run, on the ``only`` files."""
     return grade(
         COURSE,
         submission,
@@ -221,7 +221,7 @@ def grade_in_class(session, submission: Path, only: list[str] | None = None, lim
         fork_server=session.fork_server,
         reference=session.reference,
         answer_cache=session.answer_cache,
-        decide=session.replayer.decide,
+        script=session.script,
     )
 
 

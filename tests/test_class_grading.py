@@ -26,7 +26,7 @@ from conftest import (
 )
 
 from attnlab.grading.suite import grade
-from attnlab.replay.kept import CACHE_NAME
+from attnlab.grading.replay.kept import RESULTS_SUBFOLDER
 from attnlab.sandbox.host import Limits, private_uid_of
 
 pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
@@ -247,7 +247,7 @@ def test_a_rerun_grades_nothing_and_a_changed_or_named_submission_again(graded_c
     again = run_grade(root / "class", "--timeout", str(DEADLINE))
     assert f"0 to grade, {3 + len(BUGGY) + len(HOSTILE) + len(FORGERS)} unchanged" in " ".join(again.stderr.split())
     (root / "class" / "ada" / "softmax.py").write_text((REPO / "exercises" / "softmax.py").read_text())
-    recording = root / "class.results" / CACHE_NAME
+    (recording,) = (root / "class.results" / RESULTS_SUBFOLDER).glob("softmax-*.pickle")
     recorded_at = recording.stat().st_mtime_ns
     changed = run_grade(root / "class", "--timeout", str(DEADLINE), "--jobs", "1")
     assert f"1 to grade, {2 + len(BUGGY) + len(HOSTILE) + len(FORGERS)} unchanged" in " ".join(changed.stderr.split())

@@ -128,9 +128,9 @@ def most_hoarders_at_once(uids: set[int], hoard: int):
 def slot(request):
     """A grading slot of a class in each mode: its fork server, with its control groups or (as in a
     container that shows none) without, and the masks' recorded run."""
+    from attnlab.classroom.session import ClassSession
+    from attnlab.grading.replay.recording import record_script
     from attnlab.reference import Reference
-    from attnlab.replay import ClassSession
-    from attnlab.replay.recording import record_script
     from attnlab.sandbox import cgroups
 
     mode = request.param.removesuffix("-without-control-groups")
@@ -164,9 +164,8 @@ def test_a_submissions_processes_hold_no_more_than_its_budget_together(slot, tmp
                 report = grade(COURSE, submission, only=["masks"], limits=BUDGET, fork_server=slot.fork_server)
             else:
                 report = slot.grade(submission, only=["masks"])
-        # Alone, the old grader kept all five at once; in a class one watching worker serves every
-        # function (and may come and go between two looks): never more than one either way.
-        assert most[0] == 1 if path == "alone" else most[0] <= 1, (path, most[0])
+        # One worker at a time, alone as in a class.
+        assert most[0] == 1, (path, most[0])
         assert report.score == report.max_score, (
             path,
             [t.feedback[:300] for t in report.tests if t.score < t.max_score],

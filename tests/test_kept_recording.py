@@ -1,55 +1,87 @@
-"""The reference's recording, kept in the results folder: loaded only under its own key."""
+"""The reference's recorded run, kept per exercise file: loaded only under its own key, recorded
+again when damaged, the same whether recorded in one process or several, and read the same way
+by a class and by a submission graded alone."""
 
 import pytest
 from conftest import COURSE
 
-from attnlab.replay.recording import record_script
-from attnlab.replay.kept import CACHE_NAME, load_script, save_script, script_key
+from attnlab.grading.replay import kept
+from attnlab.grading.replay.recording import record_files, record_script
+from attnlab.reference import Reference
+from attnlab.wire import fingerprint
 
 pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
 
 
-@pytest.fixture(scope="module")
-def script():
-    return record_script(COURSE, only=["softmax"])
+def everything(script):
+    return [(t.nodeid, t.replayable, [(c.function, c.args, c.kwargs, c.value) for c in t.calls]) for t in script.tests]
 
 
-def calls_of(script) -> list:
-    return [(t.nodeid, [(c.function, repr(c.args)) for c in t.calls]) for t in script.tests]
+@pytest.fixture
+def fresh_memory(monkeypatch):
+    """As a new process: no recording read before."""
+    monkeypatch.setattr(kept, "_LOADED", {})
 
 
-def test_a_kept_recording_loads_under_its_key_only(script, tmp_path):
-    key = script_key("a course")
-    save_script(tmp_path, key, script)
-    assert calls_of(load_script(tmp_path, key)) == calls_of(script)
-    assert load_script(tmp_path, script_key("another course")) is None
-    assert script_key("a course") == key != script_key("another course")
+def test_a_kept_recording_is_loaded_not_made_again(tmp_path, fresh_memory, monkeypatch):
+    reference = Reference(COURSE)
+    first = kept.recorded_run(COURSE, reference, ["softmax"], tmp_path)
+    (saved,) = tmp_path.glob("softmax-*.pickle")
+    monkeypatch.setattr(kept, "_LOADED", {})
+    recorded = []
+    monkeypatch.setattr(kept, "record_files", lambda *a, **k: recorded.append(a) or record_files(*a, **k))
+    again = kept.recorded_run(COURSE, reference, ["softmax"], tmp_path)
+    assert recorded == [] and fingerprint(everything(again)) == fingerprint(everything(first))
+    assert saved.read_bytes().startswith(kept.recording_keys(COURSE, ["softmax"])["softmax"] + b"\n")
 
 
-def test_a_damaged_or_missing_recording_is_recorded_again(script, tmp_path):
-    key = script_key("a course")
-    assert load_script(tmp_path, key) is None
-    save_script(tmp_path, key, script)
-    data = (tmp_path / CACHE_NAME).read_bytes()
-    (tmp_path / CACHE_NAME).write_bytes(data[: len(data) // 2])
-    assert load_script(tmp_path, key) is None
-    (tmp_path / CACHE_NAME).write_bytes(key + b"\nnot a pickle")
-    assert load_script(tmp_path, key) is None
+def test_a_recording_loads_under_its_own_key_only(tmp_path, fresh_memory, monkeypatch):
+    reference = Reference(COURSE)
+    kept.recorded_run(COURSE, reference, ["softmax"], tmp_path)
+    (saved,) = tmp_path.glob("softmax-*.pickle")
+    key = kept.recording_keys(COURSE, ["softmax"])["softmax"]
+    other = saved.with_name(saved.name.replace(key[:24].decode(), "0" * 24))
+    saved.rename(other)
+    monkeypatch.setattr(kept, "_LOADED", {})
+    assert kept._load(tmp_path, "softmax", key) is None
+    assert kept.recording_keys(COURSE, ["softmax"]) != kept.recording_keys(COURSE, ["scores"]).values()
+
+
+def test_a_damaged_recording_is_recorded_again(tmp_path, fresh_memory, monkeypatch):
+    reference = Reference(COURSE)
+    kept.recorded_run(COURSE, reference, ["softmax"], tmp_path)
+    (saved,) = tmp_path.glob("softmax-*.pickle")
+    key = kept.recording_keys(COURSE, ["softmax"])["softmax"]
+    data = saved.read_bytes()
+    for damaged in (data[: len(data) // 2], key + b"\nnot a pickle"):
+        saved.write_bytes(damaged)
+        monkeypatch.setattr(kept, "_LOADED", {})
+        assert kept._load(tmp_path, "softmax", key) is None
+        again = kept.recorded_run(COURSE, reference, ["softmax"], tmp_path)
+        assert len(again.tests) > 1 and saved.read_bytes() != damaged
 
 
 def test_recording_in_parallel_gives_the_same_script():
-    # The files shared out among processes, the tests put back in the suite's order: the same
-    # calls and results as one process recording them all.
-    from attnlab.replay.recording import record_script_in_parallel
-    from attnlab.wire import fingerprint
-
+    # The files shared out among processes, each file's tests in the suite's order: the same calls
+    # and results as one process recording them all.
     only = ["softmax", "scores", "masks"]
-    serial, parallel = record_script(COURSE, only=only), record_script_in_parallel(COURSE, None, only, 2)
+    serial = record_script(COURSE, only=only)
+    parallel = record_files(COURSE, Reference(COURSE), only, 2)
+    assert list(parallel) == only
+    joined = [test for module in only for test in parallel[module].tests]
+    assert [t.nodeid for t in joined] == [t.nodeid for t in serial.tests]
+    assert fingerprint(everything(type(serial)(joined))) == fingerprint(everything(serial))
 
-    def everything(script):
-        return [
-            (t.nodeid, t.replayable, [(c.function, c.args, c.kwargs, c.value) for c in t.calls]) for t in script.tests
-        ]
 
-    assert [t.nodeid for t in parallel.tests] == [t.nodeid for t in serial.tests]
-    assert fingerprint(everything(parallel)) == fingerprint(everything(serial))
+def test_the_users_cache_is_closed_to_others_and_pruned(tmp_path, fresh_memory, monkeypatch):
+    """A submission graded alone keeps its recordings in the user's cache, a folder no other user
+    may open, holding the newest few only."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = kept.cache_folder()
+    folder.mkdir(parents=True)
+    for number in range(kept.KEPT_IN_CACHE + 3):
+        (folder / f"old-{number}.pickle").write_bytes(b"stale")
+    kept.recorded_run(COURSE, Reference(COURSE), ["softmax"])
+    assert folder.stat().st_mode & 0o077 == 0 or folder.parent.stat().st_mode & 0o077 == 0
+    assert len(list(folder.glob("*.pickle"))) == kept.KEPT_IN_CACHE
+    assert list(folder.glob("softmax-*.pickle"))

@@ -14,10 +14,10 @@ layer:
 5. ``export.sheets``: grade sheets for an LMS, on the class list; the class and the quiz grades use them.
 6. ``sandbox`` (its host side), ``check``, ``quiz`` and ``report``: each on the layers below.
 7. ``export.quiz``: question banks for an LMS (Moodle XML, QTI), on ``quiz``.
-8. ``grading``: one submission graded live, in the sandbox.
-9. ``replay`` (a class's fast path, around ``grading``) and ``export`` (what leaves the instructor's
-   machine: it grades with ``grading`` and ships ``quiz`` copies).
-10. ``classroom``: a whole class, on ``replay``.
+8. ``grading``: one submission graded, in the sandbox, the one procedure every path follows (its
+   ``replay`` package: the reference's recorded run, and asking a submission for it again).
+9. ``export``: what leaves the instructor's machine: it grades with ``grading`` and ships ``quiz`` copies.
+10. ``classroom``: a whole class, each submission graded as alone.
 11. ``audit``: the hidden suite's mutation score, its mutants graded as a class.
 12. ``cli``: the command over all of them.
 
@@ -116,7 +116,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("attnlab.sandbox", "attnlab.check", "attnlab.quiz", "attnlab.report"),
     ("attnlab.export.quiz",),
     ("attnlab.grading",),
-    ("attnlab.replay", "attnlab.export"),
+    ("attnlab.export",),
     ("attnlab.classroom",),
     ("attnlab.audit",),
     ("attnlab.cli",),

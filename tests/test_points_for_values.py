@@ -35,8 +35,8 @@ AT_MOST = 0.05  # of the course, and of each track: what a constant of the shape
 def course_session():
     """A grading process of a class of the whole course (both tracks): its recording, its fork server."""
     from attnlab.reference import Reference
-    from attnlab.replay import ClassSession
-    from attnlab.replay.recording import record_script
+    from attnlab.classroom.session import ClassSession
+    from attnlab.grading.replay.recording import record_script
 
     reference = Reference(COURSE)
     session = ClassSession(COURSE, reference, record_script(COURSE, reference), LIMITS)

@@ -1,10 +1,11 @@
-"""The class's fast path (record once, replay per submission) gives the live verdicts, and hands
-the student's process nothing it could return as an answer.
+"""One grader: a class grades every submission exactly as alone, through the same procedure.
 
-Every correct, buggy and hostile fixture of the numpy track is graded twice on its own file: live,
-as one submission is, and as a grading process of a class grades it (``ClassSession``: the
-replay in watching workers first, the rest live); each test must get the same outcome, score,
-misconception and feedback on both paths.
+Every correct, buggy and hostile fixture of the numpy track is graded twice on its own file: alone,
+and as a grading process of a class grades it (``ClassSession``: its fork server, caches and
+recording); each test must get the same outcome, score, misconception and feedback on both
+paths. Beside them: the replay of a recorded test passes only on the reference's answers, asks
+them as the test's own run does (the same calls, in the same order, of the same workers), and
+hands the student's process nothing but the inputs of those calls and what the stand-ins answer.
 """
 
 import json
@@ -14,7 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 from conftest import (
     COURSE,
@@ -27,11 +27,11 @@ from conftest import (
     splice,
 )
 
+from attnlab.grading import suite
 from attnlab.grading.suite import grade
 from attnlab.outcomes import Outcome
-from attnlab.replay import messages_of
 from attnlab.sandbox import standins, worker_process
-from attnlab.sandbox.host import Limits
+from attnlab.sandbox.host import ForkServer, Limits
 
 pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
 
@@ -49,13 +49,11 @@ def _two_per_function(fixtures):
     return kept
 
 
-# Attacks the fast path does not hold yet: each has a strict xfail test of its own below.
-NOT_HELD = {"hides_its_nested_calls"}
 FIXTURES = [
     f
     for kind in ("correct", "hostile", "printing", "compensating")
     for f in fixtures_in(kind)
-    if f.file.removesuffix(".py") in NUMPY and f.path.stem not in NOT_HELD
+    if f.file.removesuffix(".py") in NUMPY
 ]
 FIXTURES += _two_per_function([f for f in fixtures_in("buggy") if f.file.removesuffix(".py") in NUMPY])
 # Fixtures whose time is their point: graded by the tests below with their own deadlines.
@@ -86,18 +84,19 @@ def verdicts(report) -> dict:
 
 
 @pytest.fixture
-def watched_decide(class_session, monkeypatch):
-    """The node ids the fast path decided in the next gradings."""
-    decided: set[str] = set()
-    decide = class_session.replayer.decide
+def replayed(monkeypatch):
+    """The node ids the replay passed in the next gradings (their bodies did not run)."""
+    passed: set[str] = set()
+    replay_test = suite.replay_test
 
-    def watching(backend, test_files):
-        order, passed = decide(backend, test_files)
-        decided.update(passed)
-        return order, passed
+    def watching(test, backend):
+        answered = replay_test(test, backend)
+        if answered:
+            passed.add(test.nodeid)
+        return answered
 
-    monkeypatch.setattr(class_session.replayer, "decide", watching)
-    return decided
+    monkeypatch.setattr(suite, "replay_test", watching)
+    return passed
 
 
 # Fixtures whose outcome depends on what their worker served before (helpers kept between calls
@@ -121,7 +120,10 @@ def test_every_fixture_gets_the_same_verdicts_in_a_class_as_alone(grade_both_pat
         assert verdicts(in_class) == verdicts(alone)
 
 
-def test_a_correct_submission_is_decided_entirely_by_the_recording(tmp_path, class_session, watched_decide):
+def test_a_correct_submission_is_decided_entirely_by_the_recording(tmp_path, class_session, replayed):
+    """The bundled reference, graded as a submission: every test the replay may decide it passes
+    (the grader's BLAS computes on one thread, as a worker's does, so a copy of the reference
+    answers its recording bit for bit on any machine); a refusal is left to the test's own run."""
     folder = tmp_path / "reference"
     folder.mkdir()
     for module in COURSE.modules:
@@ -129,146 +131,113 @@ def test_a_correct_submission_is_decided_entirely_by_the_recording(tmp_path, cla
     report = grade_in_class(class_session, folder, NUMPY)
     assert report.score == report.max_score
     tests = class_session.script.tests
-    replayable = [t.nodeid for t in tests if t.replayable]
     refusals = {t.nodeid for t in tests if any(c.raises for c in t.calls)}
     assert refusals and all("refuse" in nodeid for nodeid in refusals)
     assert {c.raises for t in tests for c in t.calls if c.raises} == {"ValueError"}
-    assert set(replayable) == {t.nodeid for t in tests}, (
-        "every hidden test, the memory tests and refusals too, is recorded"
-    )
-    assert watched_decide == set(replayable) - refusals, "a refusal is the live run's to decide"
+    assert all(t.replayable for t in tests), "every hidden test, the memory tests and refusals too, is recorded"
+    assert replayed == {t.nodeid for t in tests} - refusals, "a refusal is the test's own run to decide"
 
 
-def test_the_students_process_is_sent_no_reference_answer_in_the_fast_path(
-    tmp_path, class_session, watched_decide, monkeypatch
+class Conversation:
+    """Everything a submission's processes are told and asked, in order: each worker started
+    (its file, function and kind), each call (its function and arguments) and each stand-in
+    call answered (its function, arguments and answer), by digest."""
+
+    def __init__(self, monkeypatch):
+        from attnlab import wire
+
+        self.events: list[tuple] = []
+        spawn, call, stand_in = (
+            ForkServer.spawn,
+            worker_process.WorkerProcess.call,
+            worker_process.WorkerProcess._answer_stand_in,
+        )
+
+        def spawned(server, workdir, submission, module, function, standins, limits, fds, needs=(), measured=False):
+            self.events.append(("worker", module, function, measured, sorted(needs)))
+            return spawn(server, workdir, submission, module, function, standins, limits, fds, needs, measured)
+
+        def called(worker, function, args, kwargs, answer_callback, return_inputs=False, room=None):
+            self.events.append(("call", function, wire.fingerprint((tuple(args), kwargs)), return_inputs))
+            return call(worker, function, args, kwargs, answer_callback, return_inputs, room)
+
+        def answered(worker, header, buffers, answer_callback, caller, bounds, deadline):
+            sent = []
+            send = wire.send_framed
+            monkeypatch.setattr(
+                wire, "send_framed", lambda line, framed, *a: sent.append(b"".join(framed)) or send(line, framed, *a)
+            )
+            try:
+                return stand_in(worker, header, buffers, answer_callback, caller, bounds, deadline)
+            finally:
+                monkeypatch.setattr(wire, "send_framed", send)
+                self.events.append(("stand-in", header.get("function"), wire.digest(header.get("args"), buffers), sent))
+
+        monkeypatch.setattr(ForkServer, "spawn", spawned)
+        monkeypatch.setattr(worker_process.WorkerProcess, "call", called)
+        monkeypatch.setattr(worker_process.WorkerProcess, "_answer_stand_in", answered)
+
+    def take(self) -> list[tuple]:
+        events, self.events = self.events, []
+        return events
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["correct/mha_loop_over_heads.py", "buggy/sdpa_mask_inverted.py", "compensating/heads_tokens_first.py"],
+)
+def test_a_submissions_processes_are_told_the_same_in_a_class_as_alone(
+    tmp_path, class_session, fork_server, monkeypatch, path
 ):
-    """While the fast path runs, no stand-in call is answered (its workers hold none), and every
-    message a worker is sent holds the inputs of the calls it asks, nothing recorded besides."""
-    answered, sent = [], []
-    answer = worker_process.WorkerProcess._answer_callback
-    monkeypatch.setattr(
-        worker_process.WorkerProcess,
-        "_answer_callback",
-        lambda self, *a: answered.append(self.watching) or answer(self, *a),
-    )
-    call_batch = worker_process.WorkerProcess.call_batch
-
-    def watched_call_batch(self, calls, answer_for, framed=None, expected=None):
-        sent.append((self.watching, self.function, {f for f, *_ in calls}))
-        return call_batch(self, calls, answer_for, framed, expected)
-
-    monkeypatch.setattr(worker_process.WorkerProcess, "call_batch", watched_call_batch)
-    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "correct" / "mha_loop_over_heads.py"))
-    report = grade_in_class(class_session, submission, NUMPY)
-    assert report.score == report.max_score
-    assert sent and all(watching for watching, _, _ in sent)
-    assert all(len(functions) == 1 for _, _, functions in sent), "a message asks one function"
-    assert True not in answered, "a watching worker was answered a stand-in call"
+    """The one grader, at the wire: alone and in a class, the submission's processes are started
+    for the same files and functions, asked the same calls in the same order, and answered the
+    same stand-in calls with the same bytes. Nothing else reaches them."""
+    fixture = read_fixture(SUBMISSIONS / path)
+    submission = build_submission(tmp_path / "s", fixture)
+    only = [fixture.file.removesuffix(".py")]
+    conversation = Conversation(monkeypatch)
+    alone = grade(COURSE, submission, only=only, limits=class_session.limits, fork_server=fork_server)
+    told_alone = conversation.take()
+    in_class = grade_in_class(class_session, submission, only)
+    told_in_class = conversation.take()
+    assert verdicts(in_class) == verdicts(alone)
+    assert any(event[0] == "stand-in" for event in told_alone) == ("correct/" not in path)
+    assert told_in_class == told_alone
 
 
-def test_no_message_holds_an_input_that_carries_an_answer_of_the_same_message(class_session):
-    """A KV cache fed back from one step to the next carries the answer of the step before: such
-    calls go in messages of their own, sent after that answer came back."""
-    from attnlab.replay.grouping import leaf_digests as _leaf_digests
-
-    split = 0
-    for test in class_session.script.tests:
-        messages = messages_of(test)
-        assert [c for m in messages for c in m.calls] == test.calls
-        for message in messages:
-            answered: set = set()
-            for call in message.calls:
-                inputs = _leaf_digests((call.args, call.kwargs))
-                assert not inputs & answered, f"{test.nodeid}: a call's inputs hold an answer given in its own message"
-                answered |= _leaf_digests(call.value) - inputs
-        split += sum(1 for m in messages if m.calls[0].function == "kv_cache_step") > 1
-    assert split, "the KV cache tests feed answers forward, and are split"
-
-
-def test_no_graded_call_is_given_an_answer_it_is_asked_later(class_session):
-    """Workers of one submission share its private user, so its processes could pass data between
-    themselves while they live; what that could carry is what they were given, the inputs of their
-    calls. Calls are asked in the suite's order (the fast path, then, from fresh processes, the
-    live run), so no input of a graded call may carry the reference's answer to a call asked
-    after it, of another function or of the same one in another test (merge_heads is given
-    reference.split_heads(x) for x that split_heads is never asked). Within a test, a chain (a
-    KV cache fed forward) is sent an answer only after it gave it."""
-    from attnlab.replay.grouping import TINY, _constant, _digest, _leaves, secret_answers
-
-    calls = [(test.nodeid, call) for test in class_session.script.tests for call in test.calls]
-    asked_at: dict[bytes, list[tuple[int, str, str]]] = {}
-    for place, (nodeid, call) in enumerate(calls):
-        for digest in secret_answers(call):
-            asked_at.setdefault(digest, []).append((place, call.function, nodeid))
-    for place, (nodeid, call) in enumerate(calls):
-        for leaf in _leaves((call.args, call.kwargs)):
-            if isinstance(leaf, np.ndarray) and leaf.size > TINY and not _constant(leaf):
-                later = [
-                    (f, n)
-                    for at, f, n in asked_at.get(_digest(leaf), ())
-                    if at > place and (f, n) != (call.function, nodeid)
-                ]
-                assert not later, f"{nodeid}: {call.function} is given the answer to {later[0]}, asked later"
-
-
-def test_the_replay_starts_afresh_before_asking_an_answer_its_processes_were_given():
-    from attnlab.replay.grouping import fresh_starts
-    from attnlab.replay.script import ScriptedCall
-
-    x = np.arange(24.0).reshape(2, 3, 4)
-    heads = x.reshape(2, 3, 2, 2).swapaxes(1, 2) + 1  # not x's entries moved: an answer of its own
-    given = ("test_merge", [ScriptedCall("merge_heads", (heads,), {}, False, x, None)])
-    asked = ("test_split", [ScriptedCall("split_heads", (x, 2), {}, False, heads, None)])
-    other = ("test_other", [ScriptedCall("softmax", (heads,), {}, False, x * 7, None)])
-    assert fresh_starts([given, other, asked]) == {2}
-    assert fresh_starts([asked, other]) == set()  # asked before it was given: nothing to carry back
-    chain = [
-        ScriptedCall("kv_cache_step", (x,), {}, False, heads, None),
-        ScriptedCall("kv_cache_step", (heads,), {}, False, x * 3, None),
-    ]
-    assert fresh_starts([("test_chain", chain[1:]), ("test_chain", chain[:1])]) == set()  # one test's own chain
-
-
-def test_the_bundled_course_is_replayed_by_one_watching_worker_per_submission(tmp_path, class_session, monkeypatch):
-    """The speed of the class path rests on this: no message needs fresh processes, so a
-    correct submission is replayed by one watching worker, one live worker for each memory test
-    (which runs alone: the watching worker is stopped for it), and one watching worker after them;
-    a function whose reference refuses a call (a test that asks for a ValueError) gets a live
-    worker of its own, since that verdict rests on the student's own exception."""
-    from attnlab.sandbox.host import ForkServer
-
-    assert not class_session.replayer._fresh
-    spawned = []
-    original = ForkServer.spawn
-    monkeypatch.setattr(
-        ForkServer,
-        "spawn",
-        lambda self, *a, **k: (
-            spawned.append(k.get("watching") or (a[8] if len(a) > 8 else None)) or original(self, *a, **k)
-        ),
-    )
+def test_one_worker_at_a_time(tmp_path, class_session, monkeypatch):
+    """A submission has one worker at a time: the next starts once the one before is gone (with
+    whatever it left), so a correct submission starts one worker each time the suite turns to
+    another function, and one for each memory-measured call."""
+    conversation = Conversation(monkeypatch)
     folder = tmp_path / "reference"
     shutil.copytree(COURSE.solutions_dir, folder)
     report = grade_in_class(class_session, folder, NUMPY)
     assert report.score == report.max_score
-    tests = class_session.script.tests
-    memory_tests = sum(any(c.memory_budget is not None for c in t.calls) for t in tests)
-    assert memory_tests >= 1 and sum(w is not None for w in spawned) == 2
-    refusing = {c.function for t in tests for c in t.calls if c.raises}
-    assert len(spawned) == 2 + memory_tests + len(refusing), "a refusal the reference makes is asked live"
+    events = conversation.take()
+    turns, last = 0, None
+    for event in events:
+        if event[0] == "call" and event[1] != last:
+            turns, last = turns + 1, event[1]
+    measured = sum(1 for e in events if e[0] == "worker" and e[3])
+    started = sum(1 for e in events if e[0] == "worker")
+    assert measured >= 1
+    # Each memory-measured call's worker comes in the middle of its function's turn: the worker
+    # serving the function before it is started again after it.
+    assert turns + measured <= started <= turns + 2 * measured, (turns, measured, started)
 
 
-def test_the_memory_test_is_replayed_and_still_catches_the_full_matrix(grade_both_paths, watched_decide):
+def test_the_memory_test_is_replayed_and_still_catches_the_full_matrix(grade_both_paths, replayed):
     alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "buggy" / "online_holds_the_full_matrix.py"))
     assert verdicts(in_class) == verdicts(alone)
     memory = next(t for t in in_class.tests if "never holds" in t.name)
     assert memory.outcome.value == "failed" and "MiB" in memory.feedback
-    assert not any("never holds" in nodeid for nodeid in watched_decide)
+    assert not any("never holds" in nodeid for nodeid in replayed)
 
 
-def test_bugs_that_cancel_out_get_the_live_verdict(grade_both_paths, watched_decide):
-    # With its own split_heads, this multi_head_attention is right; with the reference's it is not:
-    # the watched calls of split_heads do not hold, so its tests run live.
+def test_bugs_that_cancel_out_get_the_live_verdict(grade_both_paths, replayed):
+    # With its own split_heads, this multi_head_attention is right; with the reference's, which
+    # its stand-ins answer on every path, it is not.
     alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "compensating" / "heads_tokens_first.py"))
     assert verdicts(in_class) == verdicts(alone)
     assert {t.function for t in in_class.tests if t.score < t.max_score} == {
@@ -276,15 +245,14 @@ def test_bugs_that_cancel_out_get_the_live_verdict(grade_both_paths, watched_dec
         "merge_heads",
         "multi_head_attention",
     }
-    assert not any("mha" in nodeid for nodeid in watched_decide)
+    assert not any("mha" in nodeid for nodeid in replayed)
 
 
 @pytest.mark.parametrize(
     "name, function", [("softmax_global_max", "softmax"), ("scores_full_transpose", "attention_scores")]
 )
 def test_a_bug_in_an_earlier_file_costs_its_own_points_only(tmp_path, class_session, fork_server, name, function):
-    # Live, every caller of the buggy function gets the reference's answer from a stand-in and
-    # passes; in a class the callers' watched calls do not hold, and they run live.
+    # Every caller of the buggy function gets the reference's answer from a stand-in and passes.
     submission = build_submission(tmp_path / name, read_fixture(SUBMISSIONS / "buggy" / f"{name}.py"))
     alone = grade(COURSE, submission, only=NUMPY, limits=Limits(call_seconds=1.0), fork_server=fork_server)
     in_class = grade_in_class(class_session, submission, NUMPY)
@@ -292,24 +260,19 @@ def test_a_bug_in_an_earlier_file_costs_its_own_points_only(tmp_path, class_sess
     assert {t.function for t in in_class.tests if t.score < t.max_score} == {function}
 
 
-# A deadline long enough to tell "one deadline" (what a live run alone costs) from "two" (the fast
-# path's, then the live run's again) whatever the machine's noise.
-LONG_DEADLINE = Limits(call_seconds=3.0)
-
-
-def test_an_infinite_loop_costs_one_deadline_in_a_class(tmp_path, class_session, fork_server):
+def test_an_infinite_loop_costs_one_deadline(tmp_path, class_session, fork_server, monkeypatch):
+    """The replay's first call times out; the test's own run makes that very call next and meets
+    the same end without asking it again, and the later tests do not run the function: one call,
+    so one deadline, alone as in a class."""
     submission = build_submission(tmp_path / "loop", read_fixture(SUBMISSIONS / "hostile" / "infinite_loop.py"))
-    started = time.monotonic()
-    alone = grade(COURSE, submission, only=NUMPY, limits=LONG_DEADLINE, fork_server=fork_server)
-    live_seconds = time.monotonic() - started
-    started = time.monotonic()
-    in_class = grade_in_class(class_session, submission, NUMPY, LONG_DEADLINE)
-    class_seconds = time.monotonic() - started
+    limits = Limits(call_seconds=1.0)
+    conversation = Conversation(monkeypatch)
+    alone = grade(COURSE, submission, only=["softmax"], limits=limits, fork_server=fork_server)
+    in_class = grade_in_class(class_session, submission, ["softmax"], limits)
     assert verdicts(in_class) == verdicts(alone)
-    assert {t.function for t in in_class.tests if t.outcome is Outcome.TIMED_OUT} == {"softmax"}
-    assert class_seconds < live_seconds + 1.5, (
-        "the live run was told of the fast path's timeout, and did not wait again"
-    )
+    assert {t.outcome for t in in_class.tests} == {Outcome.TIMED_OUT}
+    calls = [event for event in conversation.take() if event[0] == "call"]
+    assert len(calls) == 2, "one call alone, one in a class"
 
 
 @pytest.mark.parametrize("name", ["hangs_at_import", "threads_that_print_forever"])
@@ -386,8 +349,8 @@ def _recorded_calls_per_test(load_first: bool) -> list[int]:
     """In a fresh process: the softmax tests' recorded calls, the hidden tests loaded ahead or not."""
     code = (
         "import sys, json; sys.path.insert(0, sys.argv[1]); from conftest import COURSE\n"
-        "from attnlab.grading.suite import load_hidden_tests\n"
-        "from attnlab.replay.recording import record_script\n"
+        "from attnlab.grading.hidden_suite import load_hidden_tests\n"
+        "from attnlab.grading.replay.recording import record_script\n"
         f"{'load_hidden_tests(COURSE)' if load_first else 'pass'}\n"
         "print(json.dumps([len(t.calls) for t in record_script(COURSE, only=['softmax']).tests]))"
     )
@@ -423,11 +386,10 @@ def test_a_later_files_import_cannot_write_an_earlier_files_function(tmp_path, c
     assert all(t.score == 0 for t in in_class.tests if t.function == "softmax")
 
 
-def test_the_replays_time_does_not_shorten_the_live_runs_budget(tmp_path, class_session, fork_server):
-    """An honest, slow softmax a hair off the reference: the replay tries every test, in vain, and
-    its time is its own; the live run has the whole budget, as alone."""
-    # Alone, only softmax's own tests run the slow softmax (about 2 s); the replay runs it inside
-    # every later file's calls too (about 15 s), past this budget.
+def test_an_honest_slow_submission_a_hair_off_gets_full_marks(tmp_path, class_session, fork_server):
+    """An honest, slow softmax a hair off the reference: the replay of each of its tests fails at
+    the first call, and the test's own run passes it, within one budget; later files' workers ask
+    the reference's softmax (a stand-in), never the slow one."""
     limits = Limits(call_seconds=2.0, submission_seconds=12.0)
     submission = build_submission(
         tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "adds_an_epsilon_and_loops.py")
@@ -438,24 +400,9 @@ def test_the_replays_time_does_not_shorten_the_live_runs_budget(tmp_path, class_
     assert in_class.score == alone.score
 
 
-def test_a_submission_cannot_make_the_class_tables_swell(tmp_path, class_session):
-    """Thousands of made-up (but right) nested calls per graded call: the test goes live, and the
-    class's tables take at most a bounded number of entries from one submission."""
-    from attnlab.replay.nested import MAX_ADDED_PER_SUBMISSION
-
-    checks = class_session.replayer.nested
-    before = len(checks.answers) + len(checks.accepted)
-    submission = build_submission(tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "fills_the_classes_tables.py"))
-    started = time.monotonic()
-    report = grade_in_class(class_session, submission, NUMPY)
-    assert time.monotonic() - started < 30
-    assert report.score == report.max_score
-    assert len(checks.answers) + len(checks.accepted) - before <= MAX_ADDED_PER_SUBMISSION
-
-
-def test_a_marker_blaming_innocent_files_costs_a_bounded_time(tmp_path, class_session, fork_server):
-    """efficient.py's import says an earlier file was being imported, then hangs: the claim is
-    believed only of a file the replay may import then, and each costs one import deadline."""
+def test_a_file_that_blames_others_for_its_slow_import_costs_a_bounded_time(tmp_path, class_session, fork_server):
+    """efficient.py's import says (where a watching worker once read it) that an earlier file was
+    being imported, then hangs: nothing a worker says is read, and its import costs one deadline."""
     submission = build_submission(
         tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "blames_other_files_for_its_slow_import.py")
     )
@@ -537,17 +484,15 @@ def test_answers_carried_through_the_page_cache_do_not_reach_an_earlier_test(tmp
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a watching worker's notes of its nested calls are its own word (docs/security.md, known and left)",
-)
-def test_a_watching_worker_that_hides_its_nested_calls_gets_no_more_in_a_class(grade_both_paths):
-    """Its function compensates for its own buggy dependency: alone, where the reference answers
-    that dependency, it fails; in a class, its worker says it called nothing, and it passed."""
+def test_a_function_that_hides_its_nested_calls_gets_no_more_in_a_class(grade_both_paths):
+    """Its function compensates for its own buggy dependency, and its worker once told a watching
+    grader it called nothing: the stand-ins answer that dependency with the reference on every
+    path, and nothing a worker says of its calls is read. It fails alone and in a class."""
     alone, in_class = grade_both_paths(
         read_fixture(SUBMISSIONS / "hostile" / "hides_its_nested_calls.py"), limits=Limits(call_seconds=2.0)
     )
-    assert in_class.score == alone.score, (in_class.score, alone.score)
+    assert in_class.score == alone.score < alone.max_score, (in_class.score, alone.score)
+    assert verdicts(in_class) == verdicts(alone)
 
 
 @pytest.mark.parametrize(
@@ -558,7 +503,7 @@ def test_a_watching_worker_that_hides_its_nested_calls_gets_no_more_in_a_class(g
     ],
 )
 def test_a_refusal_is_replayed_and_judged_by_the_type_the_students_code_raised(
-    grade_both_paths, watched_decide, path, function, refused
+    grade_both_paths, replayed, path, function, refused
 ):
     """The reference refuses these calls with ValueError; the live run passes the test only when the
     student's own code raised the same type (numpy's IndexError is not it; range()'s ValueError for a
@@ -567,7 +512,7 @@ def test_a_refusal_is_replayed_and_judged_by_the_type_the_students_code_raised(
     assert verdicts(in_class) == verdicts(alone)
     refusal = next(t for t in in_class.tests if "raise ValueError" in t.name or "raises ValueError" in t.name)
     assert (refusal.outcome.value == "passed") is refused, refusal.feedback
-    decided = {nodeid for nodeid in watched_decide if "refuse" in nodeid and function in nodeid}
+    decided = {nodeid for nodeid in replayed if "refuse" in nodeid and function in nodeid}
     assert not decided, "a refusal is decided by the live run, never on the replay's word"
 
 

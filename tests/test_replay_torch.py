@@ -24,8 +24,8 @@ def verdicts(report) -> dict:
 @pytest.fixture(scope="module")
 def torch_session():
     from attnlab.reference import Reference
-    from attnlab.replay import ClassSession
-    from attnlab.replay.recording import record_script
+    from attnlab.classroom.session import ClassSession
+    from attnlab.grading.replay.recording import record_script
 
     reference = Reference(COURSE)
     session = ClassSession(COURSE, reference, record_script(COURSE, reference, TORCH), Limits(call_seconds=5.0), TORCH)
@@ -48,7 +48,7 @@ def torch_session_in_mode(request, torch_session):
     """A grading process of a class in each sandbox mode, sharing the recorded run."""
     import os
 
-    from attnlab.replay import ClassSession
+    from attnlab.classroom.session import ClassSession
     from attnlab.sandbox.host import bwrap_path
 
     if request.param == "bwrap" and (os.geteuid() != 0 or bwrap_path() is None):

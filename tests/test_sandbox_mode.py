@@ -1,5 +1,5 @@
-"""The sandbox mode is one object that knows what it mounts, cleans and reports; and the class's
-fast path lives in replay/, not in grading/."""
+"""The sandbox mode is one object that knows what it mounts, cleans and reports; and a class is
+graded through the one procedure a submission alone is."""
 
 from __future__ import annotations
 
@@ -50,7 +50,10 @@ def test_only_bubblewrap_mounts_and_only_the_others_link_what_it_would_mount(kin
         assert command.count("--bind") == 1
     else:
         assert (tmp_path / IMPORTS_FOLDER / "engine" / "attnlab" / "wire.py").is_symlink()
-        assert "--unshare-net" not in command and str(tmp_path / IMPORTS_FOLDER / "engine") in command[4]
+        assert (
+            "--unshare-net" not in command
+            and str(tmp_path / IMPORTS_FOLDER / "engine") in command[command.index("-c") + 1]
+        )
     assert command[-2:] == ["7", "{}"]
 
 
@@ -60,12 +63,15 @@ def test_a_full_memory_folder_is_explained_only_where_the_worker_has_one():
     assert MODES[CONTAINER].explain_problem(full) == full
 
 
-def test_grading_holds_no_replay():
-    """The class's fast path is replay/'s: grading/ grades one submission, and names no replay."""
-    for path in sorted((ENGINE / "grading").glob("*.py")):
+def test_a_class_grades_through_the_one_procedure():
+    """No second grader: the class's grading process calls ``grading.suite.grade`` as one
+    submission alone does, and nothing in the engine runs a student's code another way."""
+    session = (ENGINE / "classroom" / "session.py").read_text(encoding="utf-8")
+    assert "from attnlab.grading.suite import grade" in session
+    for path in sorted(ENGINE.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
-        found = re.findall(r"replay|fast.path|watching|watch_batch|NotReplayed", text, flags=re.IGNORECASE)
-        assert not found, f"{path.name} mentions {sorted(set(found))}"
+        found = re.findall(r"watching|watch_batch|call_batch|decide=", text)
+        assert not found, f"{path.relative_to(ENGINE)} mentions {sorted(set(found))}"
 
 
 def test_no_module_of_the_sandbox_works_out_the_mode_for_itself():

@@ -1,6 +1,6 @@
 """The replay's "same behaviour" stays tighter than every tolerance a hidden test states.
 
-A class's fast path (``attnlab.replay``) keeps a submission's recorded verdict when its result is
+A class's fast path (``attnlab.grading.replay``) keeps a submission's recorded verdict when its result is
 within ``SAME_ATOL``/``SAME_RTOL`` of the reference's; a hidden test whose own tolerance came down
 to those could pass the reference and fail a result the replay calls the same. So each tolerance
 a hidden test writes (``atol=``/``rtol=`` of any call, the positional ones of ``np.isclose`` and
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from attnlab import expect
-from attnlab.replay import compare
+from attnlab.grading.replay import compare
 
 HIDDEN_TESTS = Path(__file__).resolve().parents[1] / "solutions" / "hidden_tests"
 MARGIN = 10

@@ -4,9 +4,10 @@ The engine is topic-free: everything about attention lives in the course's ``sol
 ``exercises/`` and ``quizzes/`` folders. Its packages, by reader:
 
 - a student's: ``check`` (``attnlab check``: the public tests) and ``quiz`` (the quizzes);
-- one submission's: ``grading`` (the hidden tests, live) and ``sandbox`` (where the student's
-  code runs; ``sandbox/inside/`` is exactly what runs untrusted);
-- a class's: ``replay`` (the fast path), ``classroom`` (grading in parallel, the gradebook) and
+- one submission's: ``grading`` (the hidden tests, each first asked the reference's recorded
+  calls: the one procedure of every path) and ``sandbox`` (where the student's code runs;
+  ``sandbox/inside/`` is exactly what runs untrusted);
+- a class's: ``classroom`` (grading in parallel, each submission as alone; the gradebook) and
   ``report`` (what an instructor reads);
 - ``intake``: what comes in: the class's submissions found, matched to the names meant and read
   without trusting them, and the class list an instructor downloads from an LMS;

@@ -14,7 +14,18 @@ import contextlib
 import importlib
 import sys
 
+from threadpoolctl import threadpool_limits
+
 from attnlab.course import Course, CourseError
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """While inside, BLAS computes on one thread in this process, as in every worker
+    (``OPENBLAS_NUM_THREADS=1``): another split of a product among threads can change its last
+    bits, and a student whose code is the reference's then answers otherwise than its recording."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 class Reference:

@@ -1,8 +1,8 @@
 """Grade a whole class: in parallel, resumable, one sandbox per grading process.
 
 The trusted side runs the hidden suite once against the reference and records
-its calls (``replay``), or loads that recording from the last run's results
-folder (``replay.kept``). Then ``jobs`` grading processes are forked from this
+its calls (``grading.replay``), or loads that recording from the last run's results
+folder (``grading.replay.kept``). Then ``jobs`` grading processes are forked from this
 one with the class's ``ClassSession``, so pytest, hypothesis, the reference and
 the recording are loaded once for the class, not per student. Each owns a fork
 server (a bubblewrap sandbox as root) that forks workers per submission, and
@@ -37,14 +37,14 @@ from attnlab.classroom.gradebook import (
 from attnlab.classroom.jobs import choose_jobs
 from attnlab.classroom.shards import Shard
 from attnlab.course import Course
-from attnlab.grading.suite import grade_entry, load_hidden_tests
+from attnlab.classroom.session import ClassSession
+from attnlab.grading.hidden_suite import load_hidden_tests
+from attnlab.grading.replay.kept import RESULTS_SUBFOLDER, recorded_run
+from attnlab.grading.replay.script import Script
+from attnlab.grading.suite import grade_entry
 from attnlab.lifecycle import ForkedPoolState, die_with, remove_stale_scratch
 from attnlab.outcomes import GraderFailure
 from attnlab.reference import Reference
-from attnlab.replay import ClassSession
-from attnlab.replay.kept import load_script, save_script, script_key
-from attnlab.replay.recording import record_script_in_parallel
-from attnlab.replay.script import Script
 from attnlab.intake.class_folder import survey
 from attnlab.intake.roster import Entry, RosterError, SubmissionError, looks_like_submission, safe_id, shown
 from attnlab.sandbox.host import Limits, bwrap_path, close_to_workers
@@ -250,16 +250,13 @@ def grade_class(
 def _script(
     course: Course, reference: Reference, plan: ClassPlan, folder: Path, jobs: int, on_recording: Callable[[], None]
 ) -> Script:
-    """The reference's recorded run: the one the last run kept in the results folder, when it
-    was made by the same course, engine and libraries; else recorded now (``jobs`` processes
-    sharing the files), and kept."""
-    key = script_key(plan.grader)
-    script = load_script(folder, key)
-    if script is None:
-        on_recording()
-        script = record_script_in_parallel(course, reference, plan.only, jobs)
-        save_script(folder, key, script)
-    return script
+    """The reference's recorded run of the class's files: each kept in the results folder by the
+    last run, when it was made by the same course, engine and libraries; else recorded now
+    (``jobs`` processes sharing the files), and kept."""
+    modules = list(plan.only or course.modules)
+    return recorded_run(
+        course, reference, modules, folder / RESULTS_SUBFOLDER, jobs=jobs, on_recording=lambda missing: on_recording()
+    )
 
 
 def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_graded, on_recording) -> None:

@@ -81,7 +81,7 @@ def _hints_above_regions(source: str) -> str:
 def hidden_items(course: Course, module: str) -> list[tuple[str, str, float]]:
     """(node id, test name, points) of every hidden test item of ``module``, in file order."""
     from attnlab.grading.plugin import GradingPlugin
-    from attnlab.grading.suite import hidden_pytest_args
+    from attnlab.grading.hidden_suite import hidden_pytest_args
     from attnlab.points import load_points
     from attnlab.pytest_runs import run_captured
 

@@ -87,7 +87,7 @@ _RESULTS_UNTIL_KERNEL_RESTARTS = KernelResults()
 
 def run_hidden_file(course: Course, test_file: str, namespace: dict) -> dict[str, TestResult]:
     """Run one hidden test file against ``namespace``; its results by node id."""
-    from attnlab.grading.suite import run_suite
+    from attnlab.grading.hidden_suite import run_suite
     from attnlab.points import load_table, pay_for_values
     from attnlab.reference import Reference
 

@@ -1,7 +1,7 @@
 """Two ways to reach a submission's functions, behind one interface.
 
 ``SandboxBackend`` is the real one: each function of a submission is served by
-its own forked worker (see ``attnlab.sandbox``), so nothing the student's code
+a forked worker of its own (see ``attnlab.sandbox``), one at a time, so nothing the student's code
 does reaches the grader, and the reference answers one function's stand-ins
 get never reach the process that answers for another. ``InProcessBackend`` imports the files into the grader
 itself: for code that is trusted or that runs unsandboxed anyway (the reference, whose run of the
@@ -107,7 +107,11 @@ class Backend:
 
 
 class SandboxBackend(Backend):
-    """One forked worker per function of the submission, restarted after a timeout or crash."""
+    """The submission's functions in sandboxed workers: one worker at a time, serving one function,
+    started afresh after a timeout or crash, and for each function in turn.
+
+    Before a worker starts, the one before it is stopped and the fork server ends every process
+    the submission left (``ForkServer.spawn``): nothing a worker leaves behind reaches the next."""
 
     def __init__(
         self,
@@ -117,7 +121,10 @@ class SandboxBackend(Backend):
         limits: Limits | None = None,
         fork_server: ForkServer | None = None,
         answer_cache: AnswerCache | None = None,
+        modules: list[str] | None = None,
     ):
+        """``modules``: the files that will be graded (default: all), whose heavy libraries the
+        submission's server has imported before its first worker starts."""
         super().__init__(course, submission, reference)
         self._answer_cache = answer_cache
         self.limits = limits or Limits()
@@ -132,6 +139,7 @@ class SandboxBackend(Backend):
             (course.solutions_dir, course.hidden_tests_dir)
         )  # before any worker starts
         self.mode = self.server.mode
+        self.server.begin(tuple(dict.fromkeys(n for m in modules or course.modules for n in course.needs_of(m))))
         # One memory budget for all of the submission's processes: the slot's control group, or
         # where the machine has none for this grader, a watch that adds up what they hold.
         self._memory_watch: MemoryWatch | None = None
@@ -140,13 +148,12 @@ class SandboxBackend(Backend):
             self.server.groups.over_budget_since_last_asked()  # a classmate's, before: not this submission's
         elif self.server.uid is not None:
             self._memory_watch = self.server.watch = MemoryWatch(self.server.uid, self.limits.memory_bytes)
-        self._workers: dict[str, WorkerProcess] = {}
-        self._adopted: list[WorkerProcess] = []  # workers started by others for this submission (``adopt``)
+        self._current: WorkerProcess | None = None
+        """The one worker of the submission that may be alive."""
         self._import_failures: dict[str, SubmissionProblem] = {}
         self._seeded_timeouts: dict[tuple[str, str], str] = {}  # (function, digest of arguments) -> message
         self.live = Account(Budget(self.limits.submission_seconds))
-        """What the live run's calls spent, and the functions that timed out in it."""
-        self._account = self.live
+        """What the submission's calls spent, and the functions that timed out."""
         self._output: list[str] = []
         self._staged: Path | None = None
 
@@ -160,63 +167,59 @@ class SandboxBackend(Backend):
         """Did ``module``'s import fail in a worker already (it is not tried again)?"""
         return module in self._import_failures
 
-    def adopt(self, worker: WorkerProcess) -> WorkerProcess:
-        """A worker of this submission started elsewhere: stopped with the others (``fresh_processes``,
-        ``room_for_a_worker``, ``close``)."""
-        self._adopted = [w for w in self._adopted if w.alive]
-        self._adopted.append(worker)
-        return worker
-
-    def _all_workers(self) -> list[WorkerProcess]:
-        return [*self._workers.values(), *self._adopted]
-
-    def _close_workers(self) -> None:
-        for worker in self._all_workers():
-            worker.close()
-        self._workers.clear()
-        self._adopted = []
+    def _close_worker(self) -> None:
+        if self._current is not None:
+            self._current.close()
+            self._current = None
 
     def _import_failure(self, module: str) -> SubmissionProblem:
         """Why ``module`` could not be imported, to raise again for another test: without the
         frames of its earlier raises, which each raise would add to, and pytest formats them all."""
         return self._import_failures[module].with_traceback(None)
 
-    def _worker(self, function: str) -> WorkerProcess:
+    def _start(self, function: str, measured: bool = False) -> WorkerProcess:
+        """A fresh worker for ``function`` (the one before it stopped first)."""
         module = self.course.function(function).module
         if module in self._import_failures:
             raise self._import_failure(module)
-        worker = self._workers.get(function)
-        if worker is None or not worker.alive:
-            staged = self.staged_submission()
-            self.room_for_a_worker()
-            try:
-                worker = WorkerProcess(
-                    self.server,
-                    staged,
-                    module,
-                    function,
-                    self.course.standins_for(function),
-                    self.limits,
-                    self._answer_cache,
-                    self.course.needs_of(module),
-                    import_answers=self.answer_for(function),
-                )
-            except SubmissionProblem as raised:
-                # Unimportable, or an import that hangs or crashes: deterministic, so not tried again.
-                problem = raised
-                over = self._over_budget()
-                if over is not None:
-                    problem = OutOfMemory(f"{module}.py could not be imported: it ran out of memory: {over}")
-                self._import_failures[module] = problem
-                raise problem from None
-            over = self._over_budget(now=True)
-            if over is not None:  # what its import holds, with the rest, is past the budget
-                worker.close()
-                self._import_failures[module] = OutOfMemory(
-                    f"{module}.py could not be imported: it ran out of memory: {over}"
-                )
-                raise self._import_failure(module)
-            self._workers[function] = worker
+        staged = self.staged_submission()
+        self._close_worker()
+        return WorkerProcess(
+            self.server,
+            staged,
+            module,
+            function,
+            self.course.standins_for(function),
+            self.limits,
+            self._answer_cache,
+            self.course.needs_of(module),
+            import_answers=self.answer_for(function),
+            measured=measured,
+        )
+
+    def _worker(self, function: str) -> WorkerProcess:
+        worker = self._current
+        if worker is not None and worker.alive and worker.function == function:
+            return worker
+        module = self.course.function(function).module
+        try:
+            worker = self._start(function)
+        except SubmissionProblem as raised:
+            # Unimportable, or an import that hangs or crashes: deterministic, so not tried again.
+            problem = raised
+            over = self._over_budget()
+            if over is not None:
+                problem = OutOfMemory(f"{module}.py could not be imported: it ran out of memory: {over}")
+            self._import_failures[module] = problem
+            raise problem from None
+        over = self._over_budget(now=True)
+        if over is not None:  # what its import holds is past the budget
+            worker.close()
+            self._import_failures[module] = OutOfMemory(
+                f"{module}.py could not be imported: it ran out of memory: {over}"
+            )
+            raise self._import_failure(module)
+        self._current = worker
         return worker
 
     def answer_for(self, function: str):
@@ -229,27 +232,17 @@ class SandboxBackend(Backend):
         return answer
 
     def _may_run(self, function: str) -> None:
-        timed_out = self._account.timed_out
+        timed_out = self.live.timed_out
         if function in timed_out:
             # A second timeout of the same function would cost another deadline and say nothing new.
             raise CallTimedOut(f"{timed_out[function]} on an earlier test, so it was not run again")
-        budget = self._account.spent
+        budget = self.live.spent
         if budget.used_up():
             raise CallTimedOut(f"{function} was not run: the submission used up its {budget.words()}")
 
-    @contextlib.contextmanager
-    def charging_to(self, account: Account):
-        """While inside, calls are charged to ``account`` (and stopped by what timed out there),
-        not to the live run's."""
-        before, self._account = self._account, account
-        try:
-            yield
-        finally:
-            self._account = before
-
     def charge(self, work: float, wall: float) -> None:
-        """Charge ``work`` CPU seconds and ``wall`` seconds of the clock to the account in force."""
-        self._account.spent.charge(work, wall)
+        """Charge ``work`` CPU seconds and ``wall`` seconds of the clock to the submission's budget."""
+        self.live.spent.charge(work, wall)
 
     @contextlib.contextmanager
     def charging(self):
@@ -269,13 +262,8 @@ class SandboxBackend(Backend):
         finally:
             self.charge(max(0.0, worker.work_seconds() - started_work), time.monotonic() - started)
 
-    def seed_timeout(self, function: str, args: tuple, kwargs: dict, message: str) -> None:
-        """``function`` timed out on these arguments already (charged elsewhere): the live call
-        with the same arguments ends the same way, without another deadline."""
-        self._seeded_timeouts[(function, _arguments_digest(args, kwargs))] = message
-
     @contextlib.contextmanager
-    def _calling(self, worker: WorkerProcess, function: str | None = None):
+    def _calling(self, worker: WorkerProcess, function: str, args: tuple, kwargs: dict, replayed: bool):
         try:
             with self.working(worker):
                 yield
@@ -284,19 +272,19 @@ class SandboxBackend(Backend):
                 # One of the submission's processes was ended for the budget during the call (the
                 # kernel picks one; the watch ends them all): the call ran out of memory, either way.
                 worker.stop()
-                raise OutOfMemory(f"{function or 'the function'} ran out of memory: {over}", function)
+                raise OutOfMemory(f"{function} ran out of memory: {over}", function)
         except WorkerCrashed as crash:
             over = self._over_budget()
             if over is not None:
-                raise OutOfMemory(
-                    f"{function or crash.function or 'a function'} ran out of memory: {over}", crash.function
-                ) from None
+                raise OutOfMemory(f"{function} ran out of memory: {over}", crash.function) from None
             raise
         except CallTimedOut as problem:
-            # A timeout under another account says nothing of the live run's earlier tests, which
-            # may run after it: it stops that function under that account only.
-            if problem.function is not None:
-                self._account.timed_out[problem.function] = problem.message
+            if replayed:
+                # The test's own run makes this very call next: it ends the same way, without
+                # another deadline, and stops the function there.
+                self._seeded_timeouts[(function, _arguments_digest(args, kwargs))] = problem.message
+            elif problem.function is not None:
+                self.live.timed_out[problem.function] = problem.message
             raise
         finally:
             self.collect_output(worker)
@@ -307,58 +295,44 @@ class SandboxBackend(Backend):
         if not worker.alive:
             worker.close()
 
-    def run(self, function, args, kwargs, *, measure_memory=False, return_inputs=False, memory_budget=None):
+    def run(
+        self,
+        function,
+        args,
+        kwargs,
+        *,
+        measure_memory=False,
+        return_inputs=False,
+        memory_budget=None,
+        replayed: bool = False,
+    ):
+        """``replayed``: a call of a test's recorded run (``replay.replaying``): a timeout there is
+        met again by the test's own run, at once."""
         self._may_run(function)
         if self._seeded_timeouts:
             message = self._seeded_timeouts.pop((function, _arguments_digest(args, kwargs)), None)
             if message is not None:
                 self.live.timed_out[function] = message
-                self.charge(
-                    self.limits.call_seconds, self.limits.call_seconds
-                )  # the deadline a live run alone waits out
                 raise CallTimedOut(message, function)
-        if measure_memory:
-            return self._run_measured(function, args, kwargs, return_inputs)
-        worker = self._worker(function)
+        worker = self._run_measured(function) if measure_memory else self._worker(function)
         try:
-            with self._calling(worker, function):
+            with self._calling(worker, function, args, kwargs, replayed):
                 room = self._room(function, args, kwargs, return_inputs)
                 value = worker.call(function, args, kwargs, self.answer_for(function), return_inputs, room)
-        except CallTimedOut as problem:
-            self._carry_timeout(function, args, kwargs, problem)
-            raise
-        return _call_result(value, return_inputs)
+                peak = worker.measured_peak() if measure_memory else None
+        finally:
+            if measure_memory:
+                worker.close()
+                self.server.end_measured()
+        return _call_result(value, return_inputs, peak)
 
-    def _carry_timeout(self, function: str, args: tuple, kwargs: dict, problem: CallTimedOut) -> None:
-        """A call charged to another account than the live run's timed out: the live run meets
-        the same call ended the same way (``seed_timeout``)."""
-        if self._account is not self.live:
-            self.seed_timeout(function, args, kwargs, problem.message)
-
-    def _run_measured(self, function: str, args: tuple, kwargs: dict, return_inputs: bool) -> CallResult:
-        """A memory-measured call, in a worker started for it alone once every other process of
-        the submission is stopped: one that may start no process and open no file for writing
-        (``sandbox.inside.syscalls``), so that what it holds, from the import of its file on, is in
-        its own pages, which the grader reads where the worker cannot reset the reading
-        (``WorkerProcess.measured_peak``)."""
-        module = self.course.function(function).module
-        if module in self._import_failures:
-            raise self._import_failure(module)
-        self.fresh_processes()
-        staged = self.staged_submission()
+    def _run_measured(self, function: str) -> WorkerProcess:
+        """A worker for one memory-measured call, started for it alone: one that may start no
+        process and open no file for writing (``sandbox.inside.syscalls``), so that what it holds,
+        from the import of its file on, is in its own pages, which the grader reads where the
+        worker cannot reset the reading (``WorkerProcess.measured_peak``)."""
         try:
-            worker = WorkerProcess(
-                self.server,
-                staged,
-                module,
-                function,
-                self.course.standins_for(function),
-                self.limits,
-                self._answer_cache,
-                self.course.needs_of(module),
-                import_answers=self.answer_for(function),
-                measured=True,
-            )
+            return self._start(function, measured=True)
         except ImportFailed as problem:
             self.server.end_measured()
             raise StudentError(
@@ -368,18 +342,6 @@ class SandboxBackend(Backend):
         except SubmissionProblem:
             self.server.end_measured()
             raise
-        try:
-            with self._calling(worker, function):
-                room = self._room(function, args, kwargs, return_inputs)
-                value = worker.call(function, args, kwargs, self.answer_for(function), return_inputs, room)
-                peak = worker.measured_peak()
-        except CallTimedOut as problem:
-            self._carry_timeout(function, args, kwargs, problem)
-            raise
-        finally:
-            worker.close()
-            self.server.end_measured()
-        return _call_result(value, return_inputs, peak)
 
     def _room(self, function: str, args: tuple, kwargs: dict, return_inputs: bool) -> AnswerRoom:
         """The room an answer to this call may take, relative to the reference's answer to it,
@@ -398,17 +360,6 @@ class SandboxBackend(Backend):
                 return wire_bytes(inputs)
 
         return AnswerRoom(function, expected_bytes)
-
-    def room_for_a_worker(self) -> None:
-        """Before a worker starts: once the submission's processes hold more than half its memory
-        budget, its other workers stop first (each starts again when it is asked), so that they
-        never hold more than the budget together."""
-        if self.server.groups is not None:
-            used = self.server.groups.usage()
-        else:
-            used = self._memory_watch.added() if self._memory_watch is not None else 0
-        if used > self.limits.memory_bytes // 2:
-            self._close_workers()
 
     def _over_budget(self, now: bool = False) -> str | None:
         """Why the submission's processes were ended for its memory budget since this was last
@@ -437,26 +388,9 @@ class SandboxBackend(Backend):
             if refused is not None:
                 self.live.timed_out.setdefault(function, refused)
 
-    def run_batch(
-        self, calls: list[tuple[str, tuple, dict, bool]], framed: list | None = None, expected: list | None = None
-    ) -> list[CallResult]:
-        """Several calls ``(function, args, kwargs, return_inputs)`` of one function in one round
-        trip, in the live worker (its stand-ins answered by the reference). The first call that
-        fails raises its outcome, as ``run`` would. ``framed``: the calls' message from
-        ``batch_message``; ``expected``, per call, the ``Expected`` answer, returned as it is when
-        the worker's is identical to it on the wire."""
-        function = calls[0][0]
-        if any(f != function for f, *_ in calls):
-            raise ValueError(f"a batch must call one function, not {sorted({f for f, *_ in calls})}")
-        self._may_run(function)
-        worker = self._worker(function)
-        with self._calling(worker, function):
-            values = worker.call_batch(calls, self.answer_for, framed, expected)
-        return [_call_result(value, return_inputs) for (_, _, _, return_inputs), value in zip(calls, values)]
-
     def fresh_processes(self) -> None:
-        """Stop every worker and whatever the submission left running; the next call starts afresh."""
-        self._close_workers()
+        """Stop the worker and whatever the submission left running; the next call starts afresh."""
+        self._close_worker()
         self.server.clean()
 
     def take_output(self) -> str:
@@ -464,10 +398,11 @@ class SandboxBackend(Backend):
         return text
 
     def close(self) -> None:
-        self._close_workers()
+        self._close_worker()
         if self._staged is not None:
             shutil.rmtree(self._staged.parent, ignore_errors=True)
         self.server.clean()  # what the submission's code started and left running dies with it
+        self.server.end()
         if self._memory_watch is not None:
             self._memory_watch.close()
             self._memory_watch = self.server.watch = None

@@ -1,7 +1,10 @@
-"""Grade one submission: run the hidden tests against it and collect a ``GradeReport``.
+"""Grade one submission: the one procedure every way of grading follows.
 
 ``grade`` grades a folder of exercise files; ``grade_entry`` grades a submission as it was
-handed in (a folder, a .zip, notebooks), staged first.
+handed in (a folder, a .zip, notebooks), staged first. Alone, in a class, in a shard or on
+Gradescope, a sandboxed submission is graded by ``grade`` with the same arguments but for the
+fork server it borrows and the recordings it reads: the hidden tests in the suite's order, each
+first asked its recorded calls (``replay.replaying``), its body run where they did not pass it.
 """
 
 from __future__ import annotations
@@ -12,24 +15,19 @@ import time
 from pathlib import Path
 from typing import Callable
 
-import pytest
-
-from attnlab.course import Course, CourseError
+from attnlab.course import Course
 from attnlab.grading.backends import Backend, InProcessBackend, SandboxBackend
-from attnlab.grading.plugin import GradingPlugin, GradingProfile
-from attnlab.grading.student import StudentProxy
+from attnlab.grading.hidden_suite import hidden_test_files, run_suite
+from attnlab.grading.replay.kept import recorded_run
+from attnlab.grading.replay.replaying import decidable, replay_test
+from attnlab.grading.replay.script import Script, ScriptedTest
 from attnlab.lifecycle import scratch_prefix
-from attnlab.misconceptions import load_catalogue
-from attnlab.points import load_points, load_table, pay_for_values
-from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
-from attnlab.reference import Reference
+from attnlab.points import load_table, pay_for_values
+from attnlab.reference import Reference, one_blas_thread
 from attnlab.results import GradeReport, TestResult
 from attnlab.intake.roster import Entry, SubmissionError, shown, stage_submission
 from attnlab.sandbox.host import ForkServer, Limits
 from attnlab.sandbox.standins import AnswerCache
-
-# The engine's own pytest settings for hidden tests, independent of any project's config.
-PYTEST_INI = Path(__file__).with_name("hidden_tests.ini")
 
 
 def check_submission(course: Course, submission: Path) -> Path:
@@ -46,78 +44,6 @@ def check_submission(course: Course, submission: Path) -> Path:
     return submission.resolve()
 
 
-def hidden_test_files(course: Course, only: list[str] | None = None) -> list[Path]:
-    """The hidden test files of ``only`` these exercise files (default: all), checked to exist."""
-    unknown = sorted(set(only or ()) - set(course.modules))
-    if unknown:
-        raise CourseError(f"no exercise file named {', '.join(unknown)} (the course has {', '.join(course.modules)})")
-    test_files = [course.hidden_tests_dir / f"test_{m}.py" for m in course.modules if not only or m in only]
-    missing = [str(p) for p in test_files if not p.is_file()]
-    if missing:
-        raise CourseError(f"hidden tests missing: {', '.join(missing)}")
-    return test_files
-
-
-def hidden_pytest_args(course: Course, test_files: list[Path]) -> list[str]:
-    """pytest's arguments for hidden test files: the engine's own settings, rooted in hidden_tests/
-    (so node ids read ``test_softmax.py::test_values``)."""
-    return [
-        *map(str, test_files),
-        "-c",
-        str(PYTEST_INI),
-        "--rootdir",
-        str(course.hidden_tests_dir),
-        "-p",
-        "no:cacheprovider",
-    ]
-
-
-def run_suite(
-    course: Course,
-    test_files: list[Path],
-    backend: Backend,
-    reference: Reference,
-    *,
-    decided: frozenset[str] = frozenset(),
-    extra_plugins: tuple = (),
-) -> GradingPlugin:
-    """Run the hidden tests (but not the ``decided`` ones) against ``backend``'s submission."""
-    student = StudentProxy(backend, [f.name for f in course.functions])
-    plugin = GradingPlugin(
-        course,
-        reference,
-        student,
-        load_points(course.hidden_tests_dir),
-        backend.take_output,
-        load_catalogue(course, [f.stem.removeprefix("test_") for f in test_files]),
-        decided,
-    )
-    # No assertion rewriting and no pytest tracebacks: hidden tests report through expect_* messages,
-    # and formatting a source-annotated traceback for every failure slowed a failing submission down.
-    args = [*hidden_pytest_args(course, test_files), "--assert=plain", "--tb=no", "-q"]
-    exit_code, output = run_captured(args, [plugin, *extra_plugins])
-    if plugin.course_error is not None:
-        raise CourseError(plugin.course_error)
-    if plugin.internal_errors or exit_code not in (*COMPLETED, pytest.ExitCode.NO_TESTS_COLLECTED):
-        detail = "; ".join(plugin.internal_errors) or first_error_line(output, exit_code)
-        raise CourseError(f"the hidden tests could not run: {detail}")
-    return plugin
-
-
-def load_hidden_tests(course: Course, only: list[str] | None = None) -> None:
-    """Import what a hidden-test session needs (hypothesis, the hidden test modules, pytest's
-    own plugins) in this process, by collecting the tests once: the processes forked from it
-    then start warm, not each at its first session. Not the tests of a file that needs a heavy
-    library: torch's threads must not start in a process that forks. Whatever goes wrong here
-    shows again, with its message, when the tests run."""
-    light = [m for m in course.modules if (not only or m in only) and not course.needs_of(m)]
-    if light:
-        # With grading's hypothesis settings in force as the modules are imported (GradingProfile).
-        run_captured(
-            [*hidden_pytest_args(course, hidden_test_files(course, light)), "--collect-only", "-q"], [GradingProfile()]
-        )
-
-
 def grade(
     course: Course,
     submission: Path,
@@ -128,17 +54,16 @@ def grade(
     fork_server: ForkServer | None = None,
     reference: Reference | None = None,
     answer_cache: AnswerCache | None = None,
-    decide: Callable[[Backend, list[Path]], tuple[list[str], dict[str, TestResult]]] | None = None,
+    script: Script | None = None,
     backend: Backend | None = None,
 ) -> GradeReport:
     """Run the hidden tests of ``only`` these exercise files (default: all) against ``submission``.
 
     ``backend``: how the submission's functions are called (default: a ``SandboxBackend`` with
     ``limits``, ``fork_server`` and ``answer_cache``, or with ``in_process`` an
-    ``InProcessBackend``); it is closed when the grading ends. ``decide`` may pass tests before
-    the live run: given the backend and the test files, it returns the node ids in suite order
-    and the results it decided, and leaves the backend as the live run needs it; only the other
-    tests run live.
+    ``InProcessBackend``); it is closed when the grading ends. A sandboxed submission's tests are
+    first asked the reference's recorded calls: ``script`` (default: ``kept.recorded_run`` of
+    the files graded, from the user's cache).
     """
     submission = check_submission(course, submission)
     test_files = hidden_test_files(course, only)
@@ -150,21 +75,23 @@ def grade(
         backend = InProcessBackend(course, submission, reference)
     else:
         backend = SandboxBackend(
-            course, submission, reference, limits=limits, fork_server=fork_server, answer_cache=answer_cache
+            course,
+            submission,
+            reference,
+            limits=limits,
+            fork_server=fork_server,
+            answer_cache=answer_cache,
+            modules=[f.stem.removeprefix("test_") for f in test_files],
         )
     try:
-        decided: dict[str, TestResult] = {}
-        order: list[str] = []
-        if decide is not None and not in_process:
-            order, decided = decide(backend, test_files)
-        live: dict[str, TestResult] = {}
-        if not order or len(decided) < len(order):
-            # Only the files with a test left: collecting a hidden test file costs more than most tests.
-            undecided = {n.split("::")[0] for n in order if n not in decided}
-            recorded = {n.split("::")[0] for n in order}
-            left = [f for f in test_files if f.name in undecided or f.name not in recorded]
-            plugin = run_suite(course, left, backend, reference, decided=frozenset(decided))
-            live = dict(zip(plugin.nodeids, plugin.results))
+        with one_blas_thread():
+            if isinstance(backend, SandboxBackend):
+                modules = [f.stem.removeprefix("test_") for f in test_files]
+                script = script or recorded_run(course, reference, modules)
+                results = _graded_in_order(course, test_files, backend, reference, script)
+            else:
+                plugin = run_suite(course, test_files, backend, reference)
+                results = list(zip(plugin.nodeids, plugin.results))
     finally:
         backend.close()
         # Taken even when the failure itself is on its way up (a probe's worker that cannot start):
@@ -172,14 +99,55 @@ def grade(
         failure = backend.server.take_failure() if isinstance(backend, SandboxBackend) else None
     if failure is not None:  # what the sandbox's failure decided is not the student's grade
         raise failure
-    merged = {**decided, **live}
-    in_order = set(order)
-    nodeids = [n for n in order if n in merged] + [n for n in merged if n not in in_order]
-    # Where both paths' results meet: a property is paid only with the values it is about.
-    tests = pay_for_values(load_table(course.hidden_tests_dir), [(n, merged[n]) for n in nodeids])
+    # A property is paid only with the values it is about.
+    tests = pay_for_values(load_table(course.hidden_tests_dir), results)
     return GradeReport(
         submission=str(submission), tests=tuple(tests), sandbox=backend.mode, duration=time.perf_counter() - started
     )
+
+
+def _graded_in_order(
+    course: Course, test_files: list[Path], backend: SandboxBackend, reference: Reference, script: Script
+) -> list[tuple[str, TestResult]]:
+    """Each hidden test of ``test_files`` in the suite's order, first replayed (its recorded
+    calls asked through ``backend``), its body run when they did not pass it: (node id, result).
+
+    The tests the replay passes before the first it does not need no pytest session: that test
+    and every later one go to one session, which asks each the same way (``run_suite``'s
+    ``replay``), so the submission's processes meet the same calls in the same order whether a
+    session starts or not."""
+    prefixes = tuple(f"{f.name}::" for f in test_files)
+    recorded: dict[str, ScriptedTest] = {t.nodeid: t for t in script.tests if t.nodeid.startswith(prefixes)}
+    passed: dict[str, TestResult] = {}
+    tried: str | None = None
+    tried_seconds = 0.0
+    for nodeid, test in recorded.items():
+        if not decidable(test):
+            break
+        started = time.perf_counter()
+        if not replay_test(test, backend):
+            tried, tried_seconds = nodeid, time.perf_counter() - started  # its body runs next, in the session
+            break
+        duration = round(time.perf_counter() - started, 4)
+        passed[nodeid] = dataclasses.replace(test.result, output=backend.take_output(), duration=duration)
+    remaining = [n for n in recorded if n not in passed]
+    if recorded and not remaining:
+        return list(passed.items())
+
+    def replay(nodeid: str) -> bool:
+        test = recorded.get(nodeid)
+        return test is not None and nodeid != tried and replay_test(test, backend)
+
+    # From the file of the first test left on: collecting a hidden test file costs more than most tests.
+    names = [f.name for f in test_files]
+    first = remaining[0].split("::")[0] if remaining else None
+    left = test_files[names.index(first) :] if first in names else test_files
+    plugin = run_suite(course, left, backend, reference, decided=frozenset(passed), replay=replay)
+    run = [
+        (n, dataclasses.replace(r, duration=round(r.duration + tried_seconds, 4)) if n == tried else r)
+        for n, r in zip(plugin.nodeids, plugin.results)
+    ]
+    return [*passed.items(), *run]
 
 
 def grade_entry(

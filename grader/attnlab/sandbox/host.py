@@ -1,10 +1,11 @@
 """The trusted side of the sandbox: the fork server that forks a submission's workers.
 
-``ForkServer`` starts the clean fork server once per grading run, in its ``SandboxMode``
+``ForkServer`` starts the clean fork server once per grading process, in its ``SandboxMode``
 (``mode``: bubblewrap, a private user, a container's private user, or none), stages submissions
-where the sandbox can read them and asks the server to spawn, reap and clean. A worker, once
-forked, is a ``WorkerProcess`` (``worker_process``); what the reference may be asked for it is
-``standins``'; the limits it runs under, ``limits``.
+where the sandbox can read them, opens a server of each submission's own (``begin``, ``end``)
+and asks it to spawn, reap and clean. A worker, once forked, is a ``WorkerProcess``
+(``worker_process``); what the reference may be asked for it is ``standins``'; the limits it
+runs under, ``limits``.
 """
 
 from __future__ import annotations
@@ -15,10 +16,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
-from attnlab import wire
 from attnlab.lifecycle import scratch_prefix
 from attnlab.outcomes import GraderFailure
 from attnlab.sandbox.cgroups import SlotGroups
@@ -45,25 +44,14 @@ __all__ = [
 ]
 
 
+CONTROL_FD = 3
+"""The fork server's line to the grader, at the same number for every grader."""
+
+
 def worker_environment() -> dict:
     """A small, secret-free environment; one BLAS thread per worker keeps timing fair."""
     keep = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL", "TZ") if k in os.environ}
     return {**keep, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "HOME": "/nonexistent"}
-
-
-@dataclass(frozen=True)
-class Watching:
-    """What a watching worker (``sandbox.inside.watching_worker``) is for: the replay of one
-    submission (``spawn``'s ``standins`` are then its files' contract functions, in course order)."""
-
-    serves: tuple[str, ...]
-    """The functions it may be asked."""
-    depends: dict
-    """Each one's declared same-file dependencies, whose direct calls it watches."""
-    poisoned: frozenset = frozenset()
-    """Functions whose own code timed out or crashed while watched: treated as missing."""
-    skipped: frozenset = frozenset()
-    """Files whose import timed out or crashed a watching worker: not imported again."""
 
 
 class ForkServer:
@@ -94,6 +82,10 @@ class ForkServer:
         """This slot's control groups (None: the machine lets this grader make none)."""
         self.watch: "MemoryWatch | None" = None
         """Without groups: the watch that adds up what the submission being graded holds."""
+        self._submission: socket.socket | None = None
+        """The line to the server of the submission being graded (``begin``)."""
+        self._submission_pid: int | None = None
+        self._needs: tuple[str, ...] = ()
         self._start()
 
     @property
@@ -113,11 +105,14 @@ class ForkServer:
 
     def _start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        config = {**self.environment.as_config(), "uid": self.uid}
+        given = theirs.fileno()
+        # Its line to the grader at one number, whatever this process holds open: the fork server's
+        # command line (which every worker can read) must not tell one grader from another.
         self.process = subprocess.Popen(
-            self.sandbox_mode.fork_server_command(
-                self.workroot, self.environment, json.dumps(self.environment.as_config()), theirs.fileno()
-            ),
-            pass_fds=[theirs.fileno()],
+            self.sandbox_mode.fork_server_command(self.workroot, self.environment, json.dumps(config), CONTROL_FD),
+            pass_fds=[CONTROL_FD],
+            preexec_fn=lambda: os.dup2(given, CONTROL_FD),
             stdin=subprocess.DEVNULL,
             env=worker_environment(),
             cwd="/",
@@ -125,29 +120,58 @@ class ForkServer:
         theirs.close()
         self.control = ours
 
-    def _request(self, request: dict, fds: list[int] = (), stream: list[list] = ()) -> dict:
-        """Send ``request`` with ``fds`` and return the server's reply. ``stream``: framed messages
-        too large for a control message, written to a socket of their own passed along last."""
+    @staticmethod
+    def _ask(line: socket.socket, request: dict, fds: list[int] = ()) -> dict:
+        """Send ``request`` with ``fds`` on ``line`` and return the reply (OSError: no reply)."""
+        socket.send_fds(line, [json.dumps(request).encode()], list(fds))
+        reply = line.recv(1 << 16)
+        if not reply:
+            raise OSError("the line closed")
+        return json.loads(reply)
+
+    def begin(self, needs: tuple[str, ...] = ()) -> None:
+        """Open a server for the next submission, forked from the fork server as every
+        submission's is; ``needs``: the heavy libraries (torch) its files may import, imported
+        by the fork server first, once for all. The one before it ends first (``end``)."""
+        self.end()
+        self._needs = tuple(needs)
         for attempt in (1, 2):
-            ours, theirs = socket.socketpair() if stream else (None, None)
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             try:
-                sent = [*fds, theirs.fileno()] if stream else list(fds)
-                socket.send_fds(self.control, [json.dumps(request).encode()], sent)
-                if stream:
-                    theirs.close()
-                    for framed in stream:
-                        wire.send_framed(ours, framed)
-                    ours.close()
-                reply = self.control.recv(1 << 16)
-                if reply:
-                    return json.loads(reply)
-            except (OSError, wire.PeerClosed):
-                pass
+                reply = self._ask(self.control, {"op": "begin", "needs": list(needs)}, [theirs.fileno()])
+                self._submission, self._submission_pid = ours, int(reply["pid"])
+                return
+            except (OSError, ValueError, KeyError):
+                ours.close()
             finally:
-                for end in (ours, theirs):
-                    if end is not None:
-                        end.close()
+                theirs.close()
             if attempt == 1:  # a student may have killed the fork server: start a fresh one
+                self._stop()
+                self._start()
+        raise self.fail("the sandbox's fork server stopped answering")
+
+    def end(self) -> None:
+        """The submission's server ends, and with it every process the submission has."""
+        if self._submission is None:
+            return
+        self._submission.close()
+        self._submission = None
+        try:
+            self._ask(self.control, {"op": "reap", "pid": self._submission_pid})
+        except (OSError, ValueError):
+            pass
+        self._submission_pid = None
+
+    def _request(self, request: dict, fds: list[int] = ()) -> dict:
+        """Send ``request`` with ``fds`` to the submission's server (opened if none is) and return its reply."""
+        for attempt in (1, 2):
+            if self._submission is None:
+                self.begin(self._needs)
+            try:
+                return self._ask(self._submission, request, fds)
+            except (OSError, ValueError):
+                pass
+            if attempt == 1:  # a student may have killed its server: start a fresh one
                 self.restart()
         raise self.fail("the sandbox's fork server stopped answering")
 
@@ -191,20 +215,13 @@ class ForkServer:
         limits: Limits,
         fds: list[int],
         needs: tuple[str, ...] = (),
-        watching: Watching | None = None,
         measured: bool = False,
     ) -> int:
         """Fork a worker that serves ``function`` of ``module`` in the staged ``submission``, with
-        ``standins`` answered by the reference; or, with ``watching``, a ``WatchingWorker`` that
-        runs the student's own code for them, and watches it. ``measured``: for one
-        memory-measured call (``inside.syscalls``: no process, no file opened for writing)."""
+        ``standins`` answered by the reference. ``measured``: for one memory-measured call
+        (``inside.syscalls``: no process, no file opened for writing)."""
         request = {
             "op": "spawn",
-            "watching": watching is not None,
-            "serves": list(watching.serves) if watching else [function],
-            "depends": watching.depends if watching else {},
-            "poisoned": sorted(watching.poisoned) if watching else [],
-            "skipped": sorted(watching.skipped) if watching else [],
             "submission": str(submission),
             "needs": list(needs),
             "workdir": str(workdir),
@@ -212,7 +229,6 @@ class ForkServer:
             "function": function,
             "standins": standins,
             "limits": limits.as_request(),
-            "uid": self.uid,
             "measured": measured,
         }
         if self.failure is not None:
@@ -220,16 +236,20 @@ class ForkServer:
         return self._request(request, fds)["pid"]
 
     def reap(self, pid: int) -> dict:
+        if self._submission is None:
+            return {}
         try:
-            return self._request({"op": "reap", "pid": pid})
-        except GraderFailure:
+            return self._ask(self._submission, {"op": "reap", "pid": pid})
+        except (OSError, ValueError):
             return {}
 
     def clean(self) -> None:
         """Kill every process the workers left behind (as root: everything of the private user)."""
+        if self._submission is None:
+            return
         try:
-            self._request({"op": "clean", "uid": self.uid})
-        except GraderFailure:
+            self._ask(self._submission, {"op": "clean"})
+        except (OSError, ValueError):
             pass
 
     def restart(self) -> None:
@@ -239,6 +259,7 @@ class ForkServer:
 
     def close(self) -> None:
         """Stop the server and everything it started, and remove its work folder and groups."""
+        self.end()
         self._stop()
         shutil.rmtree(self.workroot, ignore_errors=True)
         if self.groups is not None:
@@ -265,6 +286,9 @@ class ForkServer:
             self.groups.end_measured()
 
     def _stop(self) -> None:
+        if self._submission is not None:
+            self._submission.close()
+            self._submission = self._submission_pid = None
         if self.control is not None:
             self.control.close()
         if self.process is not None:

@@ -7,7 +7,9 @@
 - ``private user``: root without bubblewrap (``ATTNLAB_SANDBOX=plain``); workers run as a user
   no account uses, the course's folders closed to other users first;
 - ``container``: the private user where the kernel refuses CAP_SYS_ADMIN (Docker's default,
-  Gradescope): no private mounts or IPC namespace, so leftovers are cleaned after each submission;
+  Gradescope): no private mounts or IPC namespace, so leftovers are cleaned after each submission
+  (``ATTNLAB_SANDBOX=container`` gives this mode on a machine that allows more, to try it: the
+  fork server then runs without CAP_SYS_ADMIN);
 - ``none``: not root; workers run as the grader's own user, with limits only.
 
 The mode knows what it mounts (``fork_server_command``), what it limits and cleans, and what it
@@ -65,9 +67,16 @@ def private_uid_of(pid: int) -> int:
     return PRIVATE_UID_BASE + pid % 1_000_000
 
 
+def chosen_mode() -> str:
+    """What ``ATTNLAB_SANDBOX`` asks for: ``plain`` (no bubblewrap), ``container`` (neither
+    bubblewrap nor CAP_SYS_ADMIN), else "" (the best this machine allows)."""
+    chosen = os.environ.get("ATTNLAB_SANDBOX", "")
+    return chosen if chosen in ("plain", "container") else ""
+
+
 def bwrap_path() -> str | None:
     """bubblewrap, when it is installed and this grader may use it as it needs (as root)."""
-    if os.geteuid() != 0 or os.environ.get("ATTNLAB_SANDBOX") == "plain":
+    if os.geteuid() != 0 or chosen_mode():
         return None
     return shutil.which("bwrap")
 
@@ -91,13 +100,30 @@ def close_to_workers(paths, bwrap: str | None) -> list[Path]:
 
 
 def private_mounts_possible() -> bool:
-    """Can workers have mounts and an IPC namespace of their own (root with CAP_SYS_ADMIN)?"""
-    if os.geteuid() != 0:
+    """Can workers have mounts and an IPC namespace of their own (root with CAP_SYS_ADMIN, and
+    ``ATTNLAB_SANDBOX`` not ``container``)?"""
+    if os.geteuid() != 0 or chosen_mode() == "container":
         return False
+    return _has_sys_admin()
+
+
+def _has_sys_admin() -> bool:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("CapEff:"):
             return bool(int(line.split()[1], 16) >> 21 & 1)
     return False
+
+
+def _as_in_a_container(mode: "SandboxMode") -> list[str]:
+    """The container mode chosen where the machine allows more (``ATTNLAB_SANDBOX=container``):
+    the fork server is started without CAP_SYS_ADMIN, as a container's is (setpriv drops it
+    before Python starts). Nothing to add elsewhere."""
+    if mode.uid is None or mode.private_mounts or chosen_mode() != "container" or not _has_sys_admin():
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        raise RuntimeError("ATTNLAB_SANDBOX=container needs setpriv (util-linux) on a machine that allows more")
+    return [setpriv, "--bounding-set=-sys_admin"]
 
 
 def python_readable_by_others() -> bool:
@@ -184,6 +210,7 @@ class SandboxMode:
         if not self.bwrap:
             imports = workroot / IMPORTS_FOLDER
             return [
+                *_as_in_a_container(self),
                 sys.executable,
                 "-I",
                 "-S",

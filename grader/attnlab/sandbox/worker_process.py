@@ -1,16 +1,14 @@
-"""One live worker of a submission, as the trusted side sees it: ``WorkerProcess``.
+"""One worker of a submission, as the trusted side sees it: ``WorkerProcess``.
 
 A ``WorkerProcess`` is a worker the fork server (``host``) forked to serve one function of a
-submission file (or, ``Watching``, a watching worker for a submission's replay). It crosses calls
-over a socket with a deadline, answers the worker's requests for reference results (bounded by
-the call being graded, ``standins``, and charged to its deadline), and on a timeout or crash kills
-the worker's whole process group and says what happened in words a student understands.
-``batch_message`` and ``Expected`` are how several calls travel in one message, and their answers.
+submission file. It crosses calls over a socket with a deadline, one at a time, answers the
+worker's requests for reference results (bounded by the call being graded, ``standins``, and
+charged to its deadline), and on a timeout or crash kills the worker's whole process group and
+says what happened in words a student understands.
 """
 
 from __future__ import annotations
 
-import mmap
 import os
 import select
 import shutil
@@ -24,11 +22,8 @@ from typing import Callable
 
 from attnlab import wire
 from attnlab.answer_room import (
-    KEPT_PER_TEST_BYTES,
     AnswerRoom,
     AnswerTooLarge,
-    KeptBudget,
-    size_in_words,
 )
 from attnlab.outcomes import (
     BadReturn,
@@ -40,10 +35,8 @@ from attnlab.outcomes import (
     StudentError,
     WorkerCrashed,
 )
-from attnlab.sandbox.batches import BatchPastItsDeadline, Expected, batch_message
 from attnlab.sandbox.deadlines import CpuMeter, Deadline
-from attnlab.sandbox.host import ForkServer, Watching
-from attnlab.sandbox.inside.watching_worker import IMPORTING, MARKER, WATCHED
+from attnlab.sandbox.host import ForkServer
 from attnlab.sandbox.inside.worker import LEFT_A_THREAD
 from attnlab.sandbox.limits import Limits
 from attnlab.sandbox.mode import SandboxMode
@@ -94,29 +87,13 @@ class WorkerProcess:
         limits: Limits,
         answer_cache: AnswerCache | None = None,
         needs: tuple[str, ...] = (),
-        watching: Watching | None = None,
         import_answers: Callable | None = None,
         measured: bool = False,
     ):
-        """``staged``: the submission as ``ForkServer.stage`` copied it. ``watching``: a watching
-        worker for these functions (``function`` is the first of them). ``import_answers``: the
+        """``staged``: the submission as ``ForkServer.stage`` copied it. ``import_answers``: the
         callback that answers the stand-in calls the file makes while it is imported.
         ``measured``: a worker for one memory-measured call (``measured_peak``)."""
         self.measured = measured
-        self.watching = watching is not None
-        self.watched_names = [n for names in standins.values() for n in names]
-        self.watched_files = list(standins)
-        self.loaded_through = 0
-        """A watching worker: the place (from 1) of the last file it imported."""
-        self.notes: list = []
-        """A watching worker's notes on the watched calls, one list per result, in order."""
-        self._marker: mmap.mmap | None = None
-        extra_fds: list[int] = []
-        if self.watching:
-            marker_fd = os.memfd_create("attnlab-marker")
-            os.ftruncate(marker_fd, MARKER.size)
-            self._marker = mmap.mmap(marker_fd, MARKER.size)
-            extra_fds = [marker_fd]
         self.server, self.module, self.function, self.limits = server, module, function, limits
         self.answer_cache = answer_cache
         """Reference answers to stand-in calls, shared by the workers of a class (None: no caching)."""
@@ -141,16 +118,13 @@ class WorkerProcess:
                 function,
                 standins,
                 limits,
-                [theirs.fileno(), *(f.fileno() for f in self._output), *extra_fds],
+                [theirs.fileno(), *(f.fileno() for f in self._output)],
                 needs,
-                watching,
                 measured,
             )
+            """The worker's pid as the fork server sees it (in the sandbox's pid namespace), for reaping."""
         finally:
-            for fd in extra_fds:
-                os.close(fd)
-        """The worker's pid as the fork server sees it (in the sandbox's pid namespace), for reaping."""
-        theirs.close()
+            theirs.close()
         self.pid = self.server_pid
         """The worker's pid as this process sees it, for signals and /proc."""
         self._await_hello()
@@ -214,7 +188,7 @@ class WorkerProcess:
                     f"{self.module}.py could not be imported: the worker {self.stop()} while importing it"
                 ) from None
             op = header.get("op")
-            if op == "callback" and answer_callback is not None and not self.watching:
+            if op == "callback" and answer_callback is not None:
                 try:
                     self._answer_callback(header, buffers, answer_callback, self.function, bounds, deadline)
                 except TimeoutError:
@@ -257,58 +231,8 @@ class WorkerProcess:
         admit = self._answer_admission(room)
         return self._await_result(function, return_inputs, answer_callback, bounds, admit=admit, given=(args, kwargs))
 
-    def call_batch(
-        self,
-        calls: list[tuple[str, tuple, dict, bool]],
-        answer_for: Callable[[str], Callable[[str, str, tuple, dict], object]],
-        framed: list | None = None,
-        expected: list | None = None,
-    ) -> list:
-        """Run several calls ``(function, args, kwargs, return_inputs)`` with one message, for a
-        class's fast path.
-
-        The calls share one deadline, one call's: every input is sent at once, so neither what
-        the worker says of its progress nor the times its results come back can tell one call's
-        time from another's; a batch answered whole within one deadline shows that none of its
-        calls took longer. Past it, ``CallTimedOut`` when no result came back and the worker
-        says it is in the first call (that call's own deadline passed, as live), else
-        ``BatchPastItsDeadline``. The first call that fails raises its outcome, as ``call``
-        would, and the worker runs none of the calls after it. ``framed`` is the message
-        ``batch_message(calls)`` made, when the caller keeps it to send again.
-        ``expected``: per call, an ``Expected`` answer; a result identical to it on the wire is
-        that answer's value, returned as it is (not decoded again). An answer past ``ROOM_FACTOR``
-        times its expected one, or the batch's answers past ``KEPT_PER_TEST_BYTES`` together, are
-        refused unread (``BadReturn``).
-        """
-        if self._marker is not None:
-            MARKER.pack_into(self._marker, 0, 0, 0, 0)  # this batch's calls only, from its first
-        self._send(framed or batch_message(calls), calls[0][0])
-        deadline = self.deadline()
-        expected = expected or [None] * len(calls)
-        kept = KeptBudget(KEPT_PER_TEST_BYTES)
-        # A watching worker is answered no stand-in call: it needs no callback, nor bounds for one.
-        answer = None if self.watching else answer_for(calls[0][0])
-        values = []
-        for index, ((function, args, kwargs, return_inputs), want) in enumerate(zip(calls, expected)):
-            room = AnswerRoom(function, want.nbytes) if want is not None else None
-            bounds = None if self.watching else StandinBounds(args, kwargs)
-            try:
-                admit = self._answer_admission(room, kept)
-                given = (args, kwargs)
-                values.append(self._await_result(function, return_inputs, answer, bounds, want, deadline, admit, given))
-            except CallTimedOut:
-                if index == 0 and self._running_call() == 0:
-                    raise
-                late = f"{function}'s {len(calls)} calls were not all back within {deadline.words()}"
-                raise BatchPastItsDeadline(late, function) from None
-        if self.watching:
-            # Sent one at a time, the calls would have met a worker that stopped listening to the
-            # grader on the way: the batch counts only if it still listens after its last call.
-            self._send(wire.frame({"op": "listening"}), calls[-1][0])
-        return values
-
     def _send(self, framed: list, function: str) -> None:
-        """Send a message of calls, the first of them to ``function``. A worker that stopped
+        """Send a call of ``function``. A worker that stopped
         reading (its code shut the line to the grader) or is gone is a crash, as on the way back."""
         try:
             deadline = self.deadline()
@@ -327,22 +251,16 @@ class WorkerProcess:
                 function,
             ) from None
 
-    def _answer_admission(self, room: AnswerRoom | None, kept: KeptBudget | None = None, op: str | None = "result"):
-        """What ``wire.receive`` asks of a message before reading its data: a message of ``op``
-        (None: any) past its ``room``, or past what ``kept`` may still take, raises ``AnswerTooLarge``."""
-        if room is None and kept is None:
+    def _answer_admission(self, room: AnswerRoom | None):
+        """What ``wire.receive`` asks of a message before reading its data: a result past its
+        ``room`` raises ``AnswerTooLarge``."""
+        if room is None:
             return None
 
         def admit(header: dict, nbytes: int) -> None:
-            if op is not None and header.get("op") != op:
+            if header.get("op") != "result":
                 return
-            refusal = room.refusal(nbytes) if room is not None else None
-            if refusal is None and kept is not None and not kept.take(nbytes):
-                who = room.function if room else "the worker"
-                refusal = (
-                    f"{who} returned {size_in_words(kept.used + nbytes)} over one test's calls, more than the "
-                    f"{size_in_words(kept.limit)} the grader keeps of a test"
-                )
+            refusal = room.refusal(nbytes)
             if refusal is not None:
                 raise AnswerTooLarge(refusal)
 
@@ -354,7 +272,6 @@ class WorkerProcess:
         return_inputs: bool,
         answer_callback,
         bounds: StandinBounds,
-        expected: "Expected | None" = None,
         deadline: "Deadline | None" = None,
         admit: Callable | None = None,
         given: tuple | None = None,
@@ -366,14 +283,10 @@ class WorkerProcess:
             try:
                 header, buffers = wire.receive(self.channel, deadline, admit)
                 op = header.get("op")
-                if op == "callback" and not self.watching:
+                if op == "callback":
                     self._answer_callback(header, buffers, answer_callback, function, bounds, deadline)
                     continue
                 if op == "result":
-                    if self.watching:
-                        self.notes.append(header.get("nested"))
-                    if expected is not None and expected.matches(header.get("value"), buffers):
-                        return expected.value
                     value = wire.decode(header.get("value"), buffers)
                     if return_inputs and not _with_inputs(value, given):
                         raise wire.WireError("a result without the inputs that were asked for")
@@ -462,73 +375,6 @@ class WorkerProcess:
         """CPU seconds this worker's processes spent, and the grader's on its behalf, so far."""
         return self.meter.seconds() + self.charged
 
-    def load(self, through: int) -> None:
-        """A watching worker: import the files up to place ``through`` (from 1, in course order),
-        under an import's deadline, as a live worker's import of its file has."""
-        if through <= self.loaded_through:
-            return
-        self._send(wire.frame({"op": "load", "through": through}), self.function)
-        deadline = self.deadline(max(self.limits.call_seconds, 2.0))
-        try:
-            header, _ = wire.receive(self.channel, deadline)
-        except TimeoutError:
-            self.stop()
-            raise CallTimedOut(f"importing the submission's files took longer than {deadline.words()}") from None
-        except (wire.PeerClosed, wire.WireError):
-            raise WorkerCrashed(f"the worker {self.stop()} while importing the submission's files") from None
-        if header.get("op") != "loaded":
-            self.stop()
-            raise BadReturn("the worker broke the protocol while importing the submission's files")
-        self.loaded_through = through
-
-    def evidence(self, want: list[tuple[int, int]]) -> list:
-        """From a watching worker: the arguments and result of each watched call ``want`` names
-        (its call's place in the last message, its own place among that call's notes), as
-        [(args, kwargs), result] each."""
-        self._send(wire.frame({"op": "evidence", "want": [list(w) for w in want]}), self.function)
-        try:
-            # What it says its calls were is kept while they are checked: as much as a test's calls.
-            admit = self._answer_admission(None, KeptBudget(KEPT_PER_TEST_BYTES), None)
-            deadline = self.deadline()
-            header, buffers = wire.receive(self.channel, deadline, admit)
-            if header.get("op") != "evidence":
-                raise wire.WireError("not the evidence asked for")
-            values = wire.decode(header.get("value"), buffers)
-        except TimeoutError:
-            self.stop()
-            raise CallTimedOut(
-                f"{self.function}'s worker did not say what its calls were within {deadline.words()}"
-            ) from None
-        except wire.PeerClosed:
-            raise WorkerCrashed(f"{self.function}'s worker {self.stop()}") from None
-        except (wire.WireError, AnswerTooLarge) as error:
-            self.stop()
-            raise BadReturn(f"{self.function}'s worker broke the protocol: {error}") from None
-        if not (isinstance(values, list) and len(values) == len(want)):
-            raise BadReturn(f"{self.function}'s worker broke the protocol: not the evidence asked for")
-        return values
-
-    def where_it_stopped(self) -> tuple[int, bool, str | None]:
-        """For a watching worker whose call timed out or crashed: the place in its message of that
-        call, as the worker last said; whether it entered any watched call during it; and which
-        watched function was running (None: its own code)."""
-        what, place, index = MARKER.unpack_from(self._marker, 0) if self._marker is not None else (0, 0, 0)
-        if what != WATCHED:
-            return index, False, None
-        return index, True, self.watched_names[place - 1] if 0 < place <= len(self.watched_names) else None
-
-    def _running_call(self) -> int:
-        """The place in its batch of the call a watching worker says it is running (0 for a
-        live worker, which sends each result as it is ready). Its word: believed only where a
-        lie costs the worker itself (which call to blame for a timeout)."""
-        return MARKER.unpack_from(self._marker, 0)[2] if self._marker is not None else 0
-
-    def file_being_imported(self) -> str | None:
-        """For a watching worker that timed out or crashed: the file it was importing then, as it
-        last said (None: it was importing nothing)."""
-        what, place, _ = MARKER.unpack_from(self._marker, 0) if self._marker is not None else (0, 0, 0)
-        return self.watched_files[place - 1] if what == IMPORTING and 0 < place <= len(self.watched_files) else None
-
     def measured_peak(self) -> int:
         """A memory-measured worker (``measured``), its call answered: the most memory it held
         since it started, the submission's import included (bytes). Where the slot has control
@@ -585,8 +431,6 @@ class WorkerProcess:
         self.stop()
         for stream in self._output:
             stream.close()
-        if self._marker is not None:
-            self._marker.close()
 
 
 class _Refused(Exception):

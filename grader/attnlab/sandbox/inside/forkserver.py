@@ -1,13 +1,19 @@
-"""The fork server: a clean Python process that imports numpy once and forks workers.
+"""The fork server: a clean Python process that imports numpy once, then forks a server per
+submission, which forks that submission's workers.
 
-It is started with ``python -I`` (no working folder, no PYTHONPATH on its path)
-and never sees the solutions or the hidden tests. Each ``spawn`` request comes
-with three file descriptors (the worker's channel, and files for its stdout and
-stderr); the forked child sets its limits, drops to ``nobody`` when run as
-root, and serves one function of one submission file. The trusted side kills
-workers itself; ``reap`` collects their exit status here, where they are
-children. The server holds nothing of the hidden tests: a worker is sent the
-inputs of the calls it is asked, when it is asked them.
+It is started with ``python -I`` (no working folder, no PYTHONPATH on its path) and never sees
+the solutions or the hidden tests. After its imports it only forks: each ``begin`` request comes
+with a control socket for one submission, and the child it forks serves that submission alone
+(``_serve_submission``), so every submission's workers start from the same process, in the same
+state, however many were graded before. Where the kernel allows (root with CAP_SYS_ADMIN), that
+server gives the submission a pid namespace of its own, whose init dies with it, and each
+worker a /proc of that namespace: a worker sees no process but the submission's, and nothing
+left in the namespace outlives it. Each ``spawn`` request comes with three file descriptors
+(the worker's channel, and files for its stdout and stderr); before it forks, every process the
+submission left is ended, then the child sets its limits, drops to the grader's private user
+when run as root, and serves one function of one submission file. The trusted side kills
+workers itself; ``reap`` collects their exit status here, where they are children. Nothing here
+holds the hidden tests: a worker is sent the inputs of the calls it is asked, when it is asked them.
 """
 
 from __future__ import annotations
@@ -90,14 +96,17 @@ def _drop_privileges(workdir: str, scratch: str, uid: int) -> None:
     _become(uid)
 
 
-def _private_folders(workdir: str, scratch: str, folder_bytes: int, submission: str, private: bool) -> bool:
+def _private_folders(
+    workdir: str, scratch: str, folder_bytes: int, submission: str, private: bool, own_pids: bool = False
+) -> bool:
     """Give this worker a mount namespace of its own where ``scratch`` is a memory folder of
     ``folder_bytes`` and every folder all users may write to (/tmp...) shows that folder's
     ``tmp``: whatever the student writes is bounded, private, and gone with the worker.
     False where the kernel refuses (no CAP_SYS_ADMIN, as in a container): then ``scratch`` is a
     plain folder of the work folder. ``private``: the fork server found that workers get mounts
     and IPC of their own here (``_can_unshare``), and so no longer cleans the shared folders: a
-    failure then raises, since the worker must not run unbounded."""
+    failure then raises, since the worker must not run unbounded. ``own_pids``: the worker is in
+    its submission's own pid namespace, and gets a /proc that shows that namespace only."""
     libc = ctypes.CDLL(None, use_errno=True)
     os.mkdir(scratch, 0o700)
     if libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC) != 0:
@@ -125,6 +134,11 @@ def _private_folders(workdir: str, scratch: str, folder_bytes: int, submission: 
             _mount(libc, f"/proc/self/fd/{fd}", folder, _MS_BIND | _MS_REC)
         os.close(fd)
     os.close(held_tmp)
+    if own_pids:
+        # The grader's processes, the fork server's age, how many workers came before: none of it
+        # shows, alone or in a class.
+        if libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None) != 0:
+            raise OSError(ctypes.get_errno(), "the sandbox could not give the worker its own /proc")
     return True
 
 
@@ -136,7 +150,9 @@ def _mount(libc, source: str, target: str, flags: int) -> None:
 
 _CLONE_NEWIPC = 0x08000000
 _CLONE_NEWNS = 0x00020000
-_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x1000, 0x4000, 0x40000
+_CLONE_NEWPID = 0x20000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x1000, 0x4000, 0x40000
+_PR_SET_PDEATHSIG = 1
 
 
 def _as(uid: int, work) -> None:
@@ -245,10 +261,18 @@ def _set_limits(limits: dict, baseline_vm: int) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full output file makes write() fail, not the process die
 
 
-def _become_worker(control: socket.socket, request: dict, fds: list[int], baseline_vm: int, private: bool) -> None:
+def _become_worker(
+    control: socket.socket,
+    request: dict,
+    fds: list[int],
+    baseline_vm: int,
+    uid: int | None,
+    private: bool,
+    own_pids: bool,
+) -> None:
     from attnlab.sandbox.inside.worker import BoundedText, Worker
 
-    channel_fd, stdout_fd, stderr_fd, *marker_fd = fds
+    channel_fd, stdout_fd, stderr_fd = fds
     control.close()
     os.setsid()  # its own process group, so the grader can kill it with everything it started
     os.dup2(stdout_fd, 1)
@@ -257,9 +281,9 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     os.close(stderr_fd)
     workdir = request["workdir"]
     scratch = os.path.join(workdir, "scratch")
-    if os.geteuid() == 0 and request.get("uid") is not None:
-        _private_folders(workdir, scratch, request["limits"]["folder_bytes"], request["submission"], private)
-        _drop_privileges(workdir, scratch, request["uid"])
+    if os.geteuid() == 0 and uid is not None:
+        _private_folders(workdir, scratch, request["limits"]["folder_bytes"], request["submission"], private, own_pids)
+        _drop_privileges(workdir, scratch, uid)
     else:
         os.mkdir(scratch, 0o700)
     os.chdir(scratch)  # where relative paths write: the one folder the student may fill
@@ -286,20 +310,6 @@ def _become_worker(control: socket.socket, request: dict, fds: list[int], baseli
     sys.stderr = BoundedText(2, request["limits"]["output_chars"])
     sys.dont_write_bytecode = True
     channel = socket.socket(fileno=channel_fd)
-    if request.get("watching") and marker_fd:
-        from attnlab.sandbox.inside.watching_worker import WatchingWorker
-
-        WatchingWorker(
-            channel,
-            request["submission"],
-            request["standins"],
-            request["serves"],
-            request["depends"],
-            marker_fd[0],
-            request.get("poisoned", []),
-            request.get("skipped", []),
-        ).serve()
-        return
     Worker(channel, request["submission"], request["module"], request["function"], request["standins"]).serve()
 
 
@@ -362,12 +372,12 @@ def main(control_fd: int) -> None:
 
 
 def _serve(control_fd: int) -> None:
+    """The zygote: import once, then fork a server for each submission (``begin``) and reap it."""
     control = socket.socket(fileno=control_fd)
     config = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
     warmups = config.get("warmups", {})
     import numpy  # noqa: F401 - paid once here, inherited by every fork
 
-    import attnlab.sandbox.inside.watching_worker  # noqa: F401 - likewise
     import attnlab.sandbox.inside.worker  # noqa: F401 - likewise
     import attnlab.sandbox.inside.module_harness  # noqa: F401 - likewise, and its folder may be closed to workers (Gradescope's source)
 
@@ -388,13 +398,13 @@ def _serve(control_fd: int) -> None:
     # The course's own packages, imported while they can be read (as above) and inherited warm.
     for name in config.get("preimport", ()):
         _import_library(name, warmups.get(name))
-
-    baseline_vm = _virtual_memory_bytes()
     imported: set[str] = set(config.get("preimport", ()))
     # Workers with mounts and IPC of their own leave nothing in the shared folders or this IPC
     # namespace: cleaning those after each submission is needed only where the kernel refuses.
     private = os.geteuid() == 0 and _can_unshare()
-    writable: list[str] | None = None
+    uid = config.get("uid")
+    # What the workers' user may write in the shared folders, found before any submission ran.
+    writable = _folders_writable_by(uid) if uid is not None and os.geteuid() == 0 and not private else []
     while True:
         try:
             data, fds, _flags, _address = socket.recv_fds(control, CONTROL_MESSAGE_BYTES, 4)
@@ -403,34 +413,26 @@ def _serve(control_fd: int) -> None:
         if not data:
             return
         request = json.loads(data)
-        if request["op"] == "spawn":
+        if request["op"] == "begin":
             if not imported.issuperset(request.get("needs", ())):
-                # A heavy library (torch) is imported here the first time a file needs it, so
-                # every later worker inherits it, and a numpy-only class never pays for it.
+                # A heavy library (torch) is imported here the first time a submission needs it,
+                # so every later one inherits it, and a numpy-only class never pays for it.
                 for name in request.get("needs", ()):
                     _import_library(name, warmups.get(name))
                     imported.add(name)
-                baseline_vm = _virtual_memory_bytes()
-            # All the worker inherits (numpy, torch) out of its collector's sight: a full
-            # collection in the worker would walk it, and copy every page it touched.
+            # All a server inherits (numpy, torch) out of its collector's sight: a full collection
+            # in a worker would walk it, and copy every page it touched.
             gc.freeze()
             pid = os.fork()
             if pid == 0:
                 try:
-                    _become_worker(control, request, fds, baseline_vm, private)
+                    control.close()
+                    _serve_submission(socket.socket(fileno=fds[0]), uid, private, writable, imported, warmups)
                 finally:
                     os._exit(0)
             for fd in fds:
                 os.close(fd)
             control.send(json.dumps({"pid": pid}).encode())
-        elif request["op"] == "clean":
-            if os.geteuid() == 0 and request.get("uid") is not None:
-                _kill_everything_of(request["uid"])
-                if not private:
-                    # Found once, after the first submission: what the machine lets the user write.
-                    writable = writable if writable is not None else _folders_writable_by(request["uid"])
-                    _clean_up_after(request["uid"], writable)
-            control.send(b"{}")
         elif request["op"] == "reap":
             try:
                 _pid, status = os.waitpid(request["pid"], 0)
@@ -438,6 +440,89 @@ def _serve(control_fd: int) -> None:
             except ChildProcessError:
                 reply = {}
             control.send(json.dumps(reply).encode())
+
+
+def _own_pid_namespace() -> int | None:
+    """Where the kernel allows: this process's later children in a pid namespace of their own,
+    whose init (returned: its pid here) reaps orphans there and dies with this process, taking
+    every process of the namespace with it. None where it does not."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(_CLONE_NEWPID) != 0:
+        return None
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    pid = os.fork()
+    if pid == 0:
+        try:
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            while True:
+                try:
+                    while os.waitpid(-1, os.WNOHANG)[0] != 0:
+                        pass
+                except ChildProcessError:
+                    pass
+                signal.sigwait({signal.SIGCHLD})
+        finally:
+            os._exit(0)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+    return pid
+
+
+def _serve_submission(
+    control: socket.socket, uid: int | None, private: bool, writable: list[str], imported: set[str], warmups: dict
+) -> None:
+    """One submission's server: fork its workers, one after another, each after every process the
+    submission left is gone; end them all when the grader closes the line."""
+    baseline_vm = _virtual_memory_bytes()
+    init = _own_pid_namespace() if private else None
+    as_root = os.geteuid() == 0 and uid is not None
+    try:
+        while True:
+            try:
+                data, fds, _flags, _address = socket.recv_fds(control, CONTROL_MESSAGE_BYTES, 4)
+            except OSError:
+                return
+            if not data:
+                return
+            request = json.loads(data)
+            if request["op"] == "spawn":
+                if not imported.issuperset(request.get("needs", ())):
+                    # Not asked for when the submission began: imported here, for its workers.
+                    for name in request.get("needs", ()):
+                        _import_library(name, warmups.get(name))
+                        imported.add(name)
+                    baseline_vm = _virtual_memory_bytes()
+                    gc.freeze()
+                if as_root:
+                    _kill_everything_of(uid)  # what an earlier worker left cannot reach this one
+                pid = os.fork()
+                if pid == 0:
+                    try:
+                        _become_worker(control, request, fds, baseline_vm, uid, private, init is not None)
+                    finally:
+                        os._exit(0)
+                for fd in fds:
+                    os.close(fd)
+                control.send(json.dumps({"pid": pid}).encode())
+            elif request["op"] == "clean":
+                if as_root:
+                    _kill_everything_of(uid)
+                    if not private:
+                        _clean_up_after(uid, writable)
+                control.send(b"{}")
+            elif request["op"] == "reap":
+                try:
+                    _pid, status = os.waitpid(request["pid"], 0)
+                    reply = _exit_status(status)
+                except ChildProcessError:
+                    reply = {}
+                control.send(json.dumps(reply).encode())
+    finally:
+        if init is not None:
+            os.kill(init, signal.SIGKILL)  # the namespace's init: every process in it goes too
+        if as_root:
+            _kill_everything_of(uid)
+            if not private:
+                _clean_up_after(uid, writable)
 
 
 if __name__ == "__main__":

@@ -283,9 +283,7 @@ class Worker:
             return False
         try:
             # With return_inputs the grader also sees the arguments as the call left them.
-            self._send(
-                {"op": "result", **self.result_notes()}, value=(result, args, kwargs) if return_inputs else result
-            )
+            self._send({"op": "result"}, value=(result, args, kwargs) if return_inputs else result)
         except wire.WireError as error:
             self._send({"op": "bad_return", "message": f"{function} returned {error}"})
             return False
@@ -295,23 +293,6 @@ class Worker:
         """What a call of ``function`` runs: the student's function (None: there is none, or this
         worker may not be asked it)."""
         return getattr(self.module, function, None) if function in self.serves else None
-
-    def result_notes(self) -> dict:
-        """What a result message carries besides the value (``WatchingWorker``: the nested calls)."""
-        return {}
-
-    def start_call(self, index: int) -> None:
-        """Called before each call, with its place in its message."""
-
-    def start_batch(self) -> None:
-        """Called before the calls of a batch (``WatchingWorker``: its replies wait to go together)."""
-
-    def end_batch(self) -> None:
-        """Called after the calls of a batch, the last of them answered or failed."""
-
-    def other_request(self, header: dict) -> bool:
-        """Answer a request that is not a call; False ends the worker."""
-        return False
 
     def serve(self) -> None:
         self.install_standins()
@@ -325,16 +306,6 @@ class Worker:
             op = header.get("op")
             if op == "call":
                 args, kwargs = wire.decode(header["args"], buffers)
-                self.start_call(0)
                 self.call(header["function"], args, kwargs, bool(header.get("return_inputs")))
-            elif op == "batch":
-                # Several calls in one message, one reply each; the first that fails ends the batch.
-                self.start_batch()
-                for index, request in enumerate(header["calls"]):
-                    args, kwargs = wire.decode(request["args"], buffers)
-                    self.start_call(index)
-                    if not self.call(request["function"], args, kwargs, bool(request.get("return_inputs"))):
-                        break
-                self.end_batch()
-            elif not self.other_request(header):
+            else:
                 return

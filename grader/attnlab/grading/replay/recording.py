@@ -3,7 +3,8 @@
 With hypothesis derandomised, a hidden test is a deterministic function of what
 the student's code returns; so the suite is run once against the reference, in
 the grader's own process, and each call of a student function is written down
-(``script.ScriptedCall``). A class run shares the files out among its cores.
+(``script.ScriptedCall``). Files are recorded one by one (``kept`` keeps each), and a class
+run shares them out among its cores.
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 
-from attnlab.grading.backends import Backend, CallResult, InProcessBackend
 from attnlab.course import Course
-from attnlab.grading.suite import hidden_test_files, run_suite
+from attnlab.grading.backends import Backend, CallResult, InProcessBackend
+from attnlab.grading.hidden_suite import hidden_test_files, run_suite
 from attnlab.outcomes import GraderFailure, Outcome, StudentError, SubmissionProblem
 from attnlab.lifecycle import ForkedPoolState, die_with
-from attnlab.reference import Reference
-from attnlab.replay.compare import has_float32
-from attnlab.replay.script import Script, ScriptedCall, ScriptedTest
+from attnlab.reference import Reference, one_blas_thread
+from attnlab.grading.replay.compare import has_float32
+from attnlab.grading.replay.script import Script, ScriptedCall, ScriptedTest
 from attnlab.wire import copy_plain
 
 
@@ -107,9 +108,10 @@ def record_script(course: Course, reference: Reference | None = None, only: list
     reference = reference or Reference(course)
     backend = RecordingBackend(InProcessBackend(course, course.solutions_dir, reference))
     try:
-        plugin = run_suite(
-            course, hidden_test_files(course, only), backend, reference, extra_plugins=(RecordingPlugin(backend),)
-        )
+        with one_blas_thread():  # as a worker computes, so a student's copy of the reference answers it bit for bit
+            plugin = run_suite(
+                course, hidden_test_files(course, only), backend, reference, extra_plugins=(RecordingPlugin(backend),)
+            )
     finally:
         backend.close()
     results = dict(zip(plugin.nodeids, plugin.results))
@@ -135,22 +137,20 @@ def _start_recorder(parent: int, course: Course, reference: Reference) -> None:
     _RECORDER.set_in_this_process((course, reference))
 
 
-def _record_in_pool(modules: list[str]) -> Script:
-    return record_script(*_RECORDER.get(), modules)
+def _record_in_pool(module: str) -> Script:
+    return record_script(*_RECORDER.get(), [module])
 
 
-def record_script_in_parallel(course: Course, reference: Reference, only: list[str] | None, jobs: int) -> Script:
-    """``record_script`` with the exercise files shared out among ``jobs`` forked processes (which
-    die with this one): the same script, tests in the suite's order, in about 1/jobs of the time."""
-    modules = [m for m in course.modules if not only or m in only]
+def record_files(course: Course, reference: Reference, modules: list[str], jobs: int = 1) -> dict[str, Script]:
+    """``record_script`` of each of ``modules`` on its own, shared out among ``jobs`` forked
+    processes (which die with this one) when there are several: each file's script."""
     if jobs <= 1 or len(modules) < 2:
-        return record_script(course, reference, only)
-    groups = [modules[i::jobs] for i in range(min(jobs, len(modules)))]
+        return {module: record_script(course, reference, [module]) for module in modules}
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(
-        len(groups), mp_context=context, initializer=_start_recorder, initargs=(os.getpid(), course, reference)
+        min(jobs, len(modules)),
+        mp_context=context,
+        initializer=_start_recorder,
+        initargs=(os.getpid(), course, reference),
     ) as pool:
-        parts = list(pool.map(_record_in_pool, groups))
-    tests = {test.nodeid: test for part in parts for test in part.tests}
-    files = [f"test_{m}.py::" for m in modules]
-    return Script([tests[n] for prefix in files for n in tests if n.startswith(prefix)])
+        return dict(zip(modules, pool.map(_record_in_pool, modules)))

@@ -1,0 +1,114 @@
+"""One grader, in every sandbox mode: a submission's code cannot tell a class from a single
+grading, so a class grades each submission exactly as alone, and no student stops a class.
+
+Hostile fixtures answer right or wrong by whatever a path could show them (the stack, their
+process and its parent, the processes around them, their environment, how they are asked), and
+one leaves a process behind that kills all it may signal. Each is graded alone, by a grader
+of its own (a fresh fork server, as ``attnlab grade SUBMISSION`` and Gradescope grade it), and
+in a class, last in one grading process after honest classmates (its fork server older, having
+served them). Every test must end the same on both paths, in bubblewrap, as a private user, and
+as a container's private user (``ATTNLAB_SANDBOX=container``: no CAP_SYS_ADMIN).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from conftest import COURSE, SUBMISSIONS, build_submission, read_fixture
+
+from attnlab.classroom.gradebook import ResultStore
+from attnlab.classroom.grading import grade_class, plan_class
+from attnlab.grading.suite import grade
+from attnlab.outcomes import Outcome
+from attnlab.results import GradeReport
+from attnlab.sandbox.host import Limits, bwrap_path
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox modes need root"),
+]
+
+MODES = ["bwrap", "plain", "container"]
+PROBES = [
+    "answers_by_its_stack",
+    "answers_by_its_process_and_parent",
+    "answers_by_its_environment",
+    "answers_by_how_it_is_asked",
+    "hides_its_nested_calls",
+    "leaves_a_killer_behind",
+]
+# Without CAP_SYS_ADMIN a worker has no pid namespace, /proc or /tmp of its own: it sees the
+# machine's processes and shared folders, where the grader's own can tell a class from a single
+# grading (docs/security.md, known limits).
+SEES_THE_MACHINE = {"container": {"answers_by_its_process_and_parent", "answers_by_its_environment"}}
+LIMITS = Limits(call_seconds=2.0)
+# Graded beyond its own file: what its leftover does must not reach the next file's workers.
+FILES = {"leaves_a_killer_behind": ["softmax", "scores"]}
+
+
+def files_of(name: str, fixture) -> list[str]:
+    return FILES.get(name, [fixture.file.removesuffix(".py")])
+
+
+def verdicts(report: GradeReport) -> dict:
+    return {t.name: (t.outcome, t.score, t.misconception, t.feedback) for t in report.tests}
+
+
+@pytest.fixture(scope="module", params=MODES)
+def mode(request):
+    if request.param == "bwrap" and bwrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    with pytest.MonkeyPatch.context() as patch:
+        if request.param == "bwrap":
+            patch.delenv("ATTNLAB_SANDBOX", raising=False)
+        else:
+            patch.setenv("ATTNLAB_SANDBOX", request.param)
+        yield request.param
+
+
+@pytest.fixture(scope="module")
+def in_class(mode, tmp_path_factory) -> dict[str, GradeReport]:
+    """The probes graded as one class, in one grading process, after two honest classmates."""
+    folder = tmp_path_factory.mktemp(f"class-{mode}")
+    probes = {name: read_fixture(SUBMISSIONS / "hostile" / f"{name}.py") for name in PROBES}
+    honest = read_fixture(SUBMISSIONS / "correct" / "softmax_logsumexp.py")
+    for name in ("a-honest", "b-honest"):
+        build_submission(folder / "class" / name, honest)
+    for name, fixture in probes.items():
+        build_submission(folder / "class" / f"z-{name}", fixture)
+    store = ResultStore(folder / "results")
+    plan = plan_class(COURSE, folder / "class", store, LIMITS)
+    plan.files_of.update({e.student: ["softmax"] for e in plan.entries if e.student.endswith("honest")})
+    plan.files_of.update({f"z-{name}": files_of(name, f) for name, f in probes.items()})
+    plan.to_grade.sort(key=lambda entry: entry.student)  # the honest ones first, in the one process
+    outcome = grade_class(COURSE, plan, store, LIMITS, jobs=1)
+    assert not outcome.failures, outcome.failures
+    stored = {result.student: result for result in store.all([e.student for e in plan.entries])}
+    assert all(result.error is None for result in stored.values()), {s: r.error for s, r in stored.items()}
+    return {student: GradeReport.from_dict(result.report) for student, result in stored.items()}
+
+
+def test_honest_classmates_of_the_probes_get_full_marks(in_class):
+    for name in ("a-honest", "b-honest"):
+        assert in_class[name].score == in_class[name].max_score > 0, verdicts(in_class[name])
+
+
+@pytest.mark.parametrize("name", PROBES)
+def test_a_probe_is_graded_in_a_class_exactly_as_alone(mode, in_class, tmp_path, name):
+    if name in SEES_THE_MACHINE.get(mode, ()):
+        pytest.skip(f"in the {mode} mode a worker sees the machine's processes and folders (docs/security.md)")
+    fixture = read_fixture(SUBMISSIONS / "hostile" / f"{name}.py")
+    submission = build_submission(tmp_path / name, fixture)
+    alone = grade(COURSE, submission, only=files_of(name, fixture), limits=LIMITS)
+    assert verdicts(in_class[f"z-{name}"]) == verdicts(alone)
+
+
+def test_a_process_left_behind_costs_its_own_submission_only(mode, in_class):
+    """The killer is the student's: graded, its own workers ended (those tests say how), never the
+    grader's failure; what it left is gone before the next worker starts, so other files pass."""
+    report = in_class["z-leaves_a_killer_behind"]
+    lost = [t for t in report.tests if t.score < t.max_score]
+    assert lost and {t.module for t in lost} == {"softmax"}, verdicts(report)
+    assert all(t.outcome is Outcome.ERROR and "could not be imported" in t.feedback for t in lost), verdicts(report)
+    assert all(t.score == t.max_score for t in report.tests if t.module == "scores")
