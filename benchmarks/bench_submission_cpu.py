@@ -1,12 +1,14 @@
 """Where a class's time goes: CPU per submission, in the grader and in its sandbox, by kind.
 
 Grades generated correct and buggy submissions (as bench_class.py makes them) one at a time
-with the class's fast path (a recording, one fork server, collections as a grading process
-makes them), and prints per submission the wall time, the grader's CPU and the sandbox's CPU
-(the fork server and every worker it forked, read from /proc). Serial and in one process, so the figures add up and compare across changes
-better than a parallel run's wall time on a noisy machine; run the kinds again to see the noise.
+as a class's grading process does (the recording, one fork server, collections as a grading
+process makes them), and prints per submission the wall time, the grader's CPU and the sandbox's
+CPU (the fork server and every process it forked, read from /proc). Serial and in one process,
+so the figures add up and compare across changes better than a parallel run's wall time on a
+noisy machine; run the kinds again to see the noise. ``--live-only`` grades with no recording:
+every test's body runs, as a grader without the replay would.
 
-    python benchmarks/bench_submission_cpu.py [--students 20] [--rounds 2]
+    python benchmarks/bench_submission_cpu.py [--students 20] [--rounds 2] [--live-only]
 """
 
 from __future__ import annotations
@@ -50,12 +52,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=20, help="submissions of each kind (default 20)")
     parser.add_argument("--rounds", type=int, default=2, help="times each kind is graded, alternating (default 2)")
+    parser.add_argument("--live-only", action="store_true", help="no recording: every test's body runs")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
 
     from attnlab.reference import Reference
     from attnlab.classroom.session import ClassSession
     from attnlab.grading.replay.recording import record_script
+    from attnlab.grading.replay.script import Script
     from attnlab.sandbox.host import Limits
 
     modules = COURSE.tracks["numpy"]
@@ -66,8 +70,9 @@ def main() -> None:
         generate_class(classes["buggy"], args.students, 0.0, 1.0, modules, seed=2)
         reference = Reference(COURSE)
         started = time.perf_counter()
-        script = record_script(COURSE, reference, modules)
-        print(f"recording the reference's run: {time.perf_counter() - started:.2f} s (one process)")
+        script = Script([]) if args.live_only else record_script(COURSE, reference, modules)
+        if not args.live_only:
+            print(f"recording the reference's run: {time.perf_counter() - started:.2f} s (one process)")
         gc.freeze()  # as class grading does before it forks its grading processes
         gc.disable()  # and as its grading processes do: one collection after each submission
         session = ClassSession(COURSE, reference, script, Limits(), modules)

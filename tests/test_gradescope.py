@@ -81,6 +81,15 @@ def autograder(tmp_path_factory):
         assert not any(n.startswith("/") or ".." in n for n in bundle.namelist())
     (root / "run_autograder").write_bytes((root / "source" / "run_autograder").read_bytes())
     (root / "run_autograder").chmod(0o755)
+    # What setup.sh does once the image has its libraries: record the reference's run.
+    recorded = subprocess.run(
+        [sys.executable, "-m", "attnlab.export.gradescope", str(root), "--record"],
+        capture_output=True,
+        text=True,
+        cwd=root / "source",
+        env={**os.environ, "PYTHONPATH": str(root / "source" / "grader")},
+    )
+    assert recorded.returncode == 0 and f"of {len(COURSE.modules)} exercise files" in recorded.stdout, recorded.stderr
     return root
 
 
@@ -132,6 +141,18 @@ def test_the_autograder_runs_the_bundled_grader_on_a_submission_and_agrees_with_
         assert [t.type for t in tokens if t.level == 0].count("fence") >= 1
         html = MarkdownIt("commonmark").render(test["output"])
         assert html.startswith("<p><strong>Known mistake:</strong> ") and "<p><strong>Hint:</strong> " in html
+
+
+def test_the_autograder_grades_on_the_recording_its_image_was_built_with(autograder):
+    """setup.sh records the reference's run once; a submission's grading reads it, and records
+    nothing (a Gradescope container lives one submission: a recording made there is lost)."""
+    kept = {path: path.stat().st_mtime_ns for path in (autograder / "source" / ".recordings").glob("*.pickle")}
+    assert len(kept) == len(COURSE.modules)
+    results = run_autograder(autograder, {"softmax.py": (COURSE.solutions_dir / "softmax.py").read_text()})
+    assert results["score"] > 0
+    assert {path: path.stat().st_mtime_ns for path in (autograder / "source" / ".recordings").glob("*.pickle")} == kept
+    setup = (autograder / "source" / "setup.sh").read_text()
+    assert setup.index("pip install -q /autograder/source") < setup.index("--record") < setup.index("chmod 700")
 
 
 def test_an_upload_without_exercise_files_still_gets_a_results_file(autograder):

@@ -4,8 +4,10 @@ Gradescope unpacks the zip into ``/autograder/source``, runs ``setup.sh`` once
 when the image is built, and for each submission runs ``/autograder/run_autograder``
 with the student's upload in ``/autograder/submission``; the scores must end up
 in ``/autograder/results/results.json``. Here ``run_autograder`` calls ``run``
-below, which grades with the same sandboxed grader as ``attnlab grade`` and
-always writes a results file, even when the upload holds no exercise file.
+below, which grades with the same grader as ``attnlab grade`` and always writes a
+results file, even when the upload holds no exercise file. ``setup.sh`` records the
+reference's run of the hidden suite once, into ``/autograder/source/.recordings``
+(``record``), with the libraries the image has, so that no submission pays for it.
 ``ATTNLAB_AUTOGRADER_ROOT`` moves ``/autograder`` elsewhere (for tests).
 """
 
@@ -28,6 +30,8 @@ from attnlab.inert import terminal_text
 from attnlab.outcomes import GraderFailure
 
 ROOT_VARIABLE = "ATTNLAB_AUTOGRADER_ROOT"
+RECORDINGS = ".recordings"
+"""Where the autograder keeps the reference's recorded run, inside its source folder."""
 
 VISIBILITIES = ("visible", "after_due_date", "hidden")
 """When students see the hidden tests' results on Gradescope (its ``visibility`` values)."""
@@ -74,6 +78,9 @@ main() {
     # build of several GB. Installed first, so that the course's torch range installs nothing more.
     /autograder/venv/bin/python -m pip install -q "torch==$TORCH_VERSION" --index-url https://download.pytorch.org/whl/cpu
     /autograder/venv/bin/python -m pip install -q /autograder/source
+    # The reference's run of the hidden suite, recorded once with the image's libraries: each
+    # submission's tests are first asked its calls, as they are in attnlab grade.
+    (cd /autograder/source && PYTHONPATH=/autograder/source/grader /autograder/venv/bin/python -m attnlab.export.gradescope /autograder --record)
     # The solutions and hidden tests are root's alone: a worker without bubblewrap runs as another user.
     chmod 700 /autograder/source
 }
@@ -97,6 +104,7 @@ fi
 # Root's alone, whatever the image did: student code must not read the solutions or the results.
 chmod 700 "$ROOT/source"
 mkdir -p "$ROOT/results" && chmod 700 "$ROOT/results"
+export ATTNLAB_RECORDINGS="$ROOT/source/{recordings}"
 cd "$ROOT/source"
 PYTHONPATH="$ROOT/source/grader" exec "$PYTHON" -m attnlab.export.gradescope "$ROOT" --visibility {visibility}
 """
@@ -136,7 +144,7 @@ def build_autograder_zip(
             (source / "README.md").write_text(f"{course.name}: Gradescope autograder source.\n")
         files = {
             "setup.sh": SETUP_SH.replace("{torch_version}", torch_version).replace("{min_python}", min_python(course)),
-            "run_autograder": RUN_AUTOGRADER.replace("{visibility}", visibility),
+            "run_autograder": RUN_AUTOGRADER.replace("{visibility}", visibility).replace("{recordings}", RECORDINGS),
         }
         out.parent.mkdir(parents=True, exist_ok=True)
         partial = out.with_name(out.name + ".partial")
@@ -193,6 +201,19 @@ def run(root: Path, visibility: str = "visible") -> dict:
     return results
 
 
+def record(root: Path) -> int:
+    """Record the reference's run of every exercise file into ``root/source/.recordings`` (once,
+    when Gradescope builds the image); return how many files were recorded. A reference that
+    fails its own test is ``GraderFailure``: the image must not be built on it."""
+    from attnlab.grading.replay.kept import recorded_run
+    from attnlab.reference import Reference
+
+    course = Course.load(root / "source")
+    folder = root / "source" / RECORDINGS
+    script = recorded_run(course, Reference(course), list(course.modules), folder)
+    return len({test.nodeid.split("::")[0] for test in script.tests})
+
+
 def _nothing_to_grade(message: str) -> dict:
     # The message may name the student's files; Gradescope shows it as text (no output_format: not Markdown).
     return {"score": 0.0, "output": terminal_text(message), "visibility": "visible", "tests": []}
@@ -204,7 +225,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="run_autograder", description="Grade Gradescope's /autograder/submission.")
     parser.add_argument("root", nargs="?", type=Path, default=Path(os.environ.get(ROOT_VARIABLE, "/autograder")))
     parser.add_argument("--visibility", choices=VISIBILITIES, default="visible")
+    parser.add_argument("--record", action="store_true", help="record the reference's run (setup.sh), grade nothing")
     arguments = parser.parse_args()
+    if arguments.record:
+        try:
+            print(f"attnlab: recorded the reference's run of {record(arguments.root)} exercise files")
+        except GraderFailure as failure:
+            print(f"attnlab: error: {failure}", file=sys.stderr)
+            sys.exit(1)
+        return
     try:
         results = run(arguments.root, arguments.visibility)
     except GraderFailure as failure:

@@ -139,7 +139,8 @@ class SandboxBackend(Backend):
             (course.solutions_dir, course.hidden_tests_dir)
         )  # before any worker starts
         self.mode = self.server.mode
-        self.server.begin(tuple(dict.fromkeys(n for m in modules or course.modules for n in course.needs_of(m))))
+        self._needs = tuple(dict.fromkeys(n for m in modules or course.modules for n in course.needs_of(m)))
+        self._begun = False
         # One memory budget for all of the submission's processes: the slot's control group, or
         # where the machine has none for this grader, a watch that adds up what they hold.
         self._memory_watch: MemoryWatch | None = None
@@ -184,6 +185,9 @@ class SandboxBackend(Backend):
             raise self._import_failure(module)
         staged = self.staged_submission()
         self._close_worker()
+        if not self._begun:  # the submission's own server, from the fork server, before its first worker
+            self.server.begin(self._needs)
+            self._begun = True
         return WorkerProcess(
             self.server,
             staged,

@@ -4,7 +4,8 @@ Recording (``recording``) runs the hidden suite against the reference: seconds p
 every grading that finds no recording of the files it grades, a one-student regrade included. A
 file's recording depends only on the course (its hidden tests and reference solutions), the
 engine and the libraries that computed it, so it is kept under that key: a class beside its
-results (``CLASS.results/.recordings/``), a submission graded alone in the user's cache
+results (``CLASS.results/.recordings/``), a submission graded alone in ``ATTNLAB_RECORDINGS``
+(Gradescope's autograder records its own when its image is built) or else the user's cache
 (``$XDG_CACHE_HOME/attnlab/recordings/``, else ``~/.cache/...``). Every way of grading reads the
 same recordings the same way.
 
@@ -41,8 +42,13 @@ _LOADED: dict[tuple[str, bytes], Script] = {}
 """Recordings this process already read, by (file, key): a process grades many submissions."""
 
 
+RECORDINGS_VARIABLE = "ATTNLAB_RECORDINGS"
+
+
 def cache_folder() -> Path:
-    """Where a submission graded alone keeps the recordings (the user's cache)."""
+    """Where a submission graded alone keeps the recordings: ``ATTNLAB_RECORDINGS``, else the user's cache."""
+    if os.environ.get(RECORDINGS_VARIABLE):
+        return Path(os.environ[RECORDINGS_VARIABLE])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "attnlab" / "recordings"
 
@@ -117,6 +123,7 @@ def _save(folder: Path, module: str, key: bytes, script: Script) -> None:
     _LOADED[(module, key)] = script
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.chmod(0o700)  # the reference's answers: the grader's user's alone
         write_bytes_atomically(
             _path(folder, module, key), key + b"\n" + pickle.dumps(script, protocol=pickle.HIGHEST_PROTOCOL)
         )
@@ -156,6 +163,6 @@ def recorded_run(
         for module, script in record_files(course, reference, missing, jobs).items():
             _save(place, module, keys[module], script)
             scripts[module] = script
-        if folder is None:
+        if folder is None and not os.environ.get(RECORDINGS_VARIABLE):
             _prune(place, KEPT_IN_CACHE)
     return Script([test for m in modules for test in scripts[m].tests])

@@ -58,6 +58,9 @@ PREIMPORTED = (
     "numpy.random",
     "numpy.fft",
     "ctypes",
+    "mmap",
+    "struct",
+    "importlib.util",
 )
 
 
