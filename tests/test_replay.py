@@ -153,9 +153,9 @@ class Conversation:
             worker_process.WorkerProcess._answer_stand_in,
         )
 
-        def spawned(server, workdir, submission, module, function, standins, limits, fds, needs=(), measured=False):
-            self.events.append(("worker", module, function, measured, sorted(needs)))
-            return spawn(server, workdir, submission, module, function, standins, limits, fds, needs, measured)
+        def spawned(server, workdir, submission, module, serves, standins, limits, fds, needs=(), measured=False):
+            self.events.append(("worker", module, tuple(serves), measured, sorted(needs)))
+            return spawn(server, workdir, submission, module, serves, standins, limits, fds, needs, measured)
 
         def called(worker, function, args, kwargs, answer_callback, return_inputs=False, room=None):
             self.events.append(("call", function, wire.fingerprint((tuple(args), kwargs)), return_inputs))
@@ -206,9 +206,10 @@ def test_a_submissions_processes_are_told_the_same_in_a_class_as_alone(
 
 
 def test_one_worker_at_a_time(tmp_path, class_session, monkeypatch):
-    """A submission has one worker at a time: the next starts once the one before is gone (with
-    whatever it left), so a correct submission starts one worker each time the suite turns to
-    another function, and one for each memory-measured call."""
+    """A submission has one worker at a time, serving the functions of a file that lean on the same
+    stand-ins: the next starts once the one before is gone (with whatever it left), so a correct
+    submission starts one worker each time the suite turns to another such group, and one for
+    each memory-measured call."""
     conversation = Conversation(monkeypatch)
     folder = tmp_path / "reference"
     shutil.copytree(COURSE.solutions_dir, folder)
@@ -217,13 +218,13 @@ def test_one_worker_at_a_time(tmp_path, class_session, monkeypatch):
     events = conversation.take()
     turns, last = 0, None
     for event in events:
-        if event[0] == "call" and event[1] != last:
-            turns, last = turns + 1, event[1]
+        if event[0] == "call" and COURSE.served_with(event[1]) != last:
+            turns, last = turns + 1, COURSE.served_with(event[1])
     measured = sum(1 for e in events if e[0] == "worker" and e[3])
     started = sum(1 for e in events if e[0] == "worker")
-    assert measured >= 1
-    # Each memory-measured call's worker comes in the middle of its function's turn: the worker
-    # serving the function before it is started again after it.
+    assert measured >= 1 and turns < len({e[1] for e in events if e[0] == "call"})
+    # Each memory-measured call's worker comes in the middle of its group's turn: the worker
+    # serving the group before it is started again after it.
     assert turns + measured <= started <= turns + 2 * measured, (turns, measured, started)
 
 

@@ -95,6 +95,12 @@ class Course:
         """The same-file functions ``function`` may call and have answered by the reference."""
         return (self.depends or {}).get(function, ())
 
+    def served_with(self, function: str) -> tuple[str, ...]:
+        """The functions of ``function``'s file with the same declared dependencies (``function``
+        among them): one worker may serve them all, since each may use every stand-in it has."""
+        module, depends = self.function(function).module, tuple(self.depends_on(function))
+        return tuple(f for f in self.functions_in(module) if tuple(self.depends_on(f)) == depends)
+
     def standins_for(self, function: str) -> dict[str, list[str]]:
         """What the reference answers while ``function`` is graded, by file: every function of the
         files before its own (the import order), and its declared same-file dependencies."""

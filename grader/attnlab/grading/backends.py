@@ -20,6 +20,7 @@ import io
 import traceback
 import tracemalloc
 from pathlib import Path
+from typing import Callable
 
 from attnlab import wire
 from attnlab.answer_room import AnswerRoom, wire_bytes
@@ -107,8 +108,9 @@ class Backend:
 
 
 class SandboxBackend(Backend):
-    """The submission's functions in sandboxed workers: one worker at a time, serving one function,
-    started afresh after a timeout or crash, and for each function in turn.
+    """The submission's functions in sandboxed workers: one worker at a time, serving the functions
+    of a file that lean on the same stand-ins (``Course.served_with``), started afresh after a
+    timeout or crash, and for each such group in turn.
 
     Before a worker starts, the one before it is stopped and the fork server ends every process
     the submission left (``ForkServer.spawn``): nothing a worker leaves behind reaches the next."""
@@ -151,6 +153,7 @@ class SandboxBackend(Backend):
             self._memory_watch = self.server.watch = MemoryWatch(self.server.uid, self.limits.memory_bytes)
         self._current: WorkerProcess | None = None
         """The one worker of the submission that may be alive."""
+        self._answers: dict[str, Callable] = {}
         self._import_failures: dict[str, SubmissionProblem] = {}
         self._seeded_timeouts: dict[tuple[str, str], str] = {}  # (function, digest of arguments) -> message
         self.live = Account(Budget(self.limits.submission_seconds))
@@ -179,7 +182,8 @@ class SandboxBackend(Backend):
         return self._import_failures[module].with_traceback(None)
 
     def _start(self, function: str, measured: bool = False) -> WorkerProcess:
-        """A fresh worker for ``function`` (the one before it stopped first)."""
+        """A fresh worker for ``function`` (the one before it stopped first); a memory-measured
+        call's serves that function alone."""
         module = self.course.function(function).module
         if module in self._import_failures:
             raise self._import_failure(module)
@@ -192,7 +196,7 @@ class SandboxBackend(Backend):
             self.server,
             staged,
             module,
-            function,
+            (function,) if measured else self.course.served_with(function),
             self.course.standins_for(function),
             self.limits,
             self._answer_cache,
@@ -203,7 +207,7 @@ class SandboxBackend(Backend):
 
     def _worker(self, function: str) -> WorkerProcess:
         worker = self._current
-        if worker is not None and worker.alive and worker.function == function:
+        if worker is not None and worker.alive and function in worker.serves:
             return worker
         module = self.course.function(function).module
         try:
@@ -228,11 +232,14 @@ class SandboxBackend(Backend):
 
     def answer_for(self, function: str):
         """The callback that serves reference results to ``function``'s stand-ins, and only those it may use."""
-        allowed = self.reference.allowed_for(function)
+        answer = self._answers.get(function)
+        if answer is None:
+            allowed = self.reference.allowed_for(function)
 
-        def answer(mod, name, a, kw):
-            return self.reference.answer(mod, name, a, kw, allowed)
+            def answer(mod, name, a, kw):
+                return self.reference.answer(mod, name, a, kw, allowed)
 
+            self._answers[function] = answer
         return answer
 
     def _may_run(self, function: str) -> None:
@@ -259,8 +266,9 @@ class SandboxBackend(Backend):
 
     @contextlib.contextmanager
     def working(self, worker: WorkerProcess):
-        """Charge what ``worker`` (and the grader on its behalf) spent inside to the submission's budget."""
-        started, started_work = time.monotonic(), worker.work_seconds()
+        """Charge what ``worker`` (and the grader on its behalf) spent inside to the submission's
+        budget: from its last reading (what it spent since its last call counts too) to a fresh one."""
+        started, started_work = time.monotonic(), worker.work_seconds(fresh=False)
         try:
             yield
         finally:

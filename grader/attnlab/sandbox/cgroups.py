@@ -109,6 +109,9 @@ class SlotGroups:
         self.measured: Path | None = None
         """The group of the memory-measured call under way (None: none is)."""
         (self.memory / "workers").mkdir(exist_ok=True)
+        self._counters: dict[Path, int] = {}
+        """Open files of the groups' kill counters, read again in place after every call."""
+        self._ended_kills = 0  # counted in measured groups that are gone
         self._oom_kills = self.oom_kills()
 
     @classmethod
@@ -215,8 +218,11 @@ class SlotGroups:
             return None
 
     def end_measured(self) -> None:
-        """The measured call's worker is gone: its group goes too."""
+        """The measured call's worker is gone: its group goes too (its kills stay counted)."""
         if self.measured is not None:
+            if self.version == 1:
+                self._ended_kills += self._kills_in(self.measured)
+            self._forget(self.measured)
             _remove_tree(self.measured)
             self.measured = None
 
@@ -227,16 +233,33 @@ class SlotGroups:
         except (OSError, ValueError):
             return 0
 
+    def _kills_in(self, group: Path) -> int:
+        """The kernel's count of kills in ``group`` (v2: and the groups beneath), read in place
+        from a file kept open: asked after every call."""
+        fd = self._counters.get(group)
+        if fd is None:
+            fd = self._counters[group] = os.open(
+                group / ("memory.events" if self.version == 2 else "memory.oom_control"), os.O_RDONLY | os.O_CLOEXEC
+            )
+        for line in os.pread(fd, 4096, 0).decode().splitlines():
+            name, _, value = line.partition(" ")
+            if name == "oom_kill":
+                return int(value)
+        return 0
+
+    def _forget(self, group: Path) -> None:
+        fd = self._counters.pop(group, None)
+        if fd is not None:
+            os.close(fd)
+
     def oom_kills(self) -> int:
         """How many of the slot's processes the kernel has ended for the budget so far."""
         try:
             if self.version == 2:
-                return _read_number(self.memory / "memory.events", "oom_kill")  # counts the groups beneath
-            # v1 counts a kill in the victim's own group only.
-            # Asked after every call: the directory entries' own types, not a stat of each file.
-            with os.scandir(self.memory) as entries:
-                groups = [self.memory, *(Path(e.path) for e in entries if e.is_dir(follow_symlinks=False))]
-            return sum(_read_number(group / "memory.oom_control", "oom_kill") for group in groups)
+                return self._kills_in(self.memory)  # counts the groups beneath
+            # v1 counts a kill in the victim's own group only: the slot's, the workers', the measured call's.
+            groups = [self.memory, self.memory / "workers", *([self.measured] if self.measured is not None else [])]
+            return self._ended_kills + sum(self._kills_in(group) for group in groups)
         except (OSError, ValueError):
             return 0
 
@@ -248,6 +271,8 @@ class SlotGroups:
 
     def close(self) -> None:
         """Remove the slot's groups (its processes are gone)."""
+        for group in list(self._counters):
+            self._forget(group)
         _remove_tree(self.memory)
         if self.cpu is not None:
             _remove_tree(self.cpu)

@@ -34,6 +34,11 @@ def backstop(seconds: float) -> float:
     return BACKSTOP * seconds
 
 
+FRESH_SECONDS = 0.001
+"""A reading this recent is read again from memory, not /proc: in a millisecond a worker's
+processes spend at most a millisecond of CPU a core."""
+
+
 class CpuMeter:
     """The CPU seconds process ``pid`` has spent, with the children it waited for; its last
     reading once it is gone."""
@@ -41,11 +46,16 @@ class CpuMeter:
     def __init__(self, pid: int):
         self.pid = pid
         self.last = 0.0
+        self._read_at = -1.0
         self.gone = False
         """Has the process ended (a zombie, or reaped)?"""
         self.seconds()
 
     def seconds(self) -> float:
+        now = time.monotonic()
+        if now - self._read_at < FRESH_SECONDS:
+            return self.last
+        self._read_at = now
         try:
             with open(f"/proc/{self.pid}/stat", "rb") as stat:
                 fields = stat.read().rpartition(b")")[2].split()
@@ -58,15 +68,23 @@ class CpuMeter:
         return self.last
 
 
+CORES = os.cpu_count() or 1
+"""The machine's CPUs: a worker's processes spend CPU time at most this much faster than the
+wall clock runs, so its meter need not be read before that could matter."""
+
+
 class Deadline:
     """``seconds`` of work from now: the worker's CPU time (``meter``) and the grader's seconds on
-    its behalf (``charge``); or the wall-clock backstop, whichever comes first."""
+    its behalf (``charge``); or the wall-clock backstop, whichever comes first. The meter is
+    read when the work left could be spent, at most every ``POLL_SECONDS``: a call that answers
+    at once costs one reading."""
 
     def __init__(self, meter: CpuMeter, seconds: float):
         self.meter, self.seconds = meter, seconds
         self.started_cpu, self.started_wall = meter.seconds(), time.monotonic()
         self.charged = 0.0
         self.wall_end = self.started_wall + backstop(seconds)
+        self._look_time, self._cpu_at_look = self.started_wall, 0.0
 
     def charge(self, seconds: float) -> None:
         """The grader worked ``seconds`` for this call (a stand-in answered): they count."""
@@ -85,13 +103,21 @@ class Deadline:
         return self.spent() < self.seconds
 
     def __sub__(self, now: float) -> float:
+        wall_left = self.wall_end - now
+        if wall_left <= 0:
+            return 0.0
+        since = now - self._look_time
+        # The most the worker's processes can have spent since the meter was last read.
+        most = self._cpu_at_look + since * CORES + self.charged
+        if since < POLL_SECONDS and most < self.seconds:
+            return min(wall_left, POLL_SECONDS - since, (self.seconds - most) / CORES)
+        self._look_time, self._cpu_at_look = now, self.meter.seconds() - self.started_cpu
         if self.meter.gone:
             raise wire.PeerClosed
-        wall_left = self.wall_end - now
-        work_left = self.seconds - self.spent()
-        if wall_left <= 0 or work_left <= 0:
+        work_left = self.seconds - self._cpu_at_look - self.charged
+        if work_left <= 0:
             return 0.0
-        return min(wall_left, work_left, POLL_SECONDS)
+        return min(wall_left, work_left / CORES, POLL_SECONDS)
 
     def words(self) -> str:
         """What ran out, for a student: "2 s" of CPU time, or the wall clock's backstop."""

@@ -210,23 +210,24 @@ class ForkServer:
         workdir: Path,
         submission: Path,
         module: str,
-        function: str,
+        serves: tuple[str, ...],
         standins: dict,
         limits: Limits,
         fds: list[int],
         needs: tuple[str, ...] = (),
         measured: bool = False,
     ) -> int:
-        """Fork a worker that serves ``function`` of ``module`` in the staged ``submission``, with
-        ``standins`` answered by the reference. ``measured``: for one memory-measured call
-        (``inside.syscalls``: no process, no file opened for writing)."""
+        """Fork a worker that serves the functions ``serves`` of ``module`` in the staged
+        ``submission``, with ``standins`` answered by the reference (every one of them may use
+        all of those). ``measured``: for one memory-measured call (``inside.syscalls``: no
+        process, no file opened for writing)."""
         request = {
             "op": "spawn",
             "submission": str(submission),
             "needs": list(needs),
             "workdir": str(workdir),
             "module": module,
-            "function": function,
+            "serves": list(serves),
             "standins": standins,
             "limits": limits.as_request(),
             "measured": measured,

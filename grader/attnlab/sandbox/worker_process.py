@@ -1,7 +1,7 @@
 """One worker of a submission, as the trusted side sees it: ``WorkerProcess``.
 
-A ``WorkerProcess`` is a worker the fork server (``host``) forked to serve one function of a
-submission file. It crosses calls over a socket with a deadline, one at a time, answers the
+A ``WorkerProcess`` is a worker the fork server (``host``) forked to serve some functions of a
+submission file (those that lean on the same stand-ins). It crosses calls over a socket with a deadline, one at a time, answers the
 worker's requests for reference results (bounded by the call being graded, ``standins``, and
 charged to its deadline), and on a timeout or crash kills the worker's whole process group and
 says what happened in words a student understands.
@@ -75,14 +75,14 @@ def _with_inputs(value, given: tuple | None) -> bool:
 
 
 class WorkerProcess:
-    """One live worker serving one function of a submission file."""
+    """One worker serving some functions of a submission file, all with the same stand-ins."""
 
     def __init__(
         self,
         server: ForkServer,
         staged: Path,
         module: str,
-        function: str,
+        serves: tuple[str, ...],
         standins: dict,
         limits: Limits,
         answer_cache: AnswerCache | None = None,
@@ -94,7 +94,10 @@ class WorkerProcess:
         callback that answers the stand-in calls the file makes while it is imported.
         ``measured``: a worker for one memory-measured call (``measured_peak``)."""
         self.measured = measured
-        self.server, self.module, self.function, self.limits = server, module, function, limits
+        self.server, self.module, self.limits = server, module, limits
+        self.serves = tuple(serves)
+        """The functions it may be asked (every one may use all its stand-ins)."""
+        self.function = self.serves[0]
         self.answer_cache = answer_cache
         """Reference answers to stand-in calls, shared by the workers of a class (None: no caching)."""
         try:
@@ -115,7 +118,7 @@ class WorkerProcess:
                 self.workdir,
                 staged,
                 module,
-                function,
+                self.serves,
                 standins,
                 limits,
                 [theirs.fileno(), *(f.fileno() for f in self._output)],
@@ -226,16 +229,18 @@ class WorkerProcess:
             "args": wire.encode((args, kwargs), buffers),
             "return_inputs": return_inputs,
         }
-        self._send(wire.frame(request, buffers), function)
+        deadline = self.deadline()  # one for the call: sending it, its stand-ins, its answer
+        self._send(wire.frame(request, buffers), function, deadline)
         bounds = StandinBounds(args, kwargs)
         admit = self._answer_admission(room)
-        return self._await_result(function, return_inputs, answer_callback, bounds, admit=admit, given=(args, kwargs))
+        return self._await_result(
+            function, return_inputs, answer_callback, bounds, deadline, admit=admit, given=(args, kwargs)
+        )
 
-    def _send(self, framed: list, function: str) -> None:
+    def _send(self, framed: list, function: str, deadline: Deadline) -> None:
         """Send a call of ``function``. A worker that stopped
         reading (its code shut the line to the grader) or is gone is a crash, as on the way back."""
         try:
-            deadline = self.deadline()
             wire.send_framed(self.channel, framed, deadline)
         except wire.PeerClosed:
             # How the worker then ended is a race with its own exit, not worth a different message.
@@ -371,9 +376,10 @@ class WorkerProcess:
         """``seconds`` (default: a call's) of this worker's work from now (``deadlines``)."""
         return Deadline(self.meter, self.limits.call_seconds if seconds is None else seconds)
 
-    def work_seconds(self) -> float:
-        """CPU seconds this worker's processes spent, and the grader's on its behalf, so far."""
-        return self.meter.seconds() + self.charged
+    def work_seconds(self, fresh: bool = True) -> float:
+        """CPU seconds this worker's processes spent, and the grader's on its behalf, so far (not
+        ``fresh``: as the meter was last read)."""
+        return (self.meter.seconds() if fresh else self.meter.last) + self.charged
 
     def measured_peak(self) -> int:
         """A memory-measured worker (``measured``), its call answered: the most memory it held

@@ -313,7 +313,7 @@ def _become_worker(
     sys.stderr = BoundedText(2, request["limits"]["output_chars"])
     sys.dont_write_bytecode = True
     channel = socket.socket(fileno=channel_fd)
-    Worker(channel, request["submission"], request["module"], request["function"], request["standins"]).serve()
+    Worker(channel, request["submission"], request["module"], request["serves"], request["standins"]).serve()
 
 
 def _map_cached_file_pages() -> None:

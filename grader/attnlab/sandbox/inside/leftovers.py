@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import stat
+import subprocess
 
 SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 """Folders every user may write to, on any Linux."""
@@ -33,6 +35,26 @@ _IPC_KINDS = {
 _IPC_PERM = 256  # bytes enough for any *id_ds; ipc_perm is at its start: key, uid, gid, cuid, cgid
 
 
+def _folders_below(top: str) -> list[str]:
+    """Every folder beneath ``top`` (not ``top``), parents before children, found without
+    recursion (a folder nested thousands deep is no deeper for a loop) and without following a
+    symbolic link."""
+    found, stack = [], [top]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    found.append(entry.path)
+                    stack.append(entry.path)
+            except OSError:
+                continue
+    return found
+
+
 def writable_folders(tops=SHARED_FOLDERS) -> list[str]:
     """Every folder in or beneath ``tops`` where this process's user may make an entry (write and
     search permission, as the kernel decides: ``os.access`` with the real user), found by a walk
@@ -41,8 +63,7 @@ def writable_folders(tops=SHARED_FOLDERS) -> list[str]:
     for top in tops:
         if os.path.isdir(top) and not os.path.islink(top) and os.access(top, os.W_OK | os.X_OK):
             found.append(top)
-        for folder, dirs, _files in os.walk(top):
-            found.extend(os.path.join(folder, d) for d in dirs if _writable_folder(os.path.join(folder, d)))
+        found.extend(folder for folder in _folders_below(top) if _writable_folder(folder))
     return sorted(set(found))
 
 
@@ -78,32 +99,42 @@ def remove_files_of(uid: int, folders: list[str]) -> None:
 
 
 def _remove(path: str, folder: bool) -> None:
-    """Remove ``path`` whole; a folder its owner closed to itself (mode 000) is opened first."""
+    """Remove ``path`` whole; a folder its owner closed to itself (mode 000) is opened first.
+    A folder goes by coreutils' ``chmod -R`` and ``rm -rf``, which walk a tree of any depth (a
+    path past PATH_MAX too); without them, by a walk of this process's own."""
     if not folder:
         try:
             os.unlink(path)
         except OSError:
             pass
         return
+    chmod, rm = shutil.which("chmod"), shutil.which("rm")
+    if chmod and rm:
+        subprocess.run([chmod, "-R", "u+rwx", "--", path], stderr=subprocess.DEVNULL, check=False)
+        subprocess.run([rm, "-rf", "--", path], stderr=subprocess.DEVNULL, check=False)
+        return
     _open_to_owner(path)
-    for inside, dirs, _files in os.walk(path):
-        for name in dirs:
-            _open_to_owner(os.path.join(inside, name))
-    for inside, dirs, files in os.walk(path, topdown=False):
-        for name in files + [d for d in dirs if os.path.islink(os.path.join(inside, d))]:
+    folders, index = [path], 0
+    while index < len(folders):  # every folder, parents first, without recursion
+        try:
+            entries = list(os.scandir(folders[index]))
+        except OSError:
+            entries = []
+        index += 1
+        for entry in entries:
             try:
-                os.unlink(os.path.join(inside, name))
+                if entry.is_dir(follow_symlinks=False):
+                    _open_to_owner(entry.path)
+                    folders.append(entry.path)
+                else:
+                    os.unlink(entry.path)
             except OSError:
                 pass
-        for name in dirs:
-            try:
-                os.rmdir(os.path.join(inside, name))
-            except OSError:
-                pass
-    try:
-        os.rmdir(path)
-    except OSError:
-        pass
+    for inner in reversed(folders):  # children before parents
+        try:
+            os.rmdir(inner)
+        except OSError:
+            pass
 
 
 def _open_to_owner(path) -> None:

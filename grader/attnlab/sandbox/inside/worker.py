@@ -1,4 +1,6 @@
-"""The untrusted side: one worker process serves calls to one function of a submission file.
+"""The untrusted side: one worker process serves calls to the functions of a submission file that
+lean on the same stand-ins (often one function; every function of a file with no declared
+same-file dependency).
 
 Runs in a process forked by the fork server, after its limits are set. It
 imports the student's file with stand-ins in place of the files before it
@@ -161,18 +163,18 @@ def _for_direct_calls(name: str, standin, own, caller_code: frozenset):
 
 
 class Worker:
-    """Serves the calls of one function of one submission file over one channel.
+    """Serves the calls of some functions of one submission file over one channel.
 
-    A worker is asked one function only (the function under test), so the reference answers
-    its stand-ins give can never be returned as the answer to another graded call.
+    A worker is asked only functions that may use every stand-in it has (the same declared
+    dependencies), so the reference answers its stand-ins give can never be returned as the
+    answer to a graded call of a function that could not have asked them itself.
     """
 
-    def __init__(self, channel, submission_dir: str, module: str, function: str, standins: dict[str, list[str]]):
+    def __init__(self, channel, submission_dir: str, module: str, serves: list[str], standins: dict[str, list[str]]):
         self.channel = channel
         self.submission_dir = submission_dir
         self.module_name = module
-        self.function = function
-        self.serves = {function}
+        self.serves = frozenset(serves)
         """The functions this worker may be asked."""
         self.standins = {(mod, name): self._standin(mod, name) for mod, names in standins.items() for name in names}
         self.module: types.ModuleType | None = None
@@ -215,14 +217,15 @@ class Worker:
             setattr(stand_module, name, standin)
         sys.modules.update(by_module)
 
-    def _install_dependencies(self, target) -> None:
-        """Point the function's declared same-file dependencies at the reference, for its own
+    def _install_dependencies(self, targets) -> None:
+        """Point the functions' declared same-file dependencies at the reference, for their own
         direct calls only: a call from anywhere else (a helper, or the dependency calling back)
         runs the student's code, so a cycle of functions answers nothing for free."""
-        if not callable(target) or isinstance(target, type):
+        targets = [t for t in targets if callable(t) and not isinstance(t, type)]
+        if not targets:
             return
         namespace = vars(self.module)
-        code = own_code(target)
+        code = frozenset().union(*(own_code(target) for target in targets))
         for (module, name), standin in self.standins.items():
             if module != self.module_name:
                 continue
@@ -249,7 +252,7 @@ class Worker:
             self._send({"op": "import_failed", **_describe_exception(error, self.submission_dir, self.module_name)})
             return False
         end_if_threads_left()
-        self._install_dependencies(getattr(self.module, self.function, None))
+        self._install_dependencies([getattr(self.module, name, None) for name in sorted(self.serves)])
         self._send({"op": "ready"})
         return True
 
