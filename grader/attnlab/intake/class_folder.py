@@ -25,6 +25,7 @@ from attnlab.course import Course
 from attnlab.intake.misnamed import without_copy_suffix
 from attnlab.intake.roster import Entry, RosterError, safe_id, shown
 from attnlab.intake.uploads import zip_holds
+from attnlab.intake.walk import TooManyEntries, levels, open_folder
 
 # What archivers and file managers leave beside the students' entries (a zip made on a Mac holds
 # __MACOSX/): never a student.
@@ -94,23 +95,31 @@ def _plain_entries(folder: Path, not_graded: list[str]) -> list[Entry]:
     return entries
 
 
-MAX_LISTED = 2000
-"""Files looked at for when a folder was saved, at most (a data set beside the work holds many)."""
-
-
 def saved_at(path: Path) -> float:
     """When an entry was last saved: a zip's time, or the newest time of a folder's files (not
-    the folder's own, which is when it was unpacked)."""
-    times = []
-    if path.is_dir() and not path.is_symlink():
-        for number, (folder, _, files) in enumerate(os.walk(path)):
-            for name in files[:MAX_LISTED]:
-                try:
-                    times.append(os.lstat(os.path.join(folder, name)).st_mtime)
-                except OSError:
-                    pass
-            if number > MAX_LISTED:
-                break
+    the folder's own, which is when it was unpacked), of those a bounded walk (``walk``) lists."""
+    times: list[float] = []
+
+    def note(parts: tuple[str, ...], entry: os.DirEntry, folder: int) -> bool:
+        if entry.is_dir(follow_symlinks=False):
+            return True
+        try:
+            times.append(entry.stat(follow_symlinks=False).st_mtime)
+        except OSError:
+            pass
+        return False
+
+    try:
+        top = open_folder(path)
+    except OSError:  # a zip, a link, a file: its own time
+        return path.lstat().st_mtime
+    try:
+        for _ in levels(top, note):
+            pass
+    except (TooManyEntries, OSError):
+        pass  # the newest of the files listed so far: a data set beside the work says little more
+    finally:
+        os.close(top)
     return max(times, default=path.lstat().st_mtime)
 
 
