@@ -121,6 +121,40 @@ def test_a_gradescope_export_names_each_submission_by_its_first_submitters_id(tm
     }
 
 
+def test_a_gradescope_export_whose_folders_and_metadata_disagree_says_so_for_each(tmp_path):
+    """Each folder and each submission the metadata names ends graded or in a line of its own
+    (they were passed over in silence: "3 of 3 graded")."""
+    from attnlab.intake.class_folder import survey
+
+    for key in ("submission_101", "submission_104"):
+        hand_in(tmp_path / "export" / key)
+    (tmp_path / "export" / "notes.txt").write_text("mine")
+    (tmp_path / "export" / "submission_metadata.yml").write_text(
+        "submission_101:\n  :submitters:\n  - :sid: '1'\n"
+        "submission_103:\n  :submitters:\n  - :sid: '3'\n  - :email: cy@example.org\n"
+        "../elsewhere:\n  :submitters:\n  - :sid: '9'\n"
+    )
+    found = survey(tmp_path / "export", COURSE)
+    assert students(found.entries) == {"1": "submission_101", "submission_104": "submission_104"}
+    unnamed = next(e for e in found.entries if e.student == "submission_104")
+    assert unnamed.notes == (
+        "submission_metadata.yml does not name this submission's submitters: graded under its folder's name",
+    )
+    assert found.not_graded == [
+        "../elsewhere: not graded: submission_metadata.yml names it, but it is no folder's name",
+        "submission_103: not graded: submission_metadata.yml names this submission, of students 3, cy@example.org, but the export holds no folder submission_103",
+        "notes.txt: not graded: a file, not a submission's folder of the Gradescope export",
+    ]
+    # Dropped into a class folder, the lines say where.
+    hand_in(tmp_path / "class" / "ada")
+    (tmp_path / "export").rename(tmp_path / "class" / "export")
+    assert [line.split(": ")[0] for line in survey(tmp_path / "class", COURSE).not_graded] == [
+        "export/../elsewhere",
+        "export/submission_103",
+        "export/notes.txt",
+    ]
+
+
 def test_a_gradescope_group_submission_is_every_members(tmp_path):
     hand_in(tmp_path / "submission_7")
     (tmp_path / "submission_metadata.yml").write_text(
