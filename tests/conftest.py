@@ -10,6 +10,7 @@ reference in exactly the student's code.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import os
 import re
@@ -274,3 +275,46 @@ def grade_fixture(tmp_path, fork_server):
         return grade(COURSE, submission, only=only, limits=limits or Limits(call_seconds=1.0), fork_server=fork_server)
 
     return run
+
+
+@contextlib.contextmanager
+def chains_of_folders(tops: dict[Path, str | None], depth: int = 1_200):
+    """Each of ``tops`` holding a chain of folders ``depth`` deep (``top/d/d/.../d``), with the
+    file it names (empty) at the bottom, while the block runs; removed from the bottom up after
+    it (``os.makedirs``, ``shutil.rmtree`` and so pytest's own clean-up recurse: they fail)."""
+    try:
+        for top, file in tops.items():
+            _chain_of_folders(top, depth, file)
+        yield
+    finally:
+        for top in tops:
+            if top.is_dir():
+                _remove_chain(top)
+
+
+def _chain_of_folders(top: Path, depth: int, file: str | None) -> None:
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):  # each made from the last one: a long path is slow to walk again
+        os.mkdir("d", dir_fd=fd)
+        below = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = below
+    if file:
+        os.close(os.open(file, os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    os.close(fd)
+
+
+def _remove_chain(top: Path) -> None:
+    fd, depth = os.open(top, os.O_RDONLY | os.O_DIRECTORY), 0
+    while os.path.isdir(f"/proc/self/fd/{fd}/d"):
+        below = os.open("d", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+        os.close(fd)
+        fd, depth = below, depth + 1
+    for name in os.listdir(fd):
+        os.unlink(name, dir_fd=fd)
+    for _ in range(depth):
+        above = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        os.rmdir("d", dir_fd=above)
+        fd = above
+    os.close(fd)

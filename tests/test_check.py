@@ -4,6 +4,7 @@ Each test builds a student folder (the reference with one function changed) and 
 as a student does, reading its output.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -126,3 +127,23 @@ def test_the_probes_fail_a_function_whose_worked_examples_pass(tmp_path):
     assert (
         "✗ online_softmax_attention known mistake: the running sums are never rescaled when the maximum grows" in text
     ), text
+
+
+def test_a_file_python_cannot_read_gets_the_same_line_from_the_check_and_the_grader(tmp_path):
+    """A Latin-1 byte in a file (saved by an editor in Latin-1): the check said Python's words
+    about a codec, the grader others; both now say the same line, which names the byte and what to do."""
+    folder = folder_with(tmp_path, "softmax", "")
+    text = (folder / "softmax.py").read_bytes() + b'GREETING = "caf\xe9"\n'
+    (folder / "softmax.py").write_bytes(text)
+    line = text.count(b"\n")
+    expected = (
+        f'softmax.py, line {line} (GREETING = "caf\ufffd"): byte 0xe9 is not UTF-8 (the file was saved in another '
+        "encoding, such as Latin-1 or Windows-1252). Python cannot read this file: save it as UTF-8 (your editor's "
+        "Save As or Encoding menu), or remove that character."
+    )
+    checked = said(attnlab("check", folder, "--only", "softmax"))
+    assert f"✗ {expected} ✗ softmax not checked: softmax.py cannot be imported (above)" in checked, checked
+    graded = attnlab("grade", folder, "--only", "softmax", "--json", tmp_path / "results.json")
+    assert f"✗ softmax.py could not be imported: SyntaxError: {expected} 0/" in said(graded), said(graded)
+    for test in json.loads((tmp_path / "results.json").read_text())["tests"]:
+        assert f"softmax.py could not be imported: SyntaxError: {expected}" in " ".join(test["output"].split())

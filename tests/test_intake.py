@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import COURSE, REPO
+from conftest import COURSE, REPO, chains_of_folders
 
 pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
 
@@ -307,3 +307,59 @@ def test_one_misnamed_submission_is_graded_and_told(tmp_path):
     assert graded.returncode == 0, graded.stderr
     out = " ".join(graded.stdout.split())
     assert "100%" in out and "About what you handed in: · Softmax.py was graded as softmax.py" in out
+
+
+def test_a_class_holding_a_folder_a_thousand_deep_is_graded_and_its_entries_told(tmp_path):
+    """A folder 1,200 deep in one entry stopped the class with a RecursionError's traceback,
+    nobody graded, on every rerun. Each student is now graded as alone: bob's newest upload
+    holds it beside the work, and dee's file lies past any depth looked into, which is said."""
+    classroom = tmp_path / "class"
+    put(classroom / "ada" / "softmax.py")
+    put(classroom / "bob" / "softmax.py", BUGGY, OLD)
+    put(classroom / "bob (1)" / "softmax.py", SOFTMAX, NEW)
+    (classroom / "dee").mkdir()
+    with chains_of_folders({classroom / "bob (1)": None, classroom / "dee": "softmax.py"}):
+        runs = [attnlab("grade", classroom, *ONLY, "--jobs", "1") for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr, run.stderr[-3000:]
+    assert "3 graded now" in runs[0].stdout and "0 graded now, 3 unchanged" in runs[1].stdout
+    results = {p.stem: json.loads(p.read_text()) for p in (tmp_path / "class.results").glob("*.json")}
+    assert full_marks(results["ada"]["report"]) and full_marks(results["bob"]["report"])
+    assert results["dee"]["report"] is None
+    assert results["dee"]["error"].startswith("dee: no exercise file found (looked for softmax.py, ")
+    assert results["dee"]["error"].endswith("(folders more than 32 deep: not looked into)")
+    assert "\n  not gradable: dee: dee: no exercise file found" in runs[0].stdout
+
+
+def test_a_gradescope_export_whose_folders_and_metadata_disagree_is_graded_or_told(tmp_path):
+    """A submission its metadata names with no folder was passed over, and a folder it does not
+    name never looked at, in silence ("3 of 3 graded"): now each is graded or named, in a line
+    of its own that says why."""
+    export = tmp_path / "export"
+    for key, text in (("submission_101", SOFTMAX), ("submission_102", BUGGY), ("submission_104", SOFTMAX)):
+        put(export / key / "softmax.py", text)
+    put(export / "grading notes.txt", "to do")
+    put(
+        export / "submission_metadata.yml",
+        "submission_101:\n  :submitters:\n  - :sid: '1'\n"
+        "submission_102:\n  :submitters:\n  - :sid: '2'\n  - :sid: '22'\n"
+        "submission_103:\n  :submitters:\n  - :sid: '3'\n",
+    )
+    run = attnlab("grade", export, *ONLY, "--jobs", "1", "--csv", tmp_path / "grades.csv")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Found and not graded (2):" in run.stdout
+    assert (
+        "\n  submission_103: not graded: submission_metadata.yml names this submission, of student 3, but the export holds no folder submission_103\n"
+        in run.stdout
+    )
+    assert (
+        "\n  grading notes.txt: not graded: a file, not a submission's folder of the Gradescope export\n" in run.stdout
+    )
+    with open(tmp_path / "grades.csv", newline="") as sheet:
+        totals = {row["student"]: float(row["total"]) for row in csv.DictReader(sheet)}
+    assert totals.keys() == {"1", "2", "22", "submission_104"}
+    assert totals["1"] == totals["submission_104"] > totals["2"] == totals["22"]
+    unnamed = json.loads((tmp_path / "export.results" / "submission_104.json").read_text())["report"]
+    assert unnamed["notes"] == [
+        "submission_metadata.yml does not name this submission's submitters: graded under its folder's name"
+    ]

@@ -9,7 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import COURSE
+from conftest import COURSE, chains_of_folders
 
 from attnlab.classroom.gradebook import ResultStore
 from attnlab.classroom.grading import plan_class
@@ -121,6 +121,40 @@ def test_a_gradescope_export_names_each_submission_by_its_first_submitters_id(tm
     }
 
 
+def test_a_gradescope_export_whose_folders_and_metadata_disagree_says_so_for_each(tmp_path):
+    """Each folder and each submission the metadata names ends graded or in a line of its own
+    (they were passed over in silence: "3 of 3 graded")."""
+    from attnlab.intake.class_folder import survey
+
+    for key in ("submission_101", "submission_104"):
+        hand_in(tmp_path / "export" / key)
+    (tmp_path / "export" / "notes.txt").write_text("mine")
+    (tmp_path / "export" / "submission_metadata.yml").write_text(
+        "submission_101:\n  :submitters:\n  - :sid: '1'\n"
+        "submission_103:\n  :submitters:\n  - :sid: '3'\n  - :email: cy@example.org\n"
+        "../elsewhere:\n  :submitters:\n  - :sid: '9'\n"
+    )
+    found = survey(tmp_path / "export", COURSE)
+    assert students(found.entries) == {"1": "submission_101", "submission_104": "submission_104"}
+    unnamed = next(e for e in found.entries if e.student == "submission_104")
+    assert unnamed.notes == (
+        "submission_metadata.yml does not name this submission's submitters: graded under its folder's name",
+    )
+    assert found.not_graded == [
+        "../elsewhere: not graded: submission_metadata.yml names it, but it is no folder's name",
+        "submission_103: not graded: submission_metadata.yml names this submission, of students 3, cy@example.org, but the export holds no folder submission_103",
+        "notes.txt: not graded: a file, not a submission's folder of the Gradescope export",
+    ]
+    # Dropped into a class folder, the lines say where.
+    hand_in(tmp_path / "class" / "ada")
+    (tmp_path / "export").rename(tmp_path / "class" / "export")
+    assert [line.split(": ")[0] for line in survey(tmp_path / "class", COURSE).not_graded] == [
+        "export/../elsewhere",
+        "export/submission_103",
+        "export/notes.txt",
+    ]
+
+
 def test_a_gradescope_group_submission_is_every_members(tmp_path):
     hand_in(tmp_path / "submission_7")
     (tmp_path / "submission_metadata.yml").write_text(
@@ -217,7 +251,7 @@ def test_names_that_are_not_utf8_are_read_kept_apart_and_stored(tmp_path):
         store.save(
             entry.student,
             source=shown(entry.source),
-            fingerprint=entry.fingerprint(),
+            fingerprint=entry.fingerprint(COURSE),
             grader="g",
             report=None,
             error=None,
@@ -226,20 +260,21 @@ def test_names_that_are_not_utf8_are_read_kept_apart_and_stored(tmp_path):
     assert [r.data["source"].rsplit("/", 1)[1] for r in store.all()] == ["Jos\ufffd", "Jos\ufffd"]
 
 
-def test_an_unreadable_file_is_fingerprinted_not_fatal(tmp_path, monkeypatch):
+def test_an_unreadable_exercise_file_is_fingerprinted_not_fatal(tmp_path, monkeypatch):
     folder = hand_in(tmp_path / "ada")
-    (folder / "locked.txt").write_text("secret")
     [entry] = find_entries(tmp_path, COURSE)
-    before = entry.fingerprint()
-    opened = Path.open
+    before = entry.fingerprint(COURSE)
+    opened = os.open
 
     def refuse(path, *args, **kwargs):
-        if path.name == "locked.txt":
+        if os.fsdecode(path).endswith("softmax.py"):
             raise PermissionError(13, "Permission denied")
         return opened(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "open", refuse)
-    assert entry.fingerprint() != before  # and no exception: its grading says what it can read
+    monkeypatch.setattr(os, "open", refuse)
+    assert entry.fingerprint(COURSE) != before  # and no exception: its grading says what it can read
+    with pytest.raises(RosterError, match="softmax.py: cannot be read [(]Permission denied[)]"):
+        stage(entry, COURSE, folder.parent / "staging")
 
 
 @pytest.mark.parametrize(
@@ -350,3 +385,64 @@ def test_nbgrader_students_that_would_share_an_id_are_each_refused_by_their_own_
         "submitted/Alice/ps1",
         "submitted/alice/ps1",
     ]
+
+
+@pytest.fixture
+def deep_class(tmp_path):
+    """A class whose entries hold a folder 1,200 deep: beside the work (``bob (1)``, bob's second
+    upload, whose saving time is looked for), and holding it (dee's file, at the bottom)."""
+    classroom = tmp_path / "class"
+    for student in ("ada", "bob", "bob (1)"):
+        hand_in(classroom / student)
+    (classroom / "dee").mkdir()
+    with chains_of_folders({classroom / "bob (1)": None, classroom / "dee": "softmax.py"}):
+        yield classroom
+
+
+def test_a_folder_a_thousand_deep_in_an_entry_costs_no_one_their_grade(deep_class, tmp_path):
+    """Python 3.11's os.walk and Path.rglob recurse: an entry holding a folder 1,200 deep stopped
+    the planning of its class with a RecursionError, nobody graded, on every rerun. An entry is
+    read within bounds that do not recurse: each is graded as it is graded alone."""
+    plan = plan_class(COURSE, deep_class, ResultStore(tmp_path / "results"), Limits())
+    assert sorted(e.student for e in plan.to_grade) == ["ada", "bob", "dee"]
+    entries = {e.student: e for e in plan.entries}
+    assert entries["bob"].source.name == "bob (1)"  # saved last
+    staged = stage(entries["bob"], COURSE, tmp_path / "staging-bob")
+    assert [p.name for p in staged.iterdir()] == ["softmax.py"]
+    # What grading reads of bob is what it reads of ada: the folder beside the work is not read.
+    assert plan.fingerprints["bob"] == plan.fingerprints["ada"]
+    with pytest.raises(RosterError, match=r"^dee: no exercise file found .*folders more than 32 deep: not looked into"):
+        stage(entries["dee"], COURSE, tmp_path / "staging-dee")
+
+
+def test_a_changed_submission_is_graded_again_whatever_its_files_hold(tmp_path):
+    """A submission's files were hashed as name NUL content NUL, one after another: ``scores.py``
+    and ``softmax.py`` ran together into the same bytes as one ``scores.py`` holding both, and
+    a submission changed from one to the other kept its stale grade."""
+    scores = (COURSE.solutions_dir / "scores.py").read_bytes()
+    ada = hand_in(tmp_path / "class" / "ada")
+    (ada / "scores.py").write_bytes(scores)
+    store = ResultStore(tmp_path / "results")
+    plan = plan_class(COURSE, tmp_path / "class", store, Limits())
+
+    def graded(fingerprint: str) -> None:
+        store.save(
+            "ada",
+            source=str(ada),
+            fingerprint=fingerprint,
+            grader=plan.grader,
+            report=None,
+            error=None,
+            grader_parts=plan.grader_parts,
+        )
+
+    graded("9" * 64)  # as an earlier attnlab hashed it: graded once more, and told why
+    before = plan_class(COURSE, tmp_path / "class", store, Limits())
+    assert before.why == {"ada": "attnlab changed how it reads a submission since it was graded (a regrade once)"}
+    graded(plan.fingerprints["ada"])
+    assert plan_class(COURSE, tmp_path / "class", store, Limits()).to_grade == []
+    (ada / "softmax.py").unlink()
+    (ada / "scores.py").write_bytes(scores + b"\0softmax.py\0" + SOFTMAX.encode())
+    again = plan_class(COURSE, tmp_path / "class", store, Limits())
+    assert [e.student for e in again.to_grade] == ["ada"]
+    assert again.why["ada"] == "the submission changed since it was graded"

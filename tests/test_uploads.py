@@ -346,7 +346,7 @@ def test_a_class_entry_that_links_elsewhere_is_refused_even_when_its_target_is_a
     entries = {e.student: e for e in find_entries(tmp_path / "class", COURSE)}
     with pytest.raises(RosterError, match="^eve is a symbolic link"):
         stage(entries["eve"], COURSE, tmp_path / "staging")
-    assert entries["eve"].fingerprint() != entries["ada"].fingerprint()
+    assert entries["eve"].fingerprint(COURSE) != entries["ada"].fingerprint(COURSE)
 
 
 def test_nbgrader_submitted_folders_refuse_links(tmp_path):
@@ -470,3 +470,28 @@ def test_a_member_named_with_escape_sequences_is_named_inertly_on_one_line(tmp_p
         stage(entry, COURSE, tmp_path / "staging")
     message = str(refused.value)
     assert message.isprintable() and "\\x1b]52" in message and "\\n" in message, message
+
+
+def test_a_walk_lists_a_level_only_when_asked_keeps_to_its_bounds_and_follows_no_link(tmp_path):
+    from attnlab.intake.walk import TooManyEntries, levels, open_folder
+
+    (tmp_path / "a" / "b" / "c").mkdir(parents=True)
+    (tmp_path / "a" / "up").symlink_to(tmp_path, target_is_directory=True)
+    for number in range(3):
+        (tmp_path / f"f{number}").touch()
+    listed = []
+
+    def descend(parts, entry, folder):
+        listed.append((*parts, entry.name))
+        return entry.is_dir(follow_symlinks=False)
+
+    top = open_folder(tmp_path)
+    try:
+        assert next(levels(top, descend)) == [()] and listed == []  # nothing listed before it is asked for
+        assert list(levels(top, descend)) == [[()], [("a",)], [("a", "b")], [("a", "b", "c")]]
+        assert ("a", "up") in listed and not any(path[:2] == ("a", "up") and len(path) > 2 for path in listed)
+        assert list(levels(top, descend, depth=1)) == [[()], [("a",)]]
+        with pytest.raises(TooManyEntries, match="more than 5 files and folders"):
+            list(levels(top, descend, listed=5))
+    finally:
+        os.close(top)

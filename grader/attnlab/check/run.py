@@ -29,6 +29,7 @@ from attnlab.check.recorder import CallRecorder
 from attnlab.course import Course, CourseError
 from attnlab.misconceptions import RecordedCall
 from attnlab.pytest_runs import COMPLETED, first_error_line, run_captured
+from attnlab.sandbox.inside.unreadable import unreadable_line
 
 PYTEST_INI = Path(__file__).with_name("public_tests.ini")
 SUBMISSION_VARIABLE = "ATTNLAB_SUBMISSION"
@@ -155,13 +156,7 @@ def explain_import_failure(course: Course, error: BaseException, folder: Path, t
     if isinstance(error, (ImportTookTooLong, TestTookTooLong)) and str(error).split(",", 1)[0].endswith(".py"):
         return ImportProblem(str(error).split(",", 1)[0], f"{error}.")  # a loop at the top of a file: its own words
     if isinstance(error, SyntaxError) and error.filename and _in_folder(error.filename, folder):
-        name = Path(error.filename).name
-        code = (error.text or "").strip()
-        shown = f" ({code})" if code else ""
-        return ImportProblem(
-            name,
-            f"{name}, line {error.lineno}{shown}: {error.msg}. Python cannot read this file: fix that line (or the one before it).",
-        )
+        return ImportProblem(Path(error.filename).name, unreadable_line(error))  # the grader's line, word for word
     frame = _student_frame(error.__traceback__, folder)
     if frame is None:
         return ImportProblem(

@@ -130,7 +130,7 @@ def write_class_feedback(
     for student, entry in entries.items():
         if student not in stored:
             not_graded.append(student)
-        elif student in chosen and entry.fingerprint() != stored[student].get("fingerprint"):
+        elif student in chosen and entry.fingerprint(course) != stored[student].get("fingerprint"):
             changed.append(student)
     for student in chosen:
         write_student_feedback(out / student, student, stored[student], store.path(student))

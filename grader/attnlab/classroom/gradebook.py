@@ -81,6 +81,8 @@ def why_regraded(stored: "StoredResult | None", fingerprint: str, parts: dict[st
     if stored is None:
         return "not graded before"
     if stored.fingerprint != fingerprint:
+        if str(stored.fingerprint).partition(":")[0] != fingerprint.partition(":")[0]:
+            return "attnlab changed how it reads a submission since it was graded (a regrade once)"
         return "the submission changed since it was graded"
     if stored.grader == fingerprint_of(parts):
         return None

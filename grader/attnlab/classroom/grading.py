@@ -119,7 +119,7 @@ def plan_class(
         entries = [e for e in entries if shard.holds(e.student)]
     parts = grader_parts(course, limits, only, pick)
     grader = fingerprint_of(parts)
-    fingerprints = {e.student: e.fingerprint() for e in entries}
+    fingerprints = {e.student: e.fingerprint(course) for e in entries}
     if students:
         students = [safe_id(s) for s in students]  # an id as shown, or the folder's name as it is
         unknown = sorted(set(students) - set(fingerprints))

@@ -50,6 +50,7 @@ STUDENT_ENGINE = (
     "intake/misnamed.py",
     "intake/solution_code.py",
     "intake/uploads.py",
+    "intake/walk.py",
     "pytest_runs.py",
     "expect.py",
     "differences.py",
@@ -64,6 +65,7 @@ STUDENT_ENGINE = (
     "sandbox/inside/__init__.py",
     "sandbox/inside/module_harness.py",
     "sandbox/inside/import_rule.py",
+    "sandbox/inside/unreadable.py",
 )
 # Lines shorter than this (``return out``, ``d = x.shape[-1]``) are too common to call a leak.
 _SHORTEST_LEAK = 24

@@ -5,6 +5,8 @@ knows) and the errors of a submission; ``class_folder`` finds those entries in a
 (one folder or zip per student, nbgrader's layout, a Gradescope export); ``uploads`` reads what a
 student uploaded (files, zips, notebooks) within bounds, with ``misnamed`` matching a misnamed
 file to the one meant and ``solution_code`` sorting a notebook's solution code from its plots and
-prints. ``class_list`` reads the class list an instructor downloads from an LMS (CSV: id, name,
-email, section) and matches it to the ids grading knows.
+prints; ``walk`` is how a student's folder is walked (breadth first, within bounds, no link
+followed), by ``uploads`` and ``class_folder`` alike. ``class_list`` reads the class list an
+instructor downloads from an LMS (CSV: id, name, email, section) and matches it to the ids
+grading knows.
 """

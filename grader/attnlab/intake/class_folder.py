@@ -11,7 +11,8 @@ Two layouts of other tools are recognised too:
 
 ``survey`` also says, one line each, what it found that is no student's graded submission: a
 loose file, an earlier upload of a student (``s2311`` beside ``s2311 (1)``), entries that would
-share a student and a results file (``alice.`` beside ``alice``), an older nbgrader assignment.
+share a student and a results file (``alice.`` beside ``alice``), an older nbgrader assignment, a
+submission a Gradescope export's metadata names that has no folder in it.
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ from attnlab.course import Course
 from attnlab.intake.misnamed import without_copy_suffix
 from attnlab.intake.roster import Entry, RosterError, safe_id, shown
 from attnlab.intake.uploads import zip_holds
+from attnlab.intake.walk import TooManyEntries, levels, open_folder
 
 # What archivers and file managers leave beside the students' entries (a zip made on a Mac holds
 # __MACOSX/): never a student.
 ARCHIVE_LITTER = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})
+METADATA = "submission_metadata.yml"
+"""The file that makes a folder a Gradescope export: each submission's folder and its submitters."""
 
 
 def _is_litter(path: Path) -> bool:
@@ -62,8 +66,8 @@ def survey(folder: Path, course: Course, assignment: str | None = None) -> Class
     if not folder.is_dir():
         raise RosterError(f"{folder}: no such folder")
     not_graded: list[str] = []
-    if (folder / "submission_metadata.yml").is_file():
-        entries = _gradescope_entries(folder)
+    if (folder / METADATA).is_file():
+        entries = _gradescope_entries(folder, not_graded)
     elif (folder / "submitted").is_dir() or folder.name == "submitted":
         entries = _nbgrader_entries(
             folder if folder.name == "submitted" else folder / "submitted", assignment, not_graded
@@ -82,9 +86,10 @@ def _plain_entries(folder: Path, not_graded: list[str]) -> list[Entry]:
         is_zip = path.suffix.lower() == ".zip" and not path.is_dir()
         if not (path.is_dir() or is_zip):
             not_graded.append(f"{name}: not graded: a file, not a student's folder or .zip (named by the student's id)")
-        elif path.is_dir() and not path.is_symlink() and (path / "submission_metadata.yml").is_file():
-            entries += _gradescope_entries(path)  # an export dropped into the class: its submissions, each a student
-        elif is_zip and zip_holds(path, "submission_metadata.yml"):
+        elif path.is_dir() and not path.is_symlink() and (path / METADATA).is_file():
+            # An export dropped into the class: its submissions, each a student.
+            entries += _gradescope_entries(path, not_graded, f"{name}/")
+        elif is_zip and zip_holds(path, METADATA):
             not_graded.append(
                 f"{name}: not graded: a Gradescope export; unzip it in the class folder and its submissions are graded"
             )
@@ -94,23 +99,31 @@ def _plain_entries(folder: Path, not_graded: list[str]) -> list[Entry]:
     return entries
 
 
-MAX_LISTED = 2000
-"""Files looked at for when a folder was saved, at most (a data set beside the work holds many)."""
-
-
 def saved_at(path: Path) -> float:
     """When an entry was last saved: a zip's time, or the newest time of a folder's files (not
-    the folder's own, which is when it was unpacked)."""
-    times = []
-    if path.is_dir() and not path.is_symlink():
-        for number, (folder, _, files) in enumerate(os.walk(path)):
-            for name in files[:MAX_LISTED]:
-                try:
-                    times.append(os.lstat(os.path.join(folder, name)).st_mtime)
-                except OSError:
-                    pass
-            if number > MAX_LISTED:
-                break
+    the folder's own, which is when it was unpacked), of those a bounded walk (``walk``) lists."""
+    times: list[float] = []
+
+    def note(parts: tuple[str, ...], entry: os.DirEntry, folder: int) -> bool:
+        if entry.is_dir(follow_symlinks=False):
+            return True
+        try:
+            times.append(entry.stat(follow_symlinks=False).st_mtime)
+        except OSError:
+            pass
+        return False
+
+    try:
+        top = open_folder(path)
+    except OSError:  # a zip, a link, a file: its own time
+        return path.lstat().st_mtime
+    try:
+        for _ in levels(top, note):
+            pass
+    except (TooManyEntries, OSError):
+        pass  # the newest of the files listed so far: a data set beside the work says little more
+    finally:
+        os.close(top)
     return max(times, default=path.lstat().st_mtime)
 
 
@@ -187,21 +200,22 @@ def _nbgrader_entries(submitted: Path, assignment: str | None, not_graded: list[
     return entries
 
 
-def _gradescope_entries(export: Path) -> list[Entry]:
+def _gradescope_entries(export: Path, not_graded: list[str], where: str = "") -> list[Entry]:
+    """The submissions of a Gradescope export (``where``: its place in the class folder, as
+    ``name/``). Its folders and its metadata are read against each other: a submission the
+    metadata names with no folder, and a file, are each named in ``not_graded``; a folder it
+    does not name is graded under the folder's name, as one it names with no submitter is."""
     import yaml
 
     try:
-        metadata = yaml.safe_load((export / "submission_metadata.yml").read_text()) or {}
+        metadata = yaml.safe_load((export / METADATA).read_text()) or {}
     except yaml.YAMLError as error:
-        raise RosterError(f"{export / 'submission_metadata.yml'}: not valid YAML ({error.problem})") from None
+        raise RosterError(f"{export / METADATA}: not valid YAML ({error.problem})") from None
     if not isinstance(metadata, dict):
-        raise RosterError(
-            f"{export / 'submission_metadata.yml'}: not a Gradescope export's metadata (no submission_<id>: entries)"
-        )
-    entries = []
+        raise RosterError(f"{export / METADATA}: not a Gradescope export's metadata (no submission_<id>: entries)")
+    entries, named = [], set()
     for key, info in sorted(metadata.items(), key=lambda item: str(item[0])):
-        if not (export / str(key)).is_dir():
-            continue
+        folder = str(key)
         info = info if isinstance(info, dict) else {}
         submitters = info.get(":submitters") or info.get("submitters") or []
         submitters = submitters if isinstance(submitters, list) else []
@@ -209,9 +223,30 @@ def _gradescope_entries(export: Path) -> list[Entry]:
         known = {
             _gradescope_id(s): _gradescope_email(s) for s in submitters if isinstance(s, dict) and _gradescope_id(s)
         }
-        for student, email in (known or {str(key): None}).items():
+        if folder in ("", ".", "..") or "/" in folder or "\0" in folder:
+            not_graded.append(f"{where}{shown(folder)}: not graded: {METADATA} names it, but it is no folder's name")
+            continue
+        named.add(folder)
+        if not (export / folder).is_dir():
+            ids = ", ".join(shown(student) for student in known)
+            whose = f", of student{'s' if len(known) > 1 else ''} {ids}," if known else ""
+            not_graded.append(
+                f"{where}{shown(folder)}: not graded: {METADATA} names this submission{whose} but the export holds no folder {shown(folder)}"
+            )
+            continue
+        for student, email in (known or {folder: None}).items():
             also = (email,) if email and email != student else ()
-            entries.append(Entry(safe_id(student), export / str(key), also=also))
+            entries.append(Entry(safe_id(student), export / folder, also=also))
+    for path in sorted(export.iterdir()):
+        if path.name in named or path.name == METADATA or _is_litter(path):
+            continue
+        if path.is_dir():
+            note = f"{METADATA} does not name this submission's submitters: graded under its folder's name"
+            entries.append(Entry(safe_id(path.name), path, notes=(note,)))
+        else:
+            not_graded.append(
+                f"{where}{shown(path.name)}: not graded: a file, not a submission's folder of the Gradescope export"
+            )
     return entries
 
 

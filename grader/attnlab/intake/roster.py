@@ -28,6 +28,9 @@ MAX_NOTEBOOK_CONTAINERS = 200_000
 _UNSAFE_IN_ID = re.compile(r"[^\w.@+-]")
 MAX_ID_BYTES = 200
 """An id's UTF-8 length at most: ``<id>.json`` must fit a file name (255 bytes)."""
+FINGERPRINT_FORMAT = "v2"
+"""How ``Entry.fingerprint`` reads a submission, first in each fingerprint (``v2:<sha256>``): a
+result stored under another way is graded again, and says why."""
 
 
 def shown(path: Path) -> str:
@@ -67,25 +70,29 @@ class Entry:
     notes: tuple[str, ...] = ()
     """What the student is told about how it was found (the newest of their uploads)."""
 
-    def fingerprint(self) -> str:
-        """A hash of what was submitted: a changed submission is graded again."""
-        if self.source.is_symlink():  # refused when graded; a link changed to a folder is graded anew
-            return hashlib.sha256(b"symbolic link\0" + os.fsencode(os.readlink(self.source))).hexdigest()
-        # Read in blocks: a student's folder may hold a data set of gigabytes beside the exercises.
-        if self.source.is_file():
-            with self.source.open("rb") as data:
-                return hashlib.file_digest(data, "sha256").hexdigest()
-        digest = hashlib.sha256()
-        for path in sorted(p for p in self.source.rglob("*") if p.is_file() and not p.is_symlink()):
-            digest.update(str(path.relative_to(self.source)).encode("utf-8", "surrogateescape") + b"\0")
+    def fingerprint(self, course: Course) -> str:
+        """A hash of what grading reads of the submission: its exercise files as ``stage``
+        finds them (whichever of its drafts ``--pick`` grades), with what was said of them, or
+        why it is refused. A change that can change its grade changes it; what grading never
+        reads (a data set beside the work, a folder a thousand deep) is never read here either,
+        within the bounds staging has (``uploads``). Each file is hashed apart and the whole is
+        one canonical JSON text, so no two submissions can run together into one hash."""
+        names = _exercise_names(course)
+        read = []
+        for pick in (None, "newest"):  # the same files unless it holds drafts, which only "newest" grades
             try:
-                with path.open("rb") as data:
-                    for block in iter(lambda: data.read(1 << 20), b""):
-                        digest.update(block)
-            except OSError as error:  # unreadable (a zip's odd permissions): its grading says so
-                digest.update(f"unreadable: {error.strerror}".encode())
-            digest.update(b"\0")
-        return digest.hexdigest()
+                found = exercise_files(self.source, names, pick=pick)
+            except UploadRefused as refused:
+                read.append({"refused": str(refused)})
+                continue
+            except OSError as error:  # a folder that changed while it was read: its grading says so
+                read.append({"unreadable": error.strerror or str(error)})
+                continue
+            files = {name: hashlib.sha256(data).hexdigest() for name, data in found.files.items()}
+            read.append({"files": files, "notes": list(found.notes), "not_graded": list(found.not_graded)})
+            break
+        text = json.dumps(read, sort_keys=True)
+        return f"{FINGERPRINT_FORMAT}:{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}"
 
 
 def safe_id(name: str) -> str:

@@ -5,8 +5,10 @@ opened component by component with ``O_NOFOLLOW`` (a symbolic link is refused, n
 and no check-then-open leaves a gap), a file must be a regular one, and every byte is counted as
 it is read or decompressed, whatever a zip's headers claim. A zip is refused before it is parsed
 when its central directory is too large, and for any member that is a link, is encrypted, leaves
-the archive (an absolute path, ``..``) or lies deeper than ``MAX_DEPTH`` folders. Each refusal is
-an ``UploadRefused`` whose message is one line naming the entry.
+the archive (an absolute path, ``..``) or lies deeper than ``MAX_DEPTH`` folders; a folder is
+looked through breadth first (``walk``), no deeper than ``MAX_DEPTH`` and refused past
+``MAX_MEMBERS`` entries listed. Each refusal is an ``UploadRefused`` whose message is one line
+naming the entry.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from attnlab.intake.misnamed import AmbiguousUpload, Candidate, Choice, choose, meant_name
+from attnlab.intake.walk import MAX_DEPTH, TooManyEntries, levels
 
 MAX_FILE_BYTES = 8 << 20
 """One exercise file (a script or a notebook) at most, as unpacked."""
@@ -34,8 +37,6 @@ MAX_MEMBERS = 10_000
 """Files and folders in a zip, or entries looked through in a folder, at most."""
 MAX_DIRECTORY_BYTES = 4 << 20
 """A zip's central directory (its list of members) at most: parsed before anything is counted."""
-MAX_DEPTH = 32
-"""Folders deep at most, for a zip's member or a folder looked through."""
 _CHUNK = 1 << 16
 _SKIPPED = ("__MACOSX",)
 # Everything the zip module and its decompressors raise on a damaged or hostile archive.
@@ -203,60 +204,55 @@ def _newest(fd: int, found: dict[str, list[str]]) -> float:
 
 
 def _folder_files(top: int, label: str, names: set[str], read: bool, pick: str | None) -> Found:
-    # Breadth first: the shallowest folder holding an exercise file is the submission's, and no
-    # folder is listed whole (a data set beside the work may hold thousands of files) before it is sought.
-    level: list[tuple[str, ...]] = [()]
-    looked = 0
+    # Breadth first (``walk``): the shallowest folder holding an exercise file is the submission's,
+    # and no folder is listed whole (a data set beside the work may hold thousands of files)
+    # before it is sought.
+    def descend(parts: tuple[str, ...], entry: os.DirEntry, folder: int) -> bool:
+        if entry.name.startswith(".") or entry.name in _SKIPPED:
+            return False
+        if entry.is_symlink() and entry.is_dir():  # it may hold the exercise files: refused, not followed
+            raise _link_refusal(_inside(label, "/".join((*parts, entry.name))), os.readlink(entry.name, dir_fd=folder))
+        return entry.is_dir(follow_symlinks=False)
+
     budget = [MAX_MEMBERS]
-    for depth in range(MAX_DEPTH + 1):
-        candidates = []
-        for parts in sorted(level):
-            fd = _open_below(top, parts, label)
-            try:
-                found = _found_in(fd, names, budget)
-                if found:
-                    candidates.append(Candidate("/".join(parts), found, _newest(fd, found)))
-            finally:
-                os.close(fd)
-        if candidates:
-            choice = _choose(candidates, label, pick)
-            files = {}
-            for expected, (where, name) in sorted(choice.chosen.items()):
-                fd = _open_below(top, tuple(where.split("/")) if where else (), label)
+    walk = levels(
+        top, descend, depth=MAX_DEPTH, listed=MAX_MEMBERS, opener=lambda t, parts: _open_below(t, parts, label)
+    )
+    deepest: tuple[str, ...] = ()
+    try:
+        for level in walk:
+            deepest = level[0]
+            candidates = []
+            for parts in level:
+                fd = _open_below(top, parts, label)
                 try:
-                    files[expected] = _read_below(fd, name, label, where, read)
+                    found = _found_in(fd, names, budget)
+                    if found:
+                        candidates.append(Candidate("/".join(parts), found, _newest(fd, found)))
                 finally:
                     os.close(fd)
-            if sum(map(len, files.values())) > MAX_UNPACKED_BYTES:
-                raise UploadRefused(
-                    f"{label}: its exercise files are larger than {MAX_UNPACKED_BYTES >> 20} MiB together"
-                )
-            return Found(files, choice.notes, choice.not_graded)
-        below: list[tuple[str, ...]] = []
-        for parts in level if depth < MAX_DEPTH else ():
-            fd = _open_below(top, parts, label)
-            try:
-                with os.scandir(fd) as entries:
-                    for entry in entries:
-                        looked += 1
-                        if looked > MAX_MEMBERS:
-                            raise UploadRefused(
-                                f"{label}: more than {MAX_MEMBERS} files to look through for the exercise files; hand in those alone"
-                            )
-                        if entry.name.startswith(".") or entry.name in _SKIPPED:
-                            continue
-                        if (
-                            entry.is_symlink() and entry.is_dir()
-                        ):  # it may hold the exercise files: refused, not followed
-                            raise _link_refusal(
-                                _inside(label, "/".join((*parts, entry.name))), os.readlink(entry.name, dir_fd=fd)
-                            )
-                        if entry.is_dir(follow_symlinks=False):
-                            below.append((*parts, entry.name))
-            finally:
-                os.close(fd)
-        level = below
+            if candidates:
+                return _read_chosen(top, label, _choose(candidates, label, pick), read)
+    except TooManyEntries:
+        raise UploadRefused(
+            f"{label}: more than {MAX_MEMBERS} files to look through for the exercise files; hand in those alone"
+        ) from None
+    if len(deepest) == MAX_DEPTH:  # folders were left unlooked at: say so, or a student's search ends in silence
+        return Found({}, not_graded=(f"folders more than {MAX_DEPTH} deep: not looked into",))
     return Found({})
+
+
+def _read_chosen(top: int, label: str, choice: Choice, read: bool) -> Found:
+    files = {}
+    for expected, (where, name) in sorted(choice.chosen.items()):
+        fd = _open_below(top, tuple(where.split("/")) if where else (), label)
+        try:
+            files[expected] = _read_below(fd, name, label, where, read)
+        finally:
+            os.close(fd)
+    if sum(map(len, files.values())) > MAX_UNPACKED_BYTES:
+        raise UploadRefused(f"{label}: its exercise files are larger than {MAX_UNPACKED_BYTES >> 20} MiB together")
+    return Found(files, choice.notes, choice.not_graded)
 
 
 def _inside(label: str, where: str) -> str:

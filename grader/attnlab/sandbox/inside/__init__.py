@@ -5,4 +5,6 @@
 and calls the torch track's module), ``import_rule`` (what each student file may import, the same
 rule ``attnlab check`` applies). They import nothing of the grader but ``attnlab.wire``;
 the student's code can patch any of them, so nothing they say is trusted.
+
+``unreadable`` says why Python cannot read a student's file, in the line ``attnlab check`` gives.
 """

@@ -61,6 +61,13 @@ PREIMPORTED = (
     "mmap",
     "struct",
     "importlib.util",
+    # The codecs a source file is read with (a BOM: utf-8-sig; a coding line: Latin-1, Windows-1252,
+    # ...): the import of a file, and a traceback's lines, look one up when it is first needed.
+    "encodings.utf_8_sig",
+    "encodings.latin_1",
+    "encodings.cp1252",
+    "encodings.iso8859_15",
+    "encodings.ascii",
 )
 
 

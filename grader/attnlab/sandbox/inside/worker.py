@@ -28,6 +28,7 @@ from _thread import _count as _threads_running
 
 from attnlab import wire
 from attnlab.sandbox.inside.import_rule import ImportRule, not_available
+from attnlab.sandbox.inside.unreadable import unreadable_line
 
 # Exceptions the trusted side may report back from a reference call, re-raised by name.
 _REPLAYABLE = {
@@ -81,9 +82,12 @@ class BoundedText(io.TextIOBase):
 def _student_frames(error: BaseException, submission_dir: str) -> list[str]:
     """The traceback frames that point into the student's own files, as 'file:line in function: code'."""
     frames = []
-    for frame in traceback.extract_tb(error.__traceback__):
+    for frame in traceback.StackSummary.extract(traceback.walk_tb(error.__traceback__), lookup_lines=False):
         if frame.filename.startswith(submission_dir):
-            code = (frame.line or "").strip()
+            try:
+                code = (frame.line or "").strip()
+            except Exception:  # noqa: BLE001 - a line that cannot be read must not hide the student's error
+                code = ""
             frames.append(f"{os.path.basename(frame.filename)}:{frame.lineno} in {frame.name}: {code}")
     return frames[-8:]
 
@@ -122,6 +126,8 @@ def _describe_exception(error: BaseException, submission_dir: str, module: str =
         message = f"called sys.exit({error.code!r})"
     elif isinstance(error, ModuleNotFoundError) and _not_available(error, module):
         message = _not_available(error, module)
+    elif isinstance(error, SyntaxError) and str(error.filename).startswith(submission_dir):
+        message = unreadable_line(error)  # the line attnlab check gives
     else:
         message = str(error)
     return {
