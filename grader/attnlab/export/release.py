@@ -253,8 +253,8 @@ def _quiz_problems(path: Path) -> list[str]:
                     f"exam question {index} holds {', '.join(extra)}: an exam copy holds nothing to check against"
                 )
         texts = [text for student in (data.get("students") or {}).values() for text in student]
-        if any(not isinstance(text, dict) or set(text) != {"prompt", "options"} for text in texts):
-            found.append("an exam copy's student entries hold more than prompts and options")
+        if any(not _exam_text(text) for text in texts):
+            found.append("an exam copy's student entries hold more than prompts, options and answer sizes")
 
     def walk(value, where: str) -> None:
         if isinstance(value, dict):
@@ -268,6 +268,15 @@ def _quiz_problems(path: Path) -> list[str]:
 
     walk(data, "")
     return found
+
+
+def _exam_text(text) -> bool:
+    """Whether an exam copy's entry for one student's question is its text, with at most the size of
+    its answer (whole numbers: a vector's length, a matrix's rows and columns)."""
+    if not isinstance(text, dict) or set(text) - {"layout"} != {"prompt", "options"}:
+        return False
+    layout = text.get("layout", [])
+    return isinstance(layout, list) and len(layout) <= 2 and all(type(n) is int for n in layout)
 
 
 def _copy_student_engine(into: Path) -> None:
