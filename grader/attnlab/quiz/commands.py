@@ -19,7 +19,7 @@ from attnlab.errors import UserError, user_errors, writing
 from attnlab.export.sheets.options import LMS_OPTIONS
 from attnlab.options import COURSE_OPTION
 from attnlab.quiz.errors import QuizError
-from attnlab.wording import count
+from attnlab.wording import count, points, score
 
 quiz_errors = user_errors(QuizError)
 
@@ -83,11 +83,11 @@ def _print_summary(result, console, practice: bool = False) -> None:
     table.add_column("questions", justify="right")
     table.add_column("points", justify="right")
     # A question nothing checks is worth nothing here: its row counts the questions its points are of.
-    for concept, (points, possible, checked) in result.by_concept(checked_only=True).items():
-        table.add_row(concept, str(checked), f"{points:.3g}/{possible:.3g}")
+    for concept, (earned, possible, checked) in result.by_concept(checked_only=True).items():
+        table.add_row(concept, str(checked), score(earned, possible))
     table.add_section()
     unchecked = sum(m.max_points == 0 for m in result.marks)
-    table.add_row("total", str(len(result.marks) - unchecked), f"{result.score:g}/{result.max_score:g}")
+    table.add_row("total", str(len(result.marks) - unchecked), score(result.score, result.max_score))
     console.print(table)
     if unchecked and practice:
         were = "was" if unchecked == 1 else "were"
@@ -327,7 +327,7 @@ def key(quiz_name, student, output, mode, course_dir) -> None:
     for column in ("question", "prompt", "answer", "points"):
         table.add_column(column)
     for k in keyed:
-        table.add_row(k.asked.id, k.asked.text(), k.asked.kind.format(k.key), f"{k.asked.points:g}")
+        table.add_row(k.asked.id, k.asked.text(), k.asked.kind.format(k.key), points(k.asked.points))
     console.out.print(table)
 
 
@@ -408,8 +408,8 @@ def grade(quiz_name, answer_files, csv_path, roster_path, lms_format, lms_column
         close = (
             str(sum(m.close for m in result.marks)) if result else ""
         )  # of the wrong ones: right to one decimal fewer
-        score = f"{result.score:g}/{result.max_score:g}" if result else "-"
-        table.add_row(row.student or str(row.path), score, *counts[:2], close, *counts[2:], "; ".join(row.problems))
+        total = score(result.score, result.max_score) if result else "-"
+        table.add_row(row.student or str(row.path), total, *counts[:2], close, *counts[2:], "; ".join(row.problems))
     console.out.print(table)
     mistakes = marking.class_mistakes(graded)
     if mistakes:
