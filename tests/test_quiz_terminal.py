@@ -401,7 +401,7 @@ def test_exam_day_from_an_exam_copy_in_a_real_terminal(tmp_path):
     child.expect(r"13\. teacher-forcing: skipped")
     child.expect(r"review \(a number, hand in, quit\) > ")
     child.sendline("hand in")
-    child.expect(r"1 question has no answer \(13\): each scores 0\.")
+    child.expect(r"1 question has no answer \(13\): it scores 0\.")
     child.expect(r"\(yes/no\) > ")
     child.sendline("no")
     child.expect("Not handed in")

@@ -205,6 +205,16 @@ def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_n
         assert (
             quiz.returncode == 0 and "Question 1 of 11" in quiz.stdout and "Traceback" not in quiz.stdout + quiz.stderr
         ), quiz.stdout + quiz.stderr
+    listed = subprocess.run(
+        [env_dir / "bin" / "attnlab", "quiz", "list", "--student", "s1"],
+        cwd=release,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**clean, "COLUMNS": "200"},
+    )
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in listed.stdout.splitlines() if "│" in line]
+    assert listed.returncode == 0 and ["shapes", "Shapes and sizes", "11", "yes", "yes"] in rows, listed.stdout
     # Every module shipped imports from the installed bundle alone; the instructor's commands are
     # neither offered nor a traceback.
     walk = subprocess.run(

@@ -295,8 +295,8 @@ def _review(
         if text in HAND_IN:
             if skipped:
                 numbers = ", ".join(map(str, skipped))
-                have = "has" if len(skipped) == 1 else "have"
-                say(f"{count(len(skipped), 'question')} {have} no answer ({numbers}): each scores 0.")
+                have, scores = ("has", "it scores") if len(skipped) == 1 else ("have", "each scores")
+                say(f"{count(len(skipped), 'question')} {have} no answer ({numbers}): {scores} 0.")
             confirmed = ask("Hand in now? Your answers cannot be changed after. (yes/no) > ").strip().lower()
             if confirmed in ("yes", "y"):
                 return True
