@@ -124,7 +124,7 @@ def cheap_copy(quiz_id: str, path):
     return path
 
 
-@pytest.mark.parametrize("command", ["take", "key", "grade", "lint", "student-copy"])
+@pytest.mark.parametrize("command", ["list", "take", "key", "grade", "lint", "student-copy"])
 def test_help(command):
     result = quiz_cli(command, "--help")
     assert result.returncode == 0 and result.stdout.startswith("Usage: ")
