@@ -161,7 +161,12 @@ def test_a_resubmission_is_its_students_newest_upload_and_both_are_listed(intake
 def test_two_drafts_are_refused_not_chosen_silently(intake):
     data = intake["results"]["eve"]
     assert data["report"] is None
-    assert "v1/ and v2/ each hold exercise files (drafts?)" in data["error"] and "--pick newest" in data["error"]
+    # The stored refusal is what the student reads (their feedback): what to do, not the instructor's option.
+    assert "v1/ and v2/ each hold exercise files (drafts?): hand in one of them" in data["error"]
+    assert "--pick" not in data["error"] and "instructor" not in data["error"]
+    # The instructor reads it in the class's not-graded list, with the option they have.
+    listed = (intake["root"] / "class.results" / "not-graded.txt").read_text()
+    assert "eve: " in listed and "grade the newest of them with --pick newest" in listed, listed
 
 
 def test_entries_that_would_share_a_results_file_are_each_refused_and_the_class_graded(intake):
@@ -291,6 +296,7 @@ def test_one_submission_with_drafts_is_refused_in_one_line_or_its_newest_graded(
     refused = attnlab("grade", upload, *ONLY)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert "eve.zip: v1/ and v2/ each hold exercise files (drafts?)" in refused.stderr
+    assert "grade the newest of them with --pick newest, or ask the student to hand in one" in refused.stderr
     picked = attnlab("grade", upload, *ONLY, "--pick", "newest")
     assert picked.returncode == 0, picked.stderr
     out = " ".join(picked.stdout.split())

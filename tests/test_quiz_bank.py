@@ -82,9 +82,16 @@ def finite_fill_blind_row(v):
     return ((weights / weights.sum()) @ np.array(v, dtype=float)).tolist()
 
 
-def most_peaked_unit_row(g, n):
-    """The largest weight of n unit keys against a unit query, scores scaled by g: one key along q, the rest against it."""
-    return softmax([g * 1.0] + [g * -1.0] * (n - 1))[0]
+def most_peaked_qk_norm_row(d, n):
+    """The largest weight under QK-norm (RMS norm, gains of 1, eps negligible, then q · k / √d): one
+    key along a random query, the other n − 1 against it."""
+    q = np.random.default_rng(d).normal(size=d)
+
+    def rms(x):
+        return x / np.sqrt(np.mean(x**2))
+
+    keys = [q * 3.0] + [-q * 0.5] * (n - 1)  # lengths do not matter after the norm
+    return softmax([float(rms(q) @ rms(k)) / math.sqrt(d) for k in keys])[0]
 
 
 def rnn_updates(i, j):
@@ -208,13 +215,14 @@ EXPECTED = {
     ("numerics", "torch-sdpa"): POOL,
     ("numerics", "one-key-closer"): lambda p: softmax([float(p["g"])] + [0.0] * (p["n"] - 1))[0],
     ("numerics", "identical-keys"): lambda p: softmax([float(np.dot(p["q"], p["k"]))] * p["n"])[0],
-    ("scoring", "additive-score"): lambda p: float(
-        np.dot(p["w"], np.tanh(np.array(p["Wq"]) @ p["q"] + np.array(p["Wk"]) @ p["k"]))
+    ("scoring", "additive-score"): lambda p: float(  # row vectors: q W_q, as docs/contract.md
+        np.dot(p["w"], np.tanh(np.array(p["q"]) @ np.array(p["Wq"]) + np.array(p["k"]) @ np.array(p["Wk"])))
     ),
     ("scoring", "cosine-score"): lambda p: float(
         np.dot(p["q"], p["k"]) / np.linalg.norm(p["q"]) / np.linalg.norm(p["k"])
     ),
-    ("scoring", "qk-norm-cap"): lambda p: most_peaked_unit_row(p["g"], p["n"]),
+    ("scoring", "qk-norm-cap"): lambda p: most_peaked_qk_norm_row(p["d"], p["n"]),
+    ("scoring", "qk-norm-place"): POOL,
     ("scoring", "softcap"): lambda p: p["c"] * math.tanh(p["s"] / p["c"]),
     ("scoring", "norm-control"): POOL,
     ("scoring", "hard-vs-soft"): POOL,
@@ -528,3 +536,42 @@ def test_shape_questions_never_let_a_named_mistake_pass(question_id):
             assert [m.name for m in keyed.mistakes] == [m.name for m in question.mistakes], (
                 f"{sitting} {student}: {keyed.asked.prompt}"
             )
+
+
+def test_the_scoring_questions_use_the_exercises_definitions():
+    """QK-norm is the exercise's RMS norm with gains (not unit length), and additive scores are
+    row-major (q W_q + k W_k): each key is what the reference function gives on the variant."""
+    from attnlab.quiz.variant import keyed_for_values
+
+    quiz = QUIZZES["scoring"]
+    reference = reference_factory_for(lambda: COURSE)()
+    for question_id in ("qk-norm-cap", "additive-score"):
+        question = quiz.question(question_id)
+        for who, values in [(s, drawn_values(quiz, question, s)) for s in STUDENTS] + practice_variants(quiz, question):
+            key = keyed_for_values(quiz, question, values, who, reference_factory_for(lambda: COURSE)).key
+            if question_id == "qk-norm-cap":
+                d, n = values["d"], values["n"]
+                q = np.random.default_rng(n).normal(size=(1, d))
+                keys = np.concatenate([2 * q] + [-0.3 * q] * (n - 1))
+                scores = reference.qk_norm_scores(q, keys, np.ones(d), np.ones(d), eps=1e-12)
+                expected = softmax(scores[0])[0]
+            else:
+                scores = reference.additive_scores(
+                    np.array([values["q"]]),
+                    np.array([values["k"]]),
+                    np.array(values["Wq"]),
+                    np.array(values["Wk"]),
+                    np.array(values["w"]),
+                )
+                expected = float(scores[0, 0])
+            assert key == pytest.approx(expected, abs=1e-9), (question_id, who)
+    texts = " ".join(
+        item.prompt + " ".join(item.options or [])
+        for question_id in ("qk-norm-cap", "norm-control", "qk-norm-place")
+        for item in (
+            quiz.question(question_id).pool.exam + quiz.question(question_id).pool.practice
+            if quiz.question(question_id).pool
+            else [quiz.question(question_id)]
+        )
+    )
+    assert "unit length" not in texts and "length 1" not in texts and "RMS" in texts

@@ -308,7 +308,7 @@ def test_exam_loop_records_and_resumes(tmp_path, monkeypatch):
         run(items, progress, ask_then_stop, lambda text: None, lambda p: None)
     assert progress.position == 2 and not progress.finished
     said = []
-    rest = iter(["skip"] * 20)
+    rest = iter(["skip"] * 9 + ["hand in", "yes"])
     run(items, progress, lambda prompt: next(rest), said.append, lambda p: None)
     assert said[0].startswith("Resuming at question 3 of 11")
     assert progress.finished and progress.answers["qkt-entries"] == "7"

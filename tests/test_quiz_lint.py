@@ -9,7 +9,7 @@ from attnlab.quiz.items import open_quiz, reference_factory_for
 from attnlab.quiz.kinds import KINDS
 from attnlab.quiz.lint import check_quiz, grid_decimals
 from attnlab.quiz.errors import QuizError
-from attnlab.quiz.schema import load_quiz
+from attnlab.quiz.schema import Quiz, load_quiz
 from attnlab.quiz.variant import keyed_question
 
 FACTORY = reference_factory_for(lambda: COURSE)
@@ -289,3 +289,50 @@ def test_a_pool_keeps_exam_and_practice_apart(tmp_path, pool, message):
     )
     with pytest.raises(QuizError, match="a question with a pool keeps prompt in its items"):
         load_quiz(path)
+
+
+def tie_quiz(tmp_path, answer: str, prompt: str = "two decimals", tolerance: float = 0.005, slack: str = "") -> Quiz:
+    """A question whose key is ``answer`` over a parameter k in 1..8 (k / 8 is a half at two decimals for odd k)."""
+    path = tmp_path / "tie.yaml"
+    path.write_text(
+        "id: tie\ntitle: t\nquestions:\n  - id: t\n    type: number\n"
+        f'    prompt: "k = {{k}}: how much ({prompt})?"\n    params:\n      k: {{range: [1, 8]}}\n'
+        f'    answer: {{expr: "{answer}"}}\n    tolerance: {tolerance}\n{slack}    hint: h\n    explanation: e\n    concepts: [c]\n'
+    )
+    return load_quiz(path)
+
+
+def test_lint_refuses_a_key_on_a_half_that_python_rounds_the_other_way(tmp_path):
+    """The review's case: keys such as 0.625 (two decimals), 0.03125 (four) or 494.5 (a whole number)
+    sit on a half; round(), np.round and f-strings give the even neighbour, which the grid marked wrong."""
+    [problem] = check_quiz(tie_quiz(tmp_path, "k / 8 + 0.5"), FACTORY)
+    assert "sit on a half at the precision asked" in problem and "Python's round" in problem, problem
+    assert re.search(r"the key, 0\.\d\d5, rounds to 0\.\d\d or 0\.\d\d, and 0\.\d\d is marked wrong", problem), problem
+    [problem] = check_quiz(tie_quiz(tmp_path, "k * 100 + 0.5", "to the nearest whole number", 0.5), FACTORY)
+    assert "sit on a half" in problem, problem
+    # A key computed in floats a hair below the half is the half a student who works exactly meets.
+    problems = check_quiz(tie_quiz(tmp_path, "(k / 8 + 0.5) * (1 - 2 ** -52)"), FACTORY)
+    assert any("sit on a half" in p and "0.88 is marked wrong" in p for p in problems), problems
+
+
+def test_a_tie_is_fair_where_both_neighbours_are_right_or_none_can_occur(tmp_path):
+    assert check_quiz(tie_quiz(tmp_path, "k / 8 + 0.5", slack="    slack: 0.001\n"), FACTORY) == []
+    assert check_quiz(tie_quiz(tmp_path, "k / 8 + 0.5", "three decimals", 0.0005), FACTORY) == []
+    assert check_quiz(tie_quiz(tmp_path, "k / 7 + 0.5"), FACTORY) == []
+
+
+@pytest.mark.parametrize(
+    "quiz_id, question_id",
+    [("decode", "decode-balance-batch"), ("long-context", "alibi-slope"), ("long-context", "alibi-bias")],
+)
+def test_the_questions_that_tied_cannot_land_on_a_half_for_any_student(quiz_id, question_id):
+    """Lint draws 200 students; these once tied for some: 1,000 more draw none."""
+    from attnlab.quiz.lint import _ties
+    from attnlab.quiz.variant import compute_key, drawn_values
+
+    quiz = load_quiz(QUIZ_DIR / f"{quiz_id}.yaml")
+    question = quiz.question(question_id)
+    decimals = grid_decimals(question.tolerance)
+    for i in range(1000):
+        key = compute_key(question, drawn_values(quiz, question, f"tie-{i}"), FACTORY)
+        assert not _ties(key, decimals), (i, key)

@@ -26,15 +26,13 @@ STUDENTS = ["alice", "bob", "s1234567"]
 
 
 def refusing_factory():
-    raise AssertionError("an exam copy is built without computing a single key")
+    raise AssertionError("an exam copy is opened without computing a single key")
 
 
 @pytest.mark.parametrize("quiz_id", QUIZ_IDS)
 def test_an_exam_copy_holds_only_what_each_student_reads(quiz_id):
     quiz = load_quiz(QUIZ_DIR / f"{quiz_id}.yaml")
-    copy = json.loads(
-        json.dumps(student_copy.build(quiz, "exam", refusing_factory, roster=STUDENTS))
-    )  # no key is ever computed
+    copy = json.loads(json.dumps(student_copy.build(quiz, "exam", FACTORY, roster=STUDENTS)))
     assert set(copy) == {"format", "sitting", "id", "title", "description", "questions", "students"}
     for entry, question in zip(copy["questions"], quiz.questions):
         assert entry == {
@@ -44,13 +42,21 @@ def test_an_exam_copy_holds_only_what_each_student_reads(quiz_id):
             "concepts": question.concepts,
             "expressions": question.expressions,
         }
-    # Each student's text is exactly the prompt and options they read: no parameter (shown or
-    # not: gqa-group's hidden `group` is its answer), spec, hint or explanation rides along.
+    # Each student's text is exactly the prompt and options they read, with the size of a vector or
+    # matrix answer (which the prompt states): no parameter (shown or not: gqa-group's hidden `group`
+    # is its answer), spec, hint or explanation rides along.
     assert set(copy["students"]) == {student_copy.roster_tag(quiz.id, s) for s in STUDENTS}
     for student in STUDENTS:
         texts = copy["students"][student_copy.roster_tag(quiz.id, student)]
-        asked = [asked_question(quiz, q, student, "exam") for q in quiz.questions]
-        assert texts == [{"prompt": a.prompt, "options": list(a.options)} for a in asked]
+        keys = keyed_quiz(quiz, student, FACTORY, "exam")
+        assert texts == [
+            {"prompt": k.asked.prompt, "options": list(k.asked.options)}
+            | ({"layout": k.asked.kind.shape(k.key)} if k.asked.kind.sized else {})
+            for k in keys
+        ]
+        assert [k.asked.prompt for k in keys] == [
+            asked_question(quiz, q, student, "exam").prompt for q in quiz.questions
+        ]
     text = json.dumps(copy, ensure_ascii=False)
     assert not any(
         name in text for name in ('"params"', '"expr"', '"hint"', '"explanation"', '"tolerance"', '"salt"', '"check"')
@@ -70,7 +76,7 @@ def test_guessing_against_an_exam_copy_finds_no_oracle(quiz_id, tmp_path):
     with only the copy and the installed engine, the true key and a wrong guess look the same."""
     quiz = load_quiz(QUIZ_DIR / f"{quiz_id}.yaml")
     path = tmp_path / f"{quiz_id}.exam.json"
-    path.write_text(json.dumps(student_copy.build(quiz, "exam", refusing_factory, roster=STUDENTS)))
+    path.write_text(json.dumps(student_copy.build(quiz, "exam", FACTORY, roster=STUDENTS)))
     opened = open_quiz(path, refusing_factory)
     assert opened.sitting == "exam"
     for student in STUDENTS:
@@ -82,6 +88,7 @@ def test_guessing_against_an_exam_copy_finds_no_oracle(quiz_id, tmp_path):
             parsed = item.asked.kind.parse(item.asked.kind.to_text(key.key), len(item.asked.options))
             verdict = item.check(parsed)  # the key itself: nothing says it is right
             assert verdict.right is None and verdict.text is None and verdict.mistake is None
+            assert item.refuse(parsed) is None  # its size is taken, as any answer of that size is
     with pytest.raises(Exception, match="cannot be taken in practice mode"):
         opened.items_for("alice", "practice")
 

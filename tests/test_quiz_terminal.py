@@ -92,6 +92,15 @@ def test_a_practice_session_in_a_real_terminal(tmp_path):
     assert "asked as in the exam" not in child.before
 
 
+def hand_in(child):
+    """At the exam's review: hand in, and confirm."""
+    child.expect("Review: ")
+    child.expect(r"review \(a number, hand in, quit\) > ")
+    child.sendline("hand in")
+    child.expect(r"Hand in now\? .*\(yes/no\) > ")
+    child.sendline("yes")
+
+
 def quiz_cli(*args, cwd=REPO, env=None, input=None, timeout=120):
     return subprocess.run(
         [sys.executable, "-m", "attnlab.cli", "quiz", *map(str, args)],
@@ -115,7 +124,7 @@ def cheap_copy(quiz_id: str, path):
     return path
 
 
-@pytest.mark.parametrize("command", ["take", "key", "grade", "lint", "student-copy"])
+@pytest.mark.parametrize("command", ["list", "take", "key", "grade", "lint", "student-copy"])
 def test_help(command):
     result = quiz_cli(command, "--help")
     assert result.returncode == 0 and result.stdout.startswith("Usage: ")
@@ -180,6 +189,7 @@ def test_exam_mode_writes_the_answers_to_hand_in_and_shows_no_score(tmp_path):
     for answer in answers:
         child.expect("answer .* > ")
         child.sendline(answer)
+    hand_in(child)
     child.expect("hand this file in")
     child.expect(pexpect.EOF)
     assert "11/11" not in child.before and "Right" not in child.before and "total" not in child.before
@@ -241,6 +251,7 @@ def test_a_closed_terminal_loses_nothing(tmp_path):
     for answer in answers[3:]:
         child.expect("answer .* > ")
         child.sendline(answer)
+    hand_in(child)
     child.expect("hand this file in")
     child.expect(pexpect.EOF)
     graded = quiz_cli("grade", "masks", tmp_path / "fay.yaml", "--csv", tmp_path / "scores.csv")
@@ -311,7 +322,7 @@ def write_exam(tmp_path, student, name=None):
         student,
         "--answers-out",
         target,
-        input="\n".join(answers) + "\n",
+        input="\n".join([*answers, "hand in", "yes"]) + "\n",
         env={"ATTNLAB_STATE_DIR": str(tmp_path / f"state-{student}")},
     )
     assert taken.returncode == 0, taken.stderr
@@ -346,7 +357,9 @@ def test_skip_on_a_student_copy_says_it_skipped(tmp_path):
     taken = quiz_cli(
         "take", copy, "--student", "zed", input="skip\nquit\n", env={"ATTNLAB_STATE_DIR": str(tmp_path / "state")}
     )
-    assert taken.returncode == 0 and "Skipped: type back to return to it." in taken.stdout, taken.stdout
+    assert taken.returncode == 0 and "Skipped: type back at the next question to return to it." in taken.stdout, (
+        taken.stdout
+    )
 
 
 def test_a_wrong_layout_is_said_with_the_right_article():
@@ -354,3 +367,53 @@ def test_a_wrong_layout_is_said_with_the_right_article():
 
     assert KINDS["matrix"].layout_reason([[1.0, 2.0]], [8, 8]) == "an 8 × 8 matrix is expected"
     assert KINDS["matrix"].layout_reason([[1.0, 2.0]], [4, 4]) == "a 4 × 4 matrix is expected"
+
+
+def test_exam_day_from_an_exam_copy_in_a_real_terminal(tmp_path):
+    """The review's sitting: a wrong size refused as it is typed, a matrix typed one row a line, the
+    last question skipped, the review, back to it, and handed in only on yes; the file earns full marks."""
+    roster = tmp_path / "roster.txt"
+    roster.write_text("hana\n")
+    copy = tmp_path / "masks.exam.json"
+    assert quiz_cli("student-copy", "masks", "--mode", "exam", "--roster", roster, "-o", copy).returncode == 0
+    answers = key_texts("masks", "hana")
+    ids = [q.id for q in load_quiz(REPO / "quizzes" / "masks.yaml").questions]
+    out = tmp_path / "hana.yaml"
+    child = spawn(["quiz", "take", str(copy), "--student", "hana", "--answers-out", str(out)], tmp_path)
+    child.expect("go back to any question")
+    for number, (question, answer) in enumerate(zip(ids, answers), 1):
+        child.expect(f"Question {number} of 13")
+        child.expect(r"answer \(skip, back, review, quit\) > ")
+        if question == "masked-row":
+            child.sendline(answer.split(", ")[0])  # one number of three
+            child.expect(r"Could not take that \(3 numbers are expected, not 1\)")
+            child.expect("answer .* > ")
+        if question == "causal-matrix":
+            rows = answer.split("; ")
+            child.sendline(rows[0])
+            for row in range(2, len(rows) + 1):
+                child.expect(f"row {row} of {len(rows)} > ")
+                child.sendline(rows[row - 1])
+            continue
+        child.sendline("skip" if number == 13 else answer)
+    child.expect("Skipped: the review at the end lists it")
+    child.expect(r"Review: 12 of 13 questions answered, 1 skipped\.")
+    child.expect(r"13\. teacher-forcing: skipped")
+    child.expect(r"review \(a number, hand in, quit\) > ")
+    child.sendline("hand in")
+    child.expect(r"1 question has no answer \(13\): it scores 0\.")
+    child.expect(r"\(yes/no\) > ")
+    child.sendline("no")
+    child.expect("Not handed in")
+    child.expect(r"review .* > ")
+    child.sendline("13")
+    child.expect("Question 13 of 13")
+    child.expect("answer .* > ")
+    child.sendline(answers[12])
+    hand_in(child)
+    child.expect("hand this file in")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    graded = quiz_cli("grade", "masks", out, "--csv", tmp_path / "scores.csv")
+    assert graded.returncode == 0 and "13/13" in graded.stdout, graded.stdout

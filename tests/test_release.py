@@ -44,6 +44,7 @@ def test_the_release_holds_what_students_need(release):
         "exercises/course.toml",
         "grader/attnlab/cli.py",
         "docs/contract.md",
+        "docs/students.md",
     } <= names
     assert {f"quizzes/{p.stem}.json" for p in (REPO / "quizzes").glob("*.yaml")} <= names  # practice copies
     assert {f"quizzes/{p.stem}.exam.json" for p in (REPO / "quizzes").glob("*.yaml")} <= names
@@ -124,7 +125,10 @@ def test_the_scan_finds_each_kind_of_leak(release, tmp_path):
     assert "quizzes/masks.yaml: an instructor's quiz" in leaks
     assert "quizzes/shapes.json: field questions.0.'answer'" in leaks
     assert "quizzes/masks.exam.json: exam question 1 holds hint" in leaks
-    assert "quizzes/masks.exam.json: an exam copy's student entries hold more than prompts and options" in leaks
+    assert (
+        "quizzes/masks.exam.json: an exam copy's student entries hold more than prompts, options and answer sizes"
+        in leaks
+    )
     assert "misconceptions/x.py: a folder students must not get" in leaks
     assert "exercises/course.toml: cites solutions/warmup_torch.py, which is not there" in leaks
     assert "exercises/backward.py: cites docs/contract.md, which is not there" in leaks
@@ -201,6 +205,16 @@ def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_n
         assert (
             quiz.returncode == 0 and "Question 1 of 11" in quiz.stdout and "Traceback" not in quiz.stdout + quiz.stderr
         ), quiz.stdout + quiz.stderr
+    listed = subprocess.run(
+        [env_dir / "bin" / "attnlab", "quiz", "list", "--student", "s1"],
+        cwd=release,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**clean, "COLUMNS": "200"},
+    )
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in listed.stdout.splitlines() if "│" in line]
+    assert listed.returncode == 0 and ["shapes", "Shapes and sizes", "11", "yes", "yes"] in rows, listed.stdout
     # Every module shipped imports from the installed bundle alone; the instructor's commands are
     # neither offered nor a traceback.
     walk = subprocess.run(
@@ -288,5 +302,45 @@ def test_the_bundles_readme_says_how_to_check_take_an_exam_and_hand_in(release):
         "Hand in your exercise files",
         "--index-url https://download.pytorch.org/whl/cpu",
         "shapes, ",
+        "attnlab quiz list",
+        "`docs/students.md`",
+        "hand in",
+        "The exam copies of anatomy, ",
     ):
         assert said in readme, said
+    assert (release / "docs" / "students.md").read_text() == (REPO / "docs" / "students.md").read_text()
+
+
+def test_a_release_without_a_roster_says_that_it_has_no_exam_copy(tmp_path):
+    """Exam copies exist only after `release --roster`, and nothing said so: the release and the
+    bundle's README now do, and `--mode exam` in the bundle names the missing copy."""
+    course = tmp_path / "course"
+    for part in ("exercises", "solutions", "docs"):
+        shutil.copytree(REPO / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(REPO / "pyproject.toml", course / "pyproject.toml")
+    (course / "quizzes").mkdir()
+    (course / "quizzes" / "tiny.yaml").write_text(
+        "id: tiny\ntitle: Tiny\nquestions:\n  - {id: t, type: truefalse, pool: {exam: [{prompt: A, answer: true}],"
+        " practice: [{prompt: B, answer: false}]}, hint: h, explanation: e, concepts: [c]}\n"
+    )
+    made = subprocess.run(
+        [sys.executable, "-m", "attnlab.cli", "release", tmp_path / "bundle", "--course", course],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert made.returncode == 0, made.stderr
+    said = " ".join(made.stderr.split())
+    assert "No --roster, so no exam copies" in said and "attnlab quiz student-copy QUIZ --mode exam" in said
+    readme = (tmp_path / "bundle" / "README.md").read_text()
+    assert "This bundle holds no exam copy: your instructor gives you the exam copy" in " ".join(readme.split())
+    exam = subprocess.run(
+        [sys.executable, "-m", "attnlab.cli", "quiz", "take", "tiny", "--mode", "exam", "--student", "s1"],
+        cwd=tmp_path / "bundle",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "ATTNLAB_STATE_DIR": str(tmp_path / "state")},
+    )
+    assert exam.returncode == 2 and "there is no exam copy of 'tiny' here" in exam.stderr, exam.stderr
+    assert "no quiz named" not in exam.stderr

@@ -295,6 +295,12 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
             )
     except GraderFailure as failure:
         raise GraderError(f"not graded: {failure}") from None
+    except RosterError as refused:  # the instructor reads it here, with the options they have
+        from attnlab.intake.misnamed import for_instructor
+
+        if for_instructor(str(refused)) == str(refused):
+            raise
+        raise RosterError(for_instructor(str(refused))) from None
     render(report, console.out, explain=explain)
     outputs = []
     if json_path is not None:

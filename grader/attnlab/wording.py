@@ -28,9 +28,24 @@ def plural(noun: str) -> str:
 
 def count(number: float, noun: str, many: str | None = None) -> str:
     """``number`` and ``noun``, the noun plural unless the number is 1: "1 entry", "0 entries",
-    "2.5 points" (``many`` gives a plural the rules do not)."""
-    shown = str(number) if isinstance(number, int) else f"{number:g}"
-    return f"{shown} {noun if number == 1 else many or plural(noun)}"
+    "2.5 points", "0.33 points" for a third (``many`` gives a plural the rules do not)."""
+    shown = str(number) if isinstance(number, int) else points(number)
+    return f"{shown} {noun if shown == '1' else many or plural(noun)}"
+
+
+def points(value: float) -> str:
+    """A number of points as people write it: at most two decimals, without trailing zeros ("0.33"
+    for a third of a point, not "0.333333"; "2", not "2.0"), and a non-zero amount never shown as 0."""
+    value = float(value)
+    if value and abs(value) < 0.005:
+        return f"{value:.1g}"
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def score(earned: float, possible: float) -> str:
+    """Points earned of points possible: "0/0.33", "2.5/3"."""
+    return f"{points(earned)}/{points(possible)}"
 
 
 def article(phrase: str) -> str:

@@ -29,6 +29,7 @@ from attnlab.expect import Mismatch, expect_close
 from attnlab.misconceptions import Raised, same
 from attnlab.sandbox.inside.module_harness import as_called
 from attnlab.wire import WireError, copy_plain
+from attnlab.wording import count
 
 BOOK_NAME = "probes.json"
 FORMAT = 1
@@ -256,7 +257,7 @@ def difference(got, expected, what: str = "the result") -> str:
             wrong = got != expected
             index = tuple(int(i) for i in np.argwhere(wrong)[0])
             first = f"first at {index}: expected {bool(expected[index])}, got {bool(got[index])}"
-            return f"{what} is wrong in {int(wrong.sum())} of {wrong.size} cells, {first}"
+            return f"{what} is wrong in {int(wrong.sum())} of {count(wrong.size, 'cell')}, {first}"
         if (got.dtype.kind == "b") != (expected.dtype.kind == "b"):
             return f"{what} should have dtype {expected.dtype}, got {got.dtype}"
         try:

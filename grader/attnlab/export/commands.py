@@ -94,10 +94,12 @@ def export_gradescope(zip_path: Path, torch_version: str, visibility: str, cours
 @COURSE_OPTION
 @library_errors
 def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None:
-    """Write the bundle students get to OUT_DIR: stubs, public tests, quiz copies, the engine.
+    """Write the bundle students get to OUT_DIR: stubs, public tests, quiz copies, the engine, the students' guide.
 
-    It holds no solutions, hidden tests, answer keys or misconception catalogue: the bundle is
-    scanned for each before it is kept, and a release that would leak is not written.
+    Every quiz gets a practice copy; only with --roster does it get an exam copy (the roster's
+    questions), which `attnlab quiz take QUIZ --mode exam` needs. It holds no solutions, hidden
+    tests, answer keys or misconception catalogue: the bundle is scanned for each before it is
+    kept, and a release that would leak is not written.
     """
     from attnlab import console
     from attnlab.export.release import build
@@ -106,10 +108,16 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
     course = find_course(course_dir)
     students = read_roster(roster).ids if roster is not None else []  # before anything is written
     made = build(course, out_dir, students)
-    exams = "practice and exam copies" if students else "practice copies (no --roster: no exam copies)"
+    exams = f"practice copies, and exam copies for {count(len(students), 'student')}" if students else "practice copies"
     console.err.print(
         f"Wrote {made.folder}: {count(made.exercise_files, 'exercise file')}, {count(made.quizzes, 'quiz')} ({exams}); scanned: no solutions, hidden tests or answers"
     )
+    if not students and made.quizzes:
+        console.err.print(
+            "No --roster, so no exam copies: `attnlab quiz take QUIZ --mode exam` has no exam to open in this"
+            " bundle. For the exam, write them with attnlab quiz student-copy QUIZ --mode exam --roster ROSTER"
+            " -o QUIZ.exam.json (or release again with --roster) and give them out."
+        )
 
 
 @click.command()

@@ -25,6 +25,7 @@ import pytest
 
 from attnlab.course import Course, CourseError
 from attnlab.export.public_tests import CHECKS_MODULE, checks_module, public_test_cell
+from attnlab.wording import count
 from attnlab.export.stubs import BEGIN, HINT
 from attnlab.intake.solution_code import SETUP_PREFIX
 
@@ -187,7 +188,7 @@ def notebook_for(course: Course, module: str, course_path: str):
     for nodeid, name, points in cell_points(hidden_items(course, module)):
         grade_id = "test-" + re.sub(r"[^A-Za-z0-9_-]+", "_", nodeid.removeprefix(f"test_{module}.py::"))
         code = (
-            f"# {name}  ({points:g} points)\n"
+            f"# {name}  ({count(points, 'point')})\n"
             "### BEGIN HIDDEN TESTS\n"
             "from attnlab.export.notebook import hidden_test_failure\n\n"
             f"failure = hidden_test_failure({nodeid!r}, globals(), course={course_path!r})\n"

@@ -16,6 +16,7 @@ import ast
 import inspect
 
 from attnlab.course import Course, CourseError
+from attnlab.wording import count
 
 CHECKS_MODULE = "public_checks"
 """The module name of the standalone checks beside the notebooks."""
@@ -47,7 +48,7 @@ def run_public_tests(tests) -> None:
         else:
             print(f"✓ {said}")
     if failed:
-        raise AssertionError(f"{len(failed)} of {len(tests)} public tests did not pass: {', '.join(failed)}")
+        raise AssertionError(f"{len(failed)} of {count(len(tests), 'public test')} did not pass: {', '.join(failed)}")
 
 
 def _body(module) -> list[str]:

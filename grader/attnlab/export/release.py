@@ -4,8 +4,10 @@ The bundle is the generated stubs with their public tests, the student copy of
 every quiz, the part of the engine students run (``STUDENT_ENGINE``: ``attnlab
 check``, ``attnlab quiz take`` and the public tests' helpers; not the class
 grader, the fast path, the sandbox's host or the exports), a ``pyproject.toml``
-to install it with, the course's contract page (``docs/contract.md``) when it has
-one, and a README for students. Its ``course.toml`` leaves out what only the
+to install it with, the course's contract page (``docs/contract.md``) and
+students' guide (``docs/students.md``: how answers are typed and rounded) when
+it has them, and a README for students that says whether the bundle holds exam
+copies (only a release with ``--roster`` writes them). Its ``course.toml`` leaves out what only the
 instructor's side reads (``[course.warmup]``, a file in ``solutions/``). It holds no
 solutions, hidden tests, answer keys or misconception catalogue: ``scan`` looks
 for each of them, and for a course file that cites a file the bundle has not got;
@@ -72,6 +74,16 @@ _SHORTEST_LEAK = 24
 # The course's public contract, shipped where the course's files cite it.
 CONTRACT_PAGE = Path("docs") / "contract.md"
 README_CONTRACT = "\n\nWhat each function takes and returns, and the rules they all keep: `{page}`."
+# The students' guide: checking, grading, and how quiz answers are typed and marked.
+STUDENTS_PAGE = Path("docs") / "students.md"
+README_GUIDE = (
+    "\n\nHow to type answers (numbers, vectors, matrices), how they are rounded and marked, and the rest: `{page}`."
+)
+README_EXAMS = "The exam copies of {quizzes} are in `quizzes/` (`QUIZ.exam.json`): they hold the questions of the ids on your instructor's roster."
+README_NO_EXAMS = (
+    "This bundle holds no exam copy: your instructor gives you the exam copy (`QUIZ.exam.json`, to put in"
+    " `quizzes/`) when the exam is on. Until then `--mode exam` says that it is missing."
+)
 # Tables of course.toml that only the instructor's side reads.
 INSTRUCTOR_TABLES = ("warmup",)
 
@@ -117,19 +129,25 @@ folder, or a .zip of it), as your instructor asks.{contract}
 .venv/bin/attnlab quiz take shapes --student YOUR-ID --mode exam  # the exam: answers recorded, to hand in
 ```
 
-The quizzes are the files in `quizzes/`: {quizzes}. At any prompt you
-can type `hint` (practice only), `skip`, `back` or `quit`; your progress is saved after every
-answer, so the same command goes on where you left.
+The quizzes are the files in `quizzes/`: {quizzes}; `.venv/bin/attnlab quiz list --student
+YOUR-ID` lists them, and which have an exam copy with your questions. At any prompt you can type
+`hint` (practice only), `skip`, `back` or `quit`; your progress is saved after every answer, so
+the same command goes on where you left. A matrix is typed one row a line, or on one line with
+`;` between the rows.{guide}
 
 Give your student id with `--student`, exactly as it is on your instructor's roster (the default
 is your login name): the exam copy holds the questions of the roster's ids only. Practice
 questions are drawn from a practice pool, not from your exam; a question the exam asks exactly
 as practice would is recorded in practice, not checked.
 
-To take the exam, add `--mode exam`. It shows no score and no hints; at the end it writes
-`QUIZ-YOUR-ID.answers.yaml` in this folder (`--answers-out FILE` picks another name). Hand that
+To take the exam, add `--mode exam`. It shows no score and no hints. It ends on a review of
+all your answers: type a question's number to go back to it, and `hand in` (then `yes`) when you
+are ready. It then writes `QUIZ-YOUR-ID.answers.yaml` in this folder (`--answers-out FILE` picks
+another name). Hand that
 file in: your instructor marks it and tells you your score. An exam handed in cannot be taken
 again. The exam copy holds no answers in any form.
+
+{exams}
 """
 
 
@@ -255,8 +273,8 @@ def _quiz_problems(path: Path) -> list[str]:
                     f"exam question {index} holds {', '.join(extra)}: an exam copy holds nothing to check against"
                 )
         texts = [text for student in (data.get("students") or {}).values() for text in student]
-        if any(not isinstance(text, dict) or set(text) != {"prompt", "options"} for text in texts):
-            found.append("an exam copy's student entries hold more than prompts and options")
+        if any(not _exam_text(text) for text in texts):
+            found.append("an exam copy's student entries hold more than prompts, options and answer sizes")
 
     def walk(value, where: str) -> None:
         if isinstance(value, dict):
@@ -270,6 +288,15 @@ def _quiz_problems(path: Path) -> list[str]:
 
     walk(data, "")
     return found
+
+
+def _exam_text(text) -> bool:
+    """Whether an exam copy's entry for one student's question is its text, with at most the size of
+    its answer (whole numbers: a vector's length, a matrix's rows and columns)."""
+    if not isinstance(text, dict) or set(text) - {"layout"} != {"prompt", "options"}:
+        return False
+    layout = text.get("layout", [])
+    return isinstance(layout, list) and len(layout) <= 2 and all(type(n) is int for n in layout)
 
 
 def _copy_student_engine(into: Path) -> None:
@@ -312,9 +339,10 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
         shutil.copytree(course.exercises_dir, staging / "exercises", ignore=NOT_COPIED)
         manifest = student_manifest((course.root / MANIFEST).read_text(encoding="utf-8"))
         (staging / MANIFEST).write_text(manifest, encoding="utf-8")
-        if (course.root / CONTRACT_PAGE).is_file():  # the course's files cite it
-            (staging / CONTRACT_PAGE).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(course.root / CONTRACT_PAGE, staging / CONTRACT_PAGE)
+        for page in (CONTRACT_PAGE, STUDENTS_PAGE):  # the course's files cite the first; the README both
+            if (course.root / page).is_file():
+                (staging / page).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(course.root / page, staging / page)
         _copy_student_engine(staging / "grader" / "attnlab")
         if (course.root / "pyproject.toml").is_file():
             pyproject = (course.root / "pyproject.toml").read_text(encoding="utf-8")
@@ -338,7 +366,12 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
         has_contract = (course.root / CONTRACT_PAGE).is_file()
         contract = README_CONTRACT.format(page=CONTRACT_PAGE.as_posix()) if has_contract else ""
         quiz_names = ", ".join(p.stem for p in quizzes) or "none yet"
-        readme = STUDENT_README.format(name=course.name, files=files, quizzes=quiz_names, contract=contract)
+        has_guide = (course.root / STUDENTS_PAGE).is_file()
+        guide = README_GUIDE.format(page=STUDENTS_PAGE.as_posix()) if has_guide else ""
+        exams = README_EXAMS.format(quizzes=quiz_names) if roster and quizzes else README_NO_EXAMS
+        readme = STUDENT_README.format(
+            name=course.name, files=files, quizzes=quiz_names, contract=contract, guide=guide, exams=exams
+        )
         (staging / "README.md").write_text(readme, encoding="utf-8")
         leaks = scan(course, staging)
         if leaks:

@@ -79,6 +79,20 @@ class AmbiguousUpload(ValueError):
     """Folders of an upload each hold exercise files (drafts?), and none may be chosen silently."""
 
 
+DRAFTS = "each hold exercise files (drafts?): hand in one of them"
+"""The refusal a student reads (their feedback, Gradescope's page); ``for_instructor`` adds the option they have."""
+
+
+def for_instructor(refusal: str) -> str:
+    """A submission's refusal as its instructor reads it: for drafts, with the option to grade the newest."""
+    if DRAFTS not in refusal:
+        return refusal
+    return refusal.replace(
+        DRAFTS,
+        "each hold exercise files (drafts?): grade the newest of them with --pick newest, or ask the student to hand in one",
+    )
+
+
 def choose(candidates: list[Candidate], pick: str | None = None, show: Callable[[str], str] = str) -> Choice:
     """What is graded of ``candidates``, the folders at the shallowest depth holding exercise files.
 
@@ -95,9 +109,7 @@ def choose(candidates: list[Candidate], pick: str | None = None, show: Callable[
     if len(candidates) > 1 and any(set(a.found) & set(b.found) for a, b in combinations(candidates, 2)):
         drafts = " and ".join(folder(c) for c in candidates)
         if pick != "newest":
-            raise AmbiguousUpload(
-                f"{drafts} each hold exercise files (drafts?): hand in one of them (or an instructor grades the newest: --pick newest)"
-            )
+            raise AmbiguousUpload(f"{drafts} {DRAFTS}")
         ordered = sorted(candidates, key=lambda c: c.newest, reverse=True)
         if ordered[0].newest == ordered[1].newest:
             raise AmbiguousUpload(

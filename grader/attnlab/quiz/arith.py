@@ -21,6 +21,7 @@ who rounds every intermediate result does.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import operator
 import re
@@ -119,11 +120,17 @@ def evaluate(text: str, names: dict | None = None, decimals: int | None = None) 
     ``names`` may bind lists (indexed as ``s[0]``); with ``decimals``, every constant, function
     and operation is rounded to that many decimals as it is computed, as by hand."""
     names = {**CONSTANTS, **{k: _as_tuple(v) for k, v in (names or {}).items()}}
+    return _eval(_parsed(text).body, names, 0, decimals)
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str) -> ast.Expression:
+    """The tree of ``text``, parsed once: an author's ``where:`` is evaluated at every draw of every
+    student, and ``_eval`` only reads the tree."""
     try:
-        tree = ast.parse(to_python(text), mode="eval")
+        return ast.parse(to_python(text), mode="eval")
     except SyntaxError:
         raise ExpressionError("not a complete expression") from None
-    return _eval(tree.body, names, 0, decimals)
 
 
 def _as_tuple(value):
@@ -154,7 +161,8 @@ _COMPARE = {
 }
 
 
-def condition_parts(text: str) -> tuple[list[str], list[str]]:
+@functools.lru_cache(maxsize=256)
+def condition_parts(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(sides, operators) of a comparison such as ``0 <= h < h_q``; each side a complete expression."""
     parts = _COMPARISON.split(text)
     sides, operators = [p.strip() for p in parts[0::2]], parts[1::2]
@@ -167,7 +175,7 @@ def condition_parts(text: str) -> tuple[list[str], list[str]]:
             ast.parse(to_python(side), mode="eval")
         except SyntaxError:
             raise ExpressionError(f"`{side}` is not a complete expression") from None
-    return sides, operators
+    return tuple(sides), tuple(operators)
 
 
 def names_in(text: str) -> set[str]:

@@ -19,7 +19,7 @@ from attnlab.errors import UserError, user_errors, writing
 from attnlab.export.sheets.options import LMS_OPTIONS
 from attnlab.options import COURSE_OPTION
 from attnlab.quiz.errors import QuizError
-from attnlab.wording import count
+from attnlab.wording import count, points, score
 
 quiz_errors = user_errors(QuizError)
 
@@ -68,7 +68,7 @@ EXPORT_VARIANTS = 20
 
 @click.group()
 def quiz() -> None:
-    """Quizzes: take one in the terminal; key, grade and lint them as an instructor.
+    """Quizzes: list them and take one in the terminal; key, grade and lint them as an instructor.
 
     QUIZ is a quiz id from the course's quizzes/ folder (e.g. shapes), a YAML
     file, or a student copy (.json).
@@ -83,11 +83,11 @@ def _print_summary(result, console, practice: bool = False) -> None:
     table.add_column("questions", justify="right")
     table.add_column("points", justify="right")
     # A question nothing checks is worth nothing here: its row counts the questions its points are of.
-    for concept, (points, possible, checked) in result.by_concept(checked_only=True).items():
-        table.add_row(concept, str(checked), f"{points:.3g}/{possible:.3g}")
+    for concept, (earned, possible, checked) in result.by_concept(checked_only=True).items():
+        table.add_row(concept, str(checked), score(earned, possible))
     table.add_section()
     unchecked = sum(m.max_points == 0 for m in result.marks)
-    table.add_row("total", str(len(result.marks) - unchecked), f"{result.score:g}/{result.max_score:g}")
+    table.add_row("total", str(len(result.marks) - unchecked), score(result.score, result.max_score))
     console.print(table)
     if unchecked and practice:
         were = "was" if unchecked == 1 else "were"
@@ -126,7 +126,11 @@ def _print_summary(result, console, practice: bool = False) -> None:
 @COURSE_OPTION
 @quiz_errors
 def take(quiz_name, student, mode, answers_file, answers_out, restart, course_dir) -> None:
-    """Take QUIZ in the terminal. Type hint, skip, back or quit at any prompt; progress is saved after every answer."""
+    """Take QUIZ in the terminal. Type hint, skip, back or quit at any prompt; progress is saved after every answer.
+
+    An exam ends on a review of every answer: type a question's number to go back to it, and hand in
+    (then yes) to hand the exam in. A matrix is typed one row a line, or on one line with ; between
+    the rows."""
     from attnlab.quiz import marking, runner
 
     opened = _open(quiz_name, course_dir, mode or "practice")
@@ -169,7 +173,8 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
         click.echo(f"{opened.title} · {count(len(items), 'question')} · {mode} mode · student {student}")
         if mode == "exam":
             click.echo(
-                "Exam: your answers are recorded and handed in; your instructor marks them and tells you your score."
+                "Exam: your answers are recorded. At the end a review lists them all: go back to any question,"
+                " and hand in when you are ready. Your instructor marks them and tells you your score."
             )
         if sys.stdin.isatty():
             # A program started in the background of a non-interactive shell inherits SIGINT ignored;
@@ -202,6 +207,79 @@ def take(quiz_name, student, mode, answers_file, answers_out, restart, course_di
     from attnlab import console
 
     _print_summary(marking.mark(opened.id, student, items, progress.answers), console.out, practice=True)
+
+
+@quiz.command("list")
+@click.option(
+    "--student",
+    default=None,
+    help="Your student id, to say which exam copies hold your questions (default: $ATTNLAB_STUDENT, else your user name).",
+)
+@COURSE_OPTION
+@quiz_errors
+def list_command(student, course_dir) -> None:
+    """List the quizzes here: what each is, and which have an exam copy with your questions."""
+    from rich.table import Table
+
+    from attnlab import console
+    from attnlab.quiz.items import quiz_files
+
+    folder = _quizzes_dir(course_dir)
+    found = quiz_files(folder)
+    if not found:
+        raise UserError(f"no quizzes in {folder}")
+    student = student or _default_student()
+    table = Table(title=f"quizzes in {folder} · student {student}", title_justify="left")
+    for column in ("quiz", "title", "questions", "practice", "exam"):
+        table.add_column(column, justify="right" if column == "questions" else "left")
+    exams = 0
+    for quiz_id, files in found.items():
+        title, questions, practice, exam = _listed(quiz_id, files, student)
+        exams += exam == "yes" or exam.startswith("yes (")  # a copy with this student's questions
+        table.add_row(quiz_id, title, questions, practice, exam)
+    console.out.print(table)
+    console.out.print(
+        "Practise with attnlab quiz take QUIZ; sit an exam with attnlab quiz take QUIZ --mode exam."
+        + (
+            ""
+            if exams
+            else " No exam copy holds your questions here: your instructor gives the exam copies out for the exam."
+        )
+    )
+
+
+def _listed(quiz_id: str, files: dict, student: str) -> tuple[str, str, str, str]:
+    """(title, questions, practice, exam) of one quiz's row in ``quiz list``, from whichever files it has."""
+    from attnlab.quiz import student_copy
+    from attnlab.quiz.schema import load_quiz
+
+    if files["yaml"] is not None:  # the instructor's quiz: either sitting, for any student id
+        try:
+            quiz_ = load_quiz(files["yaml"])
+        except QuizError as error:
+            return "", "", f"cannot be read ({error})", ""
+        return quiz_.title, str(len(quiz_.questions)), "yes", "yes (the instructor's quiz: any student id)"
+    title, questions, practice, exam = "", "", "no copy", "no copy"
+    for sitting in ("practice", "exam"):
+        if files[sitting] is None:
+            continue
+        try:
+            copy = student_copy.load(files[sitting])
+        except QuizError:
+            text = "damaged: ask your instructor for a new copy"
+        else:
+            title, questions = copy["title"], str(len(copy["questions"]))
+            if sitting == "practice":
+                text = "yes"
+            elif student_copy.roster_tag(copy["id"], student) in copy["students"]:
+                text = "yes"
+            else:
+                text = f"yes, but not for {student!r} (not on its roster)"
+        if sitting == "practice":
+            practice = text
+        else:
+            exam = text
+    return title, questions, practice, exam
 
 
 @quiz.command()
@@ -249,7 +327,7 @@ def key(quiz_name, student, output, mode, course_dir) -> None:
     for column in ("question", "prompt", "answer", "points"):
         table.add_column(column)
     for k in keyed:
-        table.add_row(k.asked.id, k.asked.text(), k.asked.kind.format(k.key), f"{k.asked.points:g}")
+        table.add_row(k.asked.id, k.asked.text(), k.asked.kind.format(k.key), points(k.asked.points))
     console.out.print(table)
 
 
@@ -330,8 +408,8 @@ def grade(quiz_name, answer_files, csv_path, roster_path, lms_format, lms_column
         close = (
             str(sum(m.close for m in result.marks)) if result else ""
         )  # of the wrong ones: right to one decimal fewer
-        score = f"{result.score:g}/{result.max_score:g}" if result else "-"
-        table.add_row(row.student or str(row.path), score, *counts[:2], close, *counts[2:], "; ".join(row.problems))
+        total = score(result.score, result.max_score) if result else "-"
+        table.add_row(row.student or str(row.path), total, *counts[:2], close, *counts[2:], "; ".join(row.problems))
     console.out.print(table)
     mistakes = marking.class_mistakes(graded)
     if mistakes:

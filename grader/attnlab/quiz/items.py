@@ -29,8 +29,10 @@ class Item:
     checked: bool = True
     """False when this source checks nothing of the question (an exam copy; practice of the exam's own question)."""
     refuse: Callable[[object], str | None] = lambda value: None
-    """Why an answer of the wrong size cannot be taken ("3 numbers are expected, not 2"), where this
-    source knows the size (not an exam copy); None to take it."""
+    """Why an answer of the wrong size cannot be taken ("3 numbers are expected, not 2"); None to take it."""
+    layout: Callable[[], list[int] | None] = lambda: None
+    """The size of a right answer where the kind has one the question states (a vector's length, a
+    matrix's rows and columns), else None: the runner asks a matrix's rows one by one with it."""
 
 
 @dataclass(frozen=True)
@@ -65,11 +67,13 @@ def _keyed_item(asked: AskedQuestion, lazy: _LazyKey) -> Item:
     def check(value):
         return lazy.get().verdict(value)
 
-    def refuse(value):
-        key = lazy.get().key
-        return asked.kind.size_refusal(value, asked.kind.shape(key))
+    def layout():
+        return asked.kind.shape(lazy.get().key) if asked.kind.sized else None
 
-    return Item(asked, check, lazy, refuse=refuse)
+    def refuse(value):
+        return asked.kind.size_refusal(value, layout()) if asked.kind.sized else None
+
+    return Item(asked, check, lazy, refuse=refuse, layout=layout)
 
 
 def open_quiz(path: Path, reference_factory: Callable) -> OpenedQuiz:
@@ -88,7 +92,10 @@ def open_quiz(path: Path, reference_factory: Callable) -> OpenedQuiz:
                 pairs = student_copy.questions_for(copy, student)
             except (KeyError, TypeError, IndexError, ValueError, AttributeError):
                 raise QuizError(f"{path}: this quiz copy is damaged; ask your instructor for a new copy") from None
-            return [Item(asked, h.check, None, checked=h.variant is not None, refuse=h.refuse) for asked, h in pairs]
+            return [
+                Item(asked, h.check, None, checked=h.variant is not None, refuse=h.refuse, layout=h.layout)
+                for asked, h in pairs
+            ]
 
         return OpenedQuiz(copy["id"], copy["title"], copy_items, copy["sitting"], copy)
     from attnlab.quiz.schema import load_quiz
@@ -120,9 +127,50 @@ def find_quiz(name: str, quizzes_dir: Path, sitting: str = "practice") -> Path:
     for suffix in (".yaml", ".yml", copy):
         if (quizzes_dir / f"{name}{suffix}").is_file():
             return quizzes_dir / f"{name}{suffix}"
-    stems = {p.stem for p in quizzes_dir.glob("*.y*ml")} | {p.name.split(".")[0] for p in quizzes_dir.glob("*.json")}
-    available = ", ".join(sorted(stems)) or "none"
-    raise QuizError(f"no quiz named {name!r} (available: {available})")
+    listed = quiz_files(quizzes_dir)
+    if sitting == "exam" and name in listed:
+        raise QuizError(
+            f"there is no exam copy of {name!r} here ({quizzes_dir / (name + EXAM_COPY)} is missing): your"
+            " instructor makes the exam copies for the class's roster (attnlab release --roster, or"
+            f" attnlab quiz student-copy {name} --mode exam --roster) and gives them out for the exam;"
+            " without --mode exam you practise it"
+        )
+    if sitting == "practice" and name in listed:
+        raise QuizError(
+            f"there is no practice copy of {name!r} here ({quizzes_dir / (name + '.json')} is missing), only"
+            " its exam copy: take the exam with --mode exam, or ask your instructor for the practice copy"
+            " (attnlab release writes one of every quiz)"
+        )
+    available = ", ".join(listed) or "none"
+    exams = [quiz for quiz, files in listed.items() if files["exam"]]
+    with_exam = f"; with an exam copy: {', '.join(exams) or 'none'}" if sitting == "exam" else ""
+    raise QuizError(f"no quiz named {name!r} in {quizzes_dir} (quizzes there: {available}{with_exam})")
+
+
+EXAM_COPY = ".exam.json"
+"""The suffix of an exam copy (``masks.exam.json``); a practice copy is ``masks.json``."""
+
+
+def quiz_files(quizzes_dir: Path) -> dict[str, dict[str, Path | None]]:
+    """Each quiz in ``quizzes_dir`` by id (sorted): its instructor's YAML, practice copy and exam copy
+    (``yaml``, ``practice``, ``exam``), None where it has not got one."""
+    found: dict[str, dict[str, Path | None]] = {}
+
+    def entry(quiz_id: str) -> dict:
+        return found.setdefault(quiz_id, {"yaml": None, "practice": None, "exam": None})
+
+    if not quizzes_dir.is_dir():
+        return found
+    for path in sorted(quizzes_dir.iterdir()):
+        if not path.is_file():
+            continue
+        if path.name.endswith(EXAM_COPY):
+            entry(path.name[: -len(EXAM_COPY)])["exam"] = path
+        elif path.suffix == ".json":
+            entry(path.stem)["practice"] = path
+        elif path.suffix in (".yaml", ".yml"):
+            entry(path.stem)["yaml"] = path
+    return dict(sorted(found.items()))
 
 
 def reference_factory_for(course_loader: Callable) -> Callable:

@@ -20,7 +20,7 @@ right: where it is not, it names the ``slack`` that would accept it. A question 
 from __future__ import annotations
 
 import re
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_DOWN, ROUND_HALF_UP, Decimal
 from typing import Callable
 
 from attnlab.quiz.errors import QuizError
@@ -52,11 +52,30 @@ def grid_decimals(tolerance: float) -> int | None:
     return decimals if step == Decimal(1).scaleb(-decimals) else None
 
 
-def _rounded(value, decimals: int):
-    """``value`` (a number, list or list of lists) rounded as a person rounds, to ``decimals``."""
+TIE_EPSILON = Decimal("1e-9")
+"""How near a half (in units of the last asked decimal) a value is on it: a key computed in floats
+(0.6249999999999999) is the half a student who works exactly meets."""
+
+
+def _on_grid(value: float, decimals: int) -> Decimal:
+    """``value`` in units of the last asked decimal, a half wherever it is within ``TIE_EPSILON`` of one."""
+    scaled = Decimal(repr(float(value))).scaleb(decimals)
+    half = (scaled * 2).to_integral_value() / 2
+    return half if half % 1 and abs(scaled - half) <= TIE_EPSILON * max(1, abs(half)) else scaled
+
+
+def _rounded(value, decimals: int, rounding: str = ROUND_HALF_UP):
+    """``value`` (a number, list or list of lists) rounded to ``decimals``, halves as ``rounding`` says:
+    away from zero as most people round, toward zero for the other neighbour of a half."""
     if isinstance(value, (list, tuple)):
-        return [_rounded(x, decimals) for x in value]
-    return float(Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP))
+        return [_rounded(x, decimals, rounding) for x in value]
+    return float(_on_grid(value, decimals).quantize(Decimal(1), rounding).scaleb(-decimals))
+
+
+def _ties(value, decimals: int) -> bool:
+    """Whether an element of ``value`` sits on a half at ``decimals`` (0.03125 at four): people round it
+    either way (Python's round, numpy and f-strings to the even neighbour, most people up)."""
+    return any(abs(_on_grid(x, decimals) % 1) == Decimal("0.5") for x in _elements(value))
 
 
 def _elements(value) -> list[float]:
@@ -83,11 +102,21 @@ def _precision_problems(quiz: Quiz, question: Question, keys: list, reference_fa
         return problems
     kept = kept_decimals(question)
     kind = KINDS[question.type]
-    failed, worst, example = 0, 0.0, None
+    failed, worst, example, ties, tie = 0, 0.0, None, 0, None
     for who, values, keyed in keys:
         by_hand = _as_you_go(question, values, reference_factory, kept)
         for label, answer in (("the key", keyed.key), (f"an answer rounded to {kept} decimals along the way", by_hand)):
             if answer is None:
+                continue
+            if _ties(answer, decimals):  # both neighbours of a half must be right
+                both = (_rounded(answer, decimals), _rounded(answer, decimals, ROUND_HALF_DOWN))
+                wrong = [r for r in both if not kind.matches(r, keyed.key, keyed.tolerance, keyed.slack)]
+                if wrong:
+                    ties += 1
+                    tie = tie or (
+                        f"{who}: {label}, {_shown(answer)}, rounds to {_shown(both[0])} or {_shown(both[1])},"
+                        f" and {_shown(wrong[0])} is marked wrong"
+                    )
                 continue
             rounded = _rounded(answer, decimals)
             if not kind.matches(rounded, keyed.key, keyed.tolerance, keyed.slack):
@@ -95,6 +124,13 @@ def _precision_problems(quiz: Quiz, question: Question, keys: list, reference_fa
                 gap = max(abs(a - k) for a, k in zip(_elements(answer), _elements(keyed.key)))
                 if gap > worst:
                     worst, example = gap, f"{who}: {label}, {_shown(rounded)}, for a key of {_shown(keyed.key)}"
+    if ties:
+        problems.append(
+            f"{where}: {count(ties, 'answer')} {'sits' if ties == 1 else 'sit'} on a half at the precision asked"
+            f" (e.g. {tie}): people round a half either way (Python's round and numpy to the even neighbour,"
+            " most people up), so both must be right: draw parameters that cannot land on a half (where:),"
+            " or ask for another precision"
+        )
     if failed:
         problems.append(
             f"{where}: {failed} answers rounded as the prompt asks are marked wrong (e.g. {example}):"

@@ -175,7 +175,9 @@ def _top_level_split(text: str, separator: str) -> list[str]:
 
 
 def number_rows(text: str, expressions: bool = False) -> list[list]:
-    """A matrix: rows by ``;`` or new lines (entries by commas or spaces), or ``[[1, 0], [0, 1]]``."""
+    """A matrix: rows by ``;`` or new lines (entries by commas or spaces), or ``[[1, 0], [0, 1]]``; a
+    matrix of one row ends it with ``;`` (``1 0;``), as the terminal writes one typed one row a line."""
+    rowed = ";" in text or "\n" in clean(text)
     text = _without_trailing(clean(text))
     if _LEADING_ZERO.search(text):
         raise _comma_inside(text)
@@ -184,11 +186,11 @@ def number_rows(text: str, expressions: bool = False) -> list[list]:
         rows = re.findall(r"[\[(]([^\[\]()]*)[\])]", inner)
         leftover = re.sub(r"[\[(][^\[\]()]*[\])]", "", inner)
         if not rows or leftover.replace(",", "").replace(";", "").strip():
-            raise AnswerFormatError("expected rows of numbers, each in brackets, or rows separated by ;")
-    elif ";" in text or "\n" in text:
+            raise AnswerFormatError("expected rows of numbers, each in brackets, or ; between the rows")
+    elif rowed:
         rows = [r for r in re.split(r"[;\n]", text) if r.strip()]
     else:
-        raise AnswerFormatError("expected rows of numbers separated by ; (or on separate lines)")
+        raise AnswerFormatError("expected rows of numbers: one row a line, or ; between the rows")
     value = [_row(row, expressions) for row in rows]
     if len({len(r) for r in value}) != 1:
         raise AnswerFormatError("every row needs the same number of entries")

@@ -3,7 +3,9 @@
 An **exam copy** (``"sitting": "exam"``) holds what each student of a roster
 reads and nothing else: each question's id, type, points, concepts and whether
 it takes arithmetic, and for each rostered student (filed under a short tag of
-their id) the prompt and options of their exam variant, already drawn. No
+their id) the prompt and options of their exam variant, already drawn, with
+the size of a vector or matrix answer (which its prompt states: a wrong size is
+refused as it is typed, as in practice). No
 parameter spec is in it (a parameter the prompt does not show could be the
 answer itself), nor any key, hash, ciphertext, hint, explanation or tolerance:
 there is nothing to test a guess against. Answers are recorded, handed in and
@@ -143,17 +145,30 @@ def _locks(question_id: str, forms: list[str], salt: bytes, cost: dict) -> tuple
     return sorted(locks, key=lambda lock: lock["check"]), content_key
 
 
-def build_exam(quiz, roster: list[str]) -> dict:
-    """The exam copy of ``quiz`` for ``roster``: each student's questions as text, no key material
-    (and no key is computed)."""
-    from attnlab.quiz.variant import asked_question
+def build_exam(quiz, roster: list[str], reference_factory) -> dict:
+    """The exam copy of ``quiz`` for ``roster``: each student's questions as text, and the size of
+    each vector and matrix answer (which the prompt states), so that another size is refused as
+    it is typed; no key material."""
+    from attnlab.quiz.variant import asked_question, compute_key, drawn_values
 
     if not roster:
         raise QuizError(f"{quiz.id}: an exam copy is made for a roster: give the class's student ids (--roster)")
     students = {}
     for student in roster:
-        asked = [asked_question(quiz, question, student, "exam") for question in quiz.questions]
-        students[roster_tag(quiz.id, student)] = [{"prompt": a.prompt, "options": list(a.options)} for a in asked]
+        texts = []
+        for question in quiz.questions:
+            asked = asked_question(quiz, question, student, "exam")
+            text = {"prompt": asked.prompt, "options": list(asked.options)}
+            if asked.kind.sized:
+                try:
+                    key = compute_key(question, drawn_values(quiz, question, student, "exam"), reference_factory)
+                except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, AttributeError) as error:
+                    raise QuizError(
+                        f"{quiz.id}: question {question.id}: the answer cannot be computed for {student!r}: {error}"
+                    ) from None
+                text["layout"] = asked.kind.shape(key)
+            texts.append(text)
+        students[roster_tag(quiz.id, student)] = texts
     return {
         "format": FORMAT,
         "sitting": "exam",
@@ -247,7 +262,11 @@ def _close_values(kind, keyed) -> list:
 
 def build(quiz, sitting: str, reference_factory, roster: list[str] = (), cost: dict = SCRYPT) -> dict:
     """The student copy of ``quiz`` for ``sitting`` (``practice`` or ``exam``) as JSON-able data."""
-    return build_exam(quiz, roster) if sitting == "exam" else build_practice(quiz, reference_factory, cost)
+    return (
+        build_exam(quiz, roster, reference_factory)
+        if sitting == "exam"
+        else build_practice(quiz, reference_factory, cost)
+    )
 
 
 @dataclass(frozen=True)
@@ -259,6 +278,9 @@ class HashedCheck:
     variant: dict | None
     cost: dict
     sitting: str = "exam"
+    size: list[int] | None = None
+    """An exam copy's size of the answer (a vector's length, a matrix's rows and columns), where the
+    kind has one; a practice variant keeps its own (``layout``)."""
 
     def check(self, value):
         """The ``Verdict`` of one answer, from one scrypt: right (with the explanation), a known
@@ -296,10 +318,17 @@ class HashedCheck:
                 return Verdict(False, close_note(self.variant["tolerance"]), None, True)
         return Verdict(False, None)
 
+    def layout(self) -> list[int] | None:
+        """The size of a right answer, where its kind has one and the copy holds it (else None)."""
+        if not kind_named(self.kind_name).sized:
+            return None
+        return self.variant["layout"] if self.variant is not None else self.size
+
     def refuse(self, value) -> str | None:
-        """Why an answer of another size than the variant's cannot be taken (None when this copy
-        does not know the size: an exam copy)."""
-        return None if self.variant is None else kind_named(self.kind_name).size_refusal(value, self.variant["layout"])
+        """Why an answer of another size than the variant's cannot be taken (None where the size is
+        not known: an exam copy made before copies held it)."""
+        layout = self.layout()
+        return None if layout is None else kind_named(self.kind_name).size_refusal(value, layout)
 
 
 def _open(locks: list[dict], check: bytes, key: bytes) -> bytes | None:
@@ -355,7 +384,7 @@ def questions_for(copy: dict, student: str):
                     0.0,
                     bool(entry.get("expressions")),
                 ),
-                HashedCheck(entry["id"], entry["type"], None, SCRYPT),
+                HashedCheck(entry["id"], entry["type"], None, SCRYPT, size=text.get("layout")),
             )
             for entry, text in zip(copy["questions"], texts)
         ]

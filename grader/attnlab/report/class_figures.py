@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass
 
+from attnlab.intake.misnamed import for_instructor
 from attnlab.misconceptions import Misconception
 from attnlab import results
 
@@ -109,6 +110,6 @@ def not_graded_lines(results: list[dict], class_lines: list[str]) -> list[str]:
     for data in results:
         student = str(data.get("student", "?"))
         if data.get("error"):
-            lines.append(f"not gradable: {student}: {data['error']}")
+            lines.append(f"not gradable: {student}: {for_instructor(str(data['error']))}")
         lines += [f"{student}: {line}" for line in (data.get("report") or {}).get("not_graded", [])]
     return lines

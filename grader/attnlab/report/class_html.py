@@ -19,8 +19,9 @@ from attnlab.report.class_figures import (
     percentages,
     score_histogram,
 )
+from attnlab.intake.misnamed import for_instructor
 from attnlab.report.html import page
-from attnlab.wording import count
+from attnlab.wording import count, points
 
 BAR_WIDTH, BAR_GAP, CHART_HEIGHT = 44, 8, 160
 
@@ -59,12 +60,12 @@ def _student_rows(results: list[dict], maximum: float, linked: set[str]) -> str:
         report = data.get("report")
         if report is None:
             rows.append(
-                f'<tr><td>{cell}</td><td class="num">0</td><td class="error">not graded: {html.escape(str(data.get("error") or "no result"))}</td></tr>'
+                f'<tr><td>{cell}</td><td class="num">0</td><td class="error">not graded: {html.escape(for_instructor(str(data.get("error") or "no result")))}</td></tr>'
             )
         else:
             percent = 100 * (report.get("score") or 0) / maximum if maximum else 0
             rows.append(
-                f'<tr><td>{cell}</td><td class="num">{report.get("score", 0):g}</td><td>{percent:.0f}%</td></tr>'
+                f'<tr><td>{cell}</td><td class="num">{points(report.get("score", 0))}</td><td>{percent:.0f}%</td></tr>'
             )
     return "".join(rows)
 

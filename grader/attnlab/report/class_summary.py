@@ -27,7 +27,7 @@ from attnlab.report.class_figures import (
     score_histogram,
 )
 from attnlab.intake.uploads import shown
-from attnlab.wording import count
+from attnlab.wording import count, points
 
 _OUTCOME_STYLES = {
     "passed": "green",
@@ -177,7 +177,7 @@ def score_changes(before: dict[str, float | None], results: list[dict]) -> list[
         report = data.get("report")
         now = None if report is None else report.get("score")
         if now != before[student]:
-            shown_score = lambda score: "not gradable" if score is None else f"{score:g}"  # noqa: E731
+            shown_score = lambda score: "not gradable" if score is None else points(score)  # noqa: E731
             lines.append(f"{student}: {shown_score(before[student])} → {shown_score(now)}")
     return lines
 

@@ -11,7 +11,7 @@ import math
 
 from attnlab.outcomes import Outcome
 from attnlab.results import ABOUT_HEADING, NOT_GRADED_HEADING, GradeReport, TestResult
-from attnlab.wording import count
+from attnlab.wording import count, points, score
 
 CELL = 34
 
@@ -94,14 +94,14 @@ def render_html(report: GradeReport, name: str | None = None) -> str:
         css = "passed" if passed == len(tests) else "failed"
         rows.append(
             f'<tr><td>{html.escape(tests[0].module)}.py</td><td>{html.escape(function)}</td><td class="num">{passed}/{len(tests)}</td>'
-            f'<td class="num">{sum(t.score for t in tests):g}/{sum(t.max_score for t in tests):g}</td><td class="{css}">{"all passed" if css == "passed" else "see below"}</td></tr>'
+            f'<td class="num">{score(sum(t.score for t in tests), sum(t.max_score for t in tests))}</td><td class="{css}">{"all passed" if css == "passed" else "see below"}</td></tr>'
         )
     failing = []
     missing = report.files_not_imported()
     for module, tests in missing.items():  # once a file: every one of its tests says the same
         failing.append(
             f'<section class="test"><h3>{html.escape(module)}.py <span class="error">({count(len(tests), "test")}, '
-            f"0/{sum(t.max_score for t in tests):g})</span></h3><pre>{html.escape(tests[0].feedback)}</pre></section>"
+            f"{score(0, sum(t.max_score for t in tests))})</span></h3><pre>{html.escape(tests[0].feedback)}</pre></section>"
         )
     unimported = {id(t) for tests in missing.values() for t in tests}
     for test in (t for t in report.tests if t.outcome is not Outcome.PASSED and id(t) not in unimported):
@@ -109,14 +109,14 @@ def render_html(report: GradeReport, name: str | None = None) -> str:
         printed = f"<p>Your code printed:</p><pre>{html.escape(test.output)}</pre>" if test.output else ""
         failing.append(
             f'<section class="test"><h3>{html.escape(test.name)} <span class="{css}">({html.escape(test.outcome.value)}, '
-            f"{test.score:g}/{test.max_score:g})</span></h3><pre>{html.escape(test.feedback)}</pre>{_pictures(test)}{printed}</section>"
+            f"{score(test.score, test.max_score)})</span></h3><pre>{html.escape(test.feedback)}</pre>{_pictures(test)}{printed}</section>"
         )
     percent = 100 * report.score / report.max_score if report.max_score else 0
     title = f"attnlab report · {html.escape(report.submission if name is None else name)}"
     return page(
         title,
         f"<h1>{title}</h1>"
-        f"<p><strong>{report.score:g} / {report.max_score:g}</strong> ({percent:.0f}%) · graded in {report.duration:.1f} s</p>"
+        f"<p><strong>{points(report.score)} / {points(report.max_score)}</strong> ({percent:.0f}%) · graded in {report.duration:.1f} s</p>"
         + "".join(
             f'<h2>{heading}</h2><ul class="{css}">{"".join(f"<li>{html.escape(line)}</li>" for line in lines)}</ul>'
             for heading, css, lines in (

@@ -10,7 +10,7 @@ from __future__ import annotations
 from attnlab.inert import markdown_literal, markdown_words
 from attnlab.outcomes import Outcome
 from attnlab.results import ABOUT_HEADING, NOT_GRADED_HEADING, GradeReport, markdown_feedback
-from attnlab.wording import count
+from attnlab.wording import count, points, score
 
 
 def _percent(score: float, maximum: float) -> str:
@@ -22,7 +22,7 @@ def render_markdown(report: GradeReport, student: str) -> str:
     lines = [
         f"# attnlab feedback · {markdown_words(student)}",
         "",
-        f"**{report.score:g} of {count(report.max_score, 'point')}** ({_percent(report.score, report.max_score)})",
+        f"**{points(report.score)} of {count(report.max_score, 'point')}** ({_percent(report.score, report.max_score)})",
         "",
     ]
     functions: dict[tuple[str, str], list] = {}
@@ -30,9 +30,9 @@ def render_markdown(report: GradeReport, student: str) -> str:
         functions.setdefault((test.module, test.function), []).append(test)
     for (module, function), tests in functions.items():
         passed = sum(t.outcome is Outcome.PASSED for t in tests)
-        points = f"{sum(t.score for t in tests):g}/{sum(t.max_score for t in tests):g} points"
+        earned = f"{score(sum(t.score for t in tests), sum(t.max_score for t in tests))} points"
         lines.append(
-            f"- {markdown_words(f'{module}.py')} · {markdown_words(function)}: {passed} of {len(tests)} tests passed, {points}"
+            f"- {markdown_words(f'{module}.py')} · {markdown_words(function)}: {passed} of {count(len(tests), 'test')} passed, {earned}"
         )
     for heading, said in ((ABOUT_HEADING, report.notes), (NOT_GRADED_HEADING, report.not_graded)):
         if said:  # the names of the student's files, and a notebook's code: never Markdown
@@ -44,7 +44,7 @@ def render_markdown(report: GradeReport, student: str) -> str:
     for module, tests in missing.items():  # once a file: every one of its tests says the same
         lines += [
             "",
-            f"### {markdown_words(f'{module}.py')}: {count(len(tests), 'test')}, 0/{sum(t.max_score for t in tests):g}",
+            f"### {markdown_words(f'{module}.py')}: {count(len(tests), 'test')}, {score(0, sum(t.max_score for t in tests))}",
             "",
             markdown_literal(tests[0].feedback),
         ]
@@ -53,7 +53,7 @@ def render_markdown(report: GradeReport, student: str) -> str:
             "",
             f"### {markdown_words(test.name)}",
             "",
-            f"*{markdown_words(test.outcome.value)}, {test.score:g}/{test.max_score:g}*",
+            f"*{markdown_words(test.outcome.value)}, {score(test.score, test.max_score)}*",
             "",
             markdown_feedback(test),
         ]

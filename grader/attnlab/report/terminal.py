@@ -12,7 +12,7 @@ from rich.text import Text
 
 from attnlab.outcomes import Outcome
 from attnlab.results import ABOUT_HEADING, NOT_GRADED_HEADING, GradeReport, first_line
-from attnlab.wording import count
+from attnlab.wording import count, points
 
 MARKS = {
     Outcome.PASSED: ("✓", "green"),
@@ -26,7 +26,7 @@ MARKS = {
 
 
 def _points(value: float) -> str:
-    return f"{value:g}"
+    return points(value)
 
 
 def _function_table(report: GradeReport) -> Table:

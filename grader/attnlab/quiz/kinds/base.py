@@ -28,6 +28,13 @@ class Kind:
     """Whether answers are numbers on a grid: a tolerance, ``slack``, ``rounded`` and ``relative`` apply."""
     has_options: ClassVar[bool] = False
     """Whether the question lists options (a to z) and the answer is letters."""
+    sized: ClassVar[bool] = False
+    """Whether an answer has a size a question states (a vector's length, a matrix's rows and
+    columns), so that an answer of another size is refused at entry (``size_refusal``)."""
+    in_rows: ClassVar[bool] = False
+    """Whether an answer is rows of numbers that may be typed one row a line (a matrix)."""
+    how_to_type: ClassVar[str | None] = None
+    """A line shown under each question of the kind in the terminal, on how to type its answer."""
     lms_form: ClassVar[type | None] = None
     """The form of ``lms_forms`` that ``lms_question`` gives."""
 

@@ -12,6 +12,9 @@ from attnlab.wording import with_article
 
 class MatrixKind(NumberKind):
     lms_form = Blanks
+    sized = True
+    in_rows = True
+    how_to_type = "(A matrix: type one row a line, or every row on one line with ; between the rows.)"
 
     def parse(self, text, options=0, expressions=False):
         return [[read_number(x) for x in row] for row in reading.number_rows(text, expressions)]
@@ -53,4 +56,4 @@ class MatrixKind(NumberKind):
         return Blanks(rows, keyed.tolerance)
 
 
-KIND = MatrixKind("matrix", "1 0; 0.43 0.57   or   [[1, 0], [0.43, 0.57]]")
+KIND = MatrixKind("matrix", "1 0; 0.43 0.57  (one row a line, or ; between the rows)")

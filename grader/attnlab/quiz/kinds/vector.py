@@ -11,6 +11,7 @@ from attnlab.wording import count
 
 class VectorKind(NumberKind):
     lms_form = Blanks
+    sized = True
 
     def parse(self, text, options=0, expressions=False):
         return [read_number(x) for x in reading.number_list(text, expressions)]
