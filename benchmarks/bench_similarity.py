@@ -3,7 +3,7 @@
 The class is bench_class.py's (mostly correct submissions, each file the reference or a
 correct-but-different variant and signed by its author, some buggy, a few hostile), plus two
 planted pairs: a student who handed in another's files unchanged, and one who handed in
-another's files with every local name renamed and the comments and docstrings gone. The report
+another's files with every name a function binds renamed and the comments gone. The report
 says where the planted pairs rank, the wall time of ``attnlab similarity CLASS --html`` and the
 peak memory of its process.
 
@@ -13,8 +13,6 @@ peak memory of its process.
 from __future__ import annotations
 
 import argparse
-import ast
-import builtins
 import resource
 import shutil
 import subprocess
@@ -30,35 +28,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from bench_class import generate_class  # noqa: E402
 from conftest import COURSE  # noqa: E402
-
-KEPT_NAMES = set(dir(builtins)) | {"np", "torch", "nn", "F", "math", "self"}
-
-
-class _Renamer(ast.NodeTransformer):
-    def __init__(self):
-        self.names: dict[str, str] = {}
-
-    def _new(self, name: str) -> str:
-        return name if name in KEPT_NAMES else self.names.setdefault(name, f"v{len(self.names)}")
-
-    def visit_Name(self, node):
-        node.id = self._new(node.id)
-        return node
-
-    def visit_arg(self, node):
-        node.arg = self._new(node.arg)
-        return node
-
-
-def disguised(source: str) -> str:
-    """``source`` with each function's local names renamed, docstrings and comments gone."""
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if ast.get_docstring(node):
-                node.body = node.body[1:] or [ast.Pass()]
-            _Renamer().visit(node)
-    return ast.unparse(tree) + "\n"
+from test_similarity import renamed_without_comments  # noqa: E402
 
 
 def main() -> None:
@@ -80,7 +50,7 @@ def main() -> None:
         shutil.copytree(source, classroom / "zz-identical")
         (classroom / "zz-disguised").mkdir()
         for path in other.glob("*.py"):
-            (classroom / "zz-disguised" / path.name).write_text(disguised(path.read_text()))
+            (classroom / "zz-disguised" / path.name).write_text(renamed_without_comments(path.read_text()))
         print(
             f"class of {args.students}: {mix['correct']} correct, {mix['buggy']} buggy, {mix['hostile']} hostile, "
             f"zz-identical = {source.name}, zz-disguised = {other.name} renamed"

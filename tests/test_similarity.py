@@ -274,7 +274,10 @@ def test_the_terminal_shows_the_top_pairs_and_says_it_is_no_grade(small_class, t
     rows = [line for line in result.stdout.splitlines() if re.match(r"│\s+\d+ │", line)]
     assert re.match(r"│\s+1 │ ada\s+│ ann\s+│\s+100% │", rows[0]), result.stdout
     assert "never a grade" in result.stdout
-    assert "Wrote" in result.stderr and (tmp_path / "page.html").read_text().count("<h2 id=") == len(rows)
+    page = (tmp_path / "page.html").read_text()
+    assert "Wrote" in result.stderr and page.count("<h2 id=") == len(rows)
+    # The stubs' lines (docstrings, signatures) are greyed, never marked as shared.
+    assert '<span class="stub">    Shapes: ' in page and not re.search(r"<mark>[^<]*Shapes: ", page)
 
 
 @pytest.mark.parametrize(

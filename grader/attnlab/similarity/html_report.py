@@ -26,7 +26,7 @@ class Line:
     parts: tuple[tuple[str, bool], ...]
     """The line's text in parts, each marked True where it is in a matching passage."""
     stub: bool
-    """The line is one of the stub's own lines (and no passage of it matches)."""
+    """The line is one of the stub's own lines: greyed, and never marked."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,8 @@ class Folded:
 
 
 def code_lines(text: str, passages: tuple[tuple[int, int], ...], stub_lines: frozenset[str]) -> list[Line | Folded]:
-    """``text`` as numbered lines, its ``passages`` (character offsets) marked, lines far from any
+    """``text`` as numbered lines, its ``passages`` (character offsets) marked but for the stub's
+    own lines (a passage runs over the docstrings between the code it matches), lines far from any
     passage folded."""
     spans = sorted(passages)
     starts = [s for s, _ in spans]
@@ -59,8 +60,10 @@ def code_lines(text: str, passages: tuple[tuple[int, int], ...], stub_lines: fro
             at = stop
         if at < offset + len(body):
             parts.append((text[at : offset + len(body)], False))
-        matched = any(marked for _, marked in parts)
-        rows.append(Line(number, tuple(parts), not matched and body.strip() in stub_lines))
+        if body.strip() in stub_lines:  # the stub's own line: subtracted, never shown as shared
+            rows.append(Line(number, ((body, False),), True))
+        else:
+            rows.append(Line(number, tuple(parts), False))
         offset = end
     near = {
         row.number + shift
@@ -94,7 +97,7 @@ h3 { font-size: 1em; }
 .signal { background: #fff8e1; border-left: 4px solid #f9a825; padding: .5em 1em; }
 table.pairs { border-collapse: collapse; } table.pairs td, table.pairs th { padding: .2em .8em; border-bottom: 1px solid #ddd; text-align: left; }
 td.num { text-align: right; }
-.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
+.sides { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1em; }
 .side h4 { margin: .3em 0; font-size: .95em; }
 pre { font-size: .82em; background: #fafafa; border: 1px solid #e0e0e0; padding: .5em; overflow-x: auto; margin: 0; }
 pre span.n { display: inline-block; width: 3.5em; color: #999; user-select: none; }
