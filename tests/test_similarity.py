@@ -22,7 +22,7 @@ pytest.importorskip("copydetect", reason="attnlab similarity needs copydetect: p
 
 from attnlab.cli import main  # noqa: E402
 from attnlab.similarity.html_report import render_html  # noqa: E402
-from attnlab.similarity.reading import MAX_FILE_CHARACTERS, StudentCode, read_class  # noqa: E402
+from attnlab.similarity.reading import MAX_FILE_CHARACTERS, MAX_STUDENT_CHARACTERS, StudentCode, read_class  # noqa: E402
 from attnlab.similarity import scoring  # noqa: E402
 from attnlab.similarity.scoring import THRESHOLD, compare_class  # noqa: E402
 
@@ -218,12 +218,16 @@ def test_a_class_is_read_as_grading_reads_it(tmp_path):
     assert {pair.a, pair.b} == {"ada", "Ben_Brown"} and pair.files[0].module == "masks" and pair.score > 0.9
 
 
-def test_a_swollen_file_costs_no_more_than_its_first_characters(tmp_path):
-    hand_in(tmp_path / "ada", {"softmax": STUBS["softmax"] + "x = 1\n" * 200_000})
+def test_swollen_files_cost_no_more_than_their_first_characters(tmp_path):
+    """Tokenizing a file of stray bytes costs a token a character: a student who swells every file
+    is compared on MAX_STUDENT_CHARACTERS in all, and told so."""
+    hand_in(tmp_path / "ada", {m: STUBS[m] + "\x00" * 50_000 for m in COURSE.modules})
     hand_in(tmp_path / "ben", {"softmax": STUBS["softmax"]})
     code = read_class(tmp_path, COURSE)
     ada = next(s for s in code.students if s.student == "ada")
-    assert len(ada.files["softmax"]) == MAX_FILE_CHARACTERS and ada.notes
+    assert max(map(len, ada.files.values())) == MAX_FILE_CHARACTERS
+    assert sum(map(len, ada.files.values())) == MAX_STUDENT_CHARACTERS
+    assert len(ada.notes) == len(COURSE.modules) and "only its first 40,000 characters" in ada.notes[0]
 
 
 HOSTILE = '''def softmax(x, axis=-1):

@@ -19,9 +19,12 @@ from attnlab.course import Course
 from attnlab.intake.class_folder import survey
 from attnlab.intake.roster import RosterError, is_submission, looks_like_submission, stage_submission
 
-MAX_FILE_CHARACTERS = 100_000
-"""Characters of one exercise file compared at most (the reference's longest file has some
-10,000): a file swollen on purpose costs the comparison no more than this."""
+MAX_FILE_CHARACTERS = 40_000
+"""Characters of one exercise file compared at most: three times the reference's longest file.
+Tokenizing costs up to a few tenths of a millisecond a character (a file of stray bytes is a
+token each), so a file swollen on purpose costs seconds, not minutes."""
+MAX_STUDENT_CHARACTERS = 120_000
+"""Characters of one student's files compared at most, together: twice the reference's."""
 
 
 @dataclass(frozen=True)
@@ -83,14 +86,16 @@ def read_class(
 
 
 def _code_of(student: str, staged: Path, course: Course) -> StudentCode:
-    files, notes = {}, []
+    files, notes, left = {}, [], MAX_STUDENT_CHARACTERS
     for module in course.modules:
         path = staged / f"{module}.py"
         if not path.is_file():
             continue
         text = path.read_bytes().decode("utf-8", errors="replace")
-        if len(text) > MAX_FILE_CHARACTERS:
-            notes.append(f"{module}.py: only its first {MAX_FILE_CHARACTERS:,} characters were compared")
-            text = text[:MAX_FILE_CHARACTERS]
-        files[module] = text
+        kept = min(len(text), MAX_FILE_CHARACTERS, left)
+        if kept < len(text):
+            notes.append(
+                f"{module}.py: only its first {kept:,} characters were compared (a file {MAX_FILE_CHARACTERS:,} at most, all files {MAX_STUDENT_CHARACTERS:,})"
+            )
+        files[module], left = text[:kept], left - kept
     return StudentCode(student, files, tuple(notes))
