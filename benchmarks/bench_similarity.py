@@ -4,8 +4,8 @@ The class is bench_class.py's (mostly correct submissions, each file the referen
 correct-but-different variant and signed by its author, some buggy, a few hostile), plus two
 planted pairs: a student who handed in another's files unchanged, and one who handed in
 another's files with every name a function binds renamed and the comments gone. The report
-says where the planted pairs rank, the wall time of ``attnlab similarity CLASS --html`` and the
-peak memory of its process.
+says where the planted pairs rank, the wall time and CPU seconds of ``attnlab similarity CLASS
+--html``, and the peak memory of its process.
 
     python benchmarks/bench_similarity.py [--students 200]
 """
@@ -68,9 +68,13 @@ def main() -> None:
             "--course",
             str(REPO),
         ]
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_before = usage.ru_utime + usage.ru_stime
         started = time.perf_counter()
         result = subprocess.run(command, capture_output=True, text=True)
         wall = time.perf_counter() - started
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = usage.ru_utime + usage.ru_stime - cpu_before
         if result.returncode != 0:
             sys.exit(f"similarity failed: {result.stderr.strip()[-1000:]}")
         peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -82,6 +86,9 @@ def main() -> None:
                     ranks[planted] = f"{line.strip()} (of {len(rows)} pairs shown)"
                     break
         print(f"wall time      {wall:8.1f} s   (reading the class, fingerprints, comparing, terminal table and HTML)")
+        print(
+            f"CPU            {cpu:8.1f} s   (the command and its tokenizing processes; the wall time moves with the host's load, this less)"
+        )
         print(f"peak memory    {peak_mib:8.0f} MiB")
         print(f"HTML report    {(work / 'similarity.html').stat().st_size / 1024:8.0f} KiB")
         for planted in ("zz-identical", "zz-disguised"):

@@ -155,15 +155,15 @@ def compare_class(
         s.student: sum(own_characters(prints[m][s.student]) for m in s.files) for s in students
     }  # filtered characters of each student's own code, over all files
     pairs = []
-    for (a, b), files in matches.items():
-        files.sort(key=lambda f: (-f.score, -f.shared, f.module))
+    for (a, b), alike in matches.items():
+        alike.sort(key=lambda f: (-f.score, -f.shared, f.module))
         pairs.append(
             Pair(
                 a,
                 b,
-                tuple(files),
-                _share(sum(f.share_a * own_characters(prints[f.module][a]) for f in files), own[a]),
-                _share(sum(f.share_b * own_characters(prints[f.module][b]) for f in files), own[b]),
+                tuple(alike),
+                _share(sum(f.share_a * own_characters(prints[f.module][a]) for f in alike), own[a]),
+                _share(sum(f.share_b * own_characters(prints[f.module][b]) for f in alike), own[b]),
             )
         )
     pairs.sort(key=lambda p: (-p.score, -len(p.files), -p.shared, p.a, p.b))
