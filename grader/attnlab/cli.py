@@ -27,7 +27,7 @@ library_errors = user_errors(CourseError, RosterError, SubmissionError)
 
 # The student release ships the engine without its instructor's side (``export.release``): these
 # commands are not offered there, and asking for one says why in one line.
-INSTRUCTOR_COMMANDS = ("grade", "feedback", "gradebook", "audit", "stubs", "release", "export", "new")
+INSTRUCTOR_COMMANDS = ("grade", "feedback", "gradebook", "similarity", "audit", "stubs", "release", "export", "new")
 IN_STUDENT_RELEASE = not (Path(__file__).parent / "grading").is_dir()
 
 STUDENT_HELP = """
@@ -38,6 +38,7 @@ INSTRUCTOR_HELP = """
     Instructors: attnlab grade FOLDER     grade a submission, or a whole class, with the hidden tests
                  attnlab feedback CLASS   each student's feedback page, from the class's results
                  attnlab gradebook merge  one gradebook of a class graded in shards (--shard K/N)
+                 attnlab similarity CLASS pairs of students whose code is alike (a signal to look at)
                  attnlab audit            would the hidden tests catch a bug? (their mutation score)
                  attnlab stubs            regenerate exercises/ from solutions/
                  attnlab new exercise N   add an exercise file: every file it needs, with an example
@@ -557,8 +558,9 @@ def _register_groups() -> None:
         from attnlab.audit.command import audit
         from attnlab.classroom.commands import feedback, gradebook
         from attnlab.export.commands import export, release, stubs
+        from attnlab.similarity.command import similarity
 
-        for command in (audit, feedback, gradebook, export, release, stubs):
+        for command in (audit, feedback, gradebook, similarity, export, release, stubs):
             main.add_command(command)
 
 
