@@ -18,7 +18,8 @@ layer:
    ``replay`` package: the reference's recorded run, and asking a submission for it again).
 9. ``export``: what leaves the instructor's machine: it grades with ``grading`` and ships ``quiz`` copies.
 10. ``classroom``: a whole class, each submission graded as alone.
-11. ``audit``: the hidden suite's mutation score, its mutants graded as a class.
+11. ``audit``: the hidden suite's mutation score, its mutants graded as a class; and
+    ``similarity``: pairs of students whose code is alike, the class read as ``classroom`` reads it.
 12. ``cli``: the command over all of them.
 
 ``export`` is one home for everything that leaves the instructor's machine; its sheets and its
@@ -118,7 +119,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("attnlab.grading",),
     ("attnlab.export",),
     ("attnlab.classroom",),
-    ("attnlab.audit",),
+    ("attnlab.audit", "attnlab.similarity"),
     ("attnlab.cli",),
 )
 

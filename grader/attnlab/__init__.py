@@ -14,7 +14,8 @@ The engine is topic-free: everything about attention lives in the course's ``sol
 - ``export``: everything that leaves the instructor's machine: the stubs, the student release,
   Gradescope's zip, an nbgrader course, grade sheets for an LMS (``export/sheets/``) and question
   banks (``export/quiz/``);
-- ``audit``: the hidden suite's mutation score.
+- ``audit``: the hidden suite's mutation score; ``similarity``: pairs of students whose code is
+  alike (a signal for a person, never a grade).
 
 Beneath them, the base modules: ``course`` (a course on disk), ``reference`` (the reference
 solutions), ``points``, ``expect`` (checks for hidden tests, with ``differences`` to say how two
