@@ -203,19 +203,6 @@ def sdpa_full_transpose(q, k, v, mask=None):
 
 @misconception(
     "scaled_dot_product_attention",
-    "a transpose written for one rank (k.transpose(0, 2, 1))",
-    explanation="k.transpose(0, 2, 1) is right for a (B, L_k, d_k) array only: it fails on 2-D keys and swaps the wrong axes once heads add a fourth.",
-    hint="np.swapaxes(k, -1, -2) counts from the end, so it works for any number of leading axes.",
-)
-def sdpa_fixed_rank_transpose(q, k, v, mask=None):
-    scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    return _finish(scores, v, mask)
-
-
-@misconception(
-    "scaled_dot_product_attention",
     "exp of the scores without subtracting the row maximum",
     explanation="exp overflows to inf for scores above about 710 (float64), and inf / inf is nan. Subtracting each row's maximum first changes nothing mathematically and keeps every exponential at most 1.",
     hint="Use softmax(scores, axis=-1), or subtract scores.max(axis=-1, keepdims=True) before np.exp.",
@@ -460,6 +447,7 @@ probe("cross_attention", "B != L_q with a padding mask", _fixed((2, 3, 3), 37), 
 probe("cross_attention", "L_q == L_k: keys or values from the wrong side still line up", _fixed((2, 4, 3), 39), _fixed((2, 4, 3), 40), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34))
 probe("cross_attention", "L_q == L_k with a padding mask: a mask on the wrong axis still fits", _fixed((2, 3, 3), 41), _fixed((2, 3, 3), 42), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34), np.array([[True, True, False], [True, False, False]]))
 probe("self_attention", "square weights (d_model = d_k = d_v), T != d_model, causal", _fixed((2, 5, 3), 24), _fixed((3, 3), 25), _fixed((3, 3), 26), _fixed((3, 3), 27), causal=True)
+probe("self_attention", "one sequence of one feature, causal: a mask of the wrong size still broadcasts", _fixed((1, 3, 1), 27), _fixed((1, 2), 28), _fixed((1, 2), 29), _fixed((1, 2), 43), causal=True)
 
 
 @misconception(

@@ -228,6 +228,7 @@ probe("attention_backward", "the same with a mask that hides the last key", _RNG
 probe("softmax_backward", "a square array: a sum without keepdims still broadcasts", softmax(_RNG.normal(size=(3, 3)), axis=-1), _RNG.normal(size=(3, 3)))
 probe("attention_backward", "left padding under a causal mask: a query that sees no key", _RNG.normal(size=(2, 3, 2)), _RNG.normal(size=(2, 3, 2)), _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), _BLIND)
 probe("attention_backward", "a batch of two, L_q == L_k and d_k == d_v: transposes still run", _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), np.tril(np.ones((3, 3), dtype=bool)))
+probe("attention_backward", "B = L_q = L_k = d_k = d_v = 3: arrays transposed whole still line up", _RNG.normal(size=(3, 3, 3)), _RNG.normal(size=(3, 3, 3)), _RNG.normal(size=(3, 3, 3)), _RNG.normal(size=(3, 3, 3)))
 
 
 @misconception(

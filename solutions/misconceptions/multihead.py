@@ -146,20 +146,6 @@ def mha_ignores_causal(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding
 
 
 @misconception(
-    "split_heads",
-    "a transpose written for (B, T, d_model) only (transpose(0, 2, 1, 3))",
-    explanation="split_heads takes any leading axes: (T, d_model) for one sequence, (B, T, d_model) for a batch. Unpacking three sizes and transposing (0, 2, 1, 3) works for a batch only and raises for the others.",
-    hint="Keep the leading axes whatever they are (x.shape[:-2]); reshape to (..., T, n_heads, d_head) and swap with np.swapaxes(..., -3, -2), which counts from the end.",
-)
-def split_heads_fixed_rank(x, n_heads):
-    try:
-        b, t, d = x.shape
-        return x.reshape(b, t, n_heads, d // n_heads).transpose(0, 2, 1, 3)
-    except ValueError as error:
-        return Raised(type(error).__name__)
-
-
-@misconception(
     "merge_heads",
     "the head axis swapped with the width axis (-3 and -1) before the reshape",
     explanation="(…, n_heads, T, d_head) must become (…, T, n_heads, d_head) before the reshape: the head axis moves next to the width, swapping axes -3 and -2. Swapping -3 and -1 gives (…, d_head, T, n_heads), and the reshape then mixes tokens and features.",
@@ -178,20 +164,6 @@ def merge_heads_swaps_head_and_width(x):
 )
 def merge_heads_concatenates_tokens(x):
     return np.concatenate([x[..., h, :, :] for h in range(x.shape[-3])], axis=-2)
-
-
-@misconception(
-    "merge_heads",
-    "a transpose written for (B, n_heads, T, d_head) only (transpose(0, 2, 1, 3))",
-    explanation="merge_heads takes any leading axes: (n_heads, T, d_head) for one sequence too. A transpose of four fixed axes raises on the others.",
-    hint="np.swapaxes(x, -3, -2), which counts from the end.",
-)
-def merge_heads_fixed_rank(x):
-    try:
-        b, h, t, d = x.shape
-        return x.transpose(0, 2, 1, 3).reshape(b, t, h * d)
-    except ValueError as error:
-        return Raised(type(error).__name__)
 
 
 @misconception(

@@ -368,6 +368,7 @@ _IDS = np.array([[3, 0, 3], [1, 1, 2]])  # (B=2, T=3): B != T, a token repeated
 _TOKENS, _POSITIONS = _RNG.normal(size=(4, 2)), _RNG.normal(size=(5, 2))  # V = 4, P = 5, d = 2
 probe("learned_positions", "B = 2, T = 3, a table of 5 positions", _IDS, _TOKENS, _POSITIONS)
 probe("learned_positions", "one sequence of 4, a table of 5 positions", np.array([2, 2, 0, 1]), _TOKENS, _POSITIONS)
+probe("learned_positions", "one sequence as a (1, 3) batch", np.array([[1, 0, 2]]), _TOKENS, _POSITIONS)
 probe("rope_half_split", "positions out of order, d = 6", _RNG.normal(size=(2, 3, 6)), np.array([0, 3, 1]))
 probe("rope_half_split", "a small theta, so every pair turns visibly", _RNG.normal(size=(4, 8)), np.array([1, 2, 5, 9]), theta=100.0)
 probe("rope_frequencies", "linear scaling, factor 3", 8, theta=10000.0, scaling="linear", factor=3.0)

@@ -92,6 +92,7 @@ _K = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 2.0, 1.0, -1.0], [1.5, 0.0, -1.0, 2.0
 probe("attention_scores", "L_q, L_k and d_k all different", _Q, _K)
 probe("attention_scores", "a batch of two, B != d_k", np.stack([_Q, -_Q]), np.stack([_K, 2 * _K]))
 probe("attention_scores", "d_k = 2, where d_k / 2 and √d_k differ", _Q[:, :2], _K[:, 1:3])
+probe("attention_scores", "B = L_k = d_k = 2: keys transposed whole still line up", np.stack([_Q[:, :2], -_Q[:, 2:]]), np.stack([_K[:2, :2], _K[1:3, 2:]]))
 
 
 # ---------------------------------------------------------------- the other scores (issue 39)

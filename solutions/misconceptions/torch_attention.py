@@ -83,6 +83,7 @@ class _Configurable(MultiHeadSelfAttention):
     "a mask or position table is built on the CPU instead of on x.device",
     explanation="torch.ones(T, T) and torch.arange(T) make CPU tensors. On a GPU (or the meta device the grader uses to check) they meet x's tensors on another device and forward fails. The module must work wherever .to(device) moved it.",
     hint="Pass device=x.device to every tensor forward creates: torch.ones(T, T, dtype=torch.bool, device=x.device); build angle tables in float32 on x.device and cast them to x.dtype.",
+    about_raising=True,
 )
 class torch_mask_on_cpu(_Configurable):
     mask_on_input_device = False
@@ -103,6 +104,7 @@ class torch_rope_table_in_half(_Configurable):
     "the causal mask is made once, at a fixed size",
     explanation="A mask registered in __init__ for some maximum length (say 512 or 1024) breaks for any longer sequence; a self-attention module has no maximum T.",
     hint="Build the mask in forward for this T: torch.tril(torch.ones(T, T, dtype=torch.bool, device=x.device)).",
+    about_raising=True,
 )
 class torch_fixed_size_mask(_Configurable):
     def __init__(self, *args, **kwargs):
