@@ -323,10 +323,10 @@ def test_flash_holds_only_tiles():
 
 
 def test_flash_backward_values():
-    """flash_attention_backward: tiles of 2 x 3, from the forward's out and lse: dq, dk, dv equal the chain rule's, causal or with a mask of the keys"""
+    """flash_attention_backward: tiles of 2 x 3, from the forward's out and lse: dq, dk, dv equal the chain rule's, causal, with a mask of the keys, or of the queries"""
     rng = np.random.default_rng(35)
     q, k, v, grad_out = rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 4, 3)) * 2.0, rng.standard_normal((2, 4, 2)), rng.standard_normal((2, 4, 2))
-    for what, causal, mask in (("causal", True, None), ("a mask of the keys", False, np.array([[True, False, True, True]]))):
+    for what, causal, mask in (("causal", True, None), ("a mask of the keys", False, np.array([[True, False, True, True]])), ("a mask of the queries, causal", True, np.array([True, False, True, True])[:, None])):
         out, _, lse = plain_attention(q, k, v, causal, mask)
         got = flash_attention_backward(q, k, v, out, lse, grad_out, 2, 3, causal=causal, mask=mask)
         for name, mine, theirs in zip(("dq", "dk", "dv"), got, plain_backward(q, k, v, grad_out, causal, mask)):
