@@ -30,6 +30,7 @@ NOT_CATALOGUED = {
     # Shapes that only ever raise (a transpose of fixed rank, a cache grown along the features):
     # a crash is never evidence of a mistake about values, and its traceback says where it broke.
     "kv_cache_concat_features",
+    "sdpa_boolean_index_mask",
     "sdpa_fixed_rank_transpose",
     "split_heads_fixed_rank",
     "merge_heads_fixed_rank",

@@ -329,19 +329,6 @@ def sdpa_returns_scores(q, k, v, mask=None):
 
 
 @misconception(
-    "scaled_dot_product_attention",
-    "masked by boolean indexing (scores[~mask] = -inf), which needs a mask of the scores' full shape",
-    explanation="A mask only has to broadcast to the scores: (L_q, L_k) for a batch, (B, 1, L_k) for padding. scores[~mask] indexes with the mask's own shape, so it works when the mask has the scores' exact shape and raises IndexError when it broadcasts.",
-    hint="np.where(mask, scores, -np.inf) broadcasts the mask.",
-)
-def sdpa_boolean_index_mask(q, k, v, mask=None):
-    scores = attention_scores(q, k)
-    if mask is not None:
-        scores[~np.asarray(mask)] = -np.inf
-    return _finish(scores, v, mask)
-
-
-@misconception(
     "self_attention",
     "the causal mask is built with np.triu (the future and the diagonal)",
     explanation="With True = may attend, query i sees keys 0..i: the lower triangle, np.tril. np.triu keeps the diagonal and everything above it, so each query reads itself and every later token, never an earlier one.",
@@ -461,3 +448,30 @@ def sdpa_scales_q_in_place(q, k, v, mask=None):
     answer = scaled_dot_product_attention(np.array(q), k, v, mask)
     q /= np.sqrt(q.shape[-1])  # then scores = q @ kᵀ: the caller's q is divided too
     return answer
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "the mask argument is never applied",
+    explanation="A mask (True = may attend) hides keys before the softmax: the future under a causal mask, padding, another document. Ignored, every query reads every key.",
+    hint="scores = np.where(mask, scores, -np.inf) before the softmax (and zero a row that sees no key after it).",
+)
+def sdpa_ignores_mask(q, k, v, mask=None):
+    return _attend(q, k, v, None)
+
+
+@misconception(
+    "self_attention",
+    "one of Q, K, V is made with another's weights (a copy-paste slip among w_q, w_k, w_v)",
+    explanation="Self-attention makes three views of x, each with its own matrix: Q = x W_Q, K = x W_K, V = x W_V. Using one matrix twice (V = x W_K, say) runs whenever the widths agree and gives other numbers.",
+    hint="Check each line: q = x @ w_q, k = x @ w_k, v = x @ w_v.",
+)
+def self_attention_projection_slip(x, w_q, w_k, w_v, causal=False):
+    mask = np.tril(np.ones((x.shape[-2],) * 2, dtype=bool)) if causal else None
+    outputs = []
+    for q_w, k_w, v_w in ((w_k, w_k, w_v), (w_q, w_k, w_k), (w_q, w_k, w_q), (w_q, w_v, w_v), (w_v, w_k, w_v), (w_q, w_q, w_q)):
+        try:
+            outputs.append(scaled_dot_product_attention(x @ q_w, x @ k_w, x @ v_w, mask))
+        except ValueError as error:
+            outputs.append(Raised(type(error).__name__))
+    return Alternatives(outputs)

@@ -8,7 +8,7 @@ from masks import causal_mask
 from attnlab.misconceptions import Alternatives, Raised, misconception, probe
 
 
-def _online(q, k, v, block_size, causal=False, mask=None, *, rescale_sum=True, rescale_acc=True, global_positions=True, first_max=-np.inf, scale=None, last_block=True, inverted_rescale=False, see_own_key=True, use_mask=True):
+def _online(q, k, v, block_size, causal=False, mask=None, *, rescale_sum=True, rescale_acc=True, global_positions=True, first_max=-np.inf, scale=None, last_block=True, inverted_rescale=False, see_own_key=True, use_mask=True, use_causal=True):
     """The reference's loop, with the one step a mistake changes as a switch; two ways to end it:
     a query that saw no key gets 0 (the guard the contract asks for) or 0 / 0 (no guard)."""
     n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
@@ -27,7 +27,7 @@ def _online(q, k, v, block_size, causal=False, mask=None, *, rescale_sum=True, r
             for start in stops:
                 stop = min(start + block_size, n_k)
                 s = q @ np.swapaxes(k[..., start:stop, :], -1, -2) / (np.sqrt(d_k) if scale is None else scale)
-                if causal:
+                if causal and use_causal:
                     keys = np.arange(start, stop) if global_positions else np.arange(stop - start)
                     queries = np.arange(n_q)[:, None]
                     s = np.where(queries >= keys[None, :] if see_own_key else queries > keys[None, :], s, -np.inf)
@@ -173,16 +173,19 @@ probe("online_softmax_attention", "every score far below zero, blocks of 3 that 
 probe("online_softmax_attention", "a mask of the keys over two blocks, every query sees a key", _RNG.normal(size=(3, 2)), _RNG.normal(size=(4, 2)) * 2.0, _RNG.normal(size=(4, 2)), 2, mask=np.array([[True, False, False, True]]))
 
 
-def _gqa(q, k, v, causal=False, key_padding_mask=None, *, heads=None, use_causal=True, use_padding=True):
+def _gqa(q, k, v, causal=False, key_padding_mask=None, *, heads=None, use_causal=True, use_padding=True, padding_axes=(slice(None), None, None, slice(None))):
     """The reference with the key/value head each query head reads as a switch (``heads``: an
     index per query head; None reads h // group)."""
     group = q.shape[1] // k.shape[1]
     index = np.arange(q.shape[1]) // group if heads is None else heads
     mask = causal_mask(q.shape[-2]) if causal and use_causal else None
     if key_padding_mask is not None and use_padding:
-        keys_visible = key_padding_mask[:, None, None, :]
+        keys_visible = key_padding_mask[padding_axes]
         mask = keys_visible if mask is None else mask & keys_visible
-    return scaled_dot_product_attention(q, k[:, index], v[:, index], mask)
+    try:
+        return scaled_dot_product_attention(q, k[:, index], v[:, index], mask)
+    except ValueError as error:
+        return Raised(type(error).__name__)
 
 
 @misconception(
@@ -248,16 +251,18 @@ probe("grouped_query_attention", "8 query heads on 2 kv heads: h // group, h // 
 probe("grouped_query_attention", "6 query heads on 2 kv heads, not causal", _RNG.normal(size=(2, 6, 2, 2)), _RNG.normal(size=(2, 2, 2, 2)), _RNG.normal(size=(2, 2, 2, 2)))
 probe("grouped_query_attention", "4 query heads on one kv head (multi-query attention), a padding mask", _MQ, _RNG.normal(size=(2, 1, 3, 2)), _RNG.normal(size=(2, 1, 3, 2)), key_padding_mask=np.array([[True, True, False], [True, True, True]]))
 probe("grouped_query_attention", "6 query heads on 3 kv heads: h // h_kv stays in range", _RNG.normal(size=(1, 6, 2, 2)), _RNG.normal(size=(1, 3, 2, 2)), _RNG.normal(size=(1, 3, 2, 2)))
+probe("grouped_query_attention", "4 query heads on one kv head (multi-query attention), no mask", _RNG.normal(size=(1, 4, 3, 2)), _RNG.normal(size=(1, 1, 3, 2)), _RNG.normal(size=(1, 1, 3, 2)))
+probe("grouped_query_attention", "as many sequences as query heads (2), one kv head, a padding mask: a mask on the wrong axis still fits", _RNG.normal(size=(2, 2, 3, 2)), _RNG.normal(size=(2, 1, 3, 2)), _RNG.normal(size=(2, 1, 3, 2)), key_padding_mask=np.array([[True, True, False], [True, True, True]]))
 
 
-def _step(x_t, cache, w_q, w_k, w_v, key_padding_mask=None, *, axis=-2, new_first=False, keep_old=True, attend_all=True, query_weight=None, scale_by_input=False, use_padding=True, causal=False):
+def _step(x_t, cache, w_q, w_k, w_v, key_padding_mask=None, *, axis=-2, new_first=False, keep_old=True, attend_all=True, query_weight=None, scale_by_input=False, use_padding=True, causal=False, padding_as_given=False):
     """The reference's step with the one thing a mistake changes as a switch."""
     q_t, k_t, v_t = x_t @ (w_q if query_weight is None else query_weight), x_t @ w_k, x_t @ w_v
     k_all, v_all = k_t, v_t
     if cache is not None:
         pair = ((k_t, cache["k"]), (v_t, cache["v"])) if new_first else ((cache["k"], k_t), (cache["v"], v_t))
         k_all, v_all = (np.concatenate(p, axis=axis) for p in pair)
-    mask = None if key_padding_mask is None or not use_padding else key_padding_mask[:, None, :]
+    mask = None if key_padding_mask is None or not use_padding else (key_padding_mask if padding_as_given else key_padding_mask[:, None, :])
     if causal:
         mask = causal_mask(k_all.shape[-2]) if mask is None else causal_mask(k_all.shape[-2]) & mask
     new_cache = {"k": k_all, "v": v_all} if keep_old else {"k": k_t, "v": v_t}
@@ -366,7 +371,7 @@ probe("kv_cache_step", "one sequence, one token cached", _RNG.normal(size=(1, 1,
 probe("kv_cache_step", "two tokens cached, the first sequence's first one padding", _RNG.normal(size=(2, 1, 3)), {"k": _RNG.normal(size=(2, 2, 2)) * 3.0, "v": _RNG.normal(size=(2, 2, 4))}, _WQ, _WK, _WV, key_padding_mask=np.array([[False, True, True], [True, True, True]]))
 
 
-def _flash(q, k, v, block_q, block_k, causal=False, mask=None, *, rescale_acc=True, lse_with_max=True, lse_with_sum=True, use_mask=True, global_positions=True):
+def _flash(q, k, v, block_q, block_k, causal=False, mask=None, *, rescale_acc=True, lse_with_max=True, lse_with_sum=True, use_mask=True, global_positions=True, use_causal=True, scale=None):
     """The reference's tiles, with the one step a mistake changes as a switch."""
     n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
     mask = np.ones((n_q, n_k), dtype=bool) if mask is None or not use_mask else mask
@@ -379,10 +384,10 @@ def _flash(q, k, v, block_q, block_k, causal=False, mask=None, *, rescale_acc=Tr
         for ks in range(0, n_k, block_k):
             ke = min(ks + block_k, n_k)
             visible = mask[..., qs:qe, ks:ke]
-            if causal:
+            if causal and use_causal:
                 rows, keys = (np.arange(qs, qe), np.arange(ks, ke)) if global_positions else (np.arange(qe - qs), np.arange(ke - ks))
                 visible = visible & (rows[:, None] >= keys[None, :])
-            s = np.where(visible, q[..., qs:qe, :] @ np.swapaxes(k[..., ks:ke, :], -1, -2) / np.sqrt(d_k), -np.inf)
+            s = np.where(visible, q[..., qs:qe, :] @ np.swapaxes(k[..., ks:ke, :], -1, -2) / (np.sqrt(d_k) if scale is None else scale), -np.inf)
             new = np.maximum(m, s.max(axis=-1, keepdims=True))
             shift = np.where(new > -np.inf, new, 0.0)
             rescale, p = np.exp(m - shift), np.exp(s - shift)
@@ -451,11 +456,11 @@ def flash_causal_tile_positions(q, k, v, block_q, block_k, causal=False, mask=No
     return _flash(q, k, v, block_q, block_k, causal, mask, global_positions=False)
 
 
-def _flash_backward(q, k, v, out, lse, grad_out, causal=False, mask=None, *, with_lse=True, with_d=True, scale=True, use_mask=True):
+def _flash_backward(q, k, v, out, lse, grad_out, causal=False, mask=None, *, with_lse=True, with_d=True, scale=True, use_mask=True, use_causal=True):
     """The reference's recomputation, with the one step a mistake changes as a switch (vectorised: same values)."""
     n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
     mask = np.ones((n_q, n_k), dtype=bool) if mask is None or not use_mask else mask
-    mask = mask & causal_mask(n_q) if causal else mask
+    mask = mask & causal_mask(n_q) if causal and use_causal else mask
     s = np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k), -np.inf)
     shift = np.where(lse > -np.inf, lse, 0.0)[..., None] if with_lse else 0.0
     with np.errstate(all="ignore"):
@@ -579,3 +584,74 @@ def flash_whole_key_rows(q, k, v, block_q, block_k, causal=False, mask=None):
 )
 def flash_backward_whole_key_rows(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
     return flash_attention_backward(q, k, v, out, lse, grad_out, block_q, block_k, causal, mask)
+
+
+@misconception(
+    "online_softmax_attention",
+    "causal=True is ignored",
+    explanation="With causal=True query i may see keys 0..i only: each block's scores must be hidden where the key's position in the sequence is after the query's. Ignored, every query reads the future.",
+    hint="In each block, np.where(np.arange(L_q)[:, None] >= np.arange(start, stop)[None, :], scores, -np.inf) when causal.",
+)
+def online_ignores_causal(q, k, v, block_size, causal=False, mask=None):
+    return _online(q, k, v, block_size, causal, mask, use_causal=False)
+
+
+@misconception(
+    "online_softmax_attention",
+    "the block scores divided by d_k instead of √d_k",
+    explanation="Online softmax computes the same attention as scaled_dot_product_attention: scores q kᵀ / √d_k. Dividing by d_k shrinks them √d_k times too much and flattens the weights.",
+    hint="Divide each block's scores by np.sqrt(d_k).",
+)
+def online_scaled_by_d_k(q, k, v, block_size, causal=False, mask=None):
+    return _online(q, k, v, block_size, causal, mask, scale=q.shape[-1])
+
+
+@misconception(
+    "flash_attention",
+    "causal=True is ignored",
+    explanation="With causal=True query i may see keys 0..i: in each tile, the keys whose position in the sequence is after the query's are hidden. Ignored, every query reads the future, in out and in lse.",
+    hint="In each tile, np.where(np.arange(q_start, q_stop)[:, None] >= np.arange(k_start, k_stop)[None, :], scores, -np.inf) when causal.",
+)
+def flash_ignores_causal(q, k, v, block_q, block_k, causal=False, mask=None):
+    return _flash(q, k, v, block_q, block_k, causal, mask, use_causal=False)
+
+
+@misconception(
+    "flash_attention",
+    "no 1/√d_k scale on the tile scores",
+    explanation="FlashAttention computes scaled dot-product attention, scores q kᵀ / √d_k, tile by tile; without the scale every weight, out and lse are those of other scores.",
+    hint="Divide each tile's scores by np.sqrt(d_k).",
+)
+def flash_unscaled(q, k, v, block_q, block_k, causal=False, mask=None):
+    return _flash(q, k, v, block_q, block_k, causal, mask, scale=1.0)
+
+
+@misconception(
+    "flash_attention_backward",
+    "causal=True is ignored when the weights are rebuilt",
+    explanation="The weights rebuilt from lse must be the forward's, which hid the future under causal=True: exp(s − lse) on later keys is not 0 without the mask, so dv, dk and dq take keys the forward never read.",
+    hint="Hide the keys after each query (causal) before exp(s - lse), as the forward did.",
+)
+def flash_backward_ignores_causal(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    return _flash_backward(q, k, v, out, lse, grad_out, causal, mask, use_causal=False)
+
+
+@misconception(
+    "grouped_query_attention",
+    "the (B, T) padding mask given one axis, (B, 1, T): the batch lines up with the heads",
+    explanation="The scores are (B, h_q, T, T): a key padding mask must be (B, 1, 1, T) to reach every head and every query. (B, 1, T) broadcasts as (1, B, 1, T), so sequence b's mask lands on head b: it raises unless B equals the number of heads (or 1), and is silently wrong when it does.",
+    hint="key_padding_mask[:, None, None, :].",
+)
+def gqa_padding_mask_missing_an_axis(q, k, v, causal=False, key_padding_mask=None):
+    return _gqa(q, k, v, causal, key_padding_mask, padding_axes=(slice(None), None, slice(None)))
+
+
+@misconception(
+    "kv_cache_step",
+    "the (B, t+1) padding mask passed as it is, without the query axis",
+    explanation="The step's scores are (B, 1, t+1): one query per sequence. A (B, t+1) mask broadcasts against them as (1, B, t+1), so every sequence is masked with every sequence's row: the output grows a batch axis (or, with one sequence, happens to fit).",
+    hint="key_padding_mask[:, None, :], (B, 1, t+1).",
+)
+@_shapes_fail
+def kv_cache_padding_mask_as_given(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
+    return _step(x_t, cache, w_q, w_k, w_v, key_padding_mask, padding_as_given=True)

@@ -249,3 +249,15 @@ probe("multi_head_attention", "as many sequences as heads, causal and padded: a 
 probe("multi_head_attention", "two heads, causal, with a padded sequence", _X, *_W, 2, causal=True, key_padding_mask=np.array([[True, True, False], [True, True, True]]))
 probe("multi_head_attention", "two heads, no mask", _X, *_W, 2)
 probe("multi_head_attention", "one head, causal: the scale of d_head and d_model agree", _X, *_W, 1, causal=True)
+
+
+@misconception(
+    "multi_head_attention",
+    "key_padding_mask is never applied",
+    explanation="The padding mask (B, T), True at real tokens, hides the padded keys from every query of every head. Ignored, the queries read the padding as if it were text.",
+    hint="key_padding_mask[:, None, None, :] (B, 1, 1, T), combined with the causal mask by &.",
+)
+def mha_ignores_key_padding(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    q, k, v = _heads(x, w_q, w_k, w_v, n_heads)
+    heads, weights = scaled_dot_product_attention(q, k, v, _mask(x, causal, None))
+    return merge_heads(heads) @ w_o, weights

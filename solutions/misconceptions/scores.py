@@ -260,6 +260,7 @@ probe("softcap", "scores from −120 to 120, cap 30", np.array([[-120.0, -30.0, 
 probe("softcap", "scores near 0, cap 2", np.array([-0.8, -0.1, 0.3, 1.5, 3.0]), 2.0)
 probe("additive_scores", "L_q != L_k, d_q != d_k != d_a", _CQ[:2], np.array([[1.0, -1.0, 0.5, 2.0], [0.0, 1.0, 1.0, -1.0], [2.0, 0.5, -0.5, 0.0]]),
       np.array([[1.0, -0.5], [0.5, 1.0], [-1.0, 0.2]]), np.array([[0.3, 1.0], [-1.0, 0.5], [0.5, 0.5], [1.0, -1.0]]), np.array([1.5, -2.0]))
+probe("additive_scores", "d_q = d_k: the two projections could be swapped", _CQ[:2], _CK[:3], np.array([[1.0, 0.5], [-1.0, 2.0], [0.5, 0.0]]), np.array([[0.0, 1.0], [2.0, -0.5], [1.0, 1.0]]), np.array([1.0, -2.0]))
 
 
 @misconception(
@@ -274,3 +275,49 @@ def softcap_changes_its_input(scores, cap):
     np.tanh(scores, out=scores)
     scores *= cap
     return scores
+
+
+@misconception(
+    "cosine_scores",
+    "each vector divided by the norm of the whole array (np.linalg.norm without axis)",
+    explanation="A cosine divides each query and each key by its own length: the norm along the feature axis, one per vector. np.linalg.norm(q) without an axis is one number, the Frobenius norm of the whole array, so the vectors keep their relative lengths and the scores are not cosines.",
+    hint="np.linalg.norm(q, axis=-1, keepdims=True), floored at 1e-8.",
+)
+def cosine_norm_of_the_whole_array(q, k, temperature):
+    return _dots(q / max(np.linalg.norm(q), 1e-8), k / max(np.linalg.norm(k), 1e-8)) / temperature
+
+
+@misconception(
+    "qk_norm_scores",
+    "the mean square taken over the tokens (axis -2), not the features",
+    explanation="RMSNorm normalises each vector by the root mean square of its own features: axis -1. Over axis -2 every feature is scaled by a statistic of the whole sequence, so a vector's length depends on the other tokens.",
+    hint="np.mean(x ** 2, axis=-1, keepdims=True).",
+)
+def qk_norm_mean_over_tokens(q, k, gain_q, gain_k, eps=1e-6):
+    def norm(x, gain):
+        return x / np.sqrt(np.mean(x**2, axis=-2, keepdims=True) + eps) * gain
+
+    return _dots(norm(q, gain_q), norm(k, gain_k)) / np.sqrt(q.shape[-1])
+
+
+@misconception(
+    "qk_norm_scores",
+    "the eps argument ignored (a fixed 1e-6)",
+    explanation="eps is part of the norm: √(mean(x²) + eps). A fixed constant gives the same answer only for the default; a model that sets its own eps (1e-5, 1e-6, larger for float16) must get it.",
+    hint="Use the eps the function is given inside the root.",
+)
+def qk_norm_ignores_eps(q, k, gain_q, gain_k, eps=1e-6):
+    return _dots(_rms_norm(q, gain_q, 1e-6), _rms_norm(k, gain_k, 1e-6)) / np.sqrt(q.shape[-1])
+
+
+@misconception(
+    "additive_scores",
+    "the projections swapped: the queries through w_k, the keys through w_q",
+    explanation="Bahdanau's score projects each side with its own matrix: q W_q and k W_k. Swapped (which runs when d_q = d_k), every score mixes the wrong weights.",
+    hint="(q @ w_q)[..., :, None, :] + (k @ w_k)[..., None, :, :].",
+)
+def additive_projections_swapped(q, k, w_q, w_k, v):
+    try:
+        return np.tanh((q @ w_k)[..., :, None, :] + (k @ w_q)[..., None, :, :]) @ v
+    except ValueError as error:
+        return Raised(type(error).__name__)
