@@ -655,3 +655,41 @@ def gqa_padding_mask_missing_an_axis(q, k, v, causal=False, key_padding_mask=Non
 @_shapes_fail
 def kv_cache_padding_mask_as_given(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
     return _step(x_t, cache, w_q, w_k, w_v, key_padding_mask, padding_as_given=True)
+
+
+@misconception(
+    "kv_cache_step",
+    "one of q, k, v is made with another's weights (a copy-paste slip among w_q, w_k, w_v)",
+    explanation="A decoding step makes three views of the new token, each with its own matrix: q = x_t W_Q, k = x_t W_K, v = x_t W_V. Using one matrix twice runs whenever the widths agree and gives other numbers, in the output or in the cache.",
+    hint="q_t = x_t @ w_q, k_t = x_t @ w_k, v_t = x_t @ w_v.",
+)
+def kv_cache_projection_slip(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
+    answers = []
+    for q_w, k_w, v_w in ((w_k, w_k, w_v), (w_q, w_q, w_v), (w_q, w_k, w_k), (w_v, w_k, w_v), (w_q, w_v, w_v), (w_q, w_k, w_q)):
+        try:
+            answers.append(kv_cache_step(x_t, cache, q_w, k_w, v_w, key_padding_mask))
+        except ValueError as error:
+            answers.append(Raised(type(error).__name__))
+    # A slip in the cached keys or values shows in the cache the step returns: the slipped step's
+    # own cache, against the cache passed in, is what the student's gives back.
+    return Alternatives(answers)
+
+
+@misconception(
+    "kv_cache_step",
+    "the softmax runs over the one query (axis 1), not over the keys",
+    explanation="The step's scores are (B, 1, t+1): one query against t + 1 keys. A softmax over axis 1, the single query, makes every weight 1, so the output is the sum of every cached value instead of a blend.",
+    hint="Normalise over the last axis, the keys (or call scaled_dot_product_attention).",
+)
+def kv_cache_softmax_over_queries(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
+    q, k, v = x_t @ w_q, x_t @ w_k, x_t @ w_v
+    if cache is not None:
+        k, v = np.concatenate([cache["k"], k], axis=-2), np.concatenate([cache["v"], v], axis=-2)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if key_padding_mask is not None:
+        scores = np.where(key_padding_mask[:, None, :], scores, -np.inf)
+    with np.errstate(all="ignore"):
+        weights = np.exp(scores - scores.max(axis=-2, keepdims=True))
+        weights = weights / weights.sum(axis=-2, keepdims=True)
+        cleaned = np.nan_to_num(weights, nan=0.0)
+    return Alternatives([(weights @ v, {"k": k, "v": v}), (cleaned @ v, {"k": k, "v": v})])

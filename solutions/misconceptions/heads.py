@@ -205,3 +205,31 @@ def hard_attention_every_tied_key(q, k, v):
     scores = attention_scores(q, k)
     weights = (scores == scores.max(axis=-1, keepdims=True)).astype(scores.dtype)
     return weights @ v, weights
+
+
+@misconception(
+    "sink_score",
+    "averaged over the number of keys, not the number of queries",
+    explanation="The sink score is the mean weight every query puts on key 0: a sum over the T_q queries divided by T_q. Dividing by T_k, the number of keys, is the same only for square weights.",
+    hint="weights[..., :, 0].mean(axis=-1).",
+)
+def sink_score_mean_over_the_keys(weights):
+    return weights[..., :, 0].sum(axis=-1) / np.shape(weights)[-1]
+
+
+@misconception(
+    "induction_score",
+    "np.tril keeps the diagonal: a token counts as its own earlier copy",
+    explanation="The earlier copies of query i's token are at positions j < i: np.tril(..., k=-1). With the diagonal every token is its own earlier copy, so every query is 'repeated', and its target is the key after it, in the future.",
+    hint="np.tril(same_token, k=-1).",
+)
+def induction_counts_itself(weights, token_ids):
+    token_ids = np.asarray(token_ids)
+    earlier = np.tril(token_ids[..., :, None] == token_ids[..., None, :])
+    targets = np.zeros(earlier.shape, dtype=bool)
+    targets[..., :, 1:] = earlier[..., :, :-1]
+    per_query = np.sum(weights * targets, axis=-1)
+    repeated = earlier.any(axis=-1)
+    total = np.sum(per_query * repeated, axis=-1)
+    counted = np.broadcast_to(np.sum(repeated, axis=-1), np.shape(total))
+    return np.divide(total, counted, out=np.zeros(np.shape(total)), where=counted > 0)

@@ -261,3 +261,18 @@ def mha_ignores_key_padding(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_pa
     q, k, v = _heads(x, w_q, w_k, w_v, n_heads)
     heads, weights = scaled_dot_product_attention(q, k, v, _mask(x, causal, None))
     return merge_heads(heads) @ w_o, weights
+
+
+@misconception(
+    "multi_head_attention",
+    "one of Q, K, V is made with another's weights (a copy-paste slip among w_q, w_k, w_v)",
+    explanation="Multi-head attention projects x three ways before splitting the heads: Q = x W_Q, K = x W_K, V = x W_V, all (d_model, d_model). Using one matrix twice runs (they have the same shape) and gives other numbers.",
+    hint="Check each projection: x @ w_q, x @ w_k, x @ w_v.",
+)
+def mha_projection_slip(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    answers = []
+    for q_w, k_w, v_w in ((w_k, w_k, w_v), (w_q, w_q, w_v), (w_q, w_k, w_k), (w_v, w_k, w_v), (w_q, w_v, w_v), (w_q, w_k, w_q)):
+        q, k, v = _heads(x, q_w, k_w, v_w, n_heads)
+        heads, weights = scaled_dot_product_attention(q, k, v, _mask(x, causal, key_padding_mask))
+        answers.append((merge_heads(heads) @ w_o, weights))
+    return Alternatives(answers)

@@ -445,3 +445,13 @@ def learned_positions_refuses_a_full_table(token_ids, token_table, position_tabl
     if token_ids.shape[-1] >= len(position_table):
         raise ValueError("too long")
     return token_table[token_ids] + position_table[: token_ids.shape[-1]]
+
+
+@misconception(
+    "sinusoidal_encoding",
+    "the table made in an integer dtype: every sine and cosine truncated",
+    explanation="The table holds sines and cosines, floats in [-1, 1]. Made with np.zeros_like of the integer positions (or any integer array), every value written into it is truncated to -1, 0 or 1.",
+    hint="table = np.zeros((n_positions, d_model)) (float64).",
+)
+def sinusoidal_integer_table(n_positions, d_model):
+    return sinusoidal_encoding(n_positions, d_model).astype(int)

@@ -254,6 +254,7 @@ _CQ = np.array([[1.0, 0.0, 2.0], [0.5, -1.5, 0.5], [-2.0, 1.0, 0.3]])  # (L_q=3,
 _CK = np.array([[3.0, 1.0, 0.0], [0.0, 0.2, -0.4], [1.0, 1.0, 1.0], [-4.0, 2.0, 1.0]])  # (L_k=4, d=3)
 probe("cosine_scores", "L_q != L_k, vectors of different lengths, temperature 0.5", _CQ, _CK, 0.5)
 probe("cosine_scores", "a batch of two, temperature 0.1", np.stack([_CQ, 2 * _CQ[::-1]]), np.stack([_CK, -_CK]), 0.1)
+probe("cosine_scores", "as many keys as features (3): norms without keepdims still broadcast", _CQ, _CK[:3], 0.5)
 probe("qk_norm_scores", "L_q != L_k, gains of their own, eps = 0.5", 3.0 * _CQ, _CK, np.array([1.0, 0.5, 2.0]), np.array([-1.0, 3.0, 0.25]), eps=0.5)
 probe("qk_norm_scores", "the default eps, gains of their own", _CQ, _CK, np.array([1.5, 1.0, -0.5]), np.array([0.5, 2.0, 1.0]))
 probe("softcap", "scores from −120 to 120, cap 30", np.array([[-120.0, -30.0, -5.0, 0.0], [0.5, 12.0, 45.0, 120.0]]), 30.0)
@@ -319,5 +320,18 @@ def qk_norm_ignores_eps(q, k, gain_q, gain_k, eps=1e-6):
 def additive_projections_swapped(q, k, w_q, w_k, v):
     try:
         return np.tanh((q @ w_k)[..., :, None, :] + (k @ w_q)[..., None, :, :]) @ v
+    except ValueError as error:
+        return Raised(type(error).__name__)
+
+
+@misconception(
+    "cosine_scores",
+    "the norms taken without keepdims=True",
+    explanation="np.linalg.norm(q, axis=-1) drops the feature axis: (..., L_q) instead of (..., L_q, 1). Dividing q by it broadcasts the norms along the features, so each feature column is divided by another query's length (and other shapes raise).",
+    hint="np.linalg.norm(q, axis=-1, keepdims=True).",
+)
+def cosine_norm_without_keepdims(q, k, temperature):
+    try:
+        return _dots(q / np.maximum(np.linalg.norm(q, axis=-1), 1e-8), k / np.maximum(np.linalg.norm(k, axis=-1), 1e-8)) / temperature
     except ValueError as error:
         return Raised(type(error).__name__)
