@@ -31,6 +31,10 @@ NOT_CATALOGUED = {
     # a crash is never evidence of a mistake about values, and its traceback says where it broke.
     "kv_cache_concat_features",
     "sdpa_boolean_index_mask",
+    # A refusal of the student's own is not a mistake about values (it was told "k.T reverses every
+    # axis", "appended along the feature axis").
+    "scores_refuses_batched_input",
+    "kv_cache_raises_on_a_cache",
     "sdpa_fixed_rank_transpose",
     "split_heads_fixed_rank",
     "merge_heads_fixed_rank",
