@@ -355,6 +355,18 @@ def test_flash_backward_with_left_padding_and_leading_axes():
         expect_close(mine, theirs, f"flash_attention_backward's {name} with the leading axes on the mask alone", q1)
 
 
+def test_flash_backward_refuses_empty_tiles():
+    """flash_attention_backward: block_q or block_k below 1 raise ValueError"""
+    q = np.ones((2, 2))
+    out, lse = np.ones((2, 2)), np.full(2, np.log(2.0))  # what flash_attention gives for q = k = v = ones: no need to call it
+    for blocks in ((0, 1), (1, 0)):
+        try:
+            flash_attention_backward(q, q, q, out, lse, np.ones((2, 2)), *blocks)
+        except ValueError:
+            continue
+        raise AssertionError(f"flash_attention_backward(block_q={blocks[0]}, block_k={blocks[1]}) should raise ValueError: a tile holds at least one query and one key")
+
+
 def test_flash_backward_holds_only_tiles():
     """flash_attention_backward: at L_k = 2^19 keys it rebuilds (block_q, block_k) tiles of the weights, never a whole row of keys (a row is 4 MiB)"""
     q, k, v, mask = long_keys(3, 1 << 19, 37)

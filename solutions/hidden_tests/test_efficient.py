@@ -658,6 +658,22 @@ def test_flash_refuses_empty_tiles(student, reference, blocks, seed):
     raise Mismatch(f"flash_attention(block_q={blocks[0]}, block_k={blocks[1]}) should raise ValueError (a tile holds at least one query and one key), it returned {type(got).__name__}")
 
 
+@given(st.sampled_from([(0, 1), (1, 0), (-1, 2), (2, -1), (0, 0)]), SEED)
+def test_flash_backward_refuses_empty_tiles(student, reference, blocks, seed):
+    """flash_attention_backward: block_q or block_k below 1 raise ValueError"""
+    q, k, v = normal(seed, (3, 2)), normal(seed + 1, (4, 2)), normal(seed + 2, (4, 2))
+    out, lse = reference.flash_attention(q, k, v, 2, 2)
+    what = f"flash_attention_backward(block_q={blocks[0]}, block_k={blocks[1]})"
+    try:
+        got = student.flash_attention_backward(q, k, v, out, lse, normal(seed + 3, out.shape), *blocks)
+    except (StudentError, ValueError) as error:
+        kind = getattr(error, "error_type", None) or type(error).__name__
+        if kind != "ValueError":
+            raise Mismatch(f"{what} should raise ValueError, it raised {kind}") from None
+        return
+    raise Mismatch(f"{what} should raise ValueError (a tile holds at least one query and one key), it returned {type(got).__name__}")
+
+
 def test_flash_never_holds_the_score_matrix(student, reference):
     """flash_attention: never holds an (L_q, L_k) array, nor a whole row of keys: only (block_q, block_k) tiles (peak memory at L_k = 2^20), and every row of out and lse is right"""
     q, k, v, mask = long_keys(8)
