@@ -41,7 +41,7 @@ from conftest import COURSE, build_submission, read_fixture  # noqa: E402
 def check_status(folder: Path, module: str) -> dict:
     """`attnlab check`'s verdict per function on ``folder``'s ``module``, run as the command runs it,
     with a test deadline of 60 s instead of 5: a busy machine (the grading beside it) must not turn
-    a ✓ into a timeout.
+    a ✓ into a timeout."""
     code = (
         "import json, sys; from pathlib import Path; from attnlab.course import Course; from attnlab.check.run import run_check; "
         "r = run_check(Course.load(Path(sys.argv[1])), Path(sys.argv[2]), [sys.argv[3]], test_seconds=60); "
