@@ -21,6 +21,8 @@ from conftest import COURSE
 from attnlab.reference import Reference
 from attnlab.replay.recording import record_script
 
+pytestmark = pytest.mark.slow  # the hidden suite's recorded run and the public tests: half a minute
+
 NUMPY = COURSE.tracks["numpy"]
 HERE = Path(__file__).parent
 
