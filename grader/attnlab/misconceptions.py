@@ -12,9 +12,12 @@ After a function fails, the grader runs its probes on the student's function
 (in the sandbox, like any call: the inputs go in, the student's outputs come
 back) and every entry on the probes and on the failing tests' calls (in the
 trusted process). An entry is named only when it reproduces the student on
-every probe and every call, and differs from the reference on at least one.
-Without the probes' results no entry is named: a shrunk 1 x 1 example cannot
-tell "mask inverted" from "diagonal masked".
+every probe and every call, and differs from the reference on at least one by
+a value the student's code returned: a raise is never that evidence, unless the
+entry is about raising (``about_raising``). A memory-measured call is kept as
+its verdict (``HeldMemory``), which an entry of memory (``holds_too_much``)
+predicts. Without the probes' results no entry is named: a shrunk 1 x 1
+example cannot tell "mask inverted" from "diagonal masked".
 
 ``load_catalogue`` reads the files into a ``Catalogue`` (the entries and the probes), which
 grading is handed; a file's declarations go to the catalogue being read while it runs, nowhere
