@@ -69,28 +69,28 @@ def flash_attention(q, k, v, block_q, block_k, causal=False, mask=None):
     ``causal=True``, L_q == L_k). lse[i] = log Σ_j exp(s_ij) over the keys query i may see, with
     s = q kᵀ / √d_k: what the backward pass needs to rebuild the weights, exp(s_ij − lse[i]).
     Each tile of block_q queries runs an online softmax over tiles of block_k keys, so no
-    (L_q, L_k) array is ever held. A query that may see no key gets a zero output and lse = -inf
-    (the log of an empty sum), never nan.
+    (L_q, L_k) array is ever held, not even a mask of that shape, nor a whole row of keys. A
+    query that may see no key gets a zero output and lse = -inf (the log of an empty sum), never nan.
     """
     # YOUR CODE HERE
-    # Hint: for each tile of queries, keep a running max m, a running sum l and an accumulator over the key tiles, exactly as online_softmax_attention does for all queries at once (rescale l and the accumulator by exp(m - m') when the max grows; shift by 0 while m is -inf). At the end out = acc / l and lse = m + log(l): the max must be added back, since l was summed against it. Where l is 0 the query saw no key: out 0, lse -inf.
+    # Hint: for each tile of queries, keep a running max m, a running sum l and an accumulator over the key tiles, exactly as online_softmax_attention does for all queries at once (rescale l and the accumulator by exp(m - m') when the max grows; shift by 0 while m is -inf). Mask each tile: the causal test compares the tile's query and key positions in the whole sequence, and a given mask is sliced per tile (np.broadcast_to it first: a view); with mask=None build no mask at all. At the end out = acc / l and lse = m + log(l): the max must be added back, since l was summed against it. Where l is 0 the query saw no key: out 0, lse -inf.
     raise NotImplementedError("flash_attention is not implemented yet")
 
 
-def flash_attention_backward(q, k, v, out, lse, grad_out, causal=False, mask=None):
-    """FlashAttention's backward pass: the gradients of attention from the stored lse, the weights recomputed.
+def flash_attention_backward(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    """FlashAttention's backward pass: the gradients of attention from the stored lse, the weights recomputed tile by tile.
 
     Shapes: q (..., L_q, d_k), k (..., L_k, d_k), v (..., L_k, d_v), out (..., L_q, d_v) and
     lse (..., L_q) as flash_attention returned them, grad_out dL/dout (..., L_q, d_v),
-    mask None or broadcastable to (..., L_q, L_k), True = may attend
+    block_q >= 1, block_k >= 1, mask None or broadcastable to (..., L_q, L_k), True = may attend
     -> (dq (..., L_q, d_k), dk (..., L_k, d_k), dv (..., L_k, d_v)), equal to attention_backward's.
     The leading axes broadcast; v carries none that the other inputs lack.
-    The forward stored no weights: each key's column of them is rebuilt as
-    exp(q kᵀ / √d_k − lse), one key at a time, so no (L_q, L_k) array is held. The softmax's
-    backward needs rowsum(dA ⊙ A), which equals D = rowsum(grad_out ⊙ out): one number per query.
-    A query that may see no key (lse = -inf) has zero weights, so its row of dq is 0 and it adds
-    nothing to dk or dv.
+    The forward stored no weights: each (block_q, block_k) tile of them is rebuilt as
+    exp(q kᵀ / √d_k − lse), so no (L_q, L_k) array, nor a whole row of keys, is ever held. The
+    softmax's backward needs rowsum(dA ⊙ A), which equals D = rowsum(grad_out ⊙ out): one number
+    per query. A query that may see no key (lse = -inf) has zero weights, so its row of dq is 0
+    and it adds nothing to dk or dv.
     """
     # YOUR CODE HERE
-    # Hint: D = (grad_out * out).sum(-1). For each key j: p = exp(s_j - lse) is column j of the weights (shift by 0 where lse is -inf: every score of such a query is masked, so p is 0); dv_j = pᵀ grad_out; dp = grad_out v_jᵀ; ds = p (dp - D) / √d_k; dq += ds k_j and dk_j = dsᵀ q.
+    # Hint: D = (grad_out * out).sum(-1). For each tile of keys j and each tile of queries i: P = exp(S_ij - lse_i) is that tile of the weights (mask it as the forward does; shift by 0 where lse is -inf: every score of such a query is masked, so P is 0); dv_j += Pᵀ dO_i; dP = dO_i v_jᵀ; dS = P (dP - D_i) / √d_k; dq_i += dS k_j and dk_j += dSᵀ q_i.
     raise NotImplementedError("flash_attention_backward is not implemented yet")

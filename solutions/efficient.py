@@ -115,32 +115,33 @@ def flash_attention(q, k, v, block_q, block_k, causal=False, mask=None):
     ``causal=True``, L_q == L_k). lse[i] = log Σ_j exp(s_ij) over the keys query i may see, with
     s = q kᵀ / √d_k: what the backward pass needs to rebuild the weights, exp(s_ij − lse[i]).
     Each tile of block_q queries runs an online softmax over tiles of block_k keys, so no
-    (L_q, L_k) array is ever held. A query that may see no key gets a zero output and lse = -inf
-    (the log of an empty sum), never nan.
+    (L_q, L_k) array is ever held, not even a mask of that shape, nor a whole row of keys. A
+    query that may see no key gets a zero output and lse = -inf (the log of an empty sum), never nan.
     """
     ### BEGIN SOLUTION
-    ### HINT: for each tile of queries, keep a running max m, a running sum l and an accumulator over the key tiles, exactly as online_softmax_attention does for all queries at once (rescale l and the accumulator by exp(m - m') when the max grows; shift by 0 while m is -inf). At the end out = acc / l and lse = m + log(l): the max must be added back, since l was summed against it. Where l is 0 the query saw no key: out 0, lse -inf.
+    ### HINT: for each tile of queries, keep a running max m, a running sum l and an accumulator over the key tiles, exactly as online_softmax_attention does for all queries at once (rescale l and the accumulator by exp(m - m') when the max grows; shift by 0 while m is -inf). Mask each tile: the causal test compares the tile's query and key positions in the whole sequence, and a given mask is sliced per tile (np.broadcast_to it first: a view); with mask=None build no mask at all. At the end out = acc / l and lse = m + log(l): the max must be added back, since l was summed against it. Where l is 0 the query saw no key: out 0, lse -inf.
     if block_q < 1 or block_k < 1:
         raise ValueError(f"block_q and block_k must be at least 1, got {block_q} and {block_k}")
     n_queries, n_keys, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
-    if mask is None:
-        mask = np.ones((n_queries, n_keys), dtype=bool)
-    if causal:
-        mask = mask & causal_mask(n_queries)  # (..., L_q, L_k)
-    mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_queries, n_keys)))  # (..., L_q, L_k), a view
-    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask.shape[:-2])
+    if mask is not None:
+        mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_queries, n_keys)))  # (..., L_q, L_k), a view
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], () if mask is None else mask.shape[:-2])
     out = np.zeros(lead + (n_queries, v.shape[-1]))  # (..., L_q, d_v)
     lse = np.full(lead + (n_queries,), -np.inf)  # (..., L_q)
     for q_start in range(0, n_queries, block_q):
         q_stop = min(q_start + block_q, n_queries)
         q_tile = q[..., q_start:q_stop, :]  # (..., b_q, d_k)
+        query_index = np.arange(q_start, q_stop)[:, None]  # (b_q, 1): positions in the sequence
         running_max = np.full(lead + (q_stop - q_start, 1), -np.inf)  # (..., b_q, 1)
         running_sum = np.zeros(lead + (q_stop - q_start, 1))  # (..., b_q, 1)
         accumulated = np.zeros(lead + (q_stop - q_start, v.shape[-1]))  # (..., b_q, d_v)
         for k_start in range(0, n_keys, block_k):
             k_stop = min(k_start + block_k, n_keys)
             tile_scores = q_tile @ np.swapaxes(k[..., k_start:k_stop, :], -1, -2) / np.sqrt(d_k)  # (..., b_q, b_k)
-            tile_scores = np.where(mask[..., q_start:q_stop, k_start:k_stop], tile_scores, -np.inf)
+            if causal:
+                tile_scores = np.where(query_index >= np.arange(k_start, k_stop)[None, :], tile_scores, -np.inf)
+            if mask is not None:
+                tile_scores = np.where(mask[..., q_start:q_stop, k_start:k_stop], tile_scores, -np.inf)
             new_max = np.maximum(running_max, tile_scores.max(axis=-1, keepdims=True))
             shift = np.where(new_max > -np.inf, new_max, 0.0)  # 0 while the query has seen no key: no -inf - (-inf)
             rescale = np.exp(running_max - shift)  # (..., b_q, 1)
@@ -156,42 +157,50 @@ def flash_attention(q, k, v, block_q, block_k, causal=False, mask=None):
     ### END SOLUTION
 
 
-def flash_attention_backward(q, k, v, out, lse, grad_out, causal=False, mask=None):
-    """FlashAttention's backward pass: the gradients of attention from the stored lse, the weights recomputed.
+def flash_attention_backward(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    """FlashAttention's backward pass: the gradients of attention from the stored lse, the weights recomputed tile by tile.
 
     Shapes: q (..., L_q, d_k), k (..., L_k, d_k), v (..., L_k, d_v), out (..., L_q, d_v) and
     lse (..., L_q) as flash_attention returned them, grad_out dL/dout (..., L_q, d_v),
-    mask None or broadcastable to (..., L_q, L_k), True = may attend
+    block_q >= 1, block_k >= 1, mask None or broadcastable to (..., L_q, L_k), True = may attend
     -> (dq (..., L_q, d_k), dk (..., L_k, d_k), dv (..., L_k, d_v)), equal to attention_backward's.
     The leading axes broadcast; v carries none that the other inputs lack.
-    The forward stored no weights: each key's column of them is rebuilt as
-    exp(q kᵀ / √d_k − lse), one key at a time, so no (L_q, L_k) array is held. The softmax's
-    backward needs rowsum(dA ⊙ A), which equals D = rowsum(grad_out ⊙ out): one number per query.
-    A query that may see no key (lse = -inf) has zero weights, so its row of dq is 0 and it adds
-    nothing to dk or dv.
+    The forward stored no weights: each (block_q, block_k) tile of them is rebuilt as
+    exp(q kᵀ / √d_k − lse), so no (L_q, L_k) array, nor a whole row of keys, is ever held. The
+    softmax's backward needs rowsum(dA ⊙ A), which equals D = rowsum(grad_out ⊙ out): one number
+    per query. A query that may see no key (lse = -inf) has zero weights, so its row of dq is 0
+    and it adds nothing to dk or dv.
     """
     ### BEGIN SOLUTION
-    ### HINT: D = (grad_out * out).sum(-1). For each key j: p = exp(s_j - lse) is column j of the weights (shift by 0 where lse is -inf: every score of such a query is masked, so p is 0); dv_j = pᵀ grad_out; dp = grad_out v_jᵀ; ds = p (dp - D) / √d_k; dq += ds k_j and dk_j = dsᵀ q.
+    ### HINT: D = (grad_out * out).sum(-1). For each tile of keys j and each tile of queries i: P = exp(S_ij - lse_i) is that tile of the weights (mask it as the forward does; shift by 0 where lse is -inf: every score of such a query is masked, so P is 0); dv_j += Pᵀ dO_i; dP = dO_i v_jᵀ; dS = P (dP - D_i) / √d_k; dq_i += dS k_j and dk_j += dSᵀ q_i.
+    if block_q < 1 or block_k < 1:
+        raise ValueError(f"block_q and block_k must be at least 1, got {block_q} and {block_k}")
     n_queries, n_keys, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
-    if mask is None:
-        mask = np.ones((n_queries, n_keys), dtype=bool)
-    if causal:
-        mask = mask & causal_mask(n_queries)  # (..., L_q, L_k)
-    mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_queries, n_keys)))  # (..., L_q, L_k), a view
-    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask.shape[:-2], grad_out.shape[:-2])
-    shift = np.where(lse > -np.inf, lse, 0.0)  # (..., L_q): 0 for a query that saw no key
-    row_dot = np.sum(grad_out * out, axis=-1)  # (..., L_q): D = rowsum(dO ⊙ O) = rowsum(dA ⊙ A)
+    if mask is not None:
+        mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_queries, n_keys)))  # (..., L_q, L_k), a view
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], () if mask is None else mask.shape[:-2], grad_out.shape[:-2])
+    shift = np.where(lse > -np.inf, lse, 0.0)[..., None]  # (..., L_q, 1): 0 for a query that saw no key
+    row_dot = np.sum(grad_out * out, axis=-1, keepdims=True)  # (..., L_q, 1): D = rowsum(dO ⊙ O) = rowsum(dA ⊙ A)
     grad_q = np.zeros(lead + q.shape[-2:])  # (..., L_q, d_k)
     grad_k = np.zeros(lead + k.shape[-2:])  # (..., L_k, d_k)
     grad_v = np.zeros(lead + v.shape[-2:])  # (..., L_k, d_v)
-    for key in range(n_keys):
-        column = (q @ k[..., key, :, None])[..., 0] / np.sqrt(d_k)  # (..., L_q): scores of key j
-        column = np.where(mask[..., key], column, -np.inf)
-        weight = np.exp(column - shift)  # (..., L_q): column j of the weights
-        grad_v[..., key, :] = np.sum(weight[..., None] * grad_out, axis=-2)  # Σ_i A_ij dO_i
-        grad_weight = (grad_out @ v[..., key, :, None])[..., 0]  # (..., L_q): dA_ij = dO_i · v_j
-        grad_score = weight * (grad_weight - row_dot) / np.sqrt(d_k)  # (..., L_q), through the 1/√d_k
-        grad_q += grad_score[..., None] * k[..., key, None, :]  # (..., L_q, d_k)
-        grad_k[..., key, :] = np.sum(grad_score[..., None] * q, axis=-2)  # Σ_i dS_ij q_i
+    for k_start in range(0, n_keys, block_k):
+        k_stop = min(k_start + block_k, n_keys)
+        k_tile, v_tile = k[..., k_start:k_stop, :], v[..., k_start:k_stop, :]  # (..., b_k, d_k), (..., b_k, d_v)
+        for q_start in range(0, n_queries, block_q):
+            q_stop = min(q_start + block_q, n_queries)
+            q_tile, grad_out_tile = q[..., q_start:q_stop, :], grad_out[..., q_start:q_stop, :]
+            tile_scores = q_tile @ np.swapaxes(k_tile, -1, -2) / np.sqrt(d_k)  # (..., b_q, b_k)
+            if causal:
+                visible = np.arange(q_start, q_stop)[:, None] >= np.arange(k_start, k_stop)[None, :]
+                tile_scores = np.where(visible, tile_scores, -np.inf)
+            if mask is not None:
+                tile_scores = np.where(mask[..., q_start:q_stop, k_start:k_stop], tile_scores, -np.inf)
+            weights = np.exp(tile_scores - shift[..., q_start:q_stop, :])  # (..., b_q, b_k): this tile of A
+            grad_v[..., k_start:k_stop, :] += np.swapaxes(weights, -1, -2) @ grad_out_tile  # Σ_i A_ij dO_i
+            grad_weights = grad_out_tile @ np.swapaxes(v_tile, -1, -2)  # (..., b_q, b_k): dA = dO vᵀ
+            grad_scores = weights * (grad_weights - row_dot[..., q_start:q_stop, :]) / np.sqrt(d_k)  # through the 1/√d_k
+            grad_q[..., q_start:q_stop, :] += grad_scores @ k_tile  # (..., b_q, d_k)
+            grad_k[..., k_start:k_stop, :] += np.swapaxes(grad_scores, -1, -2) @ q_tile  # (..., b_k, d_k)
     return grad_q, grad_k, grad_v
     ### END SOLUTION

@@ -132,7 +132,7 @@ def test_flash_attention_and_its_backward_are_torchs(real, block_q, block_k, cau
     scores = torch.tensor(q @ k.transpose(0, 2, 1) / np.sqrt(3)).masked_fill(~torch.tensor(mask), -torch.inf)
     np.testing.assert_allclose(lse, torch.logsumexp(scores, dim=-1).numpy(), atol=1e-12)  # -inf where blind
     assert (lse[blind] == -np.inf).all() and not out[blind].any()
-    grads = flash_attention_backward(q, k, v, out, lse, grad_out, causal=causal, mask=given_mask)
+    grads = flash_attention_backward(q, k, v, out, lse, grad_out, block_q, block_k, causal=causal, mask=given_mask)
     for mine, theirs in zip(grads, expected_grads):
         np.testing.assert_allclose(mine, theirs, atol=1e-10)
     assert not grads[0][blind].any(), "a blind query has no gradient"
@@ -143,7 +143,7 @@ def test_flash_attention_never_warns_on_a_blind_query():
     with np.errstate(all="raise"):  # no -inf - (-inf), no 0 / 0, no log 0 warning, even where the result is discarded
         out, lse = flash_attention(*np.ones((3, 2, 2, 2)), 1, 1, causal=True, mask=real[:, None, :])
         flash_attention_backward(
-            *np.ones((3, 2, 2, 2)), out, lse, np.ones((2, 2, 2)), causal=True, mask=real[:, None, :]
+            *np.ones((3, 2, 2, 2)), out, lse, np.ones((2, 2, 2)), 1, 1, causal=True, mask=real[:, None, :]
         )
 
 

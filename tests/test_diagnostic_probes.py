@@ -70,17 +70,39 @@ def test_every_catalogued_function_has_probes(function):
 @pytest.mark.parametrize("function", FUNCTIONS)
 def test_the_probes_separate_every_pair_of_entries_and_the_reference(outputs, function):
     candidates = ["reference", *(m.id for m in CATALOGUE if m.function == function)]
-    # An entry whose mistake is writing into an argument answers as the reference does: the test
-    # that asks for the arguments after the call tells them apart (test_misconceptions.py).
-    in_place = {("reference", m.id) for m in CATALOGUE if m.function == function and m.changes_its_arguments}
+    # An entry whose mistake is writing into an argument, or holding too much memory, answers as
+    # the reference does: the test that asks for the arguments after the call, or measures the
+    # memory of one, tells them apart (test_misconceptions.py, test_algorithm_points.py).
+    in_place = {
+        ("reference", m.id)
+        for m in CATALOGUE
+        if m.function == function and (m.changes_its_arguments or m.holds_too_much)
+    }
     for first, second in itertools.combinations(candidates, 2):
         if (first, second) in in_place:
             assert not _tells_apart((function, outputs[(first, function)]), (function, outputs[(second, function)])), (
-                f"{second} is declared to change its arguments only, yet answers otherwise than the reference"
+                f"{second} is declared to change its arguments or memory only, yet answers otherwise than the reference"
             )
             continue
         apart = _tells_apart((function, outputs[(first, function)]), (function, outputs[(second, function)]))
         assert apart, f"no probe of {function} tells {first} from {second}"
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_every_entry_shows_on_a_probe_by_a_value(outputs, function):
+    """A raise is never evidence of a mistake about values: each entry must give, on some probe, a
+    value (not a raise) that the reference does not, or it could only be named on a crash. An entry
+    about raising, or about the arguments or the memory only, is the exception."""
+    reference = outputs[("reference", function)]
+    for entry in (m for m in CATALOGUE if m.function == function):
+        if entry.about_raising or entry.changes_its_arguments or entry.holds_too_much:
+            continue
+        shown = [
+            each.why
+            for each, answers, (expected,) in zip(probes_of(function), outputs[(entry.id, function)], reference)
+            if any(not isinstance(a, Raised) and not same(a, expected) for a in answers)
+        ]
+        assert shown, f"{entry.id}: on every probe of {function} it raises or answers as the reference does"
 
 
 def test_the_reference_answers_every_probe(outputs):

@@ -244,8 +244,8 @@ def measuring_server(request):
         ("forks_to_hold_the_scores", "Operation not permitted"),  # its pipe, then its fork, are refused
         ("keeps_a_helper_process_for_the_scores", "may start no process"),  # its helper cannot start at import
         ("uses_helpers_that_exit", "may start no process"),
-        ("keeps_the_scores_in_a_buffer_made_at_import", "MiB at L_q = 256"),  # what the import made counts
-        ("resets_its_peak_before_returning", "MiB at L_q = 256"),  # it cannot write clear_refs
+        ("keeps_the_scores_in_a_buffer_made_at_import", "MiB at L_q = 4"),  # what the import made counts
+        ("resets_its_peak_before_returning", "MiB at L_q = 4"),  # it cannot write clear_refs
         ("keeps_the_scores_in_memory_files", "Operation not permitted"),  # memory files are refused
     ],
 )
@@ -261,9 +261,12 @@ def test_the_memory_test_counts_what_the_process_holds_where_it_cannot_touch_the
     assert len(memory) == 1 and memory[0].outcome is not Outcome.PASSED, memory
     assert reason in memory[0].feedback, memory[0].feedback
     # What the file holds or starts at import is in every worker of it: FlashAttention's memory
-    # test, measured the same way, may fail too; no other test does.
-    failed = [t.name for t in report.tests if t.outcome is not Outcome.PASSED]
-    assert memory[0].name in failed and all("never holds an (L_q, L_k) array" in n for n in failed), "only memory tests"
+    # tests, measured the same way, may fail too; every other test passes, and the algorithm's
+    # tests of a function whose memory test failed are not paid (points.toml).
+    failed = [t for t in report.tests if t.outcome is not Outcome.PASSED]
+    assert memory[0] in failed and all(
+        "never holds an (L_q, L_k) array" in t.name or t.feedback.startswith("Not paid yet") for t in failed
+    ), "only memory tests, and what they pay"
     assert processes_of({measuring_server.uid}) == []
 
 

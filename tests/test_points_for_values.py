@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not
 
 NUMPY, TORCH = COURSE.tracks["numpy"], COURSE.tracks.get("torch", [])
 LIMITS = Limits(call_seconds=5.0)
-AT_MOST = 0.05  # of the course, and of each track: what a constant of the shapes may score
+AT_MOST = 0.01  # of the course, and of each track: what code that computes nothing may score
 
 
 @pytest.fixture(scope="module")
@@ -66,14 +66,19 @@ def score_of(report, modules) -> tuple[float, float]:
     return sum(t.score for t in tests), sum(t.max_score for t in tests)
 
 
-def test_constants_of_the_shapes_score_at_most_5_percent_on_both_paths(both_paths):
-    alone, in_class = both_paths(*fixtures_in("hostile/constants_of_the_shapes"))
+@pytest.mark.parametrize("kind", ["constants_of_the_shapes", "raises_everywhere"])
+def test_code_that_computes_nothing_scores_at_most_1_percent_on_both_paths(both_paths, kind):
+    """Constants of the inputs' shapes (zeros, uniform weights, an input returned unchanged), or a
+    ValueError from every function at once: at most 1% of the course, and of each track."""
+    alone, in_class = both_paths(*fixtures_in(f"hostile/{kind}"))
     assert verdicts(in_class) == verdicts(alone)
     for report in (alone, in_class):
         assert report.score <= AT_MOST * report.max_score, [t.name for t in report.tests if t.score]
         for track in (NUMPY, TORCH):
             got, most = score_of(report, track)
             assert got <= AT_MOST * most, (track, [t.name for t in report.tests if t.score and t.module in track])
+        if kind == "raises_everywhere":
+            continue
         # What held, held: its feedback says which values test pays it.
         rows = next(t for t in report.tests if t.name == "softmax: rows sum to 1 along the last axis by default")
         assert rows.outcome is Outcome.FAILED and rows.score == 0
@@ -83,6 +88,31 @@ def test_constants_of_the_shapes_score_at_most_5_percent_on_both_paths(both_path
         )
         gradcheck = [t for t in report.tests if "gradcheck" in t.name]
         assert gradcheck and all("MultiHeadSelfAttention's values are right" in t.feedback for t in gradcheck)
+
+
+def test_a_table_of_the_worked_examples_answers_earns_nothing(grade_both_paths):
+    """The lessons' worked examples have fixed inputs: a table of their answers (the lesson's 4 × 4
+    mask, ALiBi's slopes of 8 and 12 heads, "bank" twice, ...) passes them, and each is paid only
+    beside the test of the same property on drawn inputs, which no table passes."""
+    answered = {
+        "causal_mask",
+        "sliding_window_mask",
+        "alibi_slopes",
+        "sink_window_mask",
+        "cosine_scores",
+        "learned_positions",
+    }
+    reports = [
+        report for fixture in fixtures_in("hostile/answers_the_worked_examples") for report in grade_both_paths(fixture)
+    ]
+    tests = [t for report in reports for t in report.tests if t.function in answered]
+    assert {t.function for t in tests} == answered and sum(t.score for t in tests) == 0, [
+        t.name for t in tests if t.score
+    ]
+    table = [t for t in tests if "of the lesson" in t.name or "12 heads add" in t.name]
+    assert table and all(
+        t.feedback.startswith("Not paid yet: this test passed, but its inputs are fixed") for t in table
+    )
 
 
 def test_tiny_arrays_score_nothing_and_fail_the_metamorphic_tests_on_their_own(both_paths):

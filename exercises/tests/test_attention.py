@@ -143,6 +143,44 @@ def test_cross_attention_reads_the_encoder():
     expect_close(after, before, "the output after the padded encoder positions changed")
 
 
+def by_hand(q, k, v, mask=None):
+    """Attention written out, the oracle: masked scores -inf, a query that may see no key a zero row."""
+    scores = q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2) / np.sqrt(q.shape[-1])
+    visible = np.ones(scores.shape, dtype=bool) if mask is None else np.broadcast_to(mask, scores.shape)
+    scores = np.where(visible, scores, -np.inf)
+    top = scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores - np.where(np.isneginf(top), 0.0, top))
+    total = weights.sum(axis=-1, keepdims=True)
+    weights = weights / np.where(total > 0, total, 1.0)
+    return weights @ v.astype(np.float64), weights
+
+
+def test_float32_with_a_mask_of_the_queries():
+    """scaled_dot_product_attention: float32 (2, 2, L, d) inputs, a mask of the keys (B, 1, 1, L_k) and one of the queries (B, 1, L_q, 1) that leaves a query no key"""
+    rng = np.random.default_rng(8)
+    q, k, v = rng.standard_normal((2, 2, 3, 4)).astype(np.float32), rng.standard_normal((2, 2, 5, 4)).astype(np.float32), rng.standard_normal((2, 2, 5, 2)).astype(np.float32)
+    keys = np.array([[True, True, False, True, False], [True, True, True, True, True]])[:, None, None, :]
+    queries = np.array([[True, False, True], [True, True, True]])[:, None, :, None]
+    for what, mask in (("of the keys", keys), ("of the queries (query 1 of sequence 0 sees no key)", queries)):
+        with np.errstate(all="ignore"):
+            out, weights = scaled_dot_product_attention(q, k, v, mask)
+        expected_out, expected_weights = by_hand(q, k, v, mask)
+        expect_close(weights, expected_weights, f"the float32 weights with a mask {what}", q)
+        expect_close(out, expected_out, f"the float32 output with a mask {what}", q)
+
+
+def test_self_attention_of_heads_and_large_inputs():
+    """self_attention: x with batch and head axes (2, 2, T, d_model), causal, and inputs near ±100 (scores near ±1e4) give finite, right outputs"""
+    rng = np.random.default_rng(9)
+    w_q, w_k, w_v = rng.standard_normal((3, 2)), rng.standard_normal((3, 2)), rng.standard_normal((3, 4))
+    for scale in (1.0, 100.0):
+        x = rng.standard_normal((2, 2, 4, 3)) * scale
+        out, weights = self_attention(x, w_q, w_k, w_v, causal=True)
+        expected_out, expected_weights = by_hand(x @ w_q, x @ w_k, x @ w_v, np.tril(np.ones((4, 4), dtype=bool)))
+        expect_close(weights, expected_weights, f"causal self-attention's weights, inputs of about ±{scale:g}", x)
+        expect_close(out, expected_out, f"causal self-attention's output, inputs of about ±{scale:g}", x)
+
+
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "attention")

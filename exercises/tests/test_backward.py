@@ -86,6 +86,42 @@ def test_attention_backward_matches_finite_differences():
     expect_close(dv, _numeric_gradient(lambda z: loss(q, k, z), v), "dv", atol=1e-6)
 
 
+def by_hand(q, k, v, grad_out, mask=None):
+    """dq, dk, dv of attention by the chain rule, in float64."""
+    q, k, v, grad_out = (np.asarray(a, dtype=np.float64) for a in (q, k, v, grad_out))
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    visible = np.ones(scores.shape, dtype=bool) if mask is None else np.broadcast_to(mask, scores.shape)
+    scores = np.where(visible, scores, -np.inf)
+    top = scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores - np.where(np.isneginf(top), 0.0, top))
+    weights = weights / np.maximum(weights.sum(axis=-1, keepdims=True), 1e-300)
+    grad_weights = grad_out @ np.swapaxes(v, -1, -2)
+    grad_scores = weights * (grad_weights - np.sum(grad_weights * weights, axis=-1, keepdims=True)) / np.sqrt(q.shape[-1])
+    return grad_scores @ k, np.swapaxes(grad_scores, -1, -2) @ q, np.swapaxes(weights, -1, -2) @ grad_out
+
+
+def test_softmax_backward_of_heads():
+    """softmax_backward: a (2, 2, 3, 4) batch of rows along the last axis and along axis 1"""
+    rng = np.random.default_rng(12)
+    for axis in (-1, 1):
+        x = rng.standard_normal((2, 2, 3, 4))
+        y = np.exp(x - x.max(axis=axis, keepdims=True))
+        y /= y.sum(axis=axis, keepdims=True)
+        dy = rng.standard_normal(y.shape)
+        expected = y * (dy - np.sum(dy * y, axis=axis, keepdims=True))
+        expect_close(softmax_backward(y, dy, axis=axis), expected, f"softmax_backward of (2, 2, 3, 4) along axis {axis}", y)
+
+
+def test_attention_backward_in_float32_with_heads_and_a_mask_of_the_keys():
+    """attention_backward: float32 (2, 2, L, d) inputs and a mask of the keys (B, 1, 1, L_k): dq, dk, dv by the chain rule"""
+    rng = np.random.default_rng(13)
+    q, k = rng.standard_normal((2, 2, 3, 4)).astype(np.float32), rng.standard_normal((2, 2, 5, 4)).astype(np.float32)
+    v, grad_out = rng.standard_normal((2, 2, 5, 2)).astype(np.float32), rng.standard_normal((2, 2, 3, 2)).astype(np.float32)
+    mask = np.array([[True, False, True, True, False], [True, True, True, True, True]])[:, None, None, :]
+    for name, mine, theirs in zip(("dq", "dk", "dv"), attention_backward(q, k, v, grad_out, mask), by_hand(q, k, v, grad_out, mask)):
+        expect_close(mine, theirs, f"attention_backward's float32 {name} with a mask of the keys", q)
+
+
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "backward")

@@ -121,6 +121,58 @@ def test_the_scores_pick_out_heads_built_from_weights():
     assert most_attended_token(heads[1])[VOCAB:].tolist() == list(range(1, VOCAB + 1))
 
 
+def weights_of(shape, seed):
+    """Rows that sum to 1 over the last axis, of ``shape`` (batch and head axes in front)."""
+    w = np.random.default_rng(seed).random(shape)
+    return w / w.sum(axis=-1, keepdims=True)
+
+
+def test_most_attended_token_of_heads():
+    """most_attended_token: weights (B, h, T_q, T_k) = (2, 2, 3, 4) give (2, 2, 3): the argmax over the keys of every query of every head"""
+    w = weights_of((2, 2, 3, 4), 60)
+    got = np.asarray(most_attended_token(w))
+    expect_shape(got, (2, 2, 3), "most_attended_token of (2, 2, 3, 4) weights", "(B, h, T_q)")
+    assert got.tolist() == np.argmax(w, axis=-1).tolist(), f"expected {np.argmax(w, axis=-1).tolist()}, got {got.tolist()}"
+
+
+def test_hard_attention_of_heads_in_float32_and_large_scores():
+    """hard_attention: float32 (2, 2, L, d) inputs, and scores near ±1e4: each output row is exactly the value row of the best-scoring key"""
+    rng = np.random.default_rng(61)
+    for dtype, scale in ((np.float32, 1.0), (np.float64, 100.0)):
+        q = (rng.standard_normal((2, 2, 4, 3)) * scale).astype(dtype)
+        k, v = (rng.standard_normal((2, 2, 5, 3)) * scale).astype(dtype), rng.standard_normal((2, 2, 5, 2)).astype(dtype)
+        best = np.argmax(q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2), axis=-1)
+        out, weights = hard_attention(q, k, v)
+        expect_close(weights, (np.arange(5) == best[..., None]).astype(float), f"hard_attention's one-hot weights ({np.dtype(dtype).name}, scores of about ±{scale * scale:g})", q)
+        expect_close(out, np.take_along_axis(v, best[..., None], axis=-2), "hard_attention's output: the best key's value row", q)
+
+
+def test_previous_token_score_of_heads_and_refusals():
+    """previous_token_score: weights (2, 2, 4, 4) give (2, 2), the mean of each head's cells (i, i - 1); non-square weights or a single token raise ValueError"""
+    w = weights_of((2, 2, 4, 4), 62)
+    expected = np.mean([w[..., i, i - 1] for i in range(1, 4)], axis=0)
+    expect_close(np.asarray(previous_token_score(w)), expected, "previous_token_score of (2, 2, 4, 4) weights", w)
+    for shape in ((3, 4), (1, 1)):
+        try:
+            previous_token_score(weights_of(shape, 63))
+        except ValueError:
+            continue
+        raise AssertionError(f"previous_token_score of {shape} weights should raise ValueError (square weights over at least 2 tokens)")
+
+
+def test_sink_score_of_heads():
+    """sink_score: weights (B, h, T, T) = (2, 2, 5, 5) give one score per head, (2, 2): the mean weight on key 0"""
+    w = weights_of((2, 2, 5, 5), 64)
+    expect_close(np.asarray(sink_score(w)), w[..., :, 0].mean(axis=-1), "sink_score of (2, 2, 5, 5) weights", w)
+
+
+def test_induction_score_of_heads():
+    """induction_score: weights (2, 2, 5, 5) and tokens [7, 8, 7, 8, 9]: queries 2 and 3 repeat; their weights on keys 1 and 2 are averaged per head"""
+    w = weights_of((2, 2, 5, 5), 65)
+    expected = (w[..., 2, 1] + w[..., 3, 2]) / 2
+    expect_close(np.asarray(induction_score(w, np.array([7, 8, 7, 8, 9]))), expected, "induction_score of (2, 2, 5, 5) weights", w)
+
+
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "heads")

@@ -73,6 +73,42 @@ def test_mha_ignores_the_future_and_the_padding():
     expect_zero_where(weights[0], np.broadcast_to(~real[0], (3, 4, 4)), "the weights on sequence 0's padding")
 
 
+def test_split_heads_with_more_leading_axes():
+    """split_heads: (2, 2, 3, 8) with 4 heads gives (2, 2, 4, 3, 2): head h holds feature columns 2h:2h+2"""
+    x = np.random.default_rng(12).standard_normal((2, 2, 3, 8)) * 100.0
+    heads = split_heads(x, 4)
+    expect_shape(heads, (2, 2, 4, 3, 2), "split_heads of a (2, 2, 3, 8) array", "(..., n_heads, T, d_head)")
+    for h in range(4):
+        expect_close(heads[..., h, :, :], x[..., 2 * h : 2 * h + 2], f"head {h} (feature columns {2 * h}:{2 * h + 2})")
+
+
+def test_merge_heads_with_more_leading_axes():
+    """merge_heads: (2, 2, 4, 3, 2) gives (2, 2, 3, 8): each token's 4 heads side by side"""
+    x = np.random.default_rng(14).standard_normal((2, 2, 4, 3, 2))
+    merged = merge_heads(x)
+    expect_shape(merged, (2, 2, 3, 8), "merge_heads of a (2, 2, 4, 3, 2) array", "(..., T, n_heads * d_head)")
+    expect_close(merged, np.concatenate([x[..., h, :, :] for h in range(4)], axis=-1), "merge_heads of (2, 2, 4, 3, 2)")
+
+
+def test_mha_with_left_padding_and_large_inputs():
+    """multi_head_attention: left padding under the causal mask (a query that may see no key gets zero weights and output), and inputs near ±100: finite and equal to each head's attention"""
+    rng = np.random.default_rng(13)
+    w_q, w_k, w_v, w_o = rng.standard_normal((4, 4, 4))
+    real = np.arange(3)[None, :] >= np.array([2, 0])[:, None]  # sequence 0: two padding tokens first
+    allowed = np.tril(np.ones((3, 3), dtype=bool)) & real[:, None, None, :]  # (B, 1, T, T)
+    for scale in (1.0, 100.0):
+        x = rng.standard_normal((2, 3, 4)) * scale
+        with np.errstate(all="ignore"):
+            out, weights = multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads=2, causal=True, key_padding_mask=real)
+        q, k, v = ((x @ w).reshape(2, 3, 2, 2).transpose(0, 2, 1, 3) for w in (w_q, w_k, w_v))
+        scores = np.where(allowed, q @ np.swapaxes(k, -1, -2) / np.sqrt(2), -np.inf)
+        top = scores.max(axis=-1, keepdims=True)
+        expected = np.exp(scores - np.where(np.isneginf(top), 0.0, top))
+        expected = expected / np.maximum(expected.sum(axis=-1, keepdims=True), 1e-300)
+        expect_close(weights, expected, f"the weights on a left-padded batch, inputs of about ±{scale:g} (sequence 0's queries 0 and 1 see no key: zero rows)", x)
+        expect_close(out, (expected @ v).transpose(0, 2, 1, 3).reshape(2, 3, 4) @ w_o, f"the output, inputs of about ±{scale:g}", x)
+
+
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "multihead")

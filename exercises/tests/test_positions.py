@@ -120,16 +120,58 @@ def test_rope_frequencies_and_their_scaling():
     expect_close(rope_frequencies(8, scaling="ntk", factor=4.0)[[0, -1]], np.array([1.0, 0.00025]), "the first and last NTK frequency", np.float64)
 
 
+def rotate_pairs(x, angles, first, second):
+    """x with each pair (x[first[i]], x[second[i]]) turned by angles[..., i]."""
+    out = x.copy()
+    cos, sin = np.cos(angles), np.sin(angles)
+    out[..., first] = x[..., first] * cos - x[..., second] * sin
+    out[..., second] = x[..., first] * sin + x[..., second] * cos
+    return out
+
+
+def test_rope_of_heads():
+    """rope: x with batch and head axes (2, 2, T, d) = (2, 2, 3, 6), theta 100: every pair turns by p · 100^(-2i/6)"""
+    x = np.random.default_rng(30).standard_normal((2, 2, 3, 6))
+    positions = np.array([4, 0, 9])
+    angles = positions[:, None] * 100.0 ** (-np.arange(0, 6, 2) / 6)[None, :]
+    expect_close(rope(x, positions, theta=100.0), rotate_pairs(x, angles, [0, 2, 4], [1, 3, 5]), "rope of (2, 2, 3, 6) with theta = 100", x)
+
+
+def test_rope_half_split_of_heads():
+    """rope_half_split: x (2, 2, 3, 6), theta 100: pair (i, i + 3) turns by p · 100^(-2i/6)"""
+    x = np.random.default_rng(31).standard_normal((2, 2, 3, 6))
+    positions = np.array([4, 0, 9])
+    angles = positions[:, None] * 100.0 ** (-np.arange(0, 6, 2) / 6)[None, :]
+    expect_close(rope_half_split(x, positions, theta=100.0), rotate_pairs(x, angles, [0, 1, 2], [3, 4, 5]), "rope_half_split of (2, 2, 3, 6) with theta = 100", x)
+
+
+def test_rope_frequencies_refuse_what_they_cannot_scale():
+    """rope_frequencies: an unknown scaling, or NTK at head_dim 2, raises ValueError"""
+    for kwargs in ({"scaling": "yarn", "factor": 2.0}, {"scaling": "ntk", "factor": 2.0}):
+        head_dim = 2 if kwargs["scaling"] == "ntk" else 8
+        try:
+            rope_frequencies(head_dim, **kwargs)
+        except ValueError:
+            continue
+        raise AssertionError(f"rope_frequencies({head_dim}, scaling={kwargs['scaling']!r}) should raise ValueError")
+
+
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "positions")
 
 
-def test_rope_and_rope_half_split_leave_x_as_it_was():
-    """rope: x is unchanged after the call, and after rope_half_split's (a new array is returned)"""
+def test_rope_leaves_x_as_it_was():
+    """rope: x is unchanged after the call (a new array is returned)"""
     x = np.arange(8.0).reshape(2, 4)
     given = x.copy()
     rope(x, np.array([1, 2]))
     expect_unchanged("rope", ("x",), (given,), (x,))
+
+
+def test_rope_half_split_leaves_x_as_it_was():
+    """rope_half_split: x is unchanged after the call (a new array is returned)"""
+    x = np.arange(8.0).reshape(2, 4)
+    given = x.copy()
     rope_half_split(x, np.array([1, 2]))
     expect_unchanged("rope_half_split", ("x",), (given,), (x,))

@@ -84,6 +84,61 @@ def test_additive_scores_by_hand():
     expect_close(out, expected, "additive_scores(q, k, w_q, w_k, v)", q, k)
 
 
+def unit(x):
+    """Rows of x divided by their length (at least 1e-8)."""
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-8)
+
+
+def rms(x, gain, eps):
+    return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps) * gain
+
+
+def test_float32_batches_and_heads():
+    """attention_scores: float32 inputs with batch and head axes (2, 2, L, d), at float32's precision"""
+    rng = np.random.default_rng(40)
+    q, k = rng.standard_normal((2, 2, 3, 4)).astype(np.float32), rng.standard_normal((2, 2, 5, 4)).astype(np.float32)
+    expect_close(attention_scores(q, k), q @ np.swapaxes(k, -1, -2) / 2.0, "attention_scores of float32 (2, 2, L, 4) arrays", q)
+
+
+def test_cosine_scores_in_float32_with_heads():
+    """cosine_scores: float32 (2, 2, L, d) inputs, and vectors a hundred times longer give the same scores"""
+    rng = np.random.default_rng(41)
+    q, k = rng.standard_normal((2, 2, 3, 4)).astype(np.float32), rng.standard_normal((2, 2, 5, 4)).astype(np.float32)
+    expected = unit(q.astype(np.float64)) @ np.swapaxes(unit(k.astype(np.float64)), -1, -2) / 0.5
+    expect_close(cosine_scores(q, k, 0.5), expected, "cosine_scores of float32 (2, 2, L, 4) arrays", q)
+    expect_close(cosine_scores(100.0 * q.astype(np.float64), 300.0 * k.astype(np.float64), 0.5), expected, "cosine_scores of vectors 100 and 300 times longer", q)
+
+
+def test_qk_norm_in_float32_with_heads_and_large_inputs():
+    """qk_norm_scores: float32 (2, 2, L, d) inputs, a batch (2, L, d) with eps = 0.1, and inputs a hundred times larger give bounded scores"""
+    rng = np.random.default_rng(42)
+    gq, gk = rng.standard_normal(4), rng.standard_normal(4)
+    q, k = rng.standard_normal((2, 2, 3, 4)).astype(np.float32), rng.standard_normal((2, 2, 5, 4)).astype(np.float32)
+    expected = rms(q.astype(np.float64), gq, 1e-6) @ np.swapaxes(rms(k.astype(np.float64), gk, 1e-6), -1, -2) / 2.0
+    expect_close(qk_norm_scores(q, k, gq, gk), expected, "qk_norm_scores of float32 (2, 2, L, 4) arrays", q)
+    q3, k3 = rng.standard_normal((2, 3, 4)) * 100.0, rng.standard_normal((2, 5, 4)) * 100.0
+    expected = rms(q3, gq, 0.1) @ np.swapaxes(rms(k3, gk, 0.1), -1, -2) / 2.0
+    expect_close(qk_norm_scores(q3, k3, gq, gk, eps=0.1), expected, "qk_norm_scores of (2, L, 4) inputs near ±100, eps = 0.1", q3)
+
+
+def test_softcap_in_float32_with_heads():
+    """softcap: float32 scores of shape (2, 2, 3, 4) and (2, 3, 4) are cap · tanh(scores / cap)"""
+    rng = np.random.default_rng(43)
+    for shape in ((2, 3, 4), (2, 2, 3, 4)):
+        scores = (rng.standard_normal(shape) * 40.0).astype(np.float32)
+        expect_close(softcap(scores, 30.0), 30.0 * np.tanh(scores.astype(np.float64) / 30.0), f"softcap of float32 scores {shape}, cap 30", scores)
+
+
+def test_additive_scores_in_float32_with_heads():
+    """additive_scores: float32 queries and keys of shape (2, 2, L, d) and (2, L, d): v · tanh(q W_q + k W_k) for every pair"""
+    rng = np.random.default_rng(44)
+    w_q, w_k, v = rng.standard_normal((3, 5)), rng.standard_normal((4, 5)), rng.standard_normal(5)
+    for lead in ((2,), (2, 2)):
+        q, k = rng.standard_normal(lead + (3, 3)).astype(np.float32), rng.standard_normal(lead + (2, 4)).astype(np.float32)
+        expected = np.tanh((q.astype(np.float64) @ w_q)[..., :, None, :] + (k.astype(np.float64) @ w_k)[..., None, :, :]) @ v
+        expect_close(additive_scores(q, k, w_q, w_k, v), expected, f"additive_scores of float32 {lead + (3, 3)} queries", q)
+
+
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "scores")

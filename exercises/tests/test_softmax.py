@@ -52,6 +52,15 @@ def test_shift_invariance_along_an_axis():
     np.testing.assert_allclose(softmax(x, axis=1).sum(axis=1), np.ones((2, 2)), err_msg="along axis=1 each slice should sum to 1")
 
 
+def test_float32_batch_and_heads():
+    """softmax: a (2, 2, 3, 4) float32 array of scores near ±1e4: each row of the last axis is exp(x − max) / Σ exp(x − max), at float32's precision"""
+    x = (np.random.default_rng(3).standard_normal((2, 2, 3, 4)) * 10.0 + np.array([1e4, -1e4, 0.0])[:, None]).astype(np.float32)
+    e = np.exp(x.astype(np.float64) - x.max(axis=-1, keepdims=True))
+    out = softmax(x)
+    expect_finite(out, "softmax of float32 scores near ±1e4")
+    expect_close(out, e / e.sum(axis=-1, keepdims=True), "softmax of a (2, 2, 3, 4) float32 array", x)
+
+
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "softmax")

@@ -12,9 +12,12 @@ After a function fails, the grader runs its probes on the student's function
 (in the sandbox, like any call: the inputs go in, the student's outputs come
 back) and every entry on the probes and on the failing tests' calls (in the
 trusted process). An entry is named only when it reproduces the student on
-every probe and every call, and differs from the reference on at least one.
-Without the probes' results no entry is named: a shrunk 1 x 1 example cannot
-tell "mask inverted" from "diagonal masked".
+every probe and every call, and differs from the reference on at least one by
+a value the student's code returned: a raise is never that evidence, unless the
+entry is about raising (``about_raising``). A memory-measured call is kept as
+its verdict (``HeldMemory``), which an entry of memory (``holds_too_much``)
+predicts. Without the probes' results no entry is named: a shrunk 1 x 1
+example cannot tell "mask inverted" from "diagonal masked".
 
 ``load_catalogue`` reads the files into a ``Catalogue`` (the entries and the probes), which
 grading is handed; a file's declarations go to the catalogue being read while it runs, nowhere
@@ -54,6 +57,15 @@ class Misconception:
     changes_its_arguments: bool = False
     """The mistake is writing into an argument, with right outputs: no probe (outputs only) tells
     it from the reference; a test that asks for the arguments after the call does."""
+    holds_too_much: bool = False
+    """The mistake is memory, with right outputs (plain softmax over whole key rows where the lesson
+    is the online algorithm): only a memory-measured call (``HeldMemory``) tells it from the
+    reference, which holds what the algorithm needs."""
+    about_raising: bool = False
+    """The mistake is about raising (refusing what should be accepted, or the wrong error): only
+    such an entry may be named on the evidence of a raise. Any other is named only where the
+    student's code returned a value that shows the mistake: a crash or a refusal is never evidence
+    of a mistake about values."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +86,15 @@ class Raised:
     """In place of a result: the call raised an exception of this type."""
 
     type_name: str
+
+
+@dataclass(frozen=True)
+class HeldMemory:
+    """In place of a memory-measured call's result (``StudentProxy.memory_within``): whether the
+    call held more than what the algorithm needs. Its values are the test's to check; what tells a
+    mistake of memory is this verdict alone, and an entry predicts it (``holds_too_much``)."""
+
+    over_budget: bool
 
 
 @dataclass(frozen=True)
@@ -126,12 +147,29 @@ def _declaring(what: str) -> Catalogue:
     return catalogue
 
 
-def misconception(function: str, name: str, *, explanation: str, hint: str, changes_its_arguments: bool = False):
+def misconception(
+    function: str,
+    name: str,
+    *,
+    explanation: str,
+    hint: str,
+    changes_its_arguments: bool = False,
+    holds_too_much: bool = False,
+    about_raising: bool = False,
+):
     """Declare the decorated wrong implementation of ``function`` an entry of the catalogue file being read."""
 
     def register(wrong: Callable) -> Callable:
         entry = Misconception(
-            wrong.__name__, function, name, explanation.strip(), hint.strip(), wrong, changes_its_arguments
+            wrong.__name__,
+            function,
+            name,
+            explanation.strip(),
+            hint.strip(),
+            wrong,
+            changes_its_arguments,
+            holds_too_much,
+            about_raising,
         )
         _declaring("@misconception").append(entry)
         return wrong
@@ -214,7 +252,7 @@ HALF_PRECISION_AGREEMENT = 0.02
 def same(a, b, rtol: float = 1e-5, atol: float = 1e-7) -> bool:
     """Structural closeness: arrays by shape, boolean or not, and values (nan equal to nan),
     containers item by item, and two raised exceptions by their type."""
-    if isinstance(a, (Raised, str)) or isinstance(b, (Raised, str)):
+    if isinstance(a, (Raised, HeldMemory, str)) or isinstance(b, (Raised, HeldMemory, str)):
         return type(a) is type(b) and a == b
     if a is None or b is None:
         return a is b
@@ -277,7 +315,10 @@ def identify(
     """The catalogued mistake that explains every recorded output of ``function``, if exactly that.
 
     ``probed`` is the student's outputs on the function's probes (``run_probes``); a function
-    with probes gets no name without them, so a coincidence on a tiny example names nothing."""
+    with probes gets no name without them, so a coincidence on a tiny example names nothing.
+    The evidence must be a value: an entry is named only where the student's code returned
+    something that the entry gives and the reference does not, never on a raise alone (unless the
+    entry is about raising), nor on an answer both gave in no form the reference's has."""
     calls = [c for c in calls if c.function == function]
     probes = probes_of(function, catalogue if isinstance(catalogue, Catalogue) else None)
     if probes:
@@ -293,30 +334,31 @@ def identify(
             expected[index] = _run(getattr(reference, function), calls[index])
         return expected[index]
 
-    def differs_from_reference(chosen: list) -> bool:
-        return any(not same(output, reference_output(index)) for index, output in enumerate(chosen))
-
     observations = [_observed(call) for call in calls]  # the same for every entry
     for entry in (m for m in catalogue if m.function == function):
         # Stop at the first call the entry does not reproduce: most entries fail on the first, and
         # a test's calls (every example hypothesis tried) can be hundreds of module runs.
-        chosen = []
+        evidence = False
         for index, (call, observed) in enumerate(zip(calls, observations)):
-            wrong = _run(entry.wrong, call)
+            wrong = _run(entry.wrong, call, entry)
             output = _matching(wrong, observed)
-            if (
-                output is _FAILED
-                and index >= len(probed or ())
-                and _both_malformed(wrong, observed, reference_output(index))
-            ):
-                output = observed
             if output is _FAILED:
-                break
-            chosen.append(output)
+                if index < len(probed or ()) or not _both_malformed(wrong, observed, reference_output(index)):
+                    break
+                continue  # consistent with the entry, and evidence of nothing
+            if not evidence and not same(output, reference_output(index)):
+                evidence = entry.about_raising or not _raised(observed)
         else:
-            if differs_from_reference(chosen):
+            if evidence:
                 return entry
     return None
+
+
+def _raised(observed) -> bool:
+    """Did the call raise (its observation is a ``Raised``, alone or beside the arguments it changed)?"""
+    return isinstance(observed, Raised) or (
+        isinstance(observed, tuple) and any(isinstance(o, Raised) for o in observed)
+    )
 
 
 def _both_malformed(wrong, observed, expected) -> bool:
@@ -376,9 +418,12 @@ def _matching(output, result):
 _FAILED = object()
 
 
-def _run(implementation: Callable, call: RecordedCall):
+def _run(implementation: Callable, call: RecordedCall, entry: Misconception | None = None):
     """``implementation``'s output on ``call``'s inputs (``Raised`` if it raised); with the
-    arguments as it left them where the call recorded the student's (``_observed``)."""
+    arguments as it left them where the call recorded the student's (``_observed``). For a
+    memory-measured call, only whether it holds too much: ``entry``'s word, never the reference's."""
+    if isinstance(call.result, HeldMemory):
+        return HeldMemory(entry is not None and entry.holds_too_much)
     args, kwargs = copy.deepcopy(call.args), copy.deepcopy(call.kwargs)
     try:
         with np.errstate(all="ignore"):

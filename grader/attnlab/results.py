@@ -170,11 +170,31 @@ class GradeReport:
             "tests": tests,
         }
 
+    def check_only_failures(self) -> list[TestResult]:
+        """The failing tests worth no points: lessons the grader cannot check from what it receives
+        (a module run on the meta device returns no value), shown, never scored."""
+        return [t for t in self.tests if t.max_score == 0 and t.outcome is not Outcome.PASSED]
+
+    def check_only_line(self) -> str | None:
+        """One line on the failing check-only tests, so that full marks never hide them; None when none failed."""
+        failing = self.check_only_failures()
+        if not failing:
+            return None
+        scored = "Full marks on the scored tests, but " if self.score == self.max_score else ""
+        names = "; ".join(dict.fromkeys(first_line(t.name) for t in failing))
+        return (
+            f"{scored}{count(len(failing), 'check-only test')} failed, not scored: {names}. The grader cannot check "
+            "this from what your code sends back; `attnlab check` runs it on your machine (docs/students.md)."
+        )
+
     def summary_lines(self) -> list[str]:
-        """What a student reads first, one line each: the score, the files that could not be
-        imported (once each), how the upload was read and what of it was not graded. (How the
-        sandbox ran is the instructor's: not here.)"""
+        """What a student reads first, one line each: the score, the check-only tests that failed,
+        the files that could not be imported (once each), how the upload was read and what of it
+        was not graded. (How the sandbox ran is the instructor's: not here.)"""
         lines = [f"Graded {count(len(self.tests), 'hidden test')}: {self.score:g} of {count(self.max_score, 'point')}."]
+        check_only = self.check_only_line()
+        if check_only:
+            lines.append(check_only)
         for module, tests in self.files_not_imported().items():
             lines.append(
                 f"{first_line(tests[0].feedback)} ({count(len(tests), 'test')}, {count(sum(t.max_score for t in tests), 'point')})"

@@ -402,12 +402,12 @@ def _why_half_precision_fails(student, reference, case, req, got, expected, allo
 
 
 def test_device_agnostic(student, reference):
-    """MultiHeadSelfAttention: runs on the meta device: the causal and padding masks are made on x.device (not scored: a run on meta returns no value to check)"""
+    """MultiHeadSelfAttention: runs on the meta device: the causal and padding masks are made on x.device (check-only, not scored: a run on meta returns no value the grader could check; attnlab check runs it on your machine)"""
     _on_meta(student, Case(np.zeros((2, 7, 8)), 2, {}, np.array([7, 4])), None)
 
 
 def test_device_agnostic_with_rope(student, reference):
-    """MultiHeadSelfAttention: runs on the meta device with RoPE: the angle table is made on x.device (not scored: a run on meta returns no value to check)"""
+    """MultiHeadSelfAttention: runs on the meta device with RoPE: the angle table is made on x.device (check-only, not scored: a run on meta returns no value the grader could check; attnlab check runs it on your machine)"""
     _on_meta(student, Case(np.zeros((2, 7, 8)), 2, {}, np.array([7, 4])), 10000.0)
 
 

@@ -203,19 +203,6 @@ def sdpa_full_transpose(q, k, v, mask=None):
 
 @misconception(
     "scaled_dot_product_attention",
-    "a transpose written for one rank (k.transpose(0, 2, 1))",
-    explanation="k.transpose(0, 2, 1) is right for a (B, L_k, d_k) array only: it fails on 2-D keys and swaps the wrong axes once heads add a fourth.",
-    hint="np.swapaxes(k, -1, -2) counts from the end, so it works for any number of leading axes.",
-)
-def sdpa_fixed_rank_transpose(q, k, v, mask=None):
-    scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    return _finish(scores, v, mask)
-
-
-@misconception(
-    "scaled_dot_product_attention",
     "exp of the scores without subtracting the row maximum",
     explanation="exp overflows to inf for scores above about 710 (float64), and inf / inf is nan. Subtracting each row's maximum first changes nothing mathematically and keeps every exponential at most 1.",
     hint="Use softmax(scores, axis=-1), or subtract scores.max(axis=-1, keepdims=True) before np.exp.",
@@ -342,19 +329,6 @@ def sdpa_returns_scores(q, k, v, mask=None):
 
 
 @misconception(
-    "scaled_dot_product_attention",
-    "masked by boolean indexing (scores[~mask] = -inf), which needs a mask of the scores' full shape",
-    explanation="A mask only has to broadcast to the scores: (L_q, L_k) for a batch, (B, 1, L_k) for padding. scores[~mask] indexes with the mask's own shape, so it works when the mask has the scores' exact shape and raises IndexError when it broadcasts.",
-    hint="np.where(mask, scores, -np.inf) broadcasts the mask.",
-)
-def sdpa_boolean_index_mask(q, k, v, mask=None):
-    scores = attention_scores(q, k)
-    if mask is not None:
-        scores[~np.asarray(mask)] = -np.inf
-    return _finish(scores, v, mask)
-
-
-@misconception(
     "self_attention",
     "the causal mask is built with np.triu (the future and the diagonal)",
     explanation="With True = may attend, query i sees keys 0..i: the lower triangle, np.tril. np.triu keeps the diagonal and everything above it, so each query reads itself and every later token, never an earlier one.",
@@ -460,6 +434,7 @@ probe("cross_attention", "B != L_q with a padding mask", _fixed((2, 3, 3), 37), 
 probe("cross_attention", "L_q == L_k: keys or values from the wrong side still line up", _fixed((2, 4, 3), 39), _fixed((2, 4, 3), 40), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34))
 probe("cross_attention", "L_q == L_k with a padding mask: a mask on the wrong axis still fits", _fixed((2, 3, 3), 41), _fixed((2, 3, 3), 42), _fixed((3, 2), 32), _fixed((3, 2), 33), _fixed((3, 5), 34), np.array([[True, True, False], [True, False, False]]))
 probe("self_attention", "square weights (d_model = d_k = d_v), T != d_model, causal", _fixed((2, 5, 3), 24), _fixed((3, 3), 25), _fixed((3, 3), 26), _fixed((3, 3), 27), causal=True)
+probe("self_attention", "one sequence of one feature, causal: a mask of the wrong size still broadcasts", _fixed((1, 3, 1), 27), _fixed((1, 2), 28), _fixed((1, 2), 29), _fixed((1, 2), 43), causal=True)
 
 
 @misconception(
@@ -473,3 +448,30 @@ def sdpa_scales_q_in_place(q, k, v, mask=None):
     answer = scaled_dot_product_attention(np.array(q), k, v, mask)
     q /= np.sqrt(q.shape[-1])  # then scores = q @ kᵀ: the caller's q is divided too
     return answer
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "the mask argument is never applied",
+    explanation="A mask (True = may attend) hides keys before the softmax: the future under a causal mask, padding, another document. Ignored, every query reads every key.",
+    hint="scores = np.where(mask, scores, -np.inf) before the softmax (and zero a row that sees no key after it).",
+)
+def sdpa_ignores_mask(q, k, v, mask=None):
+    return _attend(q, k, v, None)
+
+
+@misconception(
+    "self_attention",
+    "one of Q, K, V is made with another's weights (a copy-paste slip among w_q, w_k, w_v)",
+    explanation="Self-attention makes three views of x, each with its own matrix: Q = x W_Q, K = x W_K, V = x W_V. Using one matrix twice (V = x W_K, say) runs whenever the widths agree and gives other numbers.",
+    hint="Check each line: q = x @ w_q, k = x @ w_k, v = x @ w_v.",
+)
+def self_attention_projection_slip(x, w_q, w_k, w_v, causal=False):
+    mask = np.tril(np.ones((x.shape[-2],) * 2, dtype=bool)) if causal else None
+    outputs = []
+    for q_w, k_w, v_w in ((w_k, w_k, w_v), (w_q, w_k, w_k), (w_q, w_k, w_q), (w_q, w_v, w_v), (w_v, w_k, w_v), (w_q, w_q, w_q)):
+        try:
+            outputs.append(scaled_dot_product_attention(x @ q_w, x @ k_w, x @ v_w, mask))
+        except ValueError as error:
+            outputs.append(Raised(type(error).__name__))
+    return Alternatives(outputs)

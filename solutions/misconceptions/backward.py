@@ -228,6 +228,7 @@ probe("attention_backward", "the same with a mask that hides the last key", _RNG
 probe("softmax_backward", "a square array: a sum without keepdims still broadcasts", softmax(_RNG.normal(size=(3, 3)), axis=-1), _RNG.normal(size=(3, 3)))
 probe("attention_backward", "left padding under a causal mask: a query that sees no key", _RNG.normal(size=(2, 3, 2)), _RNG.normal(size=(2, 3, 2)), _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), _BLIND)
 probe("attention_backward", "a batch of two, L_q == L_k and d_k == d_v: transposes still run", _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), _RNG.normal(size=(2, 3, 3)), np.tril(np.ones((3, 3), dtype=bool)))
+probe("attention_backward", "B = L_q = L_k = d_k = d_v = 3: arrays transposed whole still line up", _RNG.normal(size=(3, 3, 3)), _RNG.normal(size=(3, 3, 3)), _RNG.normal(size=(3, 3, 3)), _RNG.normal(size=(3, 3, 3)))
 
 
 @misconception(
@@ -241,3 +242,19 @@ def softmax_backward_changes_its_input(weights, grad_weights, axis=-1):
     grad_weights -= np.sum(grad_weights * weights, axis=axis, keepdims=True)
     grad_weights *= weights
     return grad_weights
+
+
+@misconception(
+    "attention_backward",
+    "the 1/√d_k in only one of dq and dk",
+    explanation="The scores are q kᵀ / √d_k: the same 1/√d_k reaches q and k, so the chain rule puts it in both dq = dS k / √d_k and dk = dSᵀ q / √d_k. Dividing only one of them leaves the other √d_k times too large.",
+    hint="Divide dS by √d_k once, before both products.",
+)
+def attention_backward_scale_on_one_side(q, k, v, grad_out, mask=None):
+    root = np.sqrt(q.shape[-1])
+    return Alternatives(
+        [
+            _backward(q, k, v, grad_out, mask, scale=1.0, grad_k=lambda ds, q, k: _t(ds) @ q / root),
+            _backward(q, k, v, grad_out, mask, scale=1.0, grad_q=lambda ds, q, k: ds @ k / root),
+        ]
+    )

@@ -162,7 +162,9 @@ _RNG = np.random.default_rng(71)
 _WIDE = _RNG.dirichlet(np.ones(5), size=(2, 3))  # (2, 3, 5): 3 queries, 5 keys
 probe("most_attended_token", "3 queries over 5 keys, batched", _WIDE)
 probe("most_attended_token", "a causal 4 x 4 heatmap", _causal_rows(72, 4))
+probe("most_attended_token", "rows that tie: keys 0 and 2, then keys 1 and 3", np.array([[0.4, 0.1, 0.4, 0.1], [0.2, 0.3, 0.2, 0.3]]))
 probe("hard_attention", "L_q != L_k, d_k != d_v", _RNG.normal(size=(3, 2)), _RNG.normal(size=(5, 2)), _RNG.normal(size=(5, 4)))
+probe("hard_attention", "a tie: q = [1, 0] scores keys [1, 0] and [1, 1] alike", np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]]))
 probe("hard_attention", "two heads, one key far ahead of the rest", _RNG.normal(size=(2, 4, 3)), _RNG.normal(size=(2, 4, 3)) * np.array([1.0, 1.0, 8.0, 1.0])[:, None], _RNG.normal(size=(2, 4, 2)))
 probe("previous_token_score", "two causal heads over 5 tokens", _causal_rows(73, 5, (2,)))
 probe("previous_token_score", "one head, not causal, 3 tokens", _RNG.dirichlet(np.ones(3), size=3))
@@ -170,3 +172,64 @@ probe("sink_score", "3 queries over 5 keys, batched", _WIDE)
 probe("sink_score", "two causal heads over 4 tokens", _causal_rows(74, 4, (2,)))
 probe("induction_score", "A B A C A: three copies of A, not causal", _RNG.dirichlet(np.ones(5), size=5), np.array([1, 2, 1, 3, 1]))
 probe("induction_score", "two causal heads, tokens that repeat", _causal_rows(75, 6, (2,)), np.array([4, 5, 4, 5, 6, 4]))
+
+
+@misconception(
+    "most_attended_token",
+    "np.argmax without an axis: one index into the flattened weights",
+    explanation="Each query has its own most attended key: the argmax along the key axis, one index per query. Without an axis np.argmax flattens the whole array and returns one number.",
+    hint="np.argmax(weights, axis=-1).",
+)
+def most_attended_flat_argmax(weights):
+    return np.argmax(weights)
+
+
+@misconception(
+    "most_attended_token",
+    "a tie goes to the highest key index, not the lowest",
+    explanation="When a query weighs two keys equally the course asks for the lowest index (np.argmax's own rule: the first maximum). Taking the last maximum picks the later key.",
+    hint="np.argmax(weights, axis=-1) returns the first of equal maxima.",
+)
+def most_attended_last_of_ties(weights):
+    weights = np.asarray(weights)
+    return weights.shape[-1] - 1 - np.argmax(weights[..., ::-1], axis=-1)
+
+
+@misconception(
+    "hard_attention",
+    "a tie marks every tied key: the weights are not one-hot",
+    explanation="Hard attention picks one key per query: one 1.0 and zeros. Comparing the scores with their maximum marks every key that ties for it, so a tie gives several ones and the output adds their values.",
+    hint="best = np.argmax(scores, axis=-1) (the lowest of tied keys), then (np.arange(L_k) == best[..., None]).",
+)
+def hard_attention_every_tied_key(q, k, v):
+    scores = attention_scores(q, k)
+    weights = (scores == scores.max(axis=-1, keepdims=True)).astype(scores.dtype)
+    return weights @ v, weights
+
+
+@misconception(
+    "sink_score",
+    "averaged over the number of keys, not the number of queries",
+    explanation="The sink score is the mean weight every query puts on key 0: a sum over the T_q queries divided by T_q. Dividing by T_k, the number of keys, is the same only for square weights.",
+    hint="weights[..., :, 0].mean(axis=-1).",
+)
+def sink_score_mean_over_the_keys(weights):
+    return weights[..., :, 0].sum(axis=-1) / np.shape(weights)[-1]
+
+
+@misconception(
+    "induction_score",
+    "np.tril keeps the diagonal: a token counts as its own earlier copy",
+    explanation="The earlier copies of query i's token are at positions j < i: np.tril(..., k=-1). With the diagonal every token is its own earlier copy, so every query is 'repeated', and its target is the key after it, in the future.",
+    hint="np.tril(same_token, k=-1).",
+)
+def induction_counts_itself(weights, token_ids):
+    token_ids = np.asarray(token_ids)
+    earlier = np.tril(token_ids[..., :, None] == token_ids[..., None, :])
+    targets = np.zeros(earlier.shape, dtype=bool)
+    targets[..., :, 1:] = earlier[..., :, :-1]
+    per_query = np.sum(weights * targets, axis=-1)
+    repeated = earlier.any(axis=-1)
+    total = np.sum(per_query * repeated, axis=-1)
+    counted = np.broadcast_to(np.sum(repeated, axis=-1), np.shape(total))
+    return np.divide(total, counted, out=np.zeros(np.shape(total)), where=counted > 0)

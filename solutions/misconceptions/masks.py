@@ -372,3 +372,68 @@ def sink_window_one_too_wide(n, n_sinks, window):
 
 probe("sink_window_mask", "12 tokens, 2 sinks, a window of 4", 12, 2, 4)
 probe("sink_window_mask", "13 tokens, 3 sinks, a window of 2 (fewer than the sinks)", 13, 3, 2)
+
+
+@misconception(
+    "causal_mask",
+    "off by one: each query also sees the key right after it (np.tril with k=1)",
+    explanation="Query i may see keys 0..i: np.tril with its default k=0 keeps the diagonal and what is below it. k=1 keeps one diagonal more, above: every query reads the next token, the first step of a leak of the future.",
+    hint="np.tril(np.ones((n, n), dtype=bool)), k=0.",
+)
+def causal_sees_the_next_key(n):
+    return np.tril(np.ones((n, n), dtype=bool), k=1)
+
+
+@misconception(
+    "sliding_window_mask",
+    "the window mask as floats (0.0 and 1.0) instead of booleans",
+    explanation="A mask in this course is boolean, True = may attend: it is used with np.where, &, ~. A float mask of 0 and 1 breaks ~ (it raises on floats) and np.where treats every nonzero float as True only by accident.",
+    hint="Build it from comparisons, which are boolean already, or .astype(bool).",
+)
+def sliding_window_mask_float(n, window):
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return ((j <= i) & (j > i - window)).astype(float)
+
+
+@misconception(
+    "document_mask",
+    "the document mask as floats (0.0 and 1.0) instead of booleans",
+    explanation="A mask in this course is boolean, True = may attend; combined with a causal mask by & it must be boolean too (& on floats raises).",
+    hint="ids[:, None] == ids[None, :] is boolean already: return it as it is.",
+)
+def document_mask_float(document_ids):
+    ids = np.asarray(document_ids)
+    return (ids[:, None] == ids[None, :]).astype(float)
+
+
+@misconception(
+    "left_padding_mask",
+    "the left padding mask as floats (0.0 and 1.0) instead of booleans",
+    explanation="A padding mask is boolean, True at real tokens: the attention functions hide keys with it through np.where and &, which a float mask breaks.",
+    hint="Return the comparison itself: np.arange(max_len)[None, :] >= (max_len - lengths)[:, None].",
+)
+def left_padding_float(lengths, max_len):
+    lengths = np.asarray(lengths)
+    return (np.arange(max_len)[None, :] >= (max_len - lengths)[:, None]).astype(float)
+
+
+@misconception(
+    "sink_window_mask",
+    "off by one: j <= n_sinks keeps one sink too many",
+    explanation="The sinks are the first n_sinks tokens, positions 0..n_sinks-1: j < n_sinks. With <= the token after the last sink stays visible to every later query as if it were a sink.",
+    hint="(j < n_sinks) | (j > i - window), and j <= i for both.",
+)
+def sink_window_one_sink_too_many(n, n_sinks, window):
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return (j <= i) & ((j <= n_sinks) | (j > i - window))
+
+
+@misconception(
+    "alibi_bias",
+    "the heads on the last axis: (n, n, n_heads) instead of (n_heads, n, n)",
+    explanation="The bias is added to scores of shape (..., n_heads, n, n): the head axis comes first. Multiplying the (n, n) distances by the slopes on a new last axis gives (n, n, n_heads), which lines the heads up with the keys.",
+    hint="slopes[:, None, None] * (j - i)[None, :, :].",
+)
+def alibi_bias_heads_last(n, n_heads):
+    distance = np.arange(n)[:, None] - np.arange(n)[None, :]
+    return -distance[:, :, None] * alibi_slopes(n_heads)[None, None, :]

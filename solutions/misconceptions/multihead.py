@@ -146,20 +146,6 @@ def mha_ignores_causal(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding
 
 
 @misconception(
-    "split_heads",
-    "a transpose written for (B, T, d_model) only (transpose(0, 2, 1, 3))",
-    explanation="split_heads takes any leading axes: (T, d_model) for one sequence, (B, T, d_model) for a batch. Unpacking three sizes and transposing (0, 2, 1, 3) works for a batch only and raises for the others.",
-    hint="Keep the leading axes whatever they are (x.shape[:-2]); reshape to (..., T, n_heads, d_head) and swap with np.swapaxes(..., -3, -2), which counts from the end.",
-)
-def split_heads_fixed_rank(x, n_heads):
-    try:
-        b, t, d = x.shape
-        return x.reshape(b, t, n_heads, d // n_heads).transpose(0, 2, 1, 3)
-    except ValueError as error:
-        return Raised(type(error).__name__)
-
-
-@misconception(
     "merge_heads",
     "the head axis swapped with the width axis (-3 and -1) before the reshape",
     explanation="(…, n_heads, T, d_head) must become (…, T, n_heads, d_head) before the reshape: the head axis moves next to the width, swapping axes -3 and -2. Swapping -3 and -1 gives (…, d_head, T, n_heads), and the reshape then mixes tokens and features.",
@@ -178,20 +164,6 @@ def merge_heads_swaps_head_and_width(x):
 )
 def merge_heads_concatenates_tokens(x):
     return np.concatenate([x[..., h, :, :] for h in range(x.shape[-3])], axis=-2)
-
-
-@misconception(
-    "merge_heads",
-    "a transpose written for (B, n_heads, T, d_head) only (transpose(0, 2, 1, 3))",
-    explanation="merge_heads takes any leading axes: (n_heads, T, d_head) for one sequence too. A transpose of four fixed axes raises on the others.",
-    hint="np.swapaxes(x, -3, -2), which counts from the end.",
-)
-def merge_heads_fixed_rank(x):
-    try:
-        b, h, t, d = x.shape
-        return x.transpose(0, 2, 1, 3).reshape(b, t, h * d)
-    except ValueError as error:
-        return Raised(type(error).__name__)
 
 
 @misconception(
@@ -277,3 +249,30 @@ probe("multi_head_attention", "as many sequences as heads, causal and padded: a 
 probe("multi_head_attention", "two heads, causal, with a padded sequence", _X, *_W, 2, causal=True, key_padding_mask=np.array([[True, True, False], [True, True, True]]))
 probe("multi_head_attention", "two heads, no mask", _X, *_W, 2)
 probe("multi_head_attention", "one head, causal: the scale of d_head and d_model agree", _X, *_W, 1, causal=True)
+
+
+@misconception(
+    "multi_head_attention",
+    "key_padding_mask is never applied",
+    explanation="The padding mask (B, T), True at real tokens, hides the padded keys from every query of every head. Ignored, the queries read the padding as if it were text.",
+    hint="key_padding_mask[:, None, None, :] (B, 1, 1, T), combined with the causal mask by &.",
+)
+def mha_ignores_key_padding(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    q, k, v = _heads(x, w_q, w_k, w_v, n_heads)
+    heads, weights = scaled_dot_product_attention(q, k, v, _mask(x, causal, None))
+    return merge_heads(heads) @ w_o, weights
+
+
+@misconception(
+    "multi_head_attention",
+    "one of Q, K, V is made with another's weights (a copy-paste slip among w_q, w_k, w_v)",
+    explanation="Multi-head attention projects x three ways before splitting the heads: Q = x W_Q, K = x W_K, V = x W_V, all (d_model, d_model). Using one matrix twice runs (they have the same shape) and gives other numbers.",
+    hint="Check each projection: x @ w_q, x @ w_k, x @ w_v.",
+)
+def mha_projection_slip(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    answers = []
+    for q_w, k_w, v_w in ((w_k, w_k, w_v), (w_q, w_q, w_v), (w_q, w_k, w_k), (w_v, w_k, w_v), (w_q, w_v, w_v), (w_q, w_k, w_q)):
+        q, k, v = _heads(x, q_w, k_w, v_w, n_heads)
+        heads, weights = scaled_dot_product_attention(q, k, v, _mask(x, causal, key_padding_mask))
+        answers.append((merge_heads(heads) @ w_o, weights))
+    return Alternatives(answers)

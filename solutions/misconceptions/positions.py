@@ -70,9 +70,9 @@ def rope_wrong_sign(x, positions, theta=10000.0):
 
 @misconception(
     "equivariance_gap",
-    "positions added before permuting (they travel with the tokens)",
-    explanation="Positions belong to slots, not to tokens: f(P X) = attention(P X + PE). Adding PE before permuting moves the positions along with the tokens, so attention stays equivariant and the gap is 0.",
-    hint="Permute X first, then add sinusoidal_encoding(T, d_model) inside f.",
+    "with positions the gap is still 0: the positions are added before permuting (they travel with the tokens), or not added at all",
+    explanation="Positions belong to slots, not to tokens: f(P X) = attention(P X + PE). Adding PE before permuting moves the positions along with the tokens, and leaving add_positions unused adds none: either way attention stays equivariant and the gap is 0.",
+    hint="Permute X first, then, if add_positions, add sinusoidal_encoding(T, d_model) inside f.",
 )
 def equivariance_positions_follow_tokens(x, perm, w_q, w_k, w_v, add_positions=False):
     perm = np.asarray(perm)
@@ -368,6 +368,8 @@ _IDS = np.array([[3, 0, 3], [1, 1, 2]])  # (B=2, T=3): B != T, a token repeated
 _TOKENS, _POSITIONS = _RNG.normal(size=(4, 2)), _RNG.normal(size=(5, 2))  # V = 4, P = 5, d = 2
 probe("learned_positions", "B = 2, T = 3, a table of 5 positions", _IDS, _TOKENS, _POSITIONS)
 probe("learned_positions", "one sequence of 4, a table of 5 positions", np.array([2, 2, 0, 1]), _TOKENS, _POSITIONS)
+probe("learned_positions", "one sequence as a (1, 3) batch", np.array([[1, 0, 2]]), _TOKENS, _POSITIONS)
+probe("learned_positions", "a sequence exactly as long as the table (5 of 5)", np.array([0, 1, 2, 3, 0]), _TOKENS, _POSITIONS)
 probe("rope_half_split", "positions out of order, d = 6", _RNG.normal(size=(2, 3, 6)), np.array([0, 3, 1]))
 probe("rope_half_split", "a small theta, so every pair turns visibly", _RNG.normal(size=(4, 8)), np.array([1, 2, 5, 9]), theta=100.0)
 probe("rope_frequencies", "linear scaling, factor 3", 8, theta=10000.0, scaling="linear", factor=3.0)
@@ -397,3 +399,59 @@ def rope_changes_its_input(x, positions, theta=10000.0):
 def rope_half_split_changes_its_input(x, positions, theta=10000.0):
     x[...] = rope_half_split(np.array(x), positions, theta)
     return x
+
+
+@misconception(
+    "rope",
+    "theta ignored: the frequencies always use 10000",
+    explanation="theta is RoPE's base: the frequencies are theta^(-2i/d). Llama 3 uses 500000, a long-context model more; a hard-coded 10000 is right only for the default.",
+    hint="frequencies = theta ** (-np.arange(0, d, 2) / d), with the theta given.",
+)
+def rope_ignores_theta(x, positions, theta=10000.0):
+    return rope(x, positions)
+
+
+@misconception(
+    "rope_half_split",
+    "theta ignored: the frequencies always use 10000",
+    explanation="theta is RoPE's base, the same in both layouts: frequencies theta^(-2i/d). A hard-coded 10000 is right only for the default, not for Llama 3's 500000.",
+    hint="frequencies = theta ** (-np.arange(0, d, 2) / d), with the theta given.",
+)
+def rope_half_split_ignores_theta(x, positions, theta=10000.0):
+    return rope_half_split(x, positions)
+
+
+@misconception(
+    "rope_frequencies",
+    "factor ignored: scaling changes nothing",
+    explanation="Linear scaling divides every frequency by factor; NTK scaling raises the base by factor^(d/(d-2)). Returning the unscaled frequencies whatever the factor stretches nothing: positions past the training length get angles the model never saw.",
+    hint="Use factor: inv_freq / factor for linear, (theta * factor ** (d / (d - 2))) ** -exponents for ntk.",
+)
+def rope_frequencies_ignores_factor(head_dim, theta=10000.0, scaling=None, factor=1.0):
+    if scaling not in (None, "linear", "ntk") or (scaling == "ntk" and head_dim < 4):
+        raise ValueError("cannot scale")
+    return theta ** -(np.arange(0, head_dim, 2) / head_dim)
+
+
+@misconception(
+    "learned_positions",
+    "off by one: a sequence as long as the table is refused (T >= P)",
+    explanation="A table of P rows knows positions 0..P-1: a sequence of exactly P tokens fits. Raising when T >= P refuses it.",
+    hint="Raise only when T > P.",
+    about_raising=True,
+)
+def learned_positions_refuses_a_full_table(token_ids, token_table, position_table):
+    token_ids = np.asarray(token_ids)
+    if token_ids.shape[-1] >= len(position_table):
+        raise ValueError("too long")
+    return token_table[token_ids] + position_table[: token_ids.shape[-1]]
+
+
+@misconception(
+    "sinusoidal_encoding",
+    "the table made in an integer dtype: every sine and cosine truncated",
+    explanation="The table holds sines and cosines, floats in [-1, 1]. Made with np.zeros_like of the integer positions (or any integer array), every value written into it is truncated to -1, 0 or 1.",
+    hint="table = np.zeros((n_positions, d_model)) (float64).",
+)
+def sinusoidal_integer_table(n_positions, d_model):
+    return sinusoidal_encoding(n_positions, d_model).astype(int)

@@ -92,6 +92,7 @@ _K = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 2.0, 1.0, -1.0], [1.5, 0.0, -1.0, 2.0
 probe("attention_scores", "L_q, L_k and d_k all different", _Q, _K)
 probe("attention_scores", "a batch of two, B != d_k", np.stack([_Q, -_Q]), np.stack([_K, 2 * _K]))
 probe("attention_scores", "d_k = 2, where d_k / 2 and √d_k differ", _Q[:, :2], _K[:, 1:3])
+probe("attention_scores", "B = L_k = d_k = 2: keys transposed whole still line up", np.stack([_Q[:, :2], -_Q[:, 2:]]), np.stack([_K[:2, :2], _K[1:3, 2:]]))
 
 
 # ---------------------------------------------------------------- the other scores (issue 39)
@@ -253,12 +254,14 @@ _CQ = np.array([[1.0, 0.0, 2.0], [0.5, -1.5, 0.5], [-2.0, 1.0, 0.3]])  # (L_q=3,
 _CK = np.array([[3.0, 1.0, 0.0], [0.0, 0.2, -0.4], [1.0, 1.0, 1.0], [-4.0, 2.0, 1.0]])  # (L_k=4, d=3)
 probe("cosine_scores", "L_q != L_k, vectors of different lengths, temperature 0.5", _CQ, _CK, 0.5)
 probe("cosine_scores", "a batch of two, temperature 0.1", np.stack([_CQ, 2 * _CQ[::-1]]), np.stack([_CK, -_CK]), 0.1)
+probe("cosine_scores", "as many keys as features (3): norms without keepdims still broadcast", _CQ, _CK[:3], 0.5)
 probe("qk_norm_scores", "L_q != L_k, gains of their own, eps = 0.5", 3.0 * _CQ, _CK, np.array([1.0, 0.5, 2.0]), np.array([-1.0, 3.0, 0.25]), eps=0.5)
 probe("qk_norm_scores", "the default eps, gains of their own", _CQ, _CK, np.array([1.5, 1.0, -0.5]), np.array([0.5, 2.0, 1.0]))
 probe("softcap", "scores from −120 to 120, cap 30", np.array([[-120.0, -30.0, -5.0, 0.0], [0.5, 12.0, 45.0, 120.0]]), 30.0)
 probe("softcap", "scores near 0, cap 2", np.array([-0.8, -0.1, 0.3, 1.5, 3.0]), 2.0)
 probe("additive_scores", "L_q != L_k, d_q != d_k != d_a", _CQ[:2], np.array([[1.0, -1.0, 0.5, 2.0], [0.0, 1.0, 1.0, -1.0], [2.0, 0.5, -0.5, 0.0]]),
       np.array([[1.0, -0.5], [0.5, 1.0], [-1.0, 0.2]]), np.array([[0.3, 1.0], [-1.0, 0.5], [0.5, 0.5], [1.0, -1.0]]), np.array([1.5, -2.0]))
+probe("additive_scores", "d_q = d_k: the two projections could be swapped", _CQ[:2], _CK[:3], np.array([[1.0, 0.5], [-1.0, 2.0], [0.5, 0.0]]), np.array([[0.0, 1.0], [2.0, -0.5], [1.0, 1.0]]), np.array([1.0, -2.0]))
 
 
 @misconception(
@@ -273,3 +276,62 @@ def softcap_changes_its_input(scores, cap):
     np.tanh(scores, out=scores)
     scores *= cap
     return scores
+
+
+@misconception(
+    "cosine_scores",
+    "each vector divided by the norm of the whole array (np.linalg.norm without axis)",
+    explanation="A cosine divides each query and each key by its own length: the norm along the feature axis, one per vector. np.linalg.norm(q) without an axis is one number, the Frobenius norm of the whole array, so the vectors keep their relative lengths and the scores are not cosines.",
+    hint="np.linalg.norm(q, axis=-1, keepdims=True), floored at 1e-8.",
+)
+def cosine_norm_of_the_whole_array(q, k, temperature):
+    return _dots(q / max(np.linalg.norm(q), 1e-8), k / max(np.linalg.norm(k), 1e-8)) / temperature
+
+
+@misconception(
+    "qk_norm_scores",
+    "the mean square taken over the tokens (axis -2), not the features",
+    explanation="RMSNorm normalises each vector by the root mean square of its own features: axis -1. Over axis -2 every feature is scaled by a statistic of the whole sequence, so a vector's length depends on the other tokens.",
+    hint="np.mean(x ** 2, axis=-1, keepdims=True).",
+)
+def qk_norm_mean_over_tokens(q, k, gain_q, gain_k, eps=1e-6):
+    def norm(x, gain):
+        return x / np.sqrt(np.mean(x**2, axis=-2, keepdims=True) + eps) * gain
+
+    return _dots(norm(q, gain_q), norm(k, gain_k)) / np.sqrt(q.shape[-1])
+
+
+@misconception(
+    "qk_norm_scores",
+    "the eps argument ignored (a fixed 1e-6)",
+    explanation="eps is part of the norm: √(mean(x²) + eps). A fixed constant gives the same answer only for the default; a model that sets its own eps (1e-5, 1e-6, larger for float16) must get it.",
+    hint="Use the eps the function is given inside the root.",
+)
+def qk_norm_ignores_eps(q, k, gain_q, gain_k, eps=1e-6):
+    return _dots(_rms_norm(q, gain_q, 1e-6), _rms_norm(k, gain_k, 1e-6)) / np.sqrt(q.shape[-1])
+
+
+@misconception(
+    "additive_scores",
+    "the projections swapped: the queries through w_k, the keys through w_q",
+    explanation="Bahdanau's score projects each side with its own matrix: q W_q and k W_k. Swapped (which runs when d_q = d_k), every score mixes the wrong weights.",
+    hint="(q @ w_q)[..., :, None, :] + (k @ w_k)[..., None, :, :].",
+)
+def additive_projections_swapped(q, k, w_q, w_k, v):
+    try:
+        return np.tanh((q @ w_k)[..., :, None, :] + (k @ w_q)[..., None, :, :]) @ v
+    except ValueError as error:
+        return Raised(type(error).__name__)
+
+
+@misconception(
+    "cosine_scores",
+    "the norms taken without keepdims=True",
+    explanation="np.linalg.norm(q, axis=-1) drops the feature axis: (..., L_q) instead of (..., L_q, 1). Dividing q by it broadcasts the norms along the features, so each feature column is divided by another query's length (and other shapes raise).",
+    hint="np.linalg.norm(q, axis=-1, keepdims=True).",
+)
+def cosine_norm_without_keepdims(q, k, temperature):
+    try:
+        return _dots(q / np.maximum(np.linalg.norm(q, axis=-1), 1e-8), k / np.maximum(np.linalg.norm(k, axis=-1), 1e-8)) / temperature
+    except ValueError as error:
+        return Raised(type(error).__name__)

@@ -12,8 +12,13 @@ from attnlab.misconceptions import Alternatives, misconception, probe
     hint="Pass `axis` (with keepdims=True) to both the max and the sum.",
 )
 def softmax_ignores_axis(x, axis=-1):
-    exps = np.exp(x - np.max(x, axis=-1, keepdims=True))
-    return exps / np.sum(exps, axis=-1, keepdims=True)
+    # The last axis, or axis 1 where a softmax written for (queries, keys) hard-codes it.
+    answers = []
+    for fixed in (-1, 1):
+        if np.ndim(x) > fixed >= 0 or fixed < 0:
+            exps = np.exp(x - np.max(x, axis=fixed, keepdims=True))
+            answers.append(exps / np.sum(exps, axis=fixed, keepdims=True))
+    return Alternatives(answers)
 
 
 @misconception(

@@ -2,7 +2,9 @@
 
 Each entry is a module class built like the reference, with one thing done the
 way students get it wrong. ``_Configurable`` holds the shared body; an entry
-changes one switch or one method.
+changes one switch or one method. A query that may see no key is a rule of its own: a student
+whose mistake is elsewhere leaves its row nan (-inf everywhere) or zero, so each entry gives both
+answers where they differ (``_both_ways_for_a_blind_query``).
 """
 
 import math
@@ -12,7 +14,8 @@ import torch
 from torch import nn
 from torch_attention import MultiHeadSelfAttention
 
-from attnlab.misconceptions import misconception, probe
+from attnlab.misconceptions import Alternatives, misconception, probe
+from attnlab.sandbox.inside.module_harness import drive
 
 
 class _Configurable(MultiHeadSelfAttention):
@@ -28,6 +31,11 @@ class _Configurable(MultiHeadSelfAttention):
     scale_width = "d_head"
     values_detached = False
     table_in_input_dtype = False
+    blind_rows_zeroed = False
+    """A query that may see no key: its row nan (False), or finite scores and a zero output (True)."""
+    projection_slip = None
+    """A copy-paste slip, {"v": "k_proj"}: a projection made with another's layer."""
+    with_output_projection = True
 
     def _project(self, layer, x):
         return layer(x) if self.linear_transposed else x @ layer.weight
@@ -61,21 +69,47 @@ class _Configurable(MultiHeadSelfAttention):
 
     def forward(self, x, key_padding_mask=None):
         batch, t, d_model = x.shape
-        q, k, v = (self._split(self._project(layer, x), batch, t) for layer in (self.q_proj, self.k_proj, self.v_proj))
+        layers = {"q": self.q_proj, "k": self.k_proj, "v": self.v_proj}
+        for name, other in (self.projection_slip or {}).items():
+            layers[name] = getattr(self, other)
+        q, k, v = (self._split(self._project(layers[name], x), batch, t) for name in ("q", "k", "v"))
         if self.values_detached:
             v = v.detach()
         if self.rope_theta is not None:
             q, k = self._rotate(q, t, x), self._rotate(k, t, x)
             if self.rope_on_values:
                 v = self._rotate(v, t, x)
-        width = {"d_head": self.d_head, "d_model": d_model, "none": 1}[self.scale_width]
+        width = {"d_head": self.d_head, "d_model": d_model, "none": 1, "d_head_squared": self.d_head**2}[self.scale_width]
         scores = q @ k.transpose(-1, -2) / math.sqrt(width)
         allowed = self._allowed(t, x)
         if key_padding_mask is not None:
             axis = key_padding_mask[:, None, None, :] if self.padding_on_keys else key_padding_mask[:, None, :, None]
             allowed = allowed & axis
-        weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=self.softmax_dim)
-        return self._project(self.o_proj, self._merge(weights @ v, batch, t, d_model))
+        if self.blind_rows_zeroed:
+            sees = allowed.any(dim=-1, keepdim=True)
+            weights = torch.softmax(scores.masked_fill(~allowed & sees, float("-inf")), dim=self.softmax_dim)
+            heads = (weights @ v).masked_fill(~sees, 0.0)
+        else:
+            weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=self.softmax_dim)
+            heads = weights @ v
+        merged = self._merge(heads, batch, t, d_model)
+        return self._project(self.o_proj, merged) if self.with_output_projection else merged
+
+
+def _both_ways_for_a_blind_query(entry):
+    """The entry as a call of one request: its answer, and where a query may see no key, also the
+    answer of the same mistake with that row zeroed (the course's rule kept)."""
+    zeroed = type(entry.__name__, (entry,), {"blind_rows_zeroed": True})
+
+    def answer(request):
+        first = drive(entry, request)
+        output = first.get("output") if isinstance(first, dict) else None
+        if output is None or not np.isnan(np.asarray(output, dtype=float)).any():
+            return first
+        return Alternatives([first, drive(zeroed, request)])
+
+    answer.__name__ = entry.__name__
+    return answer
 
 
 @misconception(
@@ -83,7 +117,9 @@ class _Configurable(MultiHeadSelfAttention):
     "a mask or position table is built on the CPU instead of on x.device",
     explanation="torch.ones(T, T) and torch.arange(T) make CPU tensors. On a GPU (or the meta device the grader uses to check) they meet x's tensors on another device and forward fails. The module must work wherever .to(device) moved it.",
     hint="Pass device=x.device to every tensor forward creates: torch.ones(T, T, dtype=torch.bool, device=x.device); build angle tables in float32 on x.device and cast them to x.dtype.",
+    about_raising=True,
 )
+@_both_ways_for_a_blind_query
 class torch_mask_on_cpu(_Configurable):
     mask_on_input_device = False
 
@@ -94,6 +130,7 @@ class torch_mask_on_cpu(_Configurable):
     explanation="float16 has 11 significant bits: past position 512 an angle p·θ_i is rounded by up to a quarter radian, and at T = 2048 cosines are off by up to 0.78; bfloat16 cannot even count the positions past 256. The rotation, and with it every score, is wrong at large positions.",
     hint="Build positions, frequencies and angles in float32 (torch.promote_types(x.dtype, torch.float32)), then cast cos and sin to x.dtype.",
 )
+@_both_ways_for_a_blind_query
 class torch_rope_table_in_half(_Configurable):
     table_in_input_dtype = True
 
@@ -103,7 +140,9 @@ class torch_rope_table_in_half(_Configurable):
     "the causal mask is made once, at a fixed size",
     explanation="A mask registered in __init__ for some maximum length (say 512 or 1024) breaks for any longer sequence; a self-attention module has no maximum T.",
     hint="Build the mask in forward for this T: torch.tril(torch.ones(T, T, dtype=torch.bool, device=x.device)).",
+    about_raising=True,
 )
+@_both_ways_for_a_blind_query
 class torch_fixed_size_mask(_Configurable):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -119,6 +158,7 @@ class torch_fixed_size_mask(_Configurable):
     explanation="Scores are (B, h, T_queries, T_keys). Each query's weights must sum to 1 over the keys, the last axis; dim=-2 normalises each key's column over the queries instead.",
     hint="torch.softmax(scores, dim=-1).",
 )
+@_both_ways_for_a_blind_query
 class torch_softmax_over_queries(_Configurable):
     softmax_dim = -2
 
@@ -129,6 +169,7 @@ class torch_softmax_over_queries(_Configurable):
     explanation="(B, T, d_model) viewed as (B, n_heads, T, d_head) cuts the flat memory in order, so a 'head' gets pieces of several tokens. A head must take its own d_head feature columns of every token.",
     hint="view(B, T, n_heads, d_head).transpose(1, 2), and transpose back before merging.",
 )
+@_both_ways_for_a_blind_query
 class torch_heads_view_without_transpose(_Configurable):
     heads_transposed = False
 
@@ -139,6 +180,7 @@ class torch_heads_view_without_transpose(_Configurable):
     explanation="RoPE encodes position in the *scores*: rotating queries and keys makes q·k depend on i - j. Values carry content into the output; rotating them mixes position into what is averaged.",
     hint="Rotate q and k only; leave v as the projection made it.",
 )
+@_both_ways_for_a_blind_query
 class torch_rope_on_values(_Configurable):
     rope_on_values = True
 
@@ -149,6 +191,7 @@ class torch_rope_on_values(_Configurable):
     explanation="The course's RoPE (docs/contract.md, as positions.rope) turns adjacent pairs (x[2i], x[2i+1]). The GPT-NeoX 'rotate half' layout pairs x[i] with x[i + d/2]: also a rotation, but not the same one.",
     hint="even, odd = q[..., 0::2], q[..., 1::2]; interleave the rotated pairs back with stack(..., dim=-1).flatten(-2).",
 )
+@_both_ways_for_a_blind_query
 class torch_rope_halves(_Configurable):
     rope_adjacent_pairs = False
 
@@ -159,6 +202,7 @@ class torch_rope_halves(_Configurable):
     explanation="nn.Linear stores its weight as (out, in) and computes x @ W.T. Multiplying x @ self.q_proj.weight uses the transposed map: the transpose of the numpy track's W_Q.",
     hint="Call the layer, self.q_proj(x), or write x @ self.q_proj.weight.T.",
 )
+@_both_ways_for_a_blind_query
 class torch_linear_weight_untransposed(_Configurable):
     linear_transposed = False
 
@@ -169,6 +213,7 @@ class torch_linear_weight_untransposed(_Configurable):
     explanation="nn.Linear(d_model, d_model) has a bias unless told otherwise; the contract's projections have none, so the state dict gains q_proj.bias ... and every output is shifted.",
     hint="nn.Linear(d_model, d_model, bias=False) for all four projections.",
 )
+@_both_ways_for_a_blind_query
 class torch_linear_with_bias(_Configurable):
     def __init__(self, d_model, n_heads, causal=True, rope_theta=None):
         nn.Module.__init__(self)
@@ -182,6 +227,7 @@ class torch_linear_with_bias(_Configurable):
     explanation="key_padding_mask says which *keys* are real: every real query must give padded keys weight 0. Masking along the query axis blanks padded rows (all -inf: nan) and lets real queries still read the padding.",
     hint="allowed & key_padding_mask[:, None, None, :]: (B, 1, 1, T) broadcasts over heads and queries.",
 )
+@_both_ways_for_a_blind_query
 class torch_padding_masks_queries(_Configurable):
     padding_on_keys = False
 
@@ -192,6 +238,7 @@ class torch_padding_masks_queries(_Configurable):
     explanation="Each head's dot products are over d_head = d_model / n_heads features, so their variance grows with d_head, and that is what the scale undoes.",
     hint="Divide by math.sqrt(self.d_head) (d_model // n_heads).",
 )
+@_both_ways_for_a_blind_query
 class torch_scaled_by_d_model(_Configurable):
     scale_width = "d_model"
 
@@ -202,6 +249,7 @@ class torch_scaled_by_d_model(_Configurable):
     explanation="A dot product of d_head unit-variance terms has variance d_head; unscaled, the softmax saturates as heads widen (almost one-hot at d_head = 256) and its gradients vanish. In float16 the unscaled scores also lose precision first, so the half-precision tests fail with it.",
     hint="Divide the scores by math.sqrt(self.d_head) before the softmax.",
 )
+@_both_ways_for_a_blind_query
 class torch_no_scale(_Configurable):
     scale_width = "none"
 
@@ -212,6 +260,7 @@ class torch_no_scale(_Configurable):
     explanation="v.detach() (or .data, or a numpy round trip) gives the right forward output but no gradient flows back through the values: v_proj never learns and x's gradient is wrong.",
     hint="Keep every step in torch operations on the tensors forward received; never detach inside forward.",
 )
+@_both_ways_for_a_blind_query
 class torch_values_detached(_Configurable):
     values_detached = True
 
@@ -222,6 +271,7 @@ class torch_values_detached(_Configurable):
     explanation="nn.MultiheadAttention's key_padding_mask is True at the padding, to be ignored; this course's (like F.scaled_dot_product_attention's attn_mask) is True at the real tokens. Filling where the mask is True hides the real keys and lets queries read the padding.",
     hint="Hide the keys where the mask is False: scores.masked_fill(~key_padding_mask[:, None, None, :], float('-inf')).",
 )
+@_both_ways_for_a_blind_query
 class torch_padding_mask_as_nn_mha(_Configurable):
     def forward(self, x, key_padding_mask=None):
         return super().forward(x, None if key_padding_mask is None else ~key_padding_mask)
@@ -233,6 +283,7 @@ class torch_padding_mask_as_nn_mha(_Configurable):
     explanation="A decoder's token t must not see tokens after it; without the causal mask it reads the future, in training and at every generation step.",
     hint="When self.causal, mask the scores with torch.tril(torch.ones(T, T, dtype=torch.bool, device=x.device)).",
 )
+@_both_ways_for_a_blind_query
 class torch_ignores_causal(_Configurable):
     def _allowed(self, t, x):
         return torch.ones(t, t, dtype=torch.bool, device=x.device)
@@ -244,9 +295,77 @@ class torch_ignores_causal(_Configurable):
     explanation="The per-head outputs are (B, n_heads, T, d_head). Reshaped straight to (B, T, d_model), the flat memory runs head by head, so each 'token' row gathers pieces of several tokens of one head.",
     hint="out.transpose(1, 2).reshape(B, T, d_model): tokens first, then each token's heads side by side.",
 )
+@_both_ways_for_a_blind_query
 class torch_merge_without_transpose(_Configurable):
     def _merge(self, y, batch, t, d_model):
         return y.reshape(batch, t, d_model)
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "scores are divided by d_head instead of √d_head",
+    explanation="The scale is 1/√d_head: a dot product of d_head unit-variance terms has variance d_head, so its standard deviation is √d_head. Dividing by d_head itself shrinks the scores too much and flattens every softmax.",
+    hint="scores / math.sqrt(self.d_head).",
+)
+@_both_ways_for_a_blind_query
+class torch_scaled_by_d_head(_Configurable):
+    scale_width = "d_head_squared"
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "the softmax runs over dim=1, the heads",
+    explanation="Scores are (B, n_heads, T_queries, T_keys): each query's weights must sum to 1 over its keys, the last axis. dim=1 normalises every cell across the heads instead, so no query's row is a distribution.",
+    hint="torch.softmax(scores, dim=-1).",
+)
+@_both_ways_for_a_blind_query
+class torch_softmax_over_heads(_Configurable):
+    softmax_dim = 1
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "the causal mask is inverted (True on the future)",
+    explanation="The mask's True cells are those a query may attend to: the lower triangle with its diagonal. torch.triu(..., diagonal=1) is the future: each query sees only later tokens, and the last one none at all.",
+    hint="allowed = torch.tril(torch.ones(T, T, dtype=torch.bool, device=x.device)).",
+)
+@_both_ways_for_a_blind_query
+class torch_causal_inverted(_Configurable):
+    def _allowed(self, t, x):
+        allowed = torch.ones(t, t, dtype=torch.bool, device=x.device)
+        return torch.triu(allowed, diagonal=1) if self.causal else allowed
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "the output projection o_proj is never applied",
+    explanation="After the heads are merged back to (B, T, d_model), o_proj mixes what they found: without it the layer only concatenates, and o_proj's weight gets no gradient.",
+    hint="return self.o_proj(merged).",
+)
+@_both_ways_for_a_blind_query
+class torch_no_output_projection(_Configurable):
+    with_output_projection = False
+
+
+def _projection_slips(request):
+    """One of q, k, v made with another's layer: every such copy-paste slip, as alternatives."""
+    answers = []
+    for slip in ({"v": "k_proj"}, {"v": "q_proj"}, {"k": "q_proj"}, {"q": "k_proj"}, {"k": "v_proj"}, {"q": "v_proj"}):
+        entry = type("torch_projection_slip", (_Configurable,), {"projection_slip": slip})
+        answers.append(_both_ways_for_a_blind_query(entry)(request))
+    return Alternatives(answers)
+
+
+def torch_projection_slip(request):
+    return _projection_slips(request)
+
+
+misconception(
+    "MultiHeadSelfAttention",
+    "one of q, k, v is made with another's projection (a copy-paste slip among q_proj, k_proj, v_proj)",
+    explanation="Each of the three views has its own layer: q = q_proj(x), k = k_proj(x), v = v_proj(x). Using one layer twice runs (they all have the same shape) and gives other numbers; the layer left out gets no gradient.",
+    hint="Check each line: q from q_proj, k from k_proj, v from v_proj.",
+)(torch_projection_slip)
 
 
 def _request(x, *, n_heads=2, causal=True, rope_theta=None, mask=None, device="cpu", weights=None, grad_output=None, dtype="float64"):

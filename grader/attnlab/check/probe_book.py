@@ -106,6 +106,8 @@ class BookMistake:
     hint: str
     answers: tuple
     """Per probe, the answers this mistake gives (several where students write it several ways)."""
+    about_raising: bool = False
+    """The mistake is about raising (``Misconception.about_raising``): only then may a raise name it."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,12 @@ class ProbeBook:
             )
             mistakes = tuple(
                 BookMistake(
-                    m["id"], m["name"], m["explanation"], m["hint"], tuple(tuple(decode(a)) for a in m["answers"])
+                    m["id"],
+                    m["name"],
+                    m["explanation"],
+                    m["hint"],
+                    tuple(tuple(decode(a)) for a in m["answers"]),
+                    bool(m.get("about_raising", False)),
                 )
                 for m in entry["mistakes"]
             )
@@ -178,6 +185,7 @@ class ProbeBook:
                             "explanation": m.explanation,
                             "hint": m.hint,
                             "answers": [encode(list(a)) for a in m.answers],
+                            **({"about_raising": True} if m.about_raising else {}),
                         }
                         for m in f.mistakes
                     ],
@@ -201,13 +209,19 @@ class ProbeBook:
 
     def name(self, function: str, answers: list) -> BookMistake | None:
         """The known mistake whose answers equal the student's ``answers`` on every probe of
-        ``function`` (None: no answer is missing, and none fits, or the answers are the expected ones)."""
+        ``function`` (None: no answer is missing, and none fits, or the answers are the expected ones).
+        As in grading (``misconceptions.identify``), a raise is never the evidence: the student's
+        code must have returned, on some probe, a value the mistake gives and the reference does
+        not, unless the mistake is about raising."""
         entry = self.functions.get(function)
         if entry is None or answers is None or len(answers) != len(entry.probes) or any(a is None for a in answers):
             return None
         if all(same(a, p.expected) for a, p in zip(answers, entry.probes)):
             return None
+        shown = any(not isinstance(a, Raised) and not same(a, p.expected) for a, p in zip(answers, entry.probes))
         for mistake in entry.mistakes:
+            if not (shown or mistake.about_raising):
+                continue
             fits = (
                 any(same(choice, answer) for choice in choices) for choices, answer in zip(mistake.answers, answers)
             )

@@ -14,7 +14,7 @@ import traceback
 
 from attnlab.check.probe_book import BOOK_NAME, BookMistake, BookProbe, FunctionProbes, ProbeBook, encode, size_of
 from attnlab.course import Course, CourseError
-from attnlab.misconceptions import Alternatives, RecordedCall, _run, load_catalogue, probes_of, same
+from attnlab.misconceptions import Alternatives, Raised, RecordedCall, _run, load_catalogue, probes_of, same
 from attnlab.reference import Reference, reference_names
 
 MAX_PROBE_NUMBERS = 1024
@@ -59,10 +59,22 @@ def build_probe_book(course: Course) -> ProbeBook:
             others = [tuple((p.expected,) for _, p in probes), *(m.answers for m in kept)]
             if any(_overlap(answers, other) for other in others):
                 continue  # the shipped probes cannot tell it from the reference or an earlier entry
-            kept.append(BookMistake(entry.id, entry.name, entry.explanation, entry.hint, answers))
+            if not entry.about_raising and not _shown_by_a_value(answers, probes):
+                continue  # it would be named on a raise alone, which the book never does
+            kept.append(BookMistake(entry.id, entry.name, entry.explanation, entry.hint, answers, entry.about_raising))
         module = course.function(function).module
         functions[function] = FunctionProbes(function, module, tuple(p for _, p in probes), tuple(kept))
     return ProbeBook(functions)
+
+
+def _shown_by_a_value(answers: tuple, probes: list) -> bool:
+    """Does some answer of the mistake, on some shipped probe, differ from the expected one by a value
+    (not a raise)?"""
+    return any(
+        not isinstance(answer, Raised) and not same(answer, book_probe.expected)
+        for choices, (_, book_probe) in zip(answers, probes)
+        for answer in choices
+    )
 
 
 def _overlap(first: tuple, second: tuple) -> bool:

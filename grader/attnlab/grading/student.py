@@ -12,7 +12,7 @@ import numpy as np
 
 from attnlab.answer_room import KEPT_PER_SUBMISSION_BYTES, KEPT_PER_TEST_BYTES, KeptBudget, plain_bytes
 from attnlab.grading.backends import Backend
-from attnlab.misconceptions import Raised, RecordedCall
+from attnlab.misconceptions import HeldMemory, Raised, RecordedCall
 from attnlab.outcomes import StudentError, SubmissionProblem
 from attnlab.wire import copy_plain
 
@@ -70,14 +70,20 @@ class StudentProxy:
 
     def _run(self, function: str, args: tuple, kwargs: dict, **options):
         self.last_call = describe_call(function, args, kwargs)
-        inputs = copy_plain((args, kwargs))  # the test may change its arrays after the call
+        budget = options.get("memory_budget")
+        # The test may change its arrays after the call. A memory-measured call is kept as its
+        # verdict alone (``HeldMemory``): its inputs are large, and its values are the test's to check.
+        inputs = ((), {}) if budget is not None else copy_plain((args, kwargs))
         try:
             result = self._backend.run(function, args, kwargs, **options)
         except StudentError as error:
             # What it raised is behaviour too: "a mask built on the CPU" shows only as an error on "meta".
             self._keep(function, inputs, Raised(error.error_type or "Exception"))
             raise
-        self._keep(function, inputs, result.value, result.inputs_after if options.get("return_inputs") else None)
+        if budget is not None:
+            self._keep(function, inputs, HeldMemory(result.peak_bytes > budget))
+        else:
+            self._keep(function, inputs, result.value, result.inputs_after if options.get("return_inputs") else None)
         return result
 
     def probe(self, function: str, args: tuple, kwargs: dict):

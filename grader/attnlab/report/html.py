@@ -117,6 +117,7 @@ def render_html(report: GradeReport, name: str | None = None) -> str:
         title,
         f"<h1>{title}</h1>"
         f"<p><strong>{points(report.score)} / {points(report.max_score)}</strong> ({percent:.0f}%) · graded in {report.duration:.1f} s</p>"
+        + (f'<p class="check-only">{html.escape(report.check_only_line())}</p>' if report.check_only_line() else "")
         + "".join(
             f'<h2>{heading}</h2><ul class="{css}">{"".join(f"<li>{html.escape(line)}</li>" for line in lines)}</ul>'
             for heading, css, lines in (

@@ -25,6 +25,9 @@ def render_markdown(report: GradeReport, student: str) -> str:
         f"**{points(report.score)} of {count(report.max_score, 'point')}** ({_percent(report.score, report.max_score)})",
         "",
     ]
+    check_only = report.check_only_line()
+    if check_only:  # the test names are the grader's own words, but escaped all the same
+        lines += [markdown_words(check_only), ""]
     functions: dict[tuple[str, str], list] = {}
     for test in report.tests:
         functions.setdefault((test.module, test.function), []).append(test)

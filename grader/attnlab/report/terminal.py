@@ -111,6 +111,9 @@ def _pictures(test) -> list:
 def render(report: GradeReport, console: Console, *, explain: bool = False) -> None:
     """Print the summary; failing tests with the first line of their feedback, or all of it with ``explain``."""
     console.print(_function_table(report))
+    check_only = report.check_only_line()
+    if check_only:  # full marks never hide a lesson the grader cannot score
+        console.print(Text(check_only, style="yellow"))
     missing = report.files_not_imported()
     for module, tests in missing.items():  # once a file, not once a test: a missing file is one reason
         line = Text(" ✗ ", style="red")

@@ -1,18 +1,30 @@
-"""Multiplies by the weights but leaves out the D = rowsum(dO * O) term of the softmax's backward.
+"""Rebuilds each tile of the weights right, but leaves out D: dS = P * dP.
 
 file: efficient.py
 breaks: flash_attention_backward
 """
 
 
-def flash_attention_backward(q, k, v, out, lse, grad_out, causal=False, mask=None):
-    L_q, L_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
-    allowed = np.ones((L_q, L_k), dtype=bool) if mask is None else mask
-    if causal:
-        allowed = allowed & np.tril(np.ones((L_q, L_k), dtype=bool))
-    scores = np.where(allowed, q @ np.swapaxes(k, -1, -2) / np.sqrt(d), -np.inf)
-    P = np.exp(scores - np.where(np.isinf(lse), 0.0, lse)[..., None])
-    dv = np.swapaxes(P, -1, -2) @ grad_out
-    dP = grad_out @ np.swapaxes(v, -1, -2)
-    dS = P * dP / np.sqrt(d)
-    return dS @ k, np.swapaxes(dS, -1, -2) @ q, dv
+def flash_attention_backward(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
+    if mask is not None:
+        mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_q, n_k)))
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], grad_out.shape[:-2], () if mask is None else mask.shape[:-2])
+    base = np.where(np.isneginf(lse), 0.0, lse)[..., None]
+    dq, dk, dv = np.zeros(lead + q.shape[-2:]), np.zeros(lead + k.shape[-2:]), np.zeros(lead + v.shape[-2:])
+    for j in range(0, n_k, block_k):
+        kj, vj = k[..., j:j + block_k, :], v[..., j:j + block_k, :]
+        for i in range(0, n_q, block_q):
+            qi, gi = q[..., i:i + block_q, :], grad_out[..., i:i + block_q, :]
+            s = qi @ np.swapaxes(kj, -1, -2) / np.sqrt(d)
+            if causal:
+                s = np.where(np.arange(i, i + qi.shape[-2])[:, None] >= np.arange(j, j + kj.shape[-2])[None, :], s, -np.inf)
+            if mask is not None:
+                s = np.where(mask[..., i:i + block_q, j:j + block_k], s, -np.inf)
+            p = np.exp(s - base[..., i:i + block_q, :])
+            dv[..., j:j + block_k, :] += np.swapaxes(p, -1, -2) @ gi
+            dp = gi @ np.swapaxes(vj, -1, -2)
+            ds = p * dp / np.sqrt(d)
+            dq[..., i:i + block_q, :] += ds @ kj
+            dk[..., j:j + block_k, :] += np.swapaxes(ds, -1, -2) @ qi
+    return dq, dk, dv

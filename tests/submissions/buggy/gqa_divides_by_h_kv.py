@@ -1,16 +1,18 @@
-"""Maps query head h to kv head h // h_kv: right only when h_kv equals the group size.
+"""Indexes the kv head of query head h as h // h_kv.
 
 file: efficient.py
 breaks: grouped_query_attention
 """
 
-import numpy as np
 
-
-def grouped_query_attention(q, k, v, causal=False):
-    h_q, h_kv = q.shape[1], k.shape[1]
-    kv_head = [h // h_kv for h in range(h_q)]
-    k = k[:, kv_head]
-    v = v[:, kv_head]
-    mask = causal_mask(q.shape[-2]) if causal else None
+def grouped_query_attention(q, k, v, causal=False, key_padding_mask=None):
+    group = q.shape[1] // k.shape[1]
+    heads = np.arange(q.shape[1]) // k.shape[1]
+    k = k[:, heads]
+    v = v[:, heads]
+    t = q.shape[-2]
+    mask = causal_mask(t) if causal else None
+    if key_padding_mask is not None:
+        keys = key_padding_mask[:, None, None, :]
+        mask = keys if mask is None else mask & keys
     return scaled_dot_product_attention(q, k, v, mask)

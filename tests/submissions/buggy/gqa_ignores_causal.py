@@ -1,12 +1,17 @@
-"""Never builds the causal mask.
+"""causal=True is accepted and never applied.
 
 file: efficient.py
 breaks: grouped_query_attention
 """
 
-import numpy as np
 
-
-def grouped_query_attention(q, k, v, causal=False):
+def grouped_query_attention(q, k, v, causal=False, key_padding_mask=None):
     group = q.shape[1] // k.shape[1]
-    return scaled_dot_product_attention(q, np.repeat(k, group, axis=1), np.repeat(v, group, axis=1))
+    k = np.repeat(k, group, axis=1)
+    v = np.repeat(v, group, axis=1)
+    t = q.shape[-2]
+    mask = None
+    if key_padding_mask is not None:
+        keys = key_padding_mask[:, None, None, :]
+        mask = keys if mask is None else mask & keys
+    return scaled_dot_product_attention(q, k, v, mask)

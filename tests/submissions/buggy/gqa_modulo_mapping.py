@@ -1,13 +1,17 @@
-"""Maps query head h to kv head h % h_kv (np.tile) instead of h // group (np.repeat).
+"""np.tile of the key/value heads: query head h reads kv head h % h_kv.
 
 file: efficient.py
 breaks: grouped_query_attention
 """
 
 
-def grouped_query_attention(q, k, v, causal=False):
+def grouped_query_attention(q, k, v, causal=False, key_padding_mask=None):
     group = q.shape[1] // k.shape[1]
     k = np.tile(k, (1, group, 1, 1))
     v = np.tile(v, (1, group, 1, 1))
-    mask = causal_mask(q.shape[-2]) if causal else None
+    t = q.shape[-2]
+    mask = causal_mask(t) if causal else None
+    if key_padding_mask is not None:
+        keys = key_padding_mask[:, None, None, :]
+        mask = keys if mask is None else mask & keys
     return scaled_dot_product_attention(q, k, v, mask)

@@ -1,15 +1,17 @@
-"""np.repeat along axis 2.
+"""Repeats the key/value heads along the tokens (axis 2) instead of the heads.
 
 file: efficient.py
 breaks: grouped_query_attention
 """
 
-import numpy as np
 
-
-def grouped_query_attention(q, k, v, causal=False):
-    n_rep = q.shape[1] // k.shape[1]
-    k = np.repeat(k, n_rep, axis=2)
-    v = np.repeat(v, n_rep, axis=2)
-    mask = causal_mask(q.shape[-2]) if causal else None
+def grouped_query_attention(q, k, v, causal=False, key_padding_mask=None):
+    group = q.shape[1] // k.shape[1]
+    k = np.repeat(k, group, axis=2)
+    v = np.repeat(v, group, axis=2)
+    t = q.shape[-2]
+    mask = causal_mask(t) if causal else None
+    if key_padding_mask is not None:
+        keys = key_padding_mask[:, None, None, :]
+        mask = keys if mask is None else mask & keys
     return scaled_dot_product_attention(q, k, v, mask)

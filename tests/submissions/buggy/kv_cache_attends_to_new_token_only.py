@@ -1,15 +1,19 @@
-"""Grows the cache correctly but attends with the new key and value only.
+"""Keeps the cache right but attends with the new key and value alone.
 
 file: efficient.py
 breaks: kv_cache_step
 """
 
-import numpy as np
 
-
-def kv_cache_step(x_t, cache, w_q, w_k, w_v):
-    q, k, v = x_t @ w_q, x_t @ w_k, x_t @ w_v
+def kv_cache_step(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
+    q = x_t @ w_q
+    k = x_t @ w_k
+    v = x_t @ w_v
+    if cache is not None:
+        keys = np.concatenate([cache["k"], k], axis=1)
+        values = np.concatenate([cache["v"], v], axis=1)
+    else:
+        keys, values = k, v
+    mask = None if key_padding_mask is None else key_padding_mask[:, None, :]
     out, _ = scaled_dot_product_attention(q, k, v)
-    if cache is None:
-        return out, {"k": k, "v": v}
-    return out, {"k": np.concatenate([cache["k"], k], axis=1), "v": np.concatenate([cache["v"], v], axis=1)}
+    return out, {"k": keys, "v": values}

@@ -1,16 +1,19 @@
-"""A full causal mask for the one new query.
+"""Applies a (t+1) x (t+1) causal mask to the one new query.
 
 file: efficient.py
 breaks: kv_cache_step
 """
 
-import numpy as np
 
-
-def kv_cache_step(x_t, cache, w_q, w_k, w_v):
-    q, k, v = x_t @ w_q, x_t @ w_k, x_t @ w_v
+def kv_cache_step(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
+    q = x_t @ w_q
+    k = x_t @ w_k
+    v = x_t @ w_v
     if cache is not None:
-        k = np.concatenate([cache["k"], k], axis=1)
-        v = np.concatenate([cache["v"], v], axis=1)
-    out, _ = scaled_dot_product_attention(q, k, v, causal_mask(k.shape[1]))
-    return out, {"k": k, "v": v}
+        keys = np.concatenate([cache["k"], k], axis=1)
+        values = np.concatenate([cache["v"], v], axis=1)
+    else:
+        keys, values = k, v
+    mask = causal_mask(keys.shape[1]) if key_padding_mask is None else causal_mask(keys.shape[1]) & key_padding_mask[:, None, :]
+    out, _ = scaled_dot_product_attention(q, keys, values, mask)
+    return out, {"k": keys, "v": values}

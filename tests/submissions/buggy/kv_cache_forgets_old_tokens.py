@@ -1,16 +1,19 @@
-"""Returns a cache with the new token only: each step attends to itself and forgets the past.
+"""Returns a cache of the newest token only.
 
 file: efficient.py
 breaks: kv_cache_step
 """
 
 
-def kv_cache_step(x_t, cache, w_q, w_k, w_v):
-    q_t, k_t, v_t = x_t @ w_q, x_t @ w_k, x_t @ w_v
+def kv_cache_step(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
+    q = x_t @ w_q
+    k = x_t @ w_k
+    v = x_t @ w_v
     if cache is not None:
-        k_all = np.concatenate([cache["k"], k_t], axis=-2)
-        v_all = np.concatenate([cache["v"], v_t], axis=-2)
+        keys = np.concatenate([cache["k"], k], axis=1)
+        values = np.concatenate([cache["v"], v], axis=1)
     else:
-        k_all, v_all = k_t, v_t
-    out_t, _ = scaled_dot_product_attention(q_t, k_all, v_all)
-    return out_t, {"k": k_t, "v": v_t}
+        keys, values = k, v
+    mask = None if key_padding_mask is None else key_padding_mask[:, None, :]
+    out, _ = scaled_dot_product_attention(q, keys, values, mask)
+    return out, {"k": k, "v": v}

@@ -1,16 +1,19 @@
-"""Puts the newest key and value in front of the cached ones.
+"""Puts the new key and value in front of the cache.
 
 file: efficient.py
 breaks: kv_cache_step
 """
 
-import numpy as np
 
-
-def kv_cache_step(x_t, cache, w_q, w_k, w_v):
-    q, k, v = x_t @ w_q, x_t @ w_k, x_t @ w_v
+def kv_cache_step(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
+    q = x_t @ w_q
+    k = x_t @ w_k
+    v = x_t @ w_v
     if cache is not None:
-        k = np.concatenate([k, cache["k"]], axis=1)
-        v = np.concatenate([v, cache["v"]], axis=1)
-    out, _ = scaled_dot_product_attention(q, k, v)
-    return out, {"k": k, "v": v}
+        keys = np.concatenate([k, cache["k"]], axis=1)
+        values = np.concatenate([v, cache["v"]], axis=1)
+    else:
+        keys, values = k, v
+    mask = None if key_padding_mask is None else np.roll(key_padding_mask, 1, axis=-1)[:, None, :]
+    out, _ = scaled_dot_product_attention(q, keys, values, mask)
+    return out, {"k": keys, "v": values}

@@ -1,27 +1,31 @@
-"""Starts the running maximum at 0 instead of -inf: exact while some score of a row is above
-about -700, but when every score of a row is far below zero, exp(score - 0) underflows to 0 and
-the row becomes 0 / 0.
+"""Starts the running maximum at 0 instead of -inf.
 
 file: efficient.py
 breaks: online_softmax_attention
 """
 
 
-def online_softmax_attention(q, k, v, block_size, causal=False):
-    n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
+def online_softmax_attention(q, k, v, block_size, causal=False, mask=None):
+    n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
     lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    running_max = np.zeros(lead + (n_q, 1))
-    running_sum = np.zeros(lead + (n_q, 1))
+    if mask is not None:
+        mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_q, n_k)))
+    m = np.zeros(lead + (n_q, 1))
+    l = np.zeros(lead + (n_q, 1))
     acc = np.zeros(lead + (n_q, v.shape[-1]))
+    rows = np.arange(n_q)[:, None]
     for start in range(0, n_k, block_size):
         stop = min(start + block_size, n_k)
-        s = q @ np.swapaxes(k[..., start:stop, :], -1, -2) / np.sqrt(d_k)
+        s = q @ np.swapaxes(k[..., start:stop, :], -1, -2) / np.sqrt(d)
         if causal:
-            s = np.where(np.arange(n_q)[:, None] >= np.arange(start, stop)[None, :], s, -np.inf)
-        new_max = np.maximum(running_max, s.max(axis=-1, keepdims=True))
-        scale = np.exp(running_max - new_max)
-        p = np.exp(s - new_max)
-        running_sum = running_sum * scale + p.sum(axis=-1, keepdims=True)
-        acc = acc * scale + p @ v[..., start:stop, :]
-        running_max = new_max
-    return acc / running_sum
+            s = np.where(rows >= np.arange(start, stop)[None, :], s, -np.inf)
+        if mask is not None:
+            s = np.where(mask[..., start:stop], s, -np.inf)
+        m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
+        base = np.where(np.isneginf(m_new), 0.0, m_new)
+        alpha = np.exp(m - base)
+        p = np.exp(s - base)
+        l = l * alpha + p.sum(axis=-1, keepdims=True)
+        acc = acc * alpha + p @ v[..., start:stop, :]
+        m = m_new
+    return np.where(l > 0, acc / np.where(l > 0, l, 1.0), 0.0)

@@ -1,27 +1,31 @@
-"""exp(m_new - m_old) for the rescale.
+"""Rescales by exp(m_new - m_old), upside down.
 
 file: efficient.py
 breaks: online_softmax_attention
 """
 
-import numpy as np
 
-
-def online_softmax_attention(q, k, v, block_size, causal=False):
-    n_q, n_k = q.shape[-2], k.shape[-2]
+def online_softmax_attention(q, k, v, block_size, causal=False, mask=None):
+    n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
     lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    if mask is not None:
+        mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_q, n_k)))
     m = np.full(lead + (n_q, 1), -np.inf)
     l = np.zeros(lead + (n_q, 1))
-    o = np.zeros(lead + (n_q, v.shape[-1]))
-    for s in range(0, n_k, block_size):
-        e = min(s + block_size, n_k)
-        sc = q @ np.swapaxes(k[..., s:e, :], -1, -2) / np.sqrt(q.shape[-1])
+    acc = np.zeros(lead + (n_q, v.shape[-1]))
+    rows = np.arange(n_q)[:, None]
+    for start in range(0, n_k, block_size):
+        stop = min(start + block_size, n_k)
+        s = q @ np.swapaxes(k[..., start:stop, :], -1, -2) / np.sqrt(d)
         if causal:
-            sc = np.where(np.arange(n_q)[:, None] >= np.arange(s, e)[None, :], sc, -np.inf)
-        m_new = np.maximum(m, sc.max(axis=-1, keepdims=True))
-        r = np.exp(m_new - m)
-        p = np.exp(sc - m_new)
-        l = l * r + p.sum(axis=-1, keepdims=True)
-        o = o * r + p @ v[..., s:e, :]
+            s = np.where(rows >= np.arange(start, stop)[None, :], s, -np.inf)
+        if mask is not None:
+            s = np.where(mask[..., start:stop], s, -np.inf)
+        m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
+        base = np.where(np.isneginf(m_new), 0.0, m_new)
+        alpha = np.exp(base - m)
+        p = np.exp(s - base)
+        l = l * alpha + p.sum(axis=-1, keepdims=True)
+        acc = acc * alpha + p @ v[..., start:stop, :]
         m = m_new
-    return o / l
+    return np.where(l > 0, acc / np.where(l > 0, l, 1.0), 0.0)

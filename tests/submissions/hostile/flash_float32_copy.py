@@ -19,7 +19,7 @@ def flash_attention(q, k, v, block_q, block_k, causal=False, mask=None):
     return out.astype(np.float32), lse.astype(np.float32)
 
 
-def flash_attention_backward(q, k, v, out, lse, grad_out, causal=False, mask=None):
+def flash_attention_backward(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
     allowed = np.ones((q.shape[-2], k.shape[-2]), dtype=bool) if mask is None else mask
     if causal:
         allowed = allowed & np.tril(np.ones((q.shape[-2], k.shape[-2]), dtype=bool))

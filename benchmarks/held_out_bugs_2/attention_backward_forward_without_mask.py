@@ -1,0 +1,15 @@
+"""Recomputes the forward weights without passing the mask on.
+
+file: backward.py
+breaks: attention_backward
+"""
+
+import numpy as np
+
+
+def attention_backward(q, k, v, grad_out, mask=None):
+    _, weights = scaled_dot_product_attention(q, k, v)
+    grad_v = np.swapaxes(weights, -1, -2) @ grad_out
+    grad_weights = grad_out @ np.swapaxes(v, -1, -2)
+    grad_scores = softmax_backward(weights, grad_weights, axis=-1) / np.sqrt(q.shape[-1])
+    return grad_scores @ k, np.swapaxes(grad_scores, -1, -2) @ q, grad_v

@@ -1,0 +1,19 @@
+"""Passes the (B, t+1) padding mask to the attention as it is.
+
+file: efficient.py
+breaks: kv_cache_step
+"""
+
+
+def kv_cache_step(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
+    q = x_t @ w_q
+    k = x_t @ w_k
+    v = x_t @ w_v
+    if cache is not None:
+        keys = np.concatenate([cache["k"], k], axis=1)
+        values = np.concatenate([cache["v"], v], axis=1)
+    else:
+        keys, values = k, v
+    mask = key_padding_mask
+    out, _ = scaled_dot_product_attention(q, keys, values, mask)
+    return out, {"k": keys, "v": values}

@@ -1,0 +1,10 @@
+"""np.argmax without an axis.
+
+file: heads.py
+breaks: most_attended_token
+"""
+
+import numpy as np
+
+def most_attended_token(weights):
+    return np.argmax(weights)
