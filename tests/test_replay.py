@@ -27,7 +27,7 @@ from conftest import (
     splice,
 )
 
-from attnlab.grading import suite
+from attnlab.grading.replay import replaying
 from attnlab.grading.suite import grade
 from attnlab.outcomes import Outcome
 from attnlab.sandbox import standins, worker_process
@@ -87,7 +87,7 @@ def verdicts(report) -> dict:
 def replayed(monkeypatch):
     """The node ids the replay passed in the next gradings (their bodies did not run)."""
     passed: set[str] = set()
-    replay_test = suite.replay_test
+    replay_test = replaying.replay_test
 
     def watching(test, backend):
         answered = replay_test(test, backend)
@@ -95,7 +95,7 @@ def replayed(monkeypatch):
             passed.add(test.nodeid)
         return answered
 
-    monkeypatch.setattr(suite, "replay_test", watching)
+    monkeypatch.setattr(replaying, "replay_test", watching)
     return passed
 
 
@@ -121,9 +121,9 @@ def test_every_fixture_gets_the_same_verdicts_in_a_class_as_alone(grade_both_pat
 
 
 def test_a_correct_submission_is_decided_entirely_by_the_recording(tmp_path, class_session, replayed):
-    """The bundled reference, graded as a submission: every test the replay may decide it passes
-    (the grader's BLAS computes on one thread, as a worker's does, so a copy of the reference
-    answers its recording bit for bit on any machine); a refusal is left to the test's own run."""
+    """The bundled reference, graded as a submission: the replay passes every test (the grader's
+    BLAS computes on one thread, as a worker's does, so a copy of the reference answers its
+    recording bit for bit on any machine), a refusal once every earlier test of its function passed."""
     folder = tmp_path / "reference"
     folder.mkdir()
     for module in COURSE.modules:
@@ -135,7 +135,7 @@ def test_a_correct_submission_is_decided_entirely_by_the_recording(tmp_path, cla
     assert refusals and all("refuse" in nodeid for nodeid in refusals)
     assert {c.raises for t in tests for c in t.calls if c.raises} == {"ValueError"}
     assert all(t.replayable for t in tests), "every hidden test, the memory tests and refusals too, is recorded"
-    assert replayed == {t.nodeid for t in tests} - refusals, "a refusal is the test's own run to decide"
+    assert replayed == {t.nodeid for t in tests}
 
 
 class Conversation:
@@ -506,15 +506,16 @@ def test_a_function_that_hides_its_nested_calls_gets_no_more_in_a_class(grade_bo
 def test_a_refusal_is_replayed_and_judged_by_the_type_the_students_code_raised(
     grade_both_paths, replayed, path, function, refused
 ):
-    """The reference refuses these calls with ValueError; the live run passes the test only when the
-    student's own code raised the same type (numpy's IndexError is not it; range()'s ValueError for a
-    step of 0 is), in a class as alone."""
+    """The reference refuses these calls with ValueError; a test passes them only when the student's
+    own code raised the same type (numpy's IndexError is not it; range()'s ValueError for a step of
+    0 is), in a class as alone: the replay passes the refusal test once the function's earlier
+    tests passed it, and a function that never refuses fails it in the test's own run."""
     alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / path))
     assert verdicts(in_class) == verdicts(alone)
     refusal = next(t for t in in_class.tests if "raise ValueError" in t.name or "raises ValueError" in t.name)
     assert (refusal.outcome.value == "passed") is refused, refusal.feedback
     decided = {nodeid for nodeid in replayed if "refuse" in nodeid and function in nodeid}
-    assert not decided, "a refusal is decided by the live run, never on the replay's word"
+    assert bool(decided) is refused
 
 
 def test_a_refusal_made_only_when_watched_earns_nothing_in_a_class(grade_both_paths):

@@ -19,7 +19,7 @@ from attnlab.course import Course
 from attnlab.grading.backends import Backend, InProcessBackend, SandboxBackend
 from attnlab.grading.hidden_suite import hidden_test_files, run_suite
 from attnlab.grading.replay.kept import recorded_run
-from attnlab.grading.replay.replaying import decidable, replay_test
+from attnlab.grading.replay.replaying import Replay
 from attnlab.grading.replay.script import Script, ScriptedTest
 from attnlab.lifecycle import scratch_prefix
 from attnlab.points import load_table, pay_for_values
@@ -118,14 +118,15 @@ def _graded_in_order(
     session starts or not."""
     prefixes = tuple(f"{f.name}::" for f in test_files)
     recorded: dict[str, ScriptedTest] = {t.nodeid: t for t in script.tests if t.nodeid.startswith(prefixes)}
+    replay = Replay(backend)
     passed: dict[str, TestResult] = {}
     tried: str | None = None
     tried_seconds = 0.0
     for nodeid, test in recorded.items():
-        if not decidable(test):
+        if not replay.decidable(test):
             break
         started = time.perf_counter()
-        if not replay_test(test, backend):
+        if not replay.test(test):
             tried, tried_seconds = nodeid, time.perf_counter() - started  # its body runs next, in the session
             break
         duration = round(time.perf_counter() - started, 4)
@@ -134,15 +135,15 @@ def _graded_in_order(
     if recorded and not remaining:
         return list(passed.items())
 
-    def replay(nodeid: str) -> bool:
+    def replayed(nodeid: str) -> bool:
         test = recorded.get(nodeid)
-        return test is not None and nodeid != tried and replay_test(test, backend)
+        return test is not None and nodeid != tried and replay.test(test)
 
     # From the file of the first test left on: collecting a hidden test file costs more than most tests.
     names = [f.name for f in test_files]
     first = remaining[0].split("::")[0] if remaining else None
     left = test_files[names.index(first) :] if first in names else test_files
-    plugin = run_suite(course, left, backend, reference, decided=frozenset(passed), replay=replay)
+    plugin = run_suite(course, left, backend, reference, decided=frozenset(passed), replay=replayed)
     run = [
         (n, dataclasses.replace(r, duration=round(r.duration + tried_seconds, 4)) if n == tried else r)
         for n, r in zip(plugin.nodeids, plugin.results)

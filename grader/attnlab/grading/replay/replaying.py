@@ -7,7 +7,8 @@ one at a time, through the very backend the test's body calls (``SandboxBackend.
 workers, stand-ins answered by the grader, deadlines and budget). Nothing the worker says about
 itself is read: only each answer, judged against the reference's (``compare.same_behaviour``),
 and each measured peak against the budget the test stated. A test whose calls all match passed;
-any other runs its body, right after, in its place in the suite's order.
+any other runs its body, right after, in its place in the suite's order. A test that asks for a
+refusal is passed by a replay only after every earlier test of its function was (``Replay``).
 """
 
 from __future__ import annotations
@@ -18,19 +19,41 @@ from attnlab.grading.replay.script import ScriptedCall, ScriptedTest
 from attnlab.outcomes import StudentError, SubmissionProblem
 
 
-def decidable(test: ScriptedTest) -> bool:
-    """May a replay pass ``test``? Not one the reference's run could not record whole, and not one
-    that asks for a refusal: raising the exception asked for takes no computation, so only the
-    test's own run, where every call is judged, may pay for it."""
-    return test.replayable and test.result is not None and all(call.raises is None for call in test.calls)
+class Replay:
+    """One submission's replay, test after test in the suite's order.
+
+    A test that asks for a refusal (a call the reference refuses, ``ScriptedCall.raises``) is
+    passed by its replay only once every earlier test of its function was: raising the exception
+    asked for takes no computation, but raising it on exactly the inputs the reference refuses,
+    while answering every other input of the function as the reference does, is the validation
+    the test is about. A function with a test the replay did not pass has its refusals judged by
+    the tests' own runs."""
+
+    def __init__(self, backend: SandboxBackend):
+        self.backend = backend
+        self._vouched: dict[str, bool] = {}
+        """Per function: has the replay passed every test of it so far (and one at least)?"""
+
+    def decidable(self, test: ScriptedTest) -> bool:
+        """May the replay pass ``test`` now?"""
+        if not test.replayable or test.result is None:
+            return False
+        refusing = {call.function for call in test.calls if call.raises is not None}
+        return all(self._vouched.get(function) for function in refusing)
+
+    def test(self, test: ScriptedTest) -> bool:
+        """Replay ``test`` when it may be (``decidable``); True when it passed."""
+        functions = {call.function for call in test.calls}
+        passed = self.decidable(test) and replay_test(test, self.backend)
+        for function in functions:
+            self._vouched[function] = passed and self._vouched.get(function, True)
+        return passed
 
 
 def replay_test(test: ScriptedTest, backend: SandboxBackend) -> bool:
     """Ask ``backend``'s submission ``test``'s recorded calls in order; True when every answer is
-    the reference's (and every measured peak within its budget). The first that is not ends the
-    replay: the test's own run then makes the same calls up to there."""
-    if not decidable(test):
-        return False
+    the reference's (every measured peak within its budget, every refusal the same exception's).
+    The first that is not ends the replay: the test's own run then makes the same calls up to there."""
     for call in test.calls:
         try:
             result = backend.run(
@@ -42,9 +65,13 @@ def replay_test(test: ScriptedTest, backend: SandboxBackend) -> bool:
                 memory_budget=call.memory_budget,
                 replayed=True,
             )
-        except (SubmissionProblem, StudentError):
+        except StudentError as raised:
+            if call.raises is not None and raised.error_type == call.raises:
+                continue  # refused as the reference refuses
             return False  # the test's own run meets it again, and says it in its words
-        if not answers_as_recorded(call, result):
+        except SubmissionProblem:
+            return False
+        if call.raises is not None or not answers_as_recorded(call, result):
             return False
     return True
 
