@@ -35,6 +35,8 @@ def flash_attention(q, k, v, block_q, block_k, causal=False, mask=None):
 
 
 def flash_attention_backward(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    if block_q < 1 or block_k < 1:
+        raise ValueError("tiles need at least one query and one key")
     n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
     visible = None if mask is None else np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_q, n_k)))
     lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], grad_out.shape[:-2], () if visible is None else visible.shape[:-2])

@@ -56,6 +56,8 @@ def flash_attention(q, k, v, block_q, block_k, causal=False, mask=None):
 
 
 def flash_attention_backward(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    if block_q < 1 or block_k < 1:
+        raise ValueError("tiles need at least one query and one key")
     n_q, n_k = q.shape[-2], k.shape[-2]
     lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], grad_out.shape[:-2], () if mask is None else np.shape(mask)[:-2])
     dq, dk, dv = np.zeros(lead + q.shape[-2:]), np.zeros(lead + k.shape[-2:]), np.zeros(lead + v.shape[-2:])
