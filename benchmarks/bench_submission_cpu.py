@@ -8,6 +8,10 @@ so the figures add up and compare across changes better than a parallel run's wa
 noisy machine; run the kinds again to see the noise. ``--live-only`` grades with no recording:
 every test's body runs, as a grader without the replay would.
 
+It also prints the **overhead factor** of each kind: its CPU seconds per submission (grader and
+sandbox) over the **floor**, the CPU seconds the reference takes to answer the same recorded
+calls in one process, on one BLAS thread (the student's own computation, with nothing around it).
+
     python benchmarks/bench_submission_cpu.py [--students 20] [--rounds 2] [--live-only]
 """
 
@@ -46,6 +50,28 @@ def tree_cpu_seconds(pid: int) -> float:
         except (OSError, ValueError):
             continue
     return total
+
+
+def reference_floor(reference, script, rounds: int = 3) -> float:
+    """CPU seconds the reference takes to answer every recorded call of ``script`` in this
+    process, on one BLAS thread (median of ``rounds``): the least any grader of these calls pays."""
+    import copy
+
+    from attnlab.reference import one_blas_thread
+
+    calls = [call for test in script.tests for call in test.calls]
+    seconds = []
+    with one_blas_thread():
+        for _ in range(rounds):
+            inputs = [copy.deepcopy((call.args, call.kwargs)) for call in calls]
+            started = time.process_time()
+            for call, (args, kwargs) in zip(calls, inputs):
+                try:
+                    getattr(reference, call.function)(*args, **kwargs)
+                except Exception:  # a refusal the test asks for
+                    pass
+            seconds.append(time.process_time() - started)
+    return statistics.median(seconds)
 
 
 def main() -> None:
@@ -103,10 +129,17 @@ def main() -> None:
         print(
             f"per submission, serial, {args.students} of each kind, {args.rounds} rounds (median of the rounds' means):"
         )
+        floor = reference_floor(reference, script) if script.tests else None
         print(f"{'kind':8} {'wall s':>8} {'grader CPU s':>13} {'sandbox CPU s':>14} {'total CPU s':>12}")
+        totals = {}
         for kind, rounds in figures.items():
             wall, grader, sandbox = (statistics.median(values) for values in zip(*rounds))
+            totals[kind] = grader + sandbox
             print(f"{kind:8} {wall:8.3f} {grader:13.3f} {sandbox:14.3f} {grader + sandbox:12.3f}")
+        if floor:
+            calls = sum(len(test.calls) for test in script.tests)
+            print(f"floor: the reference answers the {calls} recorded calls in {floor:.3f} CPU-s (one process)")
+            print(f"overhead factor: {totals['correct'] / floor:.1f} (correct), {totals['buggy'] / floor:.1f} (buggy)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -317,9 +317,12 @@ class SandboxBackend(Backend):
         return_inputs=False,
         memory_budget=None,
         replayed: bool = False,
+        answer_bytes: Callable[[], int] | None = None,
     ):
         """``replayed``: a call of a test's recorded run (``replay.replaying``): a timeout there is
-        met again by the test's own run, at once."""
+        met again by the test's own run, at once. ``answer_bytes``: the size of the reference's
+        answer to this call as it crosses (``AnswerRoom``), when it is known without running the
+        reference again (a replay's recorded answer)."""
         self._may_run(function)
         if self._seeded_timeouts:
             message = self._seeded_timeouts.pop((function, _arguments_digest(args, kwargs)), None)
@@ -329,7 +332,11 @@ class SandboxBackend(Backend):
         worker = self._run_measured(function) if measure_memory else self._worker(function)
         try:
             with self._calling(worker, function, args, kwargs, replayed):
-                room = self._room(function, args, kwargs, return_inputs)
+                room = (
+                    AnswerRoom(function, answer_bytes)
+                    if answer_bytes is not None
+                    else self._room(function, args, kwargs, return_inputs)
+                )
                 value = worker.call(function, args, kwargs, self.answer_for(function), return_inputs, room)
                 peak = worker.measured_peak() if measure_memory else None
         finally:

@@ -13,6 +13,9 @@ refusal is passed by a replay only after every earlier test of its function was 
 
 from __future__ import annotations
 
+import functools
+
+from attnlab.answer_room import wire_bytes
 from attnlab.grading.backends import SandboxBackend
 from attnlab.grading.replay.compare import same_behaviour, same_values
 from attnlab.grading.replay.script import ScriptedCall, ScriptedTest
@@ -64,6 +67,7 @@ def replay_test(test: ScriptedTest, backend: SandboxBackend) -> bool:
                 return_inputs=call.return_inputs,
                 memory_budget=call.memory_budget,
                 replayed=True,
+                answer_bytes=None if call.raises is not None else functools.partial(recorded_answer_bytes, call),
             )
         except StudentError as raised:
             if call.raises is not None and raised.error_type == call.raises:
@@ -74,6 +78,12 @@ def replay_test(test: ScriptedTest, backend: SandboxBackend) -> bool:
         if call.raises is not None or not answers_as_recorded(call, result):
             return False
     return True
+
+
+def recorded_answer_bytes(call: ScriptedCall) -> int:
+    """The reference's answer to ``call`` as it crossed (with the inputs, when they were asked
+    back): the room the student's answer is given, as the test's own run gives it."""
+    return wire_bytes(call.value) + (wire_bytes((call.args, call.kwargs)) if call.return_inputs else 0)
 
 
 def answers_as_recorded(call: ScriptedCall, result) -> bool:

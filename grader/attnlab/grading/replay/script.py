@@ -29,8 +29,8 @@ class ScriptedCall:
     """Some argument is a float32 array: hidden tests then compare at float32's tolerance."""
     raises: str | None = None
     """The type of the exception the reference raised (a refusal the test asks for, such as
-    ``ValueError``); ``value`` is then None. A test with such a call is never replayed: a live run
-    decides it (``Replayer._decide_test``)."""
+    ``ValueError``); ``value`` is then None. A replay passes such a call only on the same type
+    raised, and the test only once its function's earlier tests passed (``replaying.Replay``)."""
 
 
 @dataclass
