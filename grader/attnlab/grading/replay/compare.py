@@ -49,8 +49,10 @@ def _same_array(got, expected, float32_inputs: bool = False, exact_zeros: bool =
         return False
     if got.dtype != expected.dtype or got.shape != expected.shape:
         return False
+    if got.tobytes() == expected.tobytes():
+        return True  # bit for bit the reference's answer, as a correct submission's mostly are
     if expected.dtype.kind not in "fc":
-        return bool(np.array_equal(got, expected))
+        return False
     # Plain ufuncs and .any()/.all() rather than np.array_equal: this runs hundreds of times per
     # submission on small arrays, where array_equal's own checks cost more than the comparison.
     if exact_zeros and ((got == 0) != (expected == 0)).any():
