@@ -121,11 +121,11 @@ def test_rope_frequencies_and_their_scaling():
 
 
 def rotate_pairs(x, angles, first, second):
-    """x with each pair (x[first[i]], x[second[i]]) turned by angles[..., i]."""
+    """x with each pair (x[first[i]], x[second[i]]) turned by angles[..., i]: the pair as the
+    complex number a + ib, times e^(i angle)."""
     out = x.copy()
-    cos, sin = np.cos(angles), np.sin(angles)
-    out[..., first] = x[..., first] * cos - x[..., second] * sin
-    out[..., second] = x[..., first] * sin + x[..., second] * cos
+    turned = (x[..., first] + 1j * x[..., second]) * np.exp(1j * angles)
+    out[..., first], out[..., second] = turned.real, turned.imag
     return out
 
 

@@ -74,7 +74,7 @@ def by_hand(module, n_heads, x, key_padding_mask=None, causal=True, rope_theta=N
     """The module's answer written out with its own projections and F.scaled_dot_product_attention,
     in float64: the oracle (a query that may see no key gets zeros, as torch gives it). With
     ``gradients``, autograd follows x and the weights through it."""
-    batch, t, d_model = x.shape
+    n_batch, length, width = x.shape
     h = n_heads
     w = {name: getattr(module, name).weight.double() for name in ("q_proj", "k_proj", "v_proj", "o_proj")}
     xd = x.double()
@@ -82,26 +82,25 @@ def by_hand(module, n_heads, x, key_padding_mask=None, causal=True, rope_theta=N
         w, xd = {name: value.detach() for name, value in w.items()}, xd.detach()
 
     def heads(y):
-        return y.view(batch, t, h, d_model // h).transpose(1, 2)
+        return y.reshape(n_batch, length, h, width // h).permute(0, 2, 1, 3)
 
     q, k, v = heads(xd @ w["q_proj"].T), heads(xd @ w["k_proj"].T), heads(xd @ w["v_proj"].T)
     if rope_theta is not None:
-        d = d_model // h
-        angles = torch.arange(t, dtype=torch.float64)[:, None] * rope_theta ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)[None, :]
-        cos, sin = torch.cos(angles), torch.sin(angles)
+        d = width // h
+        angles = torch.arange(length, dtype=torch.float64)[:, None] * rope_theta ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)[None, :]
+        turn = torch.polar(torch.ones_like(angles), angles)  # e^(i angle), one per adjacent pair
 
         def rotate(y):
-            even, odd = y[..., 0::2], y[..., 1::2]
-            return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
+            # Each adjacent pair (y[2i], y[2i+1]) as the complex number y[2i] + i y[2i+1], turned.
+            pairs = torch.view_as_complex(y.reshape(*y.shape[:-1], d // 2, 2).contiguous())
+            return torch.view_as_real(pairs * turn).reshape(y.shape)
 
         q, k = rotate(q), rotate(k)
-    allowed = torch.ones(t, t, dtype=torch.bool)
-    if causal:
-        allowed = torch.tril(allowed)
-    if key_padding_mask is not None:
-        allowed = allowed & key_padding_mask[:, None, None, :].cpu()
+    position = torch.arange(length)
+    allowed = position[None, :] <= position[:, None] if causal else torch.ones(length, length, dtype=torch.bool)
+    allowed = allowed if key_padding_mask is None else allowed & key_padding_mask[:, None, None, :].cpu()
     out = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
-    return out.transpose(1, 2).reshape(batch, t, d_model) @ w["o_proj"].T
+    return out.permute(0, 2, 1, 3).reshape(n_batch, length, width) @ w["o_proj"].T
 
 
 def made(d_model, n_heads, **options):
