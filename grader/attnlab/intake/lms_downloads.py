@@ -79,7 +79,9 @@ def canvas_file(name: str) -> CanvasFile | None:
     again = _RESUBMITTED.fullmatch(handed_in)
     if again is not None:
         handed_in = again["stem"] + (again["suffix"] or "")
-    user = match["user"].lower() if match["user"].lower().startswith("anon_") else match["user"]
+    user = match["user"]
+    if user.lower().startswith("anon_"):  # the prefix only: two anonymous ids may differ in case alone
+        user = "anon_" + user[len("anon_") :]
     return CanvasFile(name, match["name"] or "", user, int(match["file"]), handed_in, bool(match["late"]))
 
 
