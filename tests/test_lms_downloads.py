@@ -297,3 +297,20 @@ def test_feedback_finds_a_downloads_students_under_the_rosters_ids(canvas):
     assert run.returncode == 0, run.stderr[-2000:]
     assert "no result saved yet" not in run.stderr and "changed since graded" not in run.stderr
     assert (canvas["root"] / "download.feedback" / "s103" / "feedback.md").is_file()
+
+
+def test_a_link_named_as_a_students_file_or_folder_is_refused_not_followed(tmp_path):
+    # Mallory's "file" is a link to John's, and her Moodle "folder" a link to Ada's: hers are refused.
+    canvas = tmp_path / "canvas"
+    put(canvas / "smithjohn_101_5001_softmax.py")
+    (canvas / "mallory_105_5050_softmax.py").symlink_to("smithjohn_101_5001_softmax.py")
+    entries = {e.student: e for e in survey(canvas, COURSE).entries}
+    with pytest.raises(RosterError, match="is a symbolic link"):
+        stage(entries["105"], COURSE, tmp_path / "mallory")
+    assert (stage(entries["101"], COURSE, tmp_path / "john") / "softmax.py").read_text() == SOFTMAX
+    moodle = tmp_path / "moodle"
+    put(moodle / "Ada Lovelace_555_assignsubmission_file_" / "softmax.py")
+    (moodle / "Eve Mallory_558_assignsubmission_file_").symlink_to("Ada Lovelace_555_assignsubmission_file_")
+    entries = {e.student: e for e in survey(moodle, COURSE).entries}
+    with pytest.raises(RosterError, match="is a symbolic link"):
+        stage(entries["558"], COURSE, tmp_path / "eve")

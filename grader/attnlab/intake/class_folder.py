@@ -30,7 +30,7 @@ from pathlib import Path
 from attnlab.course import Course
 from attnlab.intake import lms_downloads
 from attnlab.intake.misnamed import without_copy_suffix
-from attnlab.intake.roster import Entry, RosterError, _exercise_names, safe_id, shown
+from attnlab.intake.roster import Entry, RosterError, exercise_names, safe_id, shown
 from attnlab.intake.uploads import zip_holds
 from attnlab.intake.walk import TooManyEntries, levels, open_folder
 
@@ -94,7 +94,7 @@ def survey(
     elif layout == "canvas":
         entries = lms_downloads.canvas_entries(folder, not_graded, roster)
     elif layout == "moodle":
-        entries = lms_downloads.moodle_entries(folder, not_graded, _exercise_names(course), roster)
+        entries = lms_downloads.moodle_entries(folder, not_graded, exercise_names(course), roster)
     else:
         entries = _plain_entries(folder, not_graded)
     return ClassFolder(sorted(_one_per_student(entries, not_graded, folder), key=lambda e: e.student), not_graded)

@@ -72,7 +72,8 @@ class Entry:
     files: tuple[tuple[str, str], ...] = ()
     """A student of a download of loose files (Canvas's): their files in ``source``'s folder, each
     as (the name they handed it in as, its name there); ``source`` is then no file but the
-    student's part of those names (``smithjohn_123``). Empty: ``source`` is the whole submission."""
+    student's part of those names in that folder (``smithjohn_123``). Empty: ``source`` is the
+    whole submission."""
 
     def fingerprint(self, course: Course) -> str:
         """A hash of what grading reads of the submission: its exercise files as ``stage``
@@ -81,7 +82,7 @@ class Entry:
         reads (a data set beside the work, a folder a thousand deep) is never read here either,
         within the bounds staging has (``uploads``). Each file is hashed apart and the whole is
         one canonical JSON text, so no two submissions can run together into one hash."""
-        names = _exercise_names(course)
+        names = exercise_names(course)
         read = []
         for pick in (None, "newest"):  # the same files unless it holds drafts, which only "newest" grades
             try:
@@ -123,7 +124,7 @@ def is_submission(folder: Path, course: Course) -> bool:
     """Does this folder hold exercise files (``softmax.py`` or ``softmax.ipynb``, or a misnamed
     ``Softmax.py``) itself? (Of any kind: a link or a pipe by such a name is the submission's, and
     refused when staged.)"""
-    names = _exercise_names(course)
+    names = exercise_names(course)
     if any(os.path.lexists(folder / name) for name in names):
         return True
     try:
@@ -132,7 +133,8 @@ def is_submission(folder: Path, course: Course) -> bool:
         return False
 
 
-def _exercise_names(course: Course) -> set[str]:
+def exercise_names(course: Course) -> set[str]:
+    """The names an exercise file is handed in by: ``softmax.py`` or ``softmax.ipynb``."""
     return {f"{m}{suffix}" for m in course.modules for suffix in (".py", ".ipynb")}
 
 
@@ -147,7 +149,7 @@ def looks_like_submission(entry: Entry, course: Course) -> bool:
     """Does the entry hold an exercise file somewhere (without unpacking it)? One refused (a
     link, a damaged zip, drafts) counts: its grading says why it is refused."""
     try:
-        return bool(_found(entry, _exercise_names(course), read=False, pick="newest").files)
+        return bool(_found(entry, exercise_names(course), read=False, pick="newest").files)
     except UploadRefused:
         return True
 
@@ -181,7 +183,7 @@ def stage_submission(entry: Entry, course: Course, target: Path, pick: str | Non
     """``stage``, with what was said of the files found (``Staged``); ``pick`` (``"newest"``)
     grades the newest of several drafts rather than refusing them."""
     try:
-        found = _found(entry, _exercise_names(course), pick=pick)
+        found = _found(entry, exercise_names(course), pick=pick)
     except UploadRefused as refused:
         raise RosterError(str(refused)) from None
     files = found.files
