@@ -218,6 +218,22 @@ def test_a_canvas_file_or_download_zip_graded_alone_says_what_to_grade(tmp_path)
     assert "is a Moodle download of a whole class: unzip it" in grade_alone(moodle).output
 
 
+def test_a_download_without_exercise_files_or_given_one_submissions_options_says_it_is_a_download(tmp_path):
+    from attnlab.cli import main
+
+    put(tmp_path / "canvas" / "smithjohn_101_5001_report.pdf", "%PDF")
+    result = CliRunner().invoke(main, ["grade", str(tmp_path / "canvas"), "--course", str(REPO)])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "a Canvas download of 1 student, none of whose files is one of softmax.py" in " ".join(result.output.split())
+    put(tmp_path / "canvas" / "smithjohn_101_5002_softmax.py")
+    result = CliRunner().invoke(
+        main, ["grade", str(tmp_path / "canvas"), "--json", str(tmp_path / "r.json"), "--course", str(REPO)]
+    )
+    assert result.exit_code != 0 and "Canvas's download: each student's files are graded together" in " ".join(
+        result.output.split()
+    )
+
+
 # Slow: graded through the command line, as an instructor does.
 
 

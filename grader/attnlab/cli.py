@@ -229,7 +229,7 @@ def grade(
             ("--no-sandbox", in_process),
         ):
             if given:
-                raise UserError(f"{flag} is for one submission (or a class's --student); {path} is a class folder")
+                raise UserError(f"{flag} is for one submission (or a class's --student); {path} is {_class_kind(path)}")
         refuse_without(csv_path, None, lms_format, lms_column)  # a roster alone maps an LMS download's ids
         try:
             shard = parse_shard(shard) if shard else None
@@ -276,6 +276,19 @@ def grade(
         if given:
             raise UserError(f"{flag} is for a class folder; {path} is one submission")
     _grade_one(course, path, limits, json_path, course.select(only, tracks) or [], explain, html_path, in_process, pick)
+
+
+def _class_kind(folder: Path) -> str:
+    """What a class folder is, as the instructor reads it: an LMS download's says so."""
+    from attnlab.intake.lms_downloads import layout_of
+
+    try:
+        kind = layout_of(folder)
+    except (RosterError, OSError):  # survey says why, in its own words
+        kind = None
+    if kind is None:
+        return "a class folder"
+    return f"a class folder ({kind.capitalize()}'s download: each student's files are graded together; --student ID grades one)"
 
 
 def _grade_one(course, submission: Path, limits, json_path, only, explain, html_path, in_process, pick=None) -> None:

@@ -48,6 +48,7 @@ from attnlab.reference import Reference
 from attnlab.intake.class_folder import survey
 from attnlab.intake.roster import Entry, RosterError, SubmissionError, looks_like_submission, safe_id, shown
 from attnlab.sandbox.host import Limits, bwrap_path, close_to_workers
+from attnlab.wording import count
 
 
 @dataclass
@@ -115,6 +116,10 @@ def plan_class(
     entries = [e for e in found.entries if e.source.resolve() != store.folder.resolve() and not holds_results(e.source)]
     if not any(looks_like_submission(e, course) for e in entries):
         expected = ", ".join(f"{m}.py" for m in course.modules)
+        if found.layout in ("canvas", "moodle"):
+            raise RosterError(
+                f"{folder}: a {found.layout.capitalize()} download of {count(len(entries), 'student')}, none of whose files is one of {expected}"
+            )
         raise RosterError(
             f"{folder}: not a submission (none of {expected} is in it), nor a class folder (no folder or .zip in it holds them)"
         )

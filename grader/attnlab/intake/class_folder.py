@@ -55,6 +55,8 @@ class ClassFolder:
     """One per student, sorted by student id."""
     not_graded: list[str]
     """What was found and is no student's graded submission, and why, one line each."""
+    layout: str = "folders"
+    """The layout it was read as (``LAYOUTS``)."""
 
 
 def find_entries(folder: Path, course: Course, assignment: str | None = None, layout: str | None = None) -> list[Entry]:
@@ -97,7 +99,9 @@ def survey(
         entries = lms_downloads.moodle_entries(folder, not_graded, exercise_names(course), roster)
     else:
         entries = _plain_entries(folder, not_graded)
-    return ClassFolder(sorted(_one_per_student(entries, not_graded, folder), key=lambda e: e.student), not_graded)
+    return ClassFolder(
+        sorted(_one_per_student(entries, not_graded, folder), key=lambda e: e.student), not_graded, layout
+    )
 
 
 def _layout_of(folder: Path) -> str:
