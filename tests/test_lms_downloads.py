@@ -65,6 +65,7 @@ def make_canvas(folder: Path, strays: int = 0) -> Path:
     put(folder / "leeann_103_5020_softmax.py", BUGGY)  # the first upload, with a bug
     put(folder / "leeann_103_5031_softmax-1.py")  # uploaded again: Canvas renamed it softmax-1.py
     zipped(folder / "kimbo_104_5040_work.zip", {"work/softmax.py": SOFTMAX})  # a zip of the work
+    put(folder / "kimbo_104_5041_readme.txt", "run it")  # beside it
     put(folder / "kimbo_104_text.html", "<p>see my zip</p>")
     # Mallory names her file as John's would be named: it stays hers, behind her own user id.
     put(folder / "mallory_105_5050_smithjohn_101_9999_softmax.py", BUGGY)
@@ -119,7 +120,9 @@ def test_a_canvas_download_is_one_entry_per_student_under_the_rosters_id(tmp_pat
     assert dict(entries["s103"].files) == {"softmax.py": "leeann_103_5031_softmax-1.py"}
     assert entries["s104"].source.name == "kimbo_104_5040_work.zip" and not entries["s104"].files
     assert entries["s102"].notes == ("Canvas marked this submission late",)
-    assert [line.split(":")[0] for line in found.not_graded] == [
+    assert entries["s104"].notes == ("graded the zip you uploaded, 'work.zip'",)
+    assert sorted(line.split(":")[0] for line in found.not_graded) == [
+        "kimbo_104_5041_readme.txt",
         "kimbo_104_text.html",
         "leeann_103_5020_softmax.py",
     ]

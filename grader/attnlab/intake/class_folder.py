@@ -94,7 +94,7 @@ def survey(
         )
         entries = _nbgrader_entries(submitted, assignment, not_graded)
     elif layout == "canvas":
-        entries = lms_downloads.canvas_entries(folder, not_graded, roster)
+        entries = lms_downloads.canvas_entries(folder, not_graded, exercise_names(course), roster)
     elif layout == "moodle":
         entries = lms_downloads.moodle_entries(folder, not_graded, exercise_names(course), roster)
     else:

@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from attnlab.intake.misnamed import meant_name
 from attnlab.intake.roster import Entry, RosterError, safe_id, shown
 from attnlab.intake.uploads import UploadRefused, exercise_files, zip_members
 
@@ -100,6 +101,11 @@ def _listing(folder: Path) -> list[os.DirEntry]:
     return sorted(entries, key=lambda e: e.name)
 
 
+def _is_folder(path: Path) -> bool:
+    """A folder, not a link to one (a link is refused by name when it is graded)."""
+    return path.is_dir() and not path.is_symlink()
+
+
 def _is_litter(name: str) -> bool:
     return name.startswith(".") or name in ("__MACOSX", "Thumbs.db", "desktop.ini")
 
@@ -135,8 +141,9 @@ def _student(lms_id: str, roster, by_sis: bool) -> str:
     return safe_id(lms_id)
 
 
-def canvas_entries(folder: Path, not_graded: list[str], roster=None) -> list[Entry]:
-    """One entry per student of a Canvas download (the module's docstring says how it is read)."""
+def canvas_entries(folder: Path, not_graded: list[str], exercises: set[str], roster=None) -> list[Entry]:
+    """One entry per student of a Canvas download (the module's docstring says how it is read);
+    ``exercises``: the exercise files' names, which a student's zip is graded only without."""
     by_user: dict[str, list[CanvasFile]] = {}
     for entry in _listing(folder):
         name = shown(entry.name)
@@ -167,10 +174,18 @@ def canvas_entries(folder: Path, not_graded: list[str], roster=None) -> list[Ent
         kept, notes = _latest_uploads(files, student, not_graded, [])
         if any(f.late for f in kept):
             notes.append("Canvas marked this submission late")
-        zips = [f for f in kept if f.stored.lower().endswith(".zip")]
         source = folder / f"{names[0]}_{user}" if names[0] else folder / user
-        if len(zips) == 1 and len(kept) == 1:  # the student uploaded a zip of their work: it is the upload
-            entries.append(Entry(student, folder / zips[0].stored, notes=tuple(notes)))
+        bundles = [f for f in kept if f.stored.lower().endswith(".zip") or _is_folder(folder / f.stored)]
+        if len(bundles) == 1 and not any(meant_name(f.handed_in, exercises) for f in kept):
+            # The student uploaded a zip of their work (or it was unzipped in place): it is the upload.
+            upload = bundles[0]
+            notes.append(f"graded the zip you uploaded, {shown(upload.handed_in)!r}")
+            not_graded += [
+                f"{shown(f.stored)}: not graded: beside {student}'s zip {shown(upload.stored)!r}, which was graded"
+                for f in kept
+                if f is not upload
+            ]
+            entries.append(Entry(student, folder / upload.stored, notes=tuple(notes)))
         else:
             files_of = tuple((f.handed_in, f.stored) for f in kept)
             entries.append(Entry(student, source, notes=tuple(notes), files=files_of))
@@ -201,10 +216,10 @@ def _latest_uploads(
     return kept, notes
 
 
-def moodle_entries(folder: Path, not_graded: list[str], names: set[str], roster=None) -> list[Entry]:
+def moodle_entries(folder: Path, not_graded: list[str], exercises: set[str], roster=None) -> list[Entry]:
     """One entry per student of a Moodle download (the module's docstring says how it is read);
-    ``names``: the exercise files, which a student's folder is looked through for before a zip in
-    it is taken as their upload."""
+    ``exercises``: the exercise files' names, which a student's folder is looked through for
+    before a zip in it is taken as their upload."""
     uploads: dict[str, list[tuple[str, os.DirEntry]]] = {}
     loose: dict[str, list[tuple[str, os.DirEntry, str]]] = {}
     for entry in _listing(folder):
@@ -245,7 +260,7 @@ def moodle_entries(folder: Path, not_graded: list[str], names: set[str], roster=
             continue
         student = _student(participant, roster, by_sis=False)
         if found:
-            upload, notes = _uploaded_zip(Path(found[0][1].path), names)
+            upload, notes = _uploaded_zip(Path(found[0][1].path), exercises)
             entries.append(Entry(student, upload, notes=notes))
         else:
             prefix = f"{claimed[0]}_{participant}_assignsubmission_file"
