@@ -124,6 +124,12 @@ def main() -> None:
     help="A class in nbgrader's layout: the assignment to grade (default: each student's newest).",
 )
 @click.option(
+    "--layout",
+    type=click.Choice(["folders", "nbgrader", "gradescope", "canvas", "moodle"]),
+    default=None,
+    help="A class: read the folder as this layout (default: the one it is): a folder or .zip per student, nbgrader's submitted/, a Gradescope export, Canvas's or Moodle's download of the submissions.",
+)
+@click.option(
     "--csv",
     "csv_path",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -171,6 +177,7 @@ def grade(
     jobs,
     students,
     assignment,
+    layout,
     csv_path,
     timeout,
     budget,
@@ -190,7 +197,9 @@ def grade(
     One submission: a folder of exercise files (softmax.py, scores.py, ...,
     or notebooks: softmax.ipynb, ...), or a .zip of one.
     A class: a folder with one folder or .zip per student (named by student id),
-    or nbgrader's submitted/<student>/<assignment>/, or a Gradescope export.
+    or nbgrader's submitted/<student>/<assignment>/, or a Gradescope export,
+    or Canvas's or Moodle's download of the submissions, unzipped (each student's
+    files graded once, under the roster's id with --roster).
 
     Each call into the student's code runs in a sandboxed worker with a deadline
     and memory limits; expected values are computed here, in the grader. A class
@@ -212,7 +221,7 @@ def grade(
     from attnlab.export.sheets.commands import load_roster, refuse_without
     from attnlab.intake.roster import is_submission
 
-    if path.is_dir() and not is_submission(path, course):
+    if path.is_dir() and (layout is not None or not is_submission(path, course)):
         for flag, given in (
             ("--json", json_path),
             ("--explain", explain and not students),
@@ -220,8 +229,8 @@ def grade(
             ("--no-sandbox", in_process),
         ):
             if given:
-                raise UserError(f"{flag} is for one submission (or a class's --student); {path} is a class folder")
-        refuse_without(csv_path, roster_path, lms_format, lms_column)
+                raise UserError(f"{flag} is for one submission (or a class's --student); {path} is {_class_kind(path)}")
+        refuse_without(csv_path, None, lms_format, lms_column)  # a roster alone maps an LMS download's ids
         try:
             shard = parse_shard(shard) if shard else None
         except ValueError as error:
@@ -248,6 +257,7 @@ def grade(
             lms,
             pick,
             excel,
+            layout,
         )
         return
     for flag, given in (
@@ -255,6 +265,7 @@ def grade(
         ("--jobs", jobs),
         ("--student", students),
         ("--assignment", assignment),
+        ("--layout", layout),
         ("--csv", csv_path),
         ("--excel", excel),
         ("--shard", shard),
@@ -265,6 +276,19 @@ def grade(
         if given:
             raise UserError(f"{flag} is for a class folder; {path} is one submission")
     _grade_one(course, path, limits, json_path, course.select(only, tracks) or [], explain, html_path, in_process, pick)
+
+
+def _class_kind(folder: Path) -> str:
+    """What a class folder is, as the instructor reads it: an LMS download's says so."""
+    from attnlab.intake.lms_downloads import layout_of
+
+    try:
+        kind = layout_of(folder)
+    except (RosterError, OSError):  # survey says why, in its own words
+        kind = None
+    if kind is None:
+        return "a class folder"
+    return f"a class folder ({kind.capitalize()}'s download: each student's files are graded together; --student ID grades one)"
 
 
 def _grade_one(course, submission: Path, limits, json_path, only, explain, html_path, in_process, pick=None) -> None:
@@ -279,6 +303,11 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
     from attnlab.intake.roster import Entry
 
     remove_stale_scratch()  # what a killed run left: copies of students' code
+    from attnlab.intake.lms_downloads import download_hint
+
+    # Part or all of an LMS's download is no one submission: what to grade instead, before grading it.
+    if submission.is_file() and not submission.is_symlink() and (hint := download_hint(submission)):
+        raise SubmissionError(hint)
     if not submission.is_dir() and not submission.is_symlink() and submission.suffix != ".zip":
         raise SubmissionError(
             f"{submission}: no such folder"
@@ -331,6 +360,7 @@ def _grade_class(
     lms=(None, None, None),
     pick=None,
     excel=False,
+    layout=None,
 ) -> None:
     from attnlab import console
     from attnlab.classroom.gradebook import (
@@ -364,6 +394,8 @@ def _grade_class(
         only=only,
         shard=shard,
         pick=pick,
+        layout=layout,
+        roster=lms[0],
     )
     try:  # before any grading: a result that cannot be saved is a result lost
         store.folder.mkdir(parents=True, exist_ok=True)

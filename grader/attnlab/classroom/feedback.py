@@ -20,7 +20,7 @@ from attnlab.report.html import render_html, render_not_graded_html
 from attnlab.report.markdown import render_markdown, render_not_graded_markdown
 from attnlab.results import GradeReport
 from attnlab.intake.class_folder import find_entries
-from attnlab.intake.roster import RosterError, safe_id
+from attnlab.intake.roster import RosterError, safe_id, shown
 
 # No student id starts with "_" (``roster.safe_id``): no student's folder can take this name.
 SUMMARY_NAME = "_class-summary.html"
@@ -127,7 +127,10 @@ def write_class_feedback(
         entries = {e.student: e for e in find_entries(class_folder, course)} if class_folder.is_dir() else {}
     except RosterError:
         entries = {}
-    for student, entry in entries.items():
+    # A download graded with --roster saved its students under the roster's ids: found by their entry.
+    by_source = {data.get("source"): student for student, data in stored.items()}
+    for found_as, entry in entries.items():
+        student = found_as if found_as in stored else by_source.get(shown(entry.source), found_as)
         if student not in stored:
             not_graded.append(student)
         elif student in chosen and entry.fingerprint(course) != stored[student].get("fingerprint"):

@@ -48,6 +48,7 @@ from attnlab.reference import Reference
 from attnlab.intake.class_folder import survey
 from attnlab.intake.roster import Entry, RosterError, SubmissionError, looks_like_submission, safe_id, shown
 from attnlab.sandbox.host import Limits, bwrap_path, close_to_workers
+from attnlab.wording import count
 
 
 @dataclass
@@ -102,16 +103,23 @@ def plan_class(
     only: list[str] | None = None,
     shard: Shard | None = None,
     pick: str | None = None,
+    layout: str | None = None,
+    roster=None,
 ) -> ClassPlan:
     """Find the class's submissions and pick those to grade: the named ``students`` (always
     regraded), else every one without a current result (graded on the ``only`` files, default all).
     With a ``shard``, the class is that shard's students only (and what the folder holds that is
-    not graded is told by every shard: it is the class's)."""
-    found = survey(folder, course, assignment)
+    not graded is told by every shard: it is the class's). ``layout`` and ``roster``: as
+    ``class_folder.survey`` reads the folder."""
+    found = survey(folder, course, assignment, layout, roster)
     # A results folder kept inside the class folder is the grader's own output, not a student.
     entries = [e for e in found.entries if e.source.resolve() != store.folder.resolve() and not holds_results(e.source)]
     if not any(looks_like_submission(e, course) for e in entries):
         expected = ", ".join(f"{m}.py" for m in course.modules)
+        if found.layout in ("canvas", "moodle"):
+            raise RosterError(
+                f"{folder}: a {found.layout.capitalize()} download of {count(len(entries), 'student')}, none of whose files is one of {expected}"
+            )
         raise RosterError(
             f"{folder}: not a submission (none of {expected} is in it), nor a class folder (no folder or .zip in it holds them)"
         )
@@ -281,9 +289,9 @@ def _grade_in_parallel(course, plan, store, limits, jobs, outcome, on_ready, on_
     )
     # A submission several students share (a Gradescope group's) is graded once: its other
     # members get the same result under their own ids.
-    sharing: dict[Path, list[Entry]] = {}
-    for entry in plan.to_grade:
-        sharing.setdefault(entry.source, []).append(entry)
+    sharing: dict[tuple, list[Entry]] = {}
+    for entry in plan.to_grade:  # the files listed too: a download's students share its folder, not their files
+        sharing.setdefault((entry.source, entry.files), []).append(entry)
     try:
         pending = {executor.submit(_grade_in_slot, group[0]): group for group in sharing.values()}
         on_ready()

@@ -7,7 +7,12 @@ Two layouts of other tools are recognised too:
   ``submitted/``; with several assignments, the newest is taken unless one is named);
 - a Gradescope export: ``submission_<id>/`` folders with ``submission_metadata.yml``
   mapping each to its submitters (a student's id is their SID, else their email; each member
-  of a group submission gets its result), given as the class or dropped into a class folder.
+  of a group submission gets its result), given as the class or dropped into a class folder;
+- Canvas's and Moodle's downloads (``lms_downloads``): a student's loose files, or their folder,
+  found by the LMS's id, which a roster maps to its own.
+
+Each is recognised where it is unambiguous; ``layout`` (``LAYOUTS``, the ``--layout`` option)
+names it where it is not.
 
 ``survey`` also says, one line each, what it found that is no student's graded submission: a
 loose file, an earlier upload of a student (``s2311`` beside ``s2311 (1)``), entries that would
@@ -23,14 +28,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.course import Course
+from attnlab.intake import lms_downloads
 from attnlab.intake.misnamed import without_copy_suffix
-from attnlab.intake.roster import Entry, RosterError, safe_id, shown
+from attnlab.intake.roster import Entry, RosterError, exercise_names, safe_id, shown
 from attnlab.intake.uploads import zip_holds
 from attnlab.intake.walk import TooManyEntries, levels, open_folder
 
 # What archivers and file managers leave beside the students' entries (a zip made on a Mac holds
 # __MACOSX/): never a student.
 ARCHIVE_LITTER = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})
+LAYOUTS = ("folders", "nbgrader", "gradescope", *lms_downloads.LAYOUTS)
+"""The layouts a class folder may be read as (``--layout``); by default, the one it is."""
 METADATA = "submission_metadata.yml"
 """The file that makes a folder a Gradescope export: each submission's folder and its submitters."""
 
@@ -47,34 +55,63 @@ class ClassFolder:
     """One per student, sorted by student id."""
     not_graded: list[str]
     """What was found and is no student's graded submission, and why, one line each."""
+    layout: str = "folders"
+    """The layout it was read as (``LAYOUTS``)."""
 
 
-def find_entries(folder: Path, course: Course, assignment: str | None = None) -> list[Entry]:
+def find_entries(folder: Path, course: Course, assignment: str | None = None, layout: str | None = None) -> list[Entry]:
     """The class's submissions, one per student, sorted by student id (``survey``'s entries)."""
-    return survey(folder, course, assignment).entries
+    return survey(folder, course, assignment, layout).entries
 
 
-def survey(folder: Path, course: Course, assignment: str | None = None) -> ClassFolder:
+def survey(
+    folder: Path, course: Course, assignment: str | None = None, layout: str | None = None, roster=None
+) -> ClassFolder:
     """The class's submissions, and a line for each thing found that is not graded.
 
     A folder or zip with a copy suffix (``s2311 (1)``, ``s2311 copy``) is another upload of its
     student: the one saved last is graded, and the others are named. Two entries that would be one
     student otherwise (``alice.`` and ``alice``, ``Alice.zip`` and ``alice``: one results file on a
     disk that ignores case) are each refused, and the rest of the class is graded. A Gradescope
-    export inside the class folder is its submissions, not one student."""
+    export inside the class folder is its submissions, not one student. ``layout`` (``LAYOUTS``)
+    reads the folder as that layout (default: the one it is); ``roster`` (``class_list``) maps
+    an LMS download's ids to its own."""
     folder = Path(folder)
     if not folder.is_dir():
         raise RosterError(f"{folder}: no such folder")
+    if layout is not None and layout not in LAYOUTS:
+        raise RosterError(f"unknown layout {layout!r} (one of {', '.join(LAYOUTS)})")
     not_graded: list[str] = []
-    if (folder / METADATA).is_file():
+    if layout is None:
+        layout = _layout_of(folder)
+    if layout == "gradescope":
+        if not (folder / METADATA).is_file():
+            raise RosterError(f"{folder}: not a Gradescope export (no {METADATA} in it)")
         entries = _gradescope_entries(folder, not_graded)
-    elif (folder / "submitted").is_dir() or folder.name == "submitted":
-        entries = _nbgrader_entries(
-            folder if folder.name == "submitted" else folder / "submitted", assignment, not_graded
+    elif layout == "nbgrader":
+        submitted = (
+            folder if folder.name == "submitted" or not (folder / "submitted").is_dir() else folder / "submitted"
         )
+        entries = _nbgrader_entries(submitted, assignment, not_graded)
+    elif layout == "canvas":
+        entries = lms_downloads.canvas_entries(folder, not_graded, exercise_names(course), roster)
+    elif layout == "moodle":
+        entries = lms_downloads.moodle_entries(folder, not_graded, exercise_names(course), roster)
     else:
         entries = _plain_entries(folder, not_graded)
-    return ClassFolder(sorted(_one_per_student(entries, not_graded, folder), key=lambda e: e.student), not_graded)
+    return ClassFolder(
+        sorted(_one_per_student(entries, not_graded, folder), key=lambda e: e.student), not_graded, layout
+    )
+
+
+def _layout_of(folder: Path) -> str:
+    """The layout ``folder`` is in: an export's or nbgrader's by its marks, an LMS download's by
+    its names (``lms_downloads.layout_of``), else a folder or zip per student."""
+    if (folder / METADATA).is_file():
+        return "gradescope"
+    if (folder / "submitted").is_dir() or folder.name == "submitted":
+        return "nbgrader"
+    return lms_downloads.layout_of(folder) or "folders"
 
 
 def _plain_entries(folder: Path, not_graded: list[str]) -> list[Entry]:
@@ -84,7 +121,11 @@ def _plain_entries(folder: Path, not_graded: list[str]) -> list[Entry]:
         if _is_litter(path):
             continue
         is_zip = path.suffix.lower() == ".zip" and not path.is_dir()
-        if not (path.is_dir() or is_zip):
+        if not (path.is_dir() or is_zip) and lms_downloads.canvas_file(path.name) is not None:
+            not_graded.append(
+                f"{name}: not graded: a file of a Canvas download beside students' folders: --layout canvas grades those files"
+            )
+        elif not (path.is_dir() or is_zip):
             not_graded.append(f"{name}: not graded: a file, not a student's folder or .zip (named by the student's id)")
         elif path.is_dir() and not path.is_symlink() and (path / METADATA).is_file():
             # An export dropped into the class: its submissions, each a student.

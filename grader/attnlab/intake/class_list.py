@@ -11,6 +11,12 @@ Two forms are read, and anything else is refused in one line before a command wr
   ``Last name``). Rows that are no student are skipped: Canvas's ``Points Possible`` row and its
   test student, and a row whose ``Role`` is not a student's (Gradescope's staff).
 
+The LMS's own ids of a student are kept beside the school's (``RosterStudent.lms_ids``): Canvas's
+``ID`` (the user id its "Download Submissions" puts in each file's name) and the ``Identifier`` of
+Moodle's grading worksheet (``Participant 1234567``: the participant id its "Download all
+submissions" puts in each folder's name). A download's entries find their student by them
+(``Roster.find_lms``).
+
 The file may be UTF-8 with or without Excel's BOM, UTF-16 (Excel's "Unicode text"), or a legacy
 single-byte encoding (read as Windows-1252), separated by commas, semicolons or tabs. A row
 without an id, and an id given twice, are refused with the line they are on.
@@ -76,6 +82,14 @@ class RosterStudent:
     name: str = ""
     email: str = ""
     section: str = ""
+    lms_ids: tuple[str, ...] = ()
+    """The LMS's own ids of the student (Canvas's ``ID``, Moodle's participant id), when the list has them."""
+
+
+_LMS_ID_COLUMNS = ("id", "user id", "canvas id", "identifier")
+"""Columns that hold an LMS's own id of a student, where another column is the id graded under."""
+_MOODLE_PARTICIPANT = "participant "
+"""How Moodle's grading worksheet writes a participant id (``Participant 1234567``)."""
 
 
 class Roster:
@@ -89,6 +103,16 @@ class Roster:
                 self._by_id[safe_id(student.email)] = self._by_id[safe_id(student.email.lower())] = student
         for student in reversed(self.students):
             self._by_id[student.id] = self._by_id[safe_id(student.id)] = student
+        self._by_lms_id = {lms_id: student for student in reversed(self.students) for lms_id in student.lms_ids}
+
+    @property
+    def has_lms_ids(self) -> bool:
+        """Does the list hold the LMS's own ids (Canvas's ``ID``, Moodle's ``Identifier``)?"""
+        return bool(self._by_lms_id)
+
+    def find_lms(self, lms_id: str) -> RosterStudent | None:
+        """The student whose LMS id (Canvas's user id, Moodle's participant id) is ``lms_id``."""
+        return self._by_lms_id.get(lms_id)
 
     @property
     def ids(self) -> list[str]:
@@ -190,6 +214,7 @@ def _read_csv(path: Path, text: str, delimiter: str) -> Roster:
         raise RosterError(
             f"{path}: the first line names no id column (it reads: {', '.join(rows[start])[:120]}); give {_FORMS}"
         )
+    lms_columns = [header.index(c) for c in _LMS_ID_COLUMNS if c in header and header.index(c) != where["id"]]
     students, lines_of = [], {}
     for number, row in enumerate(rows[start + 1 :], start=start + 2):
         if not any(cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
@@ -210,7 +235,12 @@ def _read_csv(path: Path, text: str, delimiter: str) -> Roster:
         if key in lines_of:
             raise RosterError(f"{path}:{number}: student {cell['id']!r} is also on line {lines_of[key]}: each id once")
         lines_of[key] = number
-        students.append(RosterStudent(cell["id"], name, cell["email"], cell["section"]))
+        lms_ids = tuple(
+            text[len(_MOODLE_PARTICIPANT) :].strip() if text.lower().startswith(_MOODLE_PARTICIPANT) else text
+            for i in lms_columns
+            if i < len(row) and (text := row[i].strip())
+        )
+        students.append(RosterStudent(cell["id"], name, cell["email"], cell["section"], lms_ids))
     if not students:
         raise RosterError(f"{path}: a header and no students")
     return Roster(tuple(students))

@@ -19,7 +19,7 @@ from pathlib import Path
 from attnlab.course import Course
 from attnlab.intake.misnamed import meant_name
 from attnlab.intake.solution_code import CodeCell, solution_code
-from attnlab.intake.uploads import MAX_FILE_BYTES, UploadRefused, exercise_files, read_file
+from attnlab.intake.uploads import MAX_FILE_BYTES, Found, UploadRefused, exercise_files, listed_files, read_file
 
 MAX_NOTEBOOK_CONTAINERS = 200_000
 """JSON objects and lists in a notebook at most: each costs Python some 60 bytes or more."""
@@ -69,6 +69,11 @@ class Entry:
     """Other ids the submission names its student by (a Gradescope submitter's email)."""
     notes: tuple[str, ...] = ()
     """What the student is told about how it was found (the newest of their uploads)."""
+    files: tuple[tuple[str, str], ...] = ()
+    """A student of a download of loose files (Canvas's): their files in ``source``'s folder, each
+    as (the name they handed it in as, its name there); ``source`` is then no file but the
+    student's part of those names in that folder (``smithjohn_123``). Empty: ``source`` is the
+    whole submission."""
 
     def fingerprint(self, course: Course) -> str:
         """A hash of what grading reads of the submission: its exercise files as ``stage``
@@ -77,11 +82,11 @@ class Entry:
         reads (a data set beside the work, a folder a thousand deep) is never read here either,
         within the bounds staging has (``uploads``). Each file is hashed apart and the whole is
         one canonical JSON text, so no two submissions can run together into one hash."""
-        names = _exercise_names(course)
+        names = exercise_names(course)
         read = []
         for pick in (None, "newest"):  # the same files unless it holds drafts, which only "newest" grades
             try:
-                found = exercise_files(self.source, names, pick=pick)
+                found = _found(self, names, pick=pick)
             except UploadRefused as refused:
                 read.append({"refused": str(refused)})
                 continue
@@ -119,7 +124,7 @@ def is_submission(folder: Path, course: Course) -> bool:
     """Does this folder hold exercise files (``softmax.py`` or ``softmax.ipynb``, or a misnamed
     ``Softmax.py``) itself? (Of any kind: a link or a pipe by such a name is the submission's, and
     refused when staged.)"""
-    names = _exercise_names(course)
+    names = exercise_names(course)
     if any(os.path.lexists(folder / name) for name in names):
         return True
     try:
@@ -128,15 +133,23 @@ def is_submission(folder: Path, course: Course) -> bool:
         return False
 
 
-def _exercise_names(course: Course) -> set[str]:
+def exercise_names(course: Course) -> set[str]:
+    """The names an exercise file is handed in by: ``softmax.py`` or ``softmax.ipynb``."""
     return {f"{m}{suffix}" for m in course.modules for suffix in (".py", ".ipynb")}
+
+
+def _found(entry: Entry, names: set[str], *, read: bool = True, pick: str | None = None) -> Found:
+    """The exercise files of ``entry``: its listed files, or those of its folder or zip."""
+    if entry.files:
+        return listed_files(entry.source.parent, dict(entry.files), names, read=read)
+    return exercise_files(entry.source, names, read=read, pick=pick)
 
 
 def looks_like_submission(entry: Entry, course: Course) -> bool:
     """Does the entry hold an exercise file somewhere (without unpacking it)? One refused (a
     link, a damaged zip, drafts) counts: its grading says why it is refused."""
     try:
-        return bool(exercise_files(entry.source, _exercise_names(course), read=False, pick="newest").files)
+        return bool(_found(entry, exercise_names(course), read=False, pick="newest").files)
     except UploadRefused:
         return True
 
@@ -170,7 +183,7 @@ def stage_submission(entry: Entry, course: Course, target: Path, pick: str | Non
     """``stage``, with what was said of the files found (``Staged``); ``pick`` (``"newest"``)
     grades the newest of several drafts rather than refusing them."""
     try:
-        found = exercise_files(entry.source, _exercise_names(course), pick=pick)
+        found = _found(entry, exercise_names(course), pick=pick)
     except UploadRefused as refused:
         raise RosterError(str(refused)) from None
     files = found.files

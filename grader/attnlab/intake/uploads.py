@@ -141,24 +141,64 @@ def exercise_files(source: Path, names: set[str], *, read: bool = True, pick: st
         os.close(fd)
 
 
+def listed_files(folder: Path, listed: dict[str, str], names: set[str], *, read: bool = True) -> Found:
+    """The exercise files among the files ``listed`` of ``folder`` (the name handed in -> its name
+    in the folder: a Canvas download names a student's ``softmax.py`` ``smithjohn_123_456_softmax.py``),
+    found by the names meant (``misnamed``) and read as a folder's are (no link followed, every
+    byte counted). A listed file that is no exercise file is named in ``not_graded``.
+
+    Raises ``UploadRefused``."""
+    label = shown(folder.name)
+    found: dict[str, list[str]] = {}
+    not_graded = []
+    for handed_in, stored in sorted(listed.items()):
+        if "/" in stored or stored in ("", ".", ".."):  # a name of the folder's own listing: never a path
+            raise UploadRefused(f"{label}: {shown(stored)} is not a file's name")
+        meant = meant_name(handed_in, names)
+        if meant is None:
+            not_graded.append(f"{shown(handed_in)}: not graded, not an exercise file")
+        else:
+            found.setdefault(meant, []).append(handed_in)
+    if not found:
+        return Found({}, not_graded=tuple(not_graded))
+    choice = _choose([Candidate("", found, 0.0)], label, None)
+    top = _open(folder, label)
+    try:
+        files = {
+            expected: _read_below(top, listed[handed_in], label, "", read)
+            for expected, (_, handed_in) in sorted(choice.chosen.items())
+        }
+    finally:
+        os.close(top)
+    if sum(map(len, files.values())) > MAX_UNPACKED_BYTES:
+        raise UploadRefused(f"{label}: its exercise files are larger than {MAX_UNPACKED_BYTES >> 20} MiB together")
+    return Found(files, choice.notes, (*choice.not_graded, *not_graded))
+
+
 def zip_holds(path: Path, name: str, depth: int = 2) -> bool:
     """Does the zip at ``path`` hold a member called ``name`` at most ``depth`` folders deep? Read
     within the bounds every zip is read within (its size and its list of members checked before
     the list is parsed); a zip that cannot be read, or is refused, holds nothing."""
+    return any(
+        PurePosixPath(member).name == name and len(PurePosixPath(member).parts) <= depth for member in zip_members(path)
+    )
+
+
+def zip_members(path: Path) -> list[str]:
+    """The names of the members of the zip at ``path``, read within the bounds every zip is read
+    within (its size and its list of members checked before the list is parsed); none for a zip
+    that cannot be read, or is refused."""
     try:
         fd = _open(path, shown(path.name))
         with os.fdopen(fd, "rb") as archive:
             size = os.fstat(archive.fileno()).st_size
             if size > MAX_ARCHIVE_BYTES or not stat.S_ISREG(os.fstat(archive.fileno()).st_mode):
-                return False
+                return []
             _check_directory(archive, size, shown(path.name))
             with zipfile.ZipFile(archive) as bundle:
-                return any(
-                    PurePosixPath(member).name == name and len(PurePosixPath(member).parts) <= depth
-                    for member in bundle.namelist()
-                )
+                return bundle.namelist()
     except (UploadRefused, *_UNREADABLE):
-        return False
+        return []
 
 
 def _choose(candidates: list[Candidate], label: str, pick: str | None) -> Choice:

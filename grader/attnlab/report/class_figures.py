@@ -105,11 +105,12 @@ def names_of(students: list[str], shown: int = 8) -> str:
 def not_graded_lines(results: list[dict], class_lines: list[str]) -> list[str]:
     """What was found and not graded, and why, one line each: what the class folder holds that
     is no student's submission (``class_lines``), each submission that could not be graded, and
-    what each graded submission held that was not graded (a second copy, an older draft)."""
-    lines = list(class_lines)
+    what each graded submission held that was not graded (a second copy, an older draft); the
+    students' lines first, as the terminal shows them."""
+    lines = []
     for data in results:
         student = str(data.get("student", "?"))
         if data.get("error"):
             lines.append(f"not gradable: {student}: {for_instructor(str(data['error']))}")
         lines += [f"{student}: {line}" for line in (data.get("report") or {}).get("not_graded", [])]
-    return lines
+    return lines + list(class_lines)

@@ -92,6 +92,8 @@ class ClassProgress:
 
 NOT_GRADED_SHOWN = 40
 """Lines of what was found and not graded shown at most; all of them are written to a file."""
+CLASS_LINES_SHOWN = 10
+"""Lines of the class folder's own (its stray files) shown at most; past it, one line says how many."""
 
 
 def render_class_summary(
@@ -153,9 +155,19 @@ def render_class_summary(
             console.print(Text(f"  {shown(line)}"))
     for failure in failures:
         console.print(Text(f"could not grade {failure} (not saved; run again to retry)", style="red"))
-    found = not_graded_lines(results, list(not_graded))
+    # Each student's lines first, and the class folder's own (its files, one a line) folded into
+    # one when they are many: a download's stray files never push a student's problem off the screen.
+    found = not_graded_lines(results, [])
+    total = len(found) + len(not_graded)
+    if len(not_graded) > CLASS_LINES_SHOWN:
+        where = f"; every line is in {all_not_graded}" if all_not_graded else ""
+        found.append(
+            f"{len(not_graded)} files and folders of the class folder are no student's submission (the first: {not_graded[0]}){where}"
+        )
+    else:
+        found += not_graded
     if found:
-        console.print(Text(f"\nFound and not graded ({len(found)}):", style="bold"))
+        console.print(Text(f"\nFound and not graded ({total}):", style="bold"))
         for line in found[:NOT_GRADED_SHOWN]:  # the reasons name the students' files: no markup, no control characters
             console.print(Text(f"  {shown(line)}", style="yellow"))
         if len(found) > NOT_GRADED_SHOWN:

@@ -31,6 +31,6 @@ def LMS_OPTIONS(command):
         "roster_path",
         type=click.Path(path_type=Path, dir_okay=False),
         default=None,
-        help="The class list: a class-list CSV (id, name, email, section: an LMS's or registrar's export) or a plain list of ids, one a line; for the CSV's names, emails and sections.",
+        help="The class list: a class-list CSV (id, name, email, section: an LMS's or registrar's export) or a plain list of ids, one a line; for the CSV's names, emails and sections (attnlab grade: also whose a Canvas or Moodle download's ids are).",
     )(command)
     return command
