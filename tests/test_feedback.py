@@ -302,3 +302,30 @@ def test_at_80_columns_the_progress_bar_keeps_done_total_elapsed_and_eta():
     assert "\n" not in line and len(line) <= 80
     assert re.match(r"Grading\s+3/14 \d:\d\d:\d\d ETA (\d:\d\d:\d\d|-:--:--) ", line), line
     assert "passed 150" in line
+
+
+def test_a_students_score_line_rounds_points_as_people_write_them():
+    # It once read "Graded 3 hidden tests: 0.333333 of 1.67 points."
+    from attnlab.outcomes import Outcome
+    from attnlab.results import TestResult
+
+    def test(name: str, outcome: Outcome, earned: float, possible: float) -> TestResult:
+        feedback = "" if outcome is Outcome.PASSED else "wrong values"
+        return TestResult(
+            f"softmax: {name}", "softmax", "softmax", outcome, earned, possible, feedback, None, None, "", 0.1
+        )
+
+    third = 1 / 3
+    report = GradeReport(
+        "ada",
+        (
+            test("a", Outcome.FAILED, 0.0, third),
+            test("b", Outcome.PASSED, third, third),
+            test("c", Outcome.PASSED, 1.0, 1.0),
+        ),
+        "bubblewrap",
+        1.0,
+    )
+    first = report.summary_lines()[0]
+    assert first == "Graded 3 hidden tests: 1.33 of 1.67 points.", first
+    assert report.to_gradescope()["output"].startswith("Graded 3 hidden tests: 1.33 of 1.67 points.")

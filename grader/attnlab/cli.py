@@ -375,8 +375,9 @@ def _grade_class(
         raise UserError(f"cannot write the results to {store.folder}: {error.strerror or error}") from None
     except (ResultsOfAnotherClass, ResultsNotSaved) as error:
         raise UserError(str(error)) from None
+    rescoring = f", {len(plan.rescored)} rescored (only the points changed: no code run)" if plan.rescored else ""
     console.err.print(
-        f"{count(len(plan.entries), 'submission')} in {folder}{f' (shard {shard})' if shard else ''}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}"
+        f"{count(len(plan.entries), 'submission')} in {folder}{f' (shard {shard})' if shard else ''}; {len(plan.to_grade)} to grade{rescoring}, {plan.reused} unchanged since graded. Results: {store.folder}"
     )
     if plan.to_grade and plan.reused + len(plan.before):  # a regrade: why, counted by reason
         console.err.print(f"To grade: {why_grading(plan.why)}.", markup=False)
@@ -427,7 +428,7 @@ def _grade_class(
             console.out,
             results,
             load_catalogue(course, only),
-            graded_now=len(outcome.graded),
+            graded_now=len(outcome.graded) + len(outcome.rescored),
             reused=plan.reused,
             failures=outcome.failures,
             wall=outcome.wall_seconds,

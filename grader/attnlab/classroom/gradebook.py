@@ -42,23 +42,50 @@ CREATE TABLE results (
 
 def grader_parts(course: Course, limits, only: list[str] | None = None, pick: str | None = None) -> dict[str, str]:
     """What a grade depends on besides the submission, part by part (``REGRADE_REASONS``): a
-    stored result says which of them changed since it was graded."""
+    stored result says which of them changed since it was graded. The points of ``points.toml``
+    are a part of their own: a change of them alone rescores the stored outcomes (``rescore``)."""
+    from attnlab.points import POINTS_FILE
+
     digest = hashlib.sha256()
     folders = [course.hidden_tests_dir, course.solutions_dir]
+    points_file = course.hidden_tests_dir / POINTS_FILE
     for path in sorted(
         p for folder in folders for p in folder.rglob("*") if p.is_file() and p.suffix in (".py", ".toml", ".ini")
     ):
-        digest.update(str(path.relative_to(course.root)).encode() + b"\0" + path.read_bytes() + b"\0")
+        if path != points_file:
+            digest.update(str(path.relative_to(course.root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return {
         "tests": digest.hexdigest(),
+        **_points_parts(course),
         "limits": repr(limits),
         "files": f"{sorted(only or course.modules)} pick={pick}",
         "engine": __version__,
     }
 
 
+def _points_parts(course: Course) -> dict[str, str]:
+    """``points.toml`` in two parts: which tests pay which (``paid``), and the numbers (``points``)."""
+    from attnlab.course import CourseError
+    from attnlab.points import POINTS_FILE, load_table
+
+    try:
+        table = load_table(course.hidden_tests_dir)
+    except CourseError:  # graded, where the error is told; a fix of it regrades
+        path = course.hidden_tests_dir / POINTS_FILE
+        raw = path.read_bytes() if path.is_file() else b""
+        return {"paid": hashlib.sha256(raw).hexdigest(), "points": ""}
+    paid = sorted((f"{k[0]}.{k[1]}", list(v), table.because.get(k, "values")) for k, v in table.paid_with.items())
+    points = sorted((f"{k[0]}.{k[1]}", v) for k, v in table.points.items())
+    return {
+        "paid": hashlib.sha256(json.dumps(paid).encode()).hexdigest(),
+        "points": hashlib.sha256(json.dumps(points).encode()).hexdigest(),
+    }
+
+
 REGRADE_REASONS = {
     "tests": "the hidden tests or the reference solutions changed",
+    "paid": "which tests pay which changed (points.toml)",
+    "points": "the points changed (points.toml)",
     "limits": "the limits changed (--timeout, --budget, --memory)",
     "files": "the files graded changed (--only, --track, --pick)",
     "engine": "attnlab changed",
