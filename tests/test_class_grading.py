@@ -447,3 +447,39 @@ def test_a_change_of_points_alone_rescores_the_stored_results_without_running_an
 
 def stored_in(results: Path, student: str) -> dict:
     return json.loads((results / f"{student}.json").read_text())
+
+
+def test_a_regrade_interrupted_and_resumed_still_lists_the_changes_made_before_the_interruption(tmp_path, monkeypatch):
+    # The run that finished a regrade listed only its own students' changes: those graded before a
+    # Ctrl-C were current by then, and their scores before the regrade were forgotten.
+    from attnlab.classroom import grading
+    from attnlab.classroom.gradebook import ResultStore
+    from attnlab.report.class_summary import score_changes
+
+    classroom = tmp_path / "class"
+    for student in ("ada", "bob"):
+        build_submission(classroom / student, fixture("correct", "softmax_logsumexp"))
+    store = ResultStore(tmp_path / "results")
+    limits = Limits()
+    old = {"submission": "x", "sandbox": "none", "duration": 1.0, "score": 3.0, "max_score": 10.0, "tests": []}
+    for entry in grading.plan_class(COURSE, classroom, store, limits).entries:
+        store.save(
+            entry.student, source="x", fingerprint=entry.fingerprint(COURSE), grader="older", report=old, error=None
+        )
+    plan = grading.plan_class(COURSE, classroom, store, limits)
+    assert sorted(plan.before) == ["ada", "bob"]
+
+    def graded_one_then_interrupted(course, plan, store, *rest):
+        ada = next(e for e in plan.entries if e.student == "ada")
+        grading._save(store, plan, ada, {**old, "score": 9.0}, None)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(grading, "_grade_in_parallel", graded_one_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        grading.grade_class(COURSE, plan, store, limits)
+    resumed = grading.plan_class(COURSE, classroom, store, limits)
+    assert [e.student for e in resumed.to_grade] == ["bob"]
+    assert resumed.before == {"ada": 3.0, "bob": 3.0}
+    assert score_changes(resumed.before, [r.data for r in store.all(["ada", "bob"])]) == ["ada: 3 → 9"]
+    store.forget_before()
+    assert grading.plan_class(COURSE, classroom, store, limits).before == {"bob": 3.0}

@@ -436,6 +436,8 @@ def _grade_class(
             changed=changed,
             all_not_graded=found,
         )
+        if not outcome.failures:
+            store.forget_before()  # listed: the next run lists its own changes only
     console.err.print(f"Gradebook: {outcome.gradebook}")
     if csv_path is not None and wants_sheet(*lms):  # lms: (the roster read, the format, the column)
         # Not gradable (an empty zip) is 0 of the class's points, not 0 of 0.

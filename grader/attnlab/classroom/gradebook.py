@@ -27,6 +27,8 @@ from attnlab.course import Course
 
 GRADEBOOK_NAME = "gradebook.sqlite"
 CLASS_NAME = "class-folder.txt"
+BEFORE_NAME = "scores-before-regrade"  # JSON, named so that no glob of students' *.json takes it
+"""The scores of a regrade's students before it, kept until the run that finishes it lists the changes."""
 _SCHEMA = """
 CREATE TABLE submissions (
     student TEXT PRIMARY KEY, score REAL, max_score REAL, error TEXT,
@@ -231,6 +233,30 @@ class ResultStore:
         except OSError as error:  # the file as it was, or none: never half of one
             raise _not_saved(self.folder, error) from None
         return data
+
+    def remember_before(self, before: dict[str, float | None]) -> None:
+        """Keep the scores a run is about to change (``BEFORE_NAME``), beside those an interrupted
+        run kept, so that the run that finishes the regrade still lists every change."""
+        kept = {**before, **self.before_kept()}  # the oldest score wins: what the regrade changed
+        if kept:
+            try:
+                write_json_atomically(self.folder / BEFORE_NAME, kept)
+            except OSError as error:
+                raise _not_saved(self.folder, error) from None
+
+    def before_kept(self) -> dict[str, float | None]:
+        """The scores before a regrade that has not finished (``remember_before``); empty when none."""
+        try:
+            kept = json.loads((self.folder / BEFORE_NAME).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(kept, dict):
+            return {}
+        return {str(k): v for k, v in kept.items() if v is None or isinstance(v, (int, float))}
+
+    def forget_before(self) -> None:
+        """The regrade finished and its changes were listed: nothing to carry over."""
+        (self.folder / BEFORE_NAME).unlink(missing_ok=True)
 
     def all(self, students: list[str] | None = None) -> list[StoredResult]:
         """Stored results, of these students (default: every file in the folder), by student id."""

@@ -159,6 +159,8 @@ def plan_class(
         stored = store.load(entry.student)
         if stored is not None:
             before[entry.student] = None if stored.report is None else stored.report.get("score")
+    # Those an interrupted run regraded are current now, and their changes are still to be listed.
+    before = {**before, **{s: score for s, score in store.before_kept().items() if s in fingerprints}}
     return ClassPlan(
         entries,
         to_grade,
@@ -249,6 +251,7 @@ def grade_class(
     problem = None
     remove_stale_scratch()  # what a killed run left: copies of students' code
     try:
+        store.remember_before(plan.before)  # before anything changes: a Ctrl-C keeps what to list
         by_student = {e.student: e for e in plan.entries}
         for student, report in plan.rescored.items():  # only the points changed: no code runs
             outcome.rescored.append(_save(store, plan, by_student[student], report, None))
