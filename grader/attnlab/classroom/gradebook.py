@@ -326,6 +326,8 @@ def gradebook_csv(results: list[StoredResult], modules: list[str]) -> str:
     The shape an LMS grade import takes (Canvas, Moodle: a student column and number columns).
     """
     rows = [["student", "total", "max_total", *modules, "error"]]
+    # A submission that could not be graded is 0 of the class's points, not 0 of nothing.
+    possible = max(((r.report or {}).get("max_score") or 0.0 for r in results), default=0.0)
     for result in results:
         per_module = dict.fromkeys(modules, 0.0)
         report = result.report or {}
@@ -335,7 +337,7 @@ def gradebook_csv(results: list[StoredResult], modules: list[str]) -> str:
             [
                 result.student,
                 round(report.get("score", 0.0), 4),
-                report.get("max_score", ""),
+                report.get("max_score") or possible,
                 *(round(per_module[m], 4) for m in modules),
                 result.error or "",
             ]

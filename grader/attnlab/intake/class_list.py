@@ -87,6 +87,8 @@ class RosterStudent:
     name: str = ""
     email: str = ""
     section: str = ""
+    lms_id: str = ""
+    """The LMS's own number of the student (Canvas's ``ID``), where the list has it beside the school's id."""
 
 
 class Roster:
@@ -209,6 +211,9 @@ def _read_csv(path: Path, text: str, delimiter: str) -> Roster:
         raise RosterError(
             f"{path}: the first line names no id column (it reads: {', '.join(rows[start])[:120]}); give {_FORMS}"
         )
+    lms = _column(header, ("id", "canvas id"))
+    if lms == where["id"]:
+        lms = None  # the list's only id is the school's
     fallbacks = [
         i
         for i in dict.fromkeys(_column(header, (name,)) for name in (*_FALLBACK_IDS, *_ID_PREFERRED))
@@ -244,9 +249,11 @@ def _read_csv(path: Path, text: str, delimiter: str) -> Roster:
         if key in lines_of:
             raise RosterError(f"{path}:{number}: student {cell['id']!r} is also on line {lines_of[key]}: each id once")
         lines_of[key] = number
-        students.append(RosterStudent(cell["id"], name, cell["email"], cell["section"]))
+        lms_id = row[lms].strip() if lms is not None and lms < len(row) else ""
+        students.append(RosterStudent(cell["id"], name, cell["email"], cell["section"], lms_id))
     if not students:
-        raise RosterError(f"{path}: a header and no students")
+        left_out = f" ({'; '.join(skipped)} skipped)" if skipped else ""
+        raise RosterError(f"{path}: a header and no students{left_out}")
     if staff:
         skipped.append(count(staff, "staff row"))
     return Roster(tuple(students), tuple(dict.fromkeys(skipped)), tuple(by_other_id))
