@@ -93,6 +93,11 @@ def main() -> None:
     help="One submission (or a class's --student): show the whole feedback of every failing test, its heatmaps, and what the code printed.",
 )
 @click.option(
+    "--verbose",
+    is_flag=True,
+    help="Say in full what the sandbox guarantees (one line without it; a class's HTML report has it in full).",
+)
+@click.option(
     "--html",
     "html_path",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -166,6 +171,7 @@ def grade(
     only,
     tracks,
     explain,
+    verbose,
     html_path,
     results_dir,
     jobs,
@@ -248,6 +254,7 @@ def grade(
             lms,
             pick,
             excel,
+            verbose,
         )
         return
     for flag, given in (
@@ -264,10 +271,23 @@ def grade(
     ):
         if given:
             raise UserError(f"{flag} is for a class folder; {path} is one submission")
-    _grade_one(course, path, limits, json_path, course.select(only, tracks) or [], explain, html_path, in_process, pick)
+    _grade_one(
+        course,
+        path,
+        limits,
+        json_path,
+        course.select(only, tracks) or [],
+        explain,
+        html_path,
+        in_process,
+        pick,
+        verbose,
+    )
 
 
-def _grade_one(course, submission: Path, limits, json_path, only, explain, html_path, in_process, pick=None) -> None:
+def _grade_one(
+    course, submission: Path, limits, json_path, only, explain, html_path, in_process, pick=None, verbose=False
+) -> None:
     """Grade one submission, staged as a class's entry is (its exercise files of a folder, a .zip or
     notebooks, no link in it followed), and report it."""
     from attnlab import console
@@ -302,7 +322,7 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
         if for_instructor(str(refused)) == str(refused):
             raise
         raise RosterError(for_instructor(str(refused))) from None
-    render(report, console.out, explain=explain)
+    render(report, console.out, explain=explain, verbose=verbose)
     outputs = []
     if json_path is not None:
         outputs.append((json_path, lambda path: write_json_atomically(path, report.to_gradescope())))
@@ -331,6 +351,7 @@ def _grade_class(
     lms=(None, None, None),
     pick=None,
     excel=False,
+    verbose=False,
 ) -> None:
     from attnlab import console
     from attnlab.classroom.gradebook import (
@@ -349,6 +370,7 @@ def _grade_class(
     from attnlab.misconceptions import load_catalogue
     from attnlab.outcomes import GraderFailure
     from attnlab.report.class_summary import ClassProgress, render_class_summary, score_changes, why_grading
+    from attnlab.report.sandbox_line import in_one_line
     from attnlab.sandbox.host import describe_mode
 
     store = ResultStore(
@@ -381,7 +403,8 @@ def _grade_class(
     )
     if plan.to_grade and plan.reused + len(plan.before):  # a regrade: why, counted by reason
         console.err.print(f"To grade: {why_grading(plan.why)}.", markup=False)
-    console.err.print(f"Sandbox: {describe_mode()}")
+    sandbox = describe_mode()
+    console.err.print(f"Sandbox: {sandbox if verbose else in_one_line(sandbox) + ' (--verbose: in full)'}")
     jobs, memory_note = choose_jobs(jobs, len(plan.to_grade), limits, available=available_memory())
     if memory_note:
         console.err.print(memory_note, style="yellow", markup=False)
@@ -419,6 +442,7 @@ def _grade_class(
             [r for r in stored if r.student in {e.student for e in plan.to_grade}],
             explain,
             outcome.failures,
+            verbose,
         )
     else:
         results = [r.data for r in stored]
@@ -481,7 +505,7 @@ def _write_not_graded(folder: Path, class_lines: list[str], results: list[dict])
     return path if lines else None
 
 
-def _render_students(out, stored, explain: bool, failures: list[str]) -> None:
+def _render_students(out, stored, explain: bool, failures: list[str], verbose: bool = False) -> None:
     from rich.text import Text
 
     from attnlab.report.terminal import render
@@ -491,7 +515,7 @@ def _render_students(out, stored, explain: bool, failures: list[str]) -> None:
         if result.report is None:
             out.print(Text(f"{result.student}: not gradable: {result.error}", style="red"))
         else:
-            render(GradeReport.from_dict(result.report), out, explain=explain)
+            render(GradeReport.from_dict(result.report), out, explain=explain, verbose=verbose)
     for failure in failures:
         out.print(Text(f"could not grade {failure} (not saved; run again to retry)", style="red"))
 
