@@ -553,6 +553,7 @@ def new_exercise(name: str, after: str | None, course_dir: Path | None) -> None:
     `attnlab grade exercises --only NAME` (zero). docs/authors.md has the steps.
     """
     from attnlab.course import Course
+    from attnlab.export.probe_book import write_probe_book
     from attnlab.export.stubs import write_stubs
     from attnlab.scaffold import new_exercise as scaffold
 
@@ -560,6 +561,7 @@ def new_exercise(name: str, after: str | None, course_dir: Path | None) -> None:
     made = scaffold(course, name, after)
     course = Course.load(course.root)
     write_stubs(course.solutions_dir, course.exercises_dir, [name])
+    write_probe_book(course)  # the new entry's probe, as `attnlab stubs` writes it
     root = course.root
     click.echo(f"new exercise {name}.py, with the example {made.function}():", err=True)
     for path in (made.created[0], course.exercises_dir / f"{name}.py", *made.created[1:]):
