@@ -7,7 +7,9 @@ quiz does. CPU is the children's user + system time (``RUSAGE_CHILDREN``), all t
 Medians of the runs are printed; ``--engine`` times another tree's grader (a "before" figure)
 against this course.
 
-    python benchmarks/bench_release.py [--students 30] [--runs 3] [--cold-runs 1] [--engine PATH/grader]
+    python benchmarks/bench_release.py [--students 30] [--runs 3] [--cold-runs 1] [--engine PATH/grader] [--kept DIR]
+
+``--kept DIR`` keeps the practice copies there (default: a new folder, primed by the cold runs).
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="warm runs (the practice copies kept)")
     parser.add_argument("--cold-runs", type=int, default=1, help="cold runs (no practice copy kept)")
     parser.add_argument("--engine", type=Path, default=REPO / "grader", help="the grader folder to time")
+    parser.add_argument("--kept", type=Path, default=None, help="where the practice copies are kept (default: new)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="attnlab-bench-release-"))
     try:
@@ -78,13 +81,14 @@ def main() -> None:
         rows.append('"Student, Test",9999,,,Sec A')
         roster.write_text("\n".join(rows) + "\n", encoding="utf-8")
         print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; engine {args.engine}")
+        kept = args.kept or work / "kept"
         cold = []
         for run in range(args.cold_runs):
-            shutil.rmtree(work / "kept", ignore_errors=True)
-            cold.append(one_release(work, roster, args.engine, work / "kept", f"cold-{run}"))
+            shutil.rmtree(kept, ignore_errors=True)
+            cold.append(one_release(work, roster, args.engine, kept, f"cold-{run}"))
         if cold:
             report(f"cold release, {args.students} students", cold)
-        warm = [one_release(work, roster, args.engine, work / "kept", f"warm-{run}") for run in range(args.runs)]
+        warm = [one_release(work, roster, args.engine, kept, f"warm-{run}") for run in range(args.runs)]
         if warm:
             report(f"warm release, {args.students} students", warm)
     finally:

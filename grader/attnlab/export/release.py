@@ -316,11 +316,16 @@ def require_instructor_course(course: Course, needs: str) -> None:
     solutions generate (``needs`` says what for, in the message)."""
     if not course.solutions_dir.is_dir():
         raise ReleaseError(f"{course.solutions_dir} is missing: {needs} is built from the instructor's course")
-    from attnlab.export.probe_book import stale_probe_book
+    from attnlab.export import probe_book_checked
+    from attnlab.export.probe_book import book_path, stale_probe_book
 
     stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
-    if stale_probe_book(course):
-        stale.append("the probe book (exercises/tests/probes.json)")
+    key = probe_book_checked.digest(course, book_path(course))
+    if not probe_book_checked.known_current(key):
+        if stale_probe_book(course):
+            stale.append("the probe book (exercises/tests/probes.json)")
+        else:
+            probe_book_checked.remember_current(key)
     if stale:
         raise ReleaseError(f"stubs out of date: {', '.join(stale)} (run `attnlab stubs` first)")
 
