@@ -251,7 +251,8 @@ def grade_class(
     problem = None
     remove_stale_scratch()  # what a killed run left: copies of students' code
     try:
-        store.remember_before(plan.before)  # before anything changes: a Ctrl-C keeps what to list
+        if "named with --student" not in plan.why.values():  # a named student's own table is their change
+            store.remember_before(plan.before)  # before anything changes: a Ctrl-C keeps what to list
         by_student = {e.student: e for e in plan.entries}
         for student, report in plan.rescored.items():  # only the points changed: no code runs
             outcome.rescored.append(_save(store, plan, by_student[student], report, None))
