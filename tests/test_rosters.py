@@ -240,3 +240,26 @@ def test_grade_takes_a_plain_list_of_ids_as_its_roster(tmp_path):
     rows = sheet.read_text(encoding="utf-8-sig").splitlines()
     assert rows[1].startswith('"s2301"') and rows[2].startswith('"s2302"')
     assert "on the roster without a score" in result.stderr and "s2302" in result.stderr
+
+
+def test_a_release_on_a_terminal_shows_its_progress_and_a_log_gets_no_bar():
+    import io
+
+    from rich.console import Console
+
+    from attnlab.export.release_progress import ReleaseProgress
+
+    screen = Console(file=io.StringIO(), force_terminal=True, width=120)
+    with ReleaseProgress(screen) as progress:
+        progress.expect(4, 6)
+        progress.practice_done(3)
+        progress.exam_done()
+        progress.progress.refresh()
+        shown = screen.file.getvalue()
+    assert "Practice copies (questions)" in shown and "3/4" in shown
+    assert "Exam copies (students × quizzes)" in shown and "1/6" in shown
+    log = Console(file=io.StringIO(), force_terminal=False)
+    with ReleaseProgress(log) as progress:
+        progress.expect(4, 0)
+        progress.practice_done(4)
+    assert log.file.getvalue() == ""
