@@ -85,6 +85,22 @@ def test_new_exercise_writes_every_file_and_says_what_next(scaffolded):
     ), "a shape test is paid with the values"
 
 
+def test_the_new_misconception_comes_with_a_probe_that_tells_it_from_the_reference(scaffolded):
+    # It was written without one, which tests/test_diagnostic_probes.py requires of every catalogued function.
+    from attnlab.export.probe_book import stale_probe_book
+    from attnlab.misconceptions import load_catalogue, probes_of, same
+    from attnlab.reference import Reference
+
+    course = Course.load(scaffolded[0])
+    catalogue = load_catalogue(course, [NAME])
+    probes = probes_of(FUNCTION, catalogue)
+    assert probes and all(p.why for p in probes), f"{FUNCTION} has a catalogue entry but no diagnostic probe"
+    reference = getattr(Reference(course), FUNCTION)
+    for entry in (m for m in catalogue if m.function == FUNCTION):
+        assert any(not same(entry.wrong(*p.args, **p.kwargs), reference(*p.args, **p.kwargs)) for p in probes), entry.id
+    assert not stale_probe_book(course), "the probe book beside the public tests has the new probe"
+
+
 def test_the_reference_grades_at_full_marks_and_the_stub_at_zero(scaffolded, tmp_path):
     course, _ = scaffolded
     got, most = score(course, course / "solutions", tmp_path / "reference.json")

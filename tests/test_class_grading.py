@@ -401,3 +401,85 @@ def test_two_classes_side_by_side_keep_their_results_apart(tmp_path):
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert "holds the results of the class in" in refused.stderr and "stray.results" in refused.stderr
     assert snapshot(tmp_path / "class.results") == kept
+
+
+def test_a_change_of_points_alone_rescores_the_stored_results_without_running_any_code(tmp_path):
+    # Editing points.toml once regraded every submission (49 s for 26): the outcomes were already stored.
+    course = tmp_path / "course"
+    for part in ("exercises", "solutions"):
+        shutil.copytree(REPO / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
+    classroom = tmp_path / "class"
+    build_submission(classroom / "ada", fixture("correct", "softmax_logsumexp"))
+    build_submission(classroom / "bob", fixture("buggy", "softmax_ignores_axis"))
+
+    def grade_class_of(results: Path) -> subprocess.CompletedProcess:
+        args = ["grade", classroom, "--results", results, "--only", "softmax", "--jobs", "1", "--course", course]
+        done = subprocess.run([*ATTNLAB, *map(str, args)], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done
+
+    grade_class_of(tmp_path / "results")
+    before = {s: stored_in(tmp_path / "results", s)["report"] for s in ("ada", "bob")}
+    points = course / "solutions" / "hidden_tests" / "points.toml"
+    points.write_text(
+        points.read_text()
+        .replace("[test_softmax]\n", "[test_softmax]\n# reweighted\n", 1)
+        .replace(
+            "test_values = 2\ntest_stable_for_large_scores = 2", "test_values = 5\ntest_stable_for_large_scores = 3"
+        )
+    )
+    rescored = grade_class_of(tmp_path / "results")
+    said = " ".join(rescored.stderr.split())
+    assert "0 to grade, 2 rescored (only the points changed: no code run)" in said, said
+    assert "Recording the reference" not in said
+    fresh = tmp_path / "fresh"
+    grade_class_of(fresh)
+    for student in ("ada", "bob"):
+        now, regraded = stored_in(tmp_path / "results", student)["report"], stored_in(fresh, student)["report"]
+        assert (now["score"], now["max_score"]) == (regraded["score"], regraded["max_score"])
+        assert [(t["test"], t["score"], t["max_score"]) for t in now["tests"]] == [
+            (t["test"], t["score"], t["max_score"]) for t in regraded["tests"]
+        ]
+        assert now["max_score"] == before[student]["max_score"] + 4
+    assert before["ada"]["score"] + 4 == stored_in(tmp_path / "results", "ada")["report"]["score"]
+    assert "ada: " in rescored.stdout and "Scores changed since they were last graded" in rescored.stdout
+
+
+def stored_in(results: Path, student: str) -> dict:
+    return json.loads((results / f"{student}.json").read_text())
+
+
+def test_a_regrade_interrupted_and_resumed_still_lists_the_changes_made_before_the_interruption(tmp_path, monkeypatch):
+    # The run that finished a regrade listed only its own students' changes: those graded before a
+    # Ctrl-C were current by then, and their scores before the regrade were forgotten.
+    from attnlab.classroom import grading
+    from attnlab.classroom.gradebook import ResultStore
+    from attnlab.report.class_summary import score_changes
+
+    classroom = tmp_path / "class"
+    for student in ("ada", "bob"):
+        build_submission(classroom / student, fixture("correct", "softmax_logsumexp"))
+    store = ResultStore(tmp_path / "results")
+    limits = Limits()
+    old = {"submission": "x", "sandbox": "none", "duration": 1.0, "score": 3.0, "max_score": 10.0, "tests": []}
+    for entry in grading.plan_class(COURSE, classroom, store, limits).entries:
+        store.save(
+            entry.student, source="x", fingerprint=entry.fingerprint(COURSE), grader="older", report=old, error=None
+        )
+    plan = grading.plan_class(COURSE, classroom, store, limits)
+    assert sorted(plan.before) == ["ada", "bob"]
+
+    def graded_one_then_interrupted(course, plan, store, *rest):
+        ada = next(e for e in plan.entries if e.student == "ada")
+        grading._save(store, plan, ada, {**old, "score": 9.0}, None)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(grading, "_grade_in_parallel", graded_one_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        grading.grade_class(COURSE, plan, store, limits)
+    resumed = grading.plan_class(COURSE, classroom, store, limits)
+    assert [e.student for e in resumed.to_grade] == ["bob"]
+    assert resumed.before == {"ada": 3.0, "bob": 3.0}
+    assert score_changes(resumed.before, [r.data for r in store.all(["ada", "bob"])]) == ["ada: 3 → 9"]
+    store.forget_before()
+    assert grading.plan_class(COURSE, classroom, store, limits).before == {"bob": 3.0}

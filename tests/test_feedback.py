@@ -302,3 +302,57 @@ def test_at_80_columns_the_progress_bar_keeps_done_total_elapsed_and_eta():
     assert "\n" not in line and len(line) <= 80
     assert re.match(r"Grading\s+3/14 \d:\d\d:\d\d ETA (\d:\d\d:\d\d|-:--:--) ", line), line
     assert "passed 150" in line
+
+
+def test_a_students_score_line_rounds_points_as_people_write_them():
+    # It once read "Graded 3 hidden tests: 0.333333 of 1.67 points."
+    from attnlab.outcomes import Outcome
+    from attnlab.results import TestResult
+
+    def test(name: str, outcome: Outcome, earned: float, possible: float) -> TestResult:
+        feedback = "" if outcome is Outcome.PASSED else "wrong values"
+        return TestResult(
+            f"softmax: {name}", "softmax", "softmax", outcome, earned, possible, feedback, None, None, "", 0.1
+        )
+
+    third = 1 / 3
+    report = GradeReport(
+        "ada",
+        (
+            test("a", Outcome.FAILED, 0.0, third),
+            test("b", Outcome.PASSED, third, third),
+            test("c", Outcome.PASSED, 1.0, 1.0),
+        ),
+        "bubblewrap",
+        1.0,
+    )
+    first = report.summary_lines()[0]
+    assert first == "Graded 3 hidden tests: 1.33 of 1.67 points.", first
+    assert report.to_gradescope()["output"].startswith("Graded 3 hidden tests: 1.33 of 1.67 points.")
+
+
+def test_the_sandbox_is_one_line_in_every_report_but_the_instructors_class_page_which_has_it_once():
+    # Its 10-line paragraph was printed on every command, and twice on the class page (once per
+    # grading process, whose private users differ only by their numbers).
+    from attnlab.report.class_html import render_class_html
+    from attnlab.report.sandbox_line import in_one_line
+    from attnlab.sandbox.mode import SandboxMode
+
+    bubblewrap = (
+        "bubblewrap sandbox (no network, only the Python runtime and the submission visible), workers as a private"
+        " user (uid {uid}), with rlimits and a deadline per call; each worker writes only into a memory folder of its"
+        " own (64 MiB in all: its scratch folder and /tmp) and has an IPC namespace of its own, both gone with it"
+    )
+    assert in_one_line(bubblewrap.format(uid=61000)) == (
+        "bubblewrap sandbox, workers as a private user, with rlimits and a deadline per call"
+    )
+    plain = SandboxMode(uid=None, bwrap=None, private_mounts=False).describe(False)
+    assert in_one_line(plain).endswith("NOT isolated: student code can read and write whatever the grader can")
+    assert "\n" not in in_one_line(plain)
+
+    def result(student: str, uid: int) -> dict:
+        report = {"score": 1.0, "max_score": 1.0, "tests": [], "sandbox": bubblewrap.format(uid=uid)}
+        return {"student": student, "report": report, "error": None}
+
+    page = render_class_html("class", [result("ada", 61000), result("bob", 61001)], [])
+    assert page.count("bubblewrap sandbox (no network") == 1 and "uid 6100" not in page

@@ -302,9 +302,10 @@ def test_one_submission_with_drafts_is_refused_in_one_line_or_its_newest_graded(
     out = " ".join(picked.stdout.split())
     assert (
         "100%" in out
-        and "graded v2/, the newest of the drafts v1/ and v2/ (--pick newest)" in out
+        and "graded v2/, the newest of the drafts v1/ and v2/ (the one saved last)" in out
         and "v1/: not graded, an older draft than v2/" in out
     )
+    assert "--pick" not in out  # the student reads these notes: an instructor's option means nothing to them
 
 
 def test_one_misnamed_submission_is_graded_and_told(tmp_path):

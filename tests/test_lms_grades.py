@@ -46,7 +46,8 @@ def test_a_roster_separated_by_semicolons_or_tabs_with_its_own_header_names(tmp_
         (b"id,name\n", "a header and no students"),
         (b"id,name\ns1,Ada\ns1,Bob\n", "roster.csv:3: student 's1' is also on line 2"),
         (b"id,name\na b,Ada\na_b,Bob\n", "is also on line 2"),  # one results file, a_b.json, for both
-        (b"id,name\n,Ada\n", "roster.csv:2: a student without an id"),
+        # A row without an id is skipped and named, not the roster refused (test_rosters.py): here it was the only one.
+        (b"id,name\n,Ada\n", "a header and no students (line 2 (Ada), without an id in any column skipped)"),
         (b"id,name,email\ns1,Lovelace, Ada,a@x.org\n", "roster.csv:2: 4 cells where the header has 3"),
     ],
 )
@@ -156,3 +157,46 @@ def test_two_results_that_are_one_roster_student_leave_the_cell_empty(tmp_path):
         "s2": ["s2", "bob@example.org"]
     }
     assert made.not_on_roster == [] and "s2" not in made.without_score
+
+
+def test_the_canvas_sheet_fills_canvas_own_id_from_a_canvas_class_list(tmp_path):
+    # It left ID empty even where the roster was Canvas's own export, which has it.
+    canvas = (
+        "Student,ID,SIS User ID,SIS Login ID,Section\n"
+        "    Points Possible,,,,\n"
+        '"Lovelace, Ada",90211,s2301,ada,Sec A\n'
+        '"Hopper, Grace",90213,,grace,Sec A\n'
+    )
+    roster = read_roster(write(tmp_path, canvas.encode()))
+    made = score_sheet("canvas", [Score("s2301", 10, 11), Score("grace", 9, 11)], roster, "A")
+    rows = list(csv.reader(io.StringIO(sheet_csv(made))))
+    assert rows[2] == ["Lovelace, Ada", "90211", "s2301", "Sec A", "10"]
+    assert rows[3] == ["Hopper, Grace", "90213", "grace", "Sec A", "9"]
+
+
+def test_a_moodle_sheet_says_the_maximum_its_grade_item_needs(tmp_path):
+    # Moodle reads no maximum from the CSV: a new grade item's is 100, and a grade above it stops the import.
+    from attnlab.export.sheets.commands import write_sheet
+
+    said = []
+    roster = read_roster(write(tmp_path, ROSTER.encode()))
+    write_sheet(
+        tmp_path / "moodle.csv", [Score("s1", 150, 182), Score("s2", 7.5, 182)], roster, "moodle", "A", said.append
+    )
+    assert said[0] == (
+        "Moodle reads no maximum from a CSV: set the grade item's maximum grade to 182 before the import"
+        " (a new grade item's is 100, and one grade above the maximum stops the import)"
+    )
+
+
+def test_the_detailed_csv_gives_a_submission_that_could_not_be_graded_the_class_maximum():
+    from attnlab.classroom.gradebook import StoredResult, gradebook_csv
+
+    report = {"score": 7.0, "max_score": 11.0, "tests": []}
+    results = [
+        StoredResult("ada", "f", "g", None, report, {}),
+        StoredResult("bob", "f", "g", "an empty zip", None, {}),
+    ]
+    rows = list(csv.reader(io.StringIO(gradebook_csv(results, ["softmax"]))))
+    assert rows[1][:3] == ["ada", "7.0", "11.0"]
+    assert rows[2][:3] == ["bob", "0.0", "11.0"] and rows[2][-1] == "an empty zip"

@@ -344,3 +344,28 @@ def test_a_release_without_a_roster_says_that_it_has_no_exam_copy(tmp_path):
     )
     assert exam.returncode == 2 and "there is no exam copy of 'tiny' here" in exam.stderr, exam.stderr
     assert "no quiz named" not in exam.stderr
+
+
+def test_the_probe_books_check_runs_again_only_when_what_it_reads_changed(tmp_path, monkeypatch):
+    # Every release ran every probe of the catalogue (most of a release once its practice copies are kept).
+    from attnlab.export import probe_book, probe_book_checked
+    from attnlab.export.release import require_instructor_course
+
+    monkeypatch.setenv("ATTNLAB_PRACTICE_COPIES", str(tmp_path / "kept"))
+    checks, stale = [], [False]
+    monkeypatch.setattr(probe_book, "stale_probe_book", lambda course: checks.append(course) or stale[0])
+    require_instructor_course(COURSE, "a release")
+    require_instructor_course(COURSE, "a release")
+    assert len(checks) == 1, "a book found current is not checked again while nothing it reads changed"
+    course = tmp_path / "course"
+    for part in ("exercises", "solutions"):
+        shutil.copytree(REPO / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
+    copy = Course.load(course)
+    book = probe_book.book_path(copy)
+    book.write_text(book.read_text().replace('"why":"', '"why":"edited: ', 1))
+    assert probe_book_checked.digest(copy, book) != probe_book_checked.digest(COURSE, probe_book.book_path(COURSE))
+    stale[0] = True
+    for _ in range(2):  # a stale book is never remembered: refused each time
+        with pytest.raises(ReleaseError, match="the probe book"):
+            require_instructor_course(copy, "a release")
+    assert len(checks) == 3

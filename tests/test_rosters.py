@@ -83,14 +83,11 @@ def test_a_list_that_is_neither_form_is_refused_in_one_line(tmp_path, content, m
 
 
 @pytest.fixture
-def cheap_release(monkeypatch):
-    """Practice copies hashed cheaply: the release's own cost is not what is tested here."""
-    build = student_copy.build
-    monkeypatch.setattr(
-        student_copy,
-        "build",
-        lambda quiz, sitting, factory, roster=(): build(quiz, sitting, factory, roster, cost=CHEAP),
-    )
+def cheap_release(monkeypatch, tmp_path):
+    """Practice copies hashed cheaply, and kept apart from the user's: the release's own cost is
+    not what is tested here."""
+    monkeypatch.setattr(student_copy, "SCRYPT", CHEAP)
+    monkeypatch.setenv("ATTNLAB_PRACTICE_COPIES", str(tmp_path / "kept-practice-copies"))
 
 
 def exam_students(copy_path) -> set[str]:
@@ -113,6 +110,53 @@ def test_release_reads_a_canvas_class_list_as_its_students(tmp_path, cheap_relea
     )
     assert result.exit_code == 0, result.output
     assert exam_students(tmp_path / "out" / "quizzes" / "masks.exam.json") == tags("masks", ["s2301", "s2302"])
+
+
+def test_release_says_how_many_students_it_released_to_and_what_it_skipped(tmp_path, cheap_release):
+    from attnlab.cli import main
+
+    roster = tmp_path / "canvas.csv"
+    roster.write_text(CANVAS)
+    result = CliRunner().invoke(
+        main, ["release", str(tmp_path / "out"), "--roster", str(roster), "--course", str(REPO)]
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        f"released to 2 students (read from {roster}: 2 students; the Points Possible row and the test student skipped)"
+        in " ".join(result.output.split())
+    )
+
+
+def test_a_canvas_student_without_a_sis_id_is_read_by_another_id_not_the_roster_refused(tmp_path):
+    # One unsynced student (an empty SIS User ID) once refused the whole class list.
+    path = tmp_path / "canvas.csv"
+    path.write_text(CANVAS + '"Hopper, Grace",90213,,grace,Sec A,\n' + '"Nobody, Known",,,,Sec A,\n')
+    roster = read_roster(path)
+    assert roster.ids == ["s2301", "s2302", "grace"]
+    assert roster.by_other_id == ("line 6 (Hopper, Grace) by its SIS Login ID 'grace' (SIS User ID is empty)",)
+    assert roster.skipped == (
+        "the Points Possible row",
+        "the test student",
+        "line 7 (Nobody, Known), without an id in any column",
+    )
+
+
+def test_a_second_release_hashes_no_practice_copy_again(tmp_path, cheap_release, monkeypatch):
+    # Practice copies are most of a release's time and do not depend on the roster: a release with
+    # --roster after one without once hashed every answer again.
+    from attnlab.export.release import build
+
+    made = []
+    practice = student_copy.build_practice
+    monkeypatch.setattr(student_copy, "build_practice", lambda *a, **k: made.append(a[0].id) or practice(*a, **k))
+    first = build(COURSE, tmp_path / "first")
+    assert first.kept_practice == 0 and len(made) == first.quizzes
+    made.clear()
+    second = build(COURSE, tmp_path / "second", ["s2301", "s2302"])
+    assert made == [] and second.kept_practice == second.quizzes
+    for copy in (tmp_path / "first" / "quizzes").glob("*.json"):
+        assert (tmp_path / "second" / "quizzes" / copy.name).read_text() == copy.read_text()
+    assert exam_students(tmp_path / "second" / "quizzes" / "masks.exam.json") == tags("masks", ["s2301", "s2302"])
 
 
 def test_quiz_student_copy_reads_a_class_list_as_release_does(tmp_path):
@@ -189,3 +233,26 @@ def test_grade_takes_a_plain_list_of_ids_as_its_roster(tmp_path):
     rows = sheet.read_text(encoding="utf-8-sig").splitlines()
     assert rows[1].startswith('"s2301"') and rows[2].startswith('"s2302"')
     assert "on the roster without a score" in result.stderr and "s2302" in result.stderr
+
+
+def test_a_release_on_a_terminal_shows_its_progress_and_a_log_gets_no_bar():
+    import io
+
+    from rich.console import Console
+
+    from attnlab.export.release_progress import ReleaseProgress
+
+    screen = Console(file=io.StringIO(), force_terminal=True, width=120)
+    with ReleaseProgress(screen) as progress:
+        progress.expect(4, 6)
+        progress.practice_done(3)
+        progress.exam_done()
+        progress.progress.refresh()
+        shown = screen.file.getvalue()
+    assert "Practice copies (questions)" in shown and "3/4" in shown
+    assert "Exam copies (students × quizzes)" in shown and "1/6" in shown
+    log = Console(file=io.StringIO(), force_terminal=False)
+    with ReleaseProgress(log) as progress:
+        progress.expect(4, 0)
+        progress.practice_done(4)
+    assert log.file.getvalue() == ""

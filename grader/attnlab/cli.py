@@ -93,6 +93,11 @@ def main() -> None:
     help="One submission (or a class's --student): show the whole feedback of every failing test, its heatmaps, and what the code printed.",
 )
 @click.option(
+    "--verbose",
+    is_flag=True,
+    help="Say in full what the sandbox guarantees (one line without it; a class's HTML report has it in full).",
+)
+@click.option(
     "--html",
     "html_path",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -172,6 +177,7 @@ def grade(
     only,
     tracks,
     explain,
+    verbose,
     html_path,
     results_dir,
     jobs,
@@ -258,6 +264,7 @@ def grade(
             pick,
             excel,
             layout,
+            verbose,
         )
         return
     for flag, given in (
@@ -275,7 +282,18 @@ def grade(
     ):
         if given:
             raise UserError(f"{flag} is for a class folder; {path} is one submission")
-    _grade_one(course, path, limits, json_path, course.select(only, tracks) or [], explain, html_path, in_process, pick)
+    _grade_one(
+        course,
+        path,
+        limits,
+        json_path,
+        course.select(only, tracks) or [],
+        explain,
+        html_path,
+        in_process,
+        pick,
+        verbose,
+    )
 
 
 def _class_kind(folder: Path) -> str:
@@ -291,7 +309,9 @@ def _class_kind(folder: Path) -> str:
     return f"a class folder ({kind.capitalize()}'s download: each student's files are graded together; --student ID grades one)"
 
 
-def _grade_one(course, submission: Path, limits, json_path, only, explain, html_path, in_process, pick=None) -> None:
+def _grade_one(
+    course, submission: Path, limits, json_path, only, explain, html_path, in_process, pick=None, verbose=False
+) -> None:
     """Grade one submission, staged as a class's entry is (its exercise files of a folder, a .zip or
     notebooks, no link in it followed), and report it."""
     from attnlab import console
@@ -331,7 +351,7 @@ def _grade_one(course, submission: Path, limits, json_path, only, explain, html_
         if for_instructor(str(refused)) == str(refused):
             raise
         raise RosterError(for_instructor(str(refused))) from None
-    render(report, console.out, explain=explain)
+    render(report, console.out, explain=explain, verbose=verbose)
     outputs = []
     if json_path is not None:
         outputs.append((json_path, lambda path: write_json_atomically(path, report.to_gradescope())))
@@ -361,6 +381,7 @@ def _grade_class(
     pick=None,
     excel=False,
     layout=None,
+    verbose=False,
 ) -> None:
     from attnlab import console
     from attnlab.classroom.gradebook import (
@@ -379,6 +400,7 @@ def _grade_class(
     from attnlab.misconceptions import load_catalogue
     from attnlab.outcomes import GraderFailure
     from attnlab.report.class_summary import ClassProgress, render_class_summary, score_changes, why_grading
+    from attnlab.report.sandbox_line import in_one_line
     from attnlab.sandbox.host import describe_mode
 
     store = ResultStore(
@@ -407,12 +429,14 @@ def _grade_class(
         raise UserError(f"cannot write the results to {store.folder}: {error.strerror or error}") from None
     except (ResultsOfAnotherClass, ResultsNotSaved) as error:
         raise UserError(str(error)) from None
+    rescoring = f", {len(plan.rescored)} rescored (only the points changed: no code run)" if plan.rescored else ""
     console.err.print(
-        f"{count(len(plan.entries), 'submission')} in {folder}{f' (shard {shard})' if shard else ''}; {len(plan.to_grade)} to grade, {plan.reused} unchanged since graded. Results: {store.folder}"
+        f"{count(len(plan.entries), 'submission')} in {folder}{f' (shard {shard})' if shard else ''}; {len(plan.to_grade)} to grade{rescoring}, {plan.reused} unchanged since graded. Results: {store.folder}"
     )
     if plan.to_grade and plan.reused + len(plan.before):  # a regrade: why, counted by reason
         console.err.print(f"To grade: {why_grading(plan.why)}.", markup=False)
-    console.err.print(f"Sandbox: {describe_mode()}")
+    sandbox = describe_mode()
+    console.err.print(f"Sandbox: {sandbox if verbose else in_one_line(sandbox) + ' (--verbose: in full)'}")
     jobs, memory_note = choose_jobs(jobs, len(plan.to_grade), limits, available=available_memory())
     if memory_note:
         console.err.print(memory_note, style="yellow", markup=False)
@@ -450,6 +474,7 @@ def _grade_class(
             [r for r in stored if r.student in {e.student for e in plan.to_grade}],
             explain,
             outcome.failures,
+            verbose,
         )
     else:
         results = [r.data for r in stored]
@@ -459,7 +484,7 @@ def _grade_class(
             console.out,
             results,
             load_catalogue(course, only),
-            graded_now=len(outcome.graded),
+            graded_now=len(outcome.graded) + len(outcome.rescored),
             reused=plan.reused,
             failures=outcome.failures,
             wall=outcome.wall_seconds,
@@ -467,6 +492,8 @@ def _grade_class(
             changed=changed,
             all_not_graded=found,
         )
+        if not outcome.failures:
+            store.forget_before()  # listed: the next run lists its own changes only
     console.err.print(f"Gradebook: {outcome.gradebook}")
     if csv_path is not None and wants_sheet(*lms):  # lms: (the roster read, the format, the column)
         # Not gradable (an empty zip) is 0 of the class's points, not 0 of 0.
@@ -510,7 +537,7 @@ def _write_not_graded(folder: Path, class_lines: list[str], results: list[dict])
     return path if lines else None
 
 
-def _render_students(out, stored, explain: bool, failures: list[str]) -> None:
+def _render_students(out, stored, explain: bool, failures: list[str], verbose: bool = False) -> None:
     from rich.text import Text
 
     from attnlab.report.terminal import render
@@ -520,7 +547,7 @@ def _render_students(out, stored, explain: bool, failures: list[str]) -> None:
         if result.report is None:
             out.print(Text(f"{result.student}: not gradable: {result.error}", style="red"))
         else:
-            render(GradeReport.from_dict(result.report), out, explain=explain)
+            render(GradeReport.from_dict(result.report), out, explain=explain, verbose=verbose)
     for failure in failures:
         out.print(Text(f"could not grade {failure} (not saved; run again to retry)", style="red"))
 
@@ -558,6 +585,7 @@ def new_exercise(name: str, after: str | None, course_dir: Path | None) -> None:
     `attnlab grade exercises --only NAME` (zero). docs/authors.md has the steps.
     """
     from attnlab.course import Course
+    from attnlab.export.probe_book import write_probe_book
     from attnlab.export.stubs import write_stubs
     from attnlab.scaffold import new_exercise as scaffold
 
@@ -565,6 +593,7 @@ def new_exercise(name: str, after: str | None, course_dir: Path | None) -> None:
     made = scaffold(course, name, after)
     course = Course.load(course.root)
     write_stubs(course.solutions_dir, course.exercises_dir, [name])
+    write_probe_book(course)  # the new entry's probe, as `attnlab stubs` writes it
     root = course.root
     click.echo(f"new exercise {name}.py, with the example {made.function}():", err=True)
     for path in (made.created[0], course.exercises_dir / f"{name}.py", *made.created[1:]):

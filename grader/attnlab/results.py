@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 
 from attnlab.inert import markdown_literal, terminal_text
 from attnlab.outcomes import Outcome
-from attnlab.wording import count
+from attnlab.wording import count, points
 
 ABOUT_HEADING = "About what you handed in"
 NOT_GRADED_HEADING = "Found and not graded"
@@ -88,6 +88,9 @@ class TestResult:
     """What the student's code printed during the test, cut to a bounded size."""
     duration: float
     """Seconds the test took."""
+    test: str = ""
+    """The hidden test's node id (``test_softmax.py::test_values[1]``): what ``points.toml`` pays it,
+    so that a change of points alone rescores a stored result without running the code again."""
 
     def __post_init__(self):
         # What the student's code said (its exceptions' messages, what it printed) is told to
@@ -191,7 +194,9 @@ class GradeReport:
         """What a student reads first, one line each: the score, the check-only tests that failed,
         the files that could not be imported (once each), how the upload was read and what of it
         was not graded. (How the sandbox ran is the instructor's: not here.)"""
-        lines = [f"Graded {count(len(self.tests), 'hidden test')}: {self.score:g} of {count(self.max_score, 'point')}."]
+        lines = [
+            f"Graded {count(len(self.tests), 'hidden test')}: {points(self.score)} of {count(self.max_score, 'point')}."
+        ]
         check_only = self.check_only_line()
         if check_only:
             lines.append(check_only)

@@ -205,7 +205,7 @@ _MISCONCEPTIONS = '''"""Known wrong versions of the functions of {name}.py (inst
 
 import numpy as np
 
-from attnlab.misconceptions import misconception
+from attnlab.misconceptions import misconception, probe
 
 
 @misconception(
@@ -216,6 +216,11 @@ from attnlab.misconceptions import misconception
 )
 def {mistake}(x):
     return x / np.linalg.norm(x, axis=-2, keepdims=True)
+
+
+# A diagnostic probe: a fixed input, harmless to show a student, on which every entry above differs
+# from the reference and from each other (the rows and the columns of a 2 x 3 array have other lengths).
+probe("{function}", "a 2 x 3 array: its rows and its columns have other lengths", np.array([[3.0, 4.0, 0.0], [1.0, 2.0, 2.0]]))
 '''
 
 _BUGGY = '''"""Divides each column by its length, not each row.

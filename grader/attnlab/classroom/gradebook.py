@@ -27,6 +27,8 @@ from attnlab.course import Course
 
 GRADEBOOK_NAME = "gradebook.sqlite"
 CLASS_NAME = "class-folder.txt"
+BEFORE_NAME = "scores-before-regrade"  # JSON, named so that no glob of students' *.json takes it
+"""The scores of a regrade's students before it, kept until the run that finishes it lists the changes."""
 _SCHEMA = """
 CREATE TABLE submissions (
     student TEXT PRIMARY KEY, score REAL, max_score REAL, error TEXT,
@@ -42,23 +44,50 @@ CREATE TABLE results (
 
 def grader_parts(course: Course, limits, only: list[str] | None = None, pick: str | None = None) -> dict[str, str]:
     """What a grade depends on besides the submission, part by part (``REGRADE_REASONS``): a
-    stored result says which of them changed since it was graded."""
+    stored result says which of them changed since it was graded. The points of ``points.toml``
+    are a part of their own: a change of them alone rescores the stored outcomes (``rescore``)."""
+    from attnlab.points import POINTS_FILE
+
     digest = hashlib.sha256()
     folders = [course.hidden_tests_dir, course.solutions_dir]
+    points_file = course.hidden_tests_dir / POINTS_FILE
     for path in sorted(
         p for folder in folders for p in folder.rglob("*") if p.is_file() and p.suffix in (".py", ".toml", ".ini")
     ):
-        digest.update(str(path.relative_to(course.root)).encode() + b"\0" + path.read_bytes() + b"\0")
+        if path != points_file:
+            digest.update(str(path.relative_to(course.root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return {
         "tests": digest.hexdigest(),
+        **_points_parts(course),
         "limits": repr(limits),
         "files": f"{sorted(only or course.modules)} pick={pick}",
         "engine": __version__,
     }
 
 
+def _points_parts(course: Course) -> dict[str, str]:
+    """``points.toml`` in two parts: which tests pay which (``paid``), and the numbers (``points``)."""
+    from attnlab.course import CourseError
+    from attnlab.points import POINTS_FILE, load_table
+
+    try:
+        table = load_table(course.hidden_tests_dir)
+    except CourseError:  # graded, where the error is told; a fix of it regrades
+        path = course.hidden_tests_dir / POINTS_FILE
+        raw = path.read_bytes() if path.is_file() else b""
+        return {"paid": hashlib.sha256(raw).hexdigest(), "points": ""}
+    paid = sorted((f"{k[0]}.{k[1]}", list(v), table.because.get(k, "values")) for k, v in table.paid_with.items())
+    points = sorted((f"{k[0]}.{k[1]}", v) for k, v in table.points.items())
+    return {
+        "paid": hashlib.sha256(json.dumps(paid).encode()).hexdigest(),
+        "points": hashlib.sha256(json.dumps(points).encode()).hexdigest(),
+    }
+
+
 REGRADE_REASONS = {
     "tests": "the hidden tests or the reference solutions changed",
+    "paid": "which tests pay which changed (points.toml)",
+    "points": "the points changed (points.toml)",
     "limits": "the limits changed (--timeout, --budget, --memory)",
     "files": "the files graded changed (--only, --track, --pick)",
     "engine": "attnlab changed",
@@ -205,6 +234,30 @@ class ResultStore:
             raise _not_saved(self.folder, error) from None
         return data
 
+    def remember_before(self, before: dict[str, float | None]) -> None:
+        """Keep the scores a run is about to change (``BEFORE_NAME``), beside those an interrupted
+        run kept, so that the run that finishes the regrade still lists every change."""
+        kept = {**before, **self.before_kept()}  # the oldest score wins: what the regrade changed
+        if kept:
+            try:
+                write_json_atomically(self.folder / BEFORE_NAME, kept)
+            except OSError as error:
+                raise _not_saved(self.folder, error) from None
+
+    def before_kept(self) -> dict[str, float | None]:
+        """The scores before a regrade that has not finished (``remember_before``); empty when none."""
+        try:
+            kept = json.loads((self.folder / BEFORE_NAME).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(kept, dict):
+            return {}
+        return {str(k): v for k, v in kept.items() if v is None or isinstance(v, (int, float))}
+
+    def forget_before(self) -> None:
+        """The regrade finished and its changes were listed: nothing to carry over."""
+        (self.folder / BEFORE_NAME).unlink(missing_ok=True)
+
     def all(self, students: list[str] | None = None) -> list[StoredResult]:
         """Stored results, of these students (default: every file in the folder), by student id."""
         names = students if students is not None else sorted(p.stem for p in self.folder.glob("*.json"))
@@ -273,6 +326,8 @@ def gradebook_csv(results: list[StoredResult], modules: list[str]) -> str:
     The shape an LMS grade import takes (Canvas, Moodle: a student column and number columns).
     """
     rows = [["student", "total", "max_total", *modules, "error"]]
+    # A submission that could not be graded is 0 of the class's points, not 0 of nothing.
+    possible = max(((r.report or {}).get("max_score") or 0.0 for r in results), default=0.0)
     for result in results:
         per_module = dict.fromkeys(modules, 0.0)
         report = result.report or {}
@@ -282,7 +337,7 @@ def gradebook_csv(results: list[StoredResult], modules: list[str]) -> str:
             [
                 result.student,
                 round(report.get("score", 0.0), 4),
-                report.get("max_score", ""),
+                report.get("max_score") or possible,
                 *(round(per_module[m], 4) for m in modules),
                 result.error or "",
             ]

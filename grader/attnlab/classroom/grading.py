@@ -35,6 +35,7 @@ from attnlab.classroom.gradebook import (
     why_regraded,
 )
 from attnlab.classroom.jobs import choose_jobs
+from attnlab.classroom.rescore import only_points_changed, rescored
 from attnlab.classroom.shards import Shard
 from attnlab.course import Course
 from attnlab.classroom.session import ClassSession
@@ -44,6 +45,7 @@ from attnlab.grading.replay.script import Script
 from attnlab.grading.suite import grade_entry
 from attnlab.lifecycle import ForkedPoolState, die_with, remove_stale_scratch
 from attnlab.outcomes import GraderFailure
+from attnlab.points import load_table
 from attnlab.reference import Reference
 from attnlab.intake.class_folder import survey
 from attnlab.intake.roster import Entry, RosterError, SubmissionError, looks_like_submission, safe_id, shown
@@ -73,10 +75,13 @@ class ClassPlan:
     pick: str | None = None
     """``"newest"``: the newest of a submission's drafts is graded, not refused."""
     grader_parts: dict[str, str] = field(default_factory=dict)
+    rescored: dict[str, dict] = field(default_factory=dict)
+    """Students whose stored result only the points changed -> its report paid as ``points.toml``
+    says now (``rescore``): saved without running their code."""
 
     @property
     def reused(self) -> int:
-        return len(self.entries) - len(self.to_grade)
+        return len(self.entries) - len(self.to_grade) - len(self.rescored)
 
 
 @dataclass
@@ -90,6 +95,8 @@ class ClassOutcome:
     """Submissions the grader itself failed on (not saved: a rerun tries them again)."""
     gradebook: Path | None = None
     wall_seconds: float = 0.0
+    rescored: list[dict] = field(default_factory=list)
+    """The stored result of each submission rescored in this run (only the points changed)."""
 
 
 def plan_class(
@@ -128,6 +135,7 @@ def plan_class(
     parts = grader_parts(course, limits, only, pick)
     grader = fingerprint_of(parts)
     fingerprints = {e.student: e.fingerprint(course) for e in entries}
+    rescored_now: dict[str, dict] = {}
     if students:
         students = [safe_id(s) for s in students]  # an id as shown, or the folder's name as it is
         unknown = sorted(set(students) - set(fingerprints))
@@ -142,12 +150,25 @@ def plan_class(
             for e in entries
             if (reason := why_regraded(store.load(e.student), fingerprints[e.student], parts))
         }
+        if any(only_points_changed(store.load(s), fingerprints[s], parts) for s in why):
+            table = load_table(course.hidden_tests_dir)
+            for student in list(why):
+                stored = store.load(student)
+                if only_points_changed(stored, fingerprints[student], parts):
+                    report = rescored(stored.report, table)
+                    if report is not None:
+                        rescored_now[student] = report
+                        del why[student]
         to_grade = [e for e in entries if e.student in why]
     before = {}
+    for student in rescored_now:
+        before[student] = store.load(student).report.get("score")
     for entry in to_grade:
         stored = store.load(entry.student)
         if stored is not None:
             before[entry.student] = None if stored.report is None else stored.report.get("score")
+    # Those an interrupted run regraded are current now, and their changes are still to be listed.
+    before = {**before, **{s: score for s, score in store.before_kept().items() if s in fingerprints}}
     return ClassPlan(
         entries,
         to_grade,
@@ -159,6 +180,7 @@ def plan_class(
         before=before,
         pick=pick,
         grader_parts=parts,
+        rescored=rescored_now,
     )
 
 
@@ -237,6 +259,11 @@ def grade_class(
     problem = None
     remove_stale_scratch()  # what a killed run left: copies of students' code
     try:
+        if "named with --student" not in plan.why.values():  # a named student's own table is their change
+            store.remember_before(plan.before)  # before anything changes: a Ctrl-C keeps what to list
+        by_student = {e.student: e for e in plan.entries}
+        for student, report in plan.rescored.items():  # only the points changed: no code runs
+            outcome.rescored.append(_save(store, plan, by_student[student], report, None))
         if plan.to_grade:
             slots, _ = choose_jobs(jobs, len(plan.to_grade), limits)
             _grade_in_parallel(course, plan, store, limits, slots, outcome, on_ready, on_graded, on_recording)

@@ -84,6 +84,22 @@ def export_gradescope(zip_path: Path, torch_version: str, visibility: str, cours
     console.err.print(f"Wrote {zip_path} ({count(len(names), 'file')}); upload it as the assignment's autograder")
 
 
+def roster_summary(path: Path, read) -> str:
+    """One line: how many students the release is for, and what of the roster was not a student."""
+    line = f"released to {count(len(read.ids), 'student')} (read from {path}: {count(len(read.ids), 'student')}"
+    if read.skipped:
+        line += f"; {_listed(read.skipped)} skipped"
+    if read.by_other_id:
+        line += f"; read by another id: {'; '.join(read.by_other_id)}"
+    return line + ")"
+
+
+def _listed(things) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    things = list(things)
+    return things[0] if len(things) == 1 else f"{', '.join(things[:-1])} and {things[-1]}"
+
+
 @click.command()
 @click.argument("out_dir", metavar="OUT_DIR", type=click.Path(path_type=Path, file_okay=False))
 @click.option(
@@ -103,15 +119,25 @@ def release(out_dir: Path, roster: Path | None, course_dir: Path | None) -> None
     """
     from attnlab import console
     from attnlab.export.release import build
+    from attnlab.export.release_progress import ReleaseProgress
     from attnlab.intake.class_list import read_roster
 
     course = find_course(course_dir)
-    students = read_roster(roster).ids if roster is not None else []  # before anything is written
-    made = build(course, out_dir, students)
+    read = read_roster(roster) if roster is not None else None  # before anything is written
+    students = read.ids if read is not None else []
+    with ReleaseProgress(console.err) as progress:
+        made = build(course, out_dir, students, progress)
     exams = f"practice copies, and exam copies for {count(len(students), 'student')}" if students else "practice copies"
-    console.err.print(
-        f"Wrote {made.folder}: {count(made.exercise_files, 'exercise file')}, {count(made.quizzes, 'quiz')} ({exams}); scanned: no solutions, hidden tests or answers"
+    kept = (
+        f"; {count(made.kept_practice, 'practice copy', 'practice copies')} kept from an earlier release"
+        if made.kept_practice
+        else ""
     )
+    console.err.print(
+        f"Wrote {made.folder}: {count(made.exercise_files, 'exercise file')}, {count(made.quizzes, 'quiz')} ({exams}{kept}); scanned: no solutions, hidden tests or answers"
+    )
+    if read is not None:
+        console.err.print(roster_summary(roster, read))
     if not students and made.quizzes:
         console.err.print(
             "No --roster, so no exam copies: `attnlab quiz take QUIZ --mode exam` has no exam to open in this"

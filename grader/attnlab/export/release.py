@@ -193,6 +193,8 @@ class Release:
     folder: Path
     exercise_files: int
     quizzes: int
+    kept_practice: int = 0
+    """Quizzes whose practice copy was one kept from an earlier release (``practice_copies``)."""
 
 
 def solution_lines(course: Course) -> set[str]:
@@ -314,17 +316,26 @@ def require_instructor_course(course: Course, needs: str) -> None:
     solutions generate (``needs`` says what for, in the message)."""
     if not course.solutions_dir.is_dir():
         raise ReleaseError(f"{course.solutions_dir} is missing: {needs} is built from the instructor's course")
-    from attnlab.export.probe_book import stale_probe_book
+    from attnlab.export import probe_book_checked
+    from attnlab.export.probe_book import book_path, stale_probe_book
 
     stale = stale_stubs(course.solutions_dir, course.exercises_dir, list(course.modules))
-    if stale_probe_book(course):
-        stale.append("the probe book (exercises/tests/probes.json)")
+    key = probe_book_checked.digest(course, book_path(course))
+    if not probe_book_checked.known_current(key):
+        if stale_probe_book(course):
+            stale.append("the probe book (exercises/tests/probes.json)")
+        else:
+            probe_book_checked.remember_current(key)
     if stale:
         raise ReleaseError(f"stubs out of date: {', '.join(stale)} (run `attnlab stubs` first)")
 
 
-def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
-    """Write the student bundle to ``out`` (a new or empty folder); scan it before it is kept."""
+def build(course: Course, out: Path, roster: list[str] = (), progress=None) -> Release:
+    """Write the student bundle to ``out`` (a new or empty folder); scan it before it is kept.
+
+    ``progress`` (a ``release_progress.ReleaseProgress``, or None) is told the quizzes' questions
+    as their practice copies are made and the roster's students as their exam copies are."""
+    from attnlab.export import practice_copies
     from attnlab.quiz import student_copy
     from attnlab.quiz.errors import QuizError
     from attnlab.quiz.items import reference_factory_for
@@ -335,6 +346,7 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
     require_instructor_course(course, "a release")
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".release-", dir=out.parent))  # same file system: one rename
+    kept_practice = 0
     try:
         shutil.copytree(course.exercises_dir, staging / "exercises", ignore=NOT_COPIED)
         manifest = student_manifest((course.root / MANIFEST).read_text(encoding="utf-8"))
@@ -350,15 +362,37 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
         quizzes = sorted((course.root / "quizzes").glob("*.yaml"))
         (staging / "quizzes").mkdir()
         factory = reference_factory_for(lambda: course)
+        loaded = []
         for path in quizzes:
             try:
-                quiz = load_quiz(path)
-                practice = student_copy.build(quiz, "practice", factory)
+                loaded.append((path, load_quiz(path)))
             except QuizError as error:
                 raise ReleaseError(f"{path.name}: {error}") from None
+        if progress is not None:
+            progress.expect(sum(len(quiz.questions) for _, quiz in loaded), len(loaded) * len(roster))
+        practice_done = progress.practice_done if progress is not None else None
+        exam_done = progress.exam_done if progress is not None else None
+        for path, quiz in loaded:
+            key = practice_copies.fingerprint(course, path, student_copy.SCRYPT)
+            practice = practice_copies.kept(key, student_copy.SCRYPT)
+            if practice is not None:
+                kept_practice += 1
+                if progress is not None:
+                    progress.practice_done(len(quiz.questions))
+            else:
+                try:
+                    practice = student_copy.build(
+                        quiz, "practice", factory, cost=student_copy.SCRYPT, on_done=practice_done
+                    )
+                except QuizError as error:
+                    raise ReleaseError(f"{path.name}: {error}") from None
+                practice_copies.keep(key, practice, student_copy.SCRYPT)
             (staging / "quizzes" / f"{path.stem}.json").write_text(json.dumps(practice, indent=1), encoding="utf-8")
             if roster:  # an exam copy holds each rostered student's questions as text
-                exam = student_copy.build(quiz, "exam", factory, list(roster))
+                try:
+                    exam = student_copy.build(quiz, "exam", factory, list(roster), on_done=exam_done)
+                except QuizError as error:
+                    raise ReleaseError(f"{path.name}: {error}") from None
                 (staging / "quizzes" / f"{path.stem}.exam.json").write_text(
                     json.dumps(exam, indent=1), encoding="utf-8"
                 )
@@ -384,4 +418,4 @@ def build(course: Course, out: Path, roster: list[str] = ()) -> Release:
         staging.rename(out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return Release(out, len(course.modules), len(quizzes))
+    return Release(out, len(course.modules), len(quizzes), kept_practice)

@@ -100,7 +100,8 @@ def grade(
     if failure is not None:  # what the sandbox's failure decided is not the student's grade
         raise failure
     # A property is paid only with the values it is about.
-    tests = pay_for_values(load_table(course.hidden_tests_dir), results)
+    paid = pay_for_values(load_table(course.hidden_tests_dir), results)
+    tests = [dataclasses.replace(test, test=nodeid) for (nodeid, _), test in zip(results, paid)]
     return GradeReport(
         submission=str(submission), tests=tuple(tests), sandbox=backend.mode, duration=time.perf_counter() - started
     )

@@ -9,7 +9,10 @@ Two forms are read, and anything else is refused in one line before a command wr
   ``SIS User ID`` before its own ``ID``; Gradescope's ``SID``; Moodle's ``ID number``), else the
   email. A name is one column (``Name``, Canvas's ``Student``) or two (``First name``,
   ``Last name``). Rows that are no student are skipped: Canvas's ``Points Possible`` row and its
-  test student, and a row whose ``Role`` is not a student's (Gradescope's staff).
+  test student, and a row whose ``Role`` is not a student's (Gradescope's staff). A student whose id
+cell is empty (Canvas leaves ``SIS User ID`` empty for a student the registrar has not synced) is
+read by the next id the row has (a login, an email, then the LMS's own number), and named; a row
+with no id at all is skipped and named, never the whole roster refused.
 
 The LMS's own ids of a student are kept beside the school's (``RosterStudent.lms_ids``): Canvas's
 ``ID`` (the user id its "Download Submissions" puts in each file's name) and the ``Identifier`` of
@@ -18,8 +21,8 @@ submissions" puts in each folder's name). A download's entries find their studen
 (``Roster.find_lms``).
 
 The file may be UTF-8 with or without Excel's BOM, UTF-16 (Excel's "Unicode text"), or a legacy
-single-byte encoding (read as Windows-1252), separated by commas, semicolons or tabs. A row
-without an id, and an id given twice, are refused with the line they are on.
+single-byte encoding (read as Windows-1252), separated by commas, semicolons or tabs. An id
+given twice is refused with the line it is on.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.intake.roster import RosterError, safe_id
+from attnlab.wording import count
 
 MAX_ROSTER_BYTES = 16 * 1024 * 1024
 """A roster of a hundred thousand students is a few megabytes."""
@@ -72,7 +76,14 @@ _COLUMNS = {
 }
 # Rows of an LMS's export that are no student: Canvas's points row (and its old "Muted" row) and
 # the test student of Canvas's "student view", none of which has the school's id.
-_NOT_STUDENTS = ("points possible", "muted", "student, test", "test student")
+_NOT_STUDENTS = {
+    "points possible": "the Points Possible row",
+    "muted": "the Muted row",
+    "student, test": "the test student",
+    "test student": "the test student",
+}
+_FALLBACK_IDS = ("sis login id", "login id", "username", "email", "e-mail", "email address", "mail")
+"""Ids a student knows, read where the preferred id is empty, before the LMS's own numbers."""
 _HEADER_WORDS = frozenset(_ID_COLUMNS) | frozenset(_COLUMNS["email"])
 
 
@@ -84,6 +95,9 @@ class RosterStudent:
     section: str = ""
     lms_ids: tuple[str, ...] = ()
     """The LMS's own ids of the student (Canvas's ``ID``, Moodle's participant id), when the list has them."""
+    lms_id: str = ""
+    """The LMS's own number of the student (Canvas's ``ID``), where the list has it beside the school's id:
+    the grade sheet's ``ID`` column."""
 
 
 _LMS_ID_COLUMNS = ("id", "user id", "canvas id", "identifier")
@@ -93,10 +107,18 @@ _MOODLE_PARTICIPANT = "participant "
 
 
 class Roster:
-    """The students of a roster in its order, and how a grading id finds its student."""
+    """The students of a roster in its order, and how a grading id finds its student.
 
-    def __init__(self, students: tuple[RosterStudent, ...]):
+    ``skipped`` names the rows that are no student (Canvas's Points Possible row, its test student,
+    staff) or have no id at all; ``by_other_id`` names the students read by another id than the
+    preferred column's, which was empty."""
+
+    def __init__(
+        self, students: tuple[RosterStudent, ...], skipped: tuple[str, ...] = (), by_other_id: tuple[str, ...] = ()
+    ):
         self.students = tuple(students)
+        self.skipped = tuple(skipped)
+        self.by_other_id = tuple(by_other_id)
         self._by_id: dict[str, RosterStudent] = {}
         for student in reversed(self.students):  # an id before an email, the first row before a later one
             if student.email:
@@ -215,7 +237,15 @@ def _read_csv(path: Path, text: str, delimiter: str) -> Roster:
             f"{path}: the first line names no id column (it reads: {', '.join(rows[start])[:120]}); give {_FORMS}"
         )
     lms_columns = [header.index(c) for c in _LMS_ID_COLUMNS if c in header and header.index(c) != where["id"]]
-    students, lines_of = [], {}
+    lms = _column(header, ("id", "canvas id"))
+    if lms == where["id"]:
+        lms = None  # the list's only id is the school's
+    fallbacks = [
+        i
+        for i in dict.fromkeys(_column(header, (name,)) for name in (*_FALLBACK_IDS, *_ID_PREFERRED))
+        if i is not None and i != where["id"]
+    ]
+    students, lines_of, skipped, by_other_id, staff = [], {}, [], [], 0
     for number, row in enumerate(rows[start + 1 :], start=start + 2):
         if not any(cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
             continue
@@ -226,11 +256,21 @@ def _read_csv(path: Path, text: str, delimiter: str) -> Roster:
         cell = {field: (row[i].strip() if i is not None and i < len(row) else "") for field, i in where.items()}
         name = cell["name"] or " ".join(part for part in (cell["first"], cell["last"]) if part)
         if cell["role"] and not any(word in cell["role"].lower() for word in ("student", "learner")):
-            continue  # staff on a Gradescope or Moodle roster
+            staff += 1  # staff on a Gradescope or Moodle roster
+            continue
         if not cell["id"]:
             if name.strip().lower() in _NOT_STUDENTS:
+                skipped.append(_NOT_STUDENTS[name.strip().lower()])
                 continue
-            raise RosterError(f"{path}:{number}: a student without an id ({header[where['id']]} is empty)")
+            other = next((i for i in fallbacks if i < len(row) and row[i].strip()), None)
+            who = f"line {number}" + (f" ({name})" if name else "")
+            if other is None:
+                skipped.append(f"{who}, without an id in any column")
+                continue
+            cell["id"] = row[other].strip()
+            by_other_id.append(
+                f"{who} by its {rows[start][other].strip()} {cell['id']!r} ({rows[start][where['id']].strip()} is empty)"
+            )
         key = safe_id(cell["id"]).casefold()
         if key in lines_of:
             raise RosterError(f"{path}:{number}: student {cell['id']!r} is also on line {lines_of[key]}: each id once")
@@ -240,7 +280,11 @@ def _read_csv(path: Path, text: str, delimiter: str) -> Roster:
             for i in lms_columns
             if i < len(row) and (text := row[i].strip())
         )
-        students.append(RosterStudent(cell["id"], name, cell["email"], cell["section"], lms_ids))
+        lms_id = row[lms].strip() if lms is not None and lms < len(row) else ""
+        students.append(RosterStudent(cell["id"], name, cell["email"], cell["section"], lms_ids=lms_ids, lms_id=lms_id))
     if not students:
-        raise RosterError(f"{path}: a header and no students")
-    return Roster(tuple(students))
+        left_out = f" ({'; '.join(skipped)} skipped)" if skipped else ""
+        raise RosterError(f"{path}: a header and no students{left_out}")
+    if staff:
+        skipped.append(count(staff, "staff row"))
+    return Roster(tuple(students), tuple(dict.fromkeys(skipped)), tuple(by_other_id))

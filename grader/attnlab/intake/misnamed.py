@@ -115,7 +115,8 @@ def choose(candidates: list[Candidate], pick: str | None = None, show: Callable[
             raise AmbiguousUpload(
                 f"{drafts} each hold exercise files, saved at the same time, so none is the newest: hand in one of them"
             )
-        notes.append(f"graded {folder(ordered[0])}, the newest of the drafts {drafts} (--pick newest)")
+        # The student reads this note: the words of what was done, not the instructor's option.
+        notes.append(f"graded {folder(ordered[0])}, the newest of the drafts {drafts} (the one saved last)")
         not_graded += [f"{folder(c)}: not graded, an older draft than {folder(ordered[0])}" for c in ordered[1:]]
         candidates = ordered[:1]
     chosen: dict[str, tuple[str, str]] = {}

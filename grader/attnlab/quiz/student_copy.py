@@ -145,10 +145,10 @@ def _locks(question_id: str, forms: list[str], salt: bytes, cost: dict) -> tuple
     return sorted(locks, key=lambda lock: lock["check"]), content_key
 
 
-def build_exam(quiz, roster: list[str], reference_factory) -> dict:
+def build_exam(quiz, roster: list[str], reference_factory, on_student=None) -> dict:
     """The exam copy of ``quiz`` for ``roster``: each student's questions as text, and the size of
     each vector and matrix answer (which the prompt states), so that another size is refused as
-    it is typed; no key material."""
+    it is typed; no key material. ``on_student`` is called after each student's questions."""
     from attnlab.quiz.variant import asked_question, compute_key, drawn_values
 
     if not roster:
@@ -169,6 +169,8 @@ def build_exam(quiz, roster: list[str], reference_factory) -> dict:
                 text["layout"] = asked.kind.shape(key)
             texts.append(text)
         students[roster_tag(quiz.id, student)] = texts
+        if on_student is not None:
+            on_student()
     return {
         "format": FORMAT,
         "sitting": "exam",
@@ -180,21 +182,26 @@ def build_exam(quiz, roster: list[str], reference_factory) -> dict:
     }
 
 
-def build_practice(quiz, reference_factory, cost: dict = SCRYPT) -> dict:
+def build_practice(quiz, reference_factory, cost: dict = SCRYPT, on_question=None) -> dict:
     """The practice copy of ``quiz``: a pool of practice variants per question, each checkable by hash.
 
     Its questions are built on every core: scrypt leaves the interpreter's lock while it hashes,
-    and a course's practice copies hash thousands of answers."""
+    and a course's practice copies hash thousands of answers. ``on_question`` is called (from the
+    builder's threads) after each question."""
     lock = threading.Lock()
 
     def one_reference():
         with lock:  # loaded once, whichever question asks first
             return reference_factory()
 
+    def one_question(question) -> dict:
+        entry = _practice_question(quiz, question, one_reference, cost)
+        if on_question is not None:
+            on_question()
+        return entry
+
     with ThreadPoolExecutor(max_workers=min(len(quiz.questions), os.cpu_count() or 1) or 1) as pool:
-        questions = list(
-            pool.map(lambda question: _practice_question(quiz, question, one_reference, cost), quiz.questions)
-        )
+        questions = list(pool.map(one_question, quiz.questions))
     return {
         "format": FORMAT,
         "sitting": "practice",
@@ -260,12 +267,13 @@ def _close_values(kind, keyed) -> list:
     return [point * step for point in cells(keyed.key, coarser(keyed.tolerance), per_element(keyed.slack, 1)[0])]
 
 
-def build(quiz, sitting: str, reference_factory, roster: list[str] = (), cost: dict = SCRYPT) -> dict:
-    """The student copy of ``quiz`` for ``sitting`` (``practice`` or ``exam``) as JSON-able data."""
+def build(quiz, sitting: str, reference_factory, roster: list[str] = (), cost: dict = SCRYPT, on_done=None) -> dict:
+    """The student copy of ``quiz`` for ``sitting`` (``practice`` or ``exam``) as JSON-able data;
+    ``on_done`` is called after each question of a practice copy, each student of an exam copy."""
     return (
-        build_exam(quiz, roster, reference_factory)
+        build_exam(quiz, roster, reference_factory, on_done)
         if sitting == "exam"
-        else build_practice(quiz, reference_factory, cost)
+        else build_practice(quiz, reference_factory, cost, on_done)
     )
 
 

@@ -22,6 +22,7 @@ from attnlab.report.class_figures import (
 from attnlab.intake.misnamed import for_instructor
 from attnlab.report.html import page
 from attnlab.wording import count, points
+from attnlab.report.sandbox_line import without_uids
 
 BAR_WIDTH, BAR_GAP, CHART_HEIGHT = 44, 8, 160
 
@@ -112,7 +113,8 @@ def render_class_html(
         parts.append(
             f'<h2>Found and not graded</h2><ul class="not-graded">{"".join(f"<li>{html.escape(line)}</li>" for line in found)}</ul>'
         )
-    sandboxes = sorted({str((d.get("report") or {}).get("sandbox")) for d in results if d.get("report")})
+    # Once per guarantee: each grading process has a private user of its own, named by its number.
+    sandboxes = sorted({without_uids(str((d.get("report") or {}).get("sandbox"))) for d in results if d.get("report")})
     if sandboxes:  # the instructor's business, not on the students' pages
         parts.append(f'<h2>Sandbox</h2>{"".join(f"<p>{html.escape(mode)}</p>" for mode in sandboxes)}')
     return page(title, "".join(parts))

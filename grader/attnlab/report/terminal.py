@@ -13,6 +13,7 @@ from rich.text import Text
 from attnlab.outcomes import Outcome
 from attnlab.results import ABOUT_HEADING, NOT_GRADED_HEADING, GradeReport, first_line
 from attnlab.wording import count, points
+from attnlab.report.sandbox_line import in_one_line
 
 MARKS = {
     Outcome.PASSED: ("✓", "green"),
@@ -108,8 +109,9 @@ def _pictures(test) -> list:
     ]
 
 
-def render(report: GradeReport, console: Console, *, explain: bool = False) -> None:
-    """Print the summary; failing tests with the first line of their feedback, or all of it with ``explain``."""
+def render(report: GradeReport, console: Console, *, explain: bool = False, verbose: bool = False) -> None:
+    """Print the summary; failing tests with the first line of their feedback, or all of it with
+    ``explain``; the sandbox in one line, or in full with ``verbose``."""
     console.print(_function_table(report))
     check_only = report.check_only_line()
     if check_only:  # full marks never hide a lesson the grader cannot score
@@ -153,4 +155,5 @@ def render(report: GradeReport, console: Console, *, explain: bool = False) -> N
             console.print(Text(f"\n{heading}:", style="yellow"))
             for line in lines:
                 console.print(Text(f"  · {line}", style="yellow"))
-    console.print(Text(f"\nGraded in {report.duration:.1f} s; {report.sandbox}.", style="dim"))
+    sandbox = report.sandbox if verbose else in_one_line(report.sandbox)
+    console.print(Text(f"\nGraded in {report.duration:.1f} s; {sandbox}.", style="dim"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from attnlab.errors import UserError, writing
 from attnlab.export.sheets.grades import Score, score_sheet, sheet_csv
-from attnlab.wording import count
+from attnlab.wording import count, points
 
 
 def wants_sheet(roster_path, lms_format, lms_column) -> bool:
@@ -35,6 +35,10 @@ def write_sheet(path: Path, scores: list[Score], roster, lms_format, column: str
     sheet = score_sheet(lms_format or "csv", scores, roster, column)
     with writing(path):
         write_text_atomically(path, sheet_csv(sheet, bom=excel))
+    if lms_format == "moodle" and sheet.possible:
+        say(
+            f"Moodle reads no maximum from a CSV: set the grade item's maximum grade to {points(sheet.possible)} before the import (a new grade item's is 100, and one grade above the maximum stops the import)"
+        )
     if sheet.not_on_roster:
         say(
             f"{count(len(sheet.not_on_roster), 'student')} graded but not on the roster, written at the end without a name: {', '.join(sheet.not_on_roster)}"

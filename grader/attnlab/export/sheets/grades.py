@@ -2,12 +2,14 @@
 
 - ``canvas``: Canvas's gradebook import (Grades > Import), the columns of its own export:
   ``Student, ID, SIS User ID, Section``, then one assignment column, and a ``Points Possible``
-  row under the header. Canvas matches a row by ``ID`` (its own user id, which a roster from
-  outside Canvas does not have: left empty) or by ``SIS User ID`` (the roster's id), and makes a
-  new assignment of a column whose name it does not know.
+  row under the header. Canvas matches a row by ``ID`` (its own user id: the roster's, where it
+  is a Canvas class list; a roster from outside Canvas has none, left empty) or by ``SIS User
+  ID`` (the roster's id), and makes a new assignment of a column whose name it does not know.
 - ``moodle``: Moodle's "Import grades from CSV": a column to identify the user by (``ID number``
   or ``Email address``, chosen on the import page) and one grade column, mapped there to the
-  grade item. The name is there for the person reading the file; Moodle ignores it.
+  grade item. The name is there for the person reading the file; Moodle ignores it. Moodle reads
+  no maximum from the file (it is the grade item's: 100 for a new one, and a grade above it
+  stops the whole import), so the command says the maximum to set (``ScoreSheet.possible``).
 - ``csv``: the roster's columns beside the score, for anything else.
 
 A student on the roster without a score (no submission) gets an empty cell, which both LMSs
@@ -45,6 +47,8 @@ class ScoreSheet:
     """Roster ids with no score (an empty cell)."""
     scored_twice: dict[str, list[str]] = field(default_factory=dict)
     """Roster id -> the grading ids that are both that student (by id and by email): left empty."""
+    possible: float = 0.0
+    """The points possible: Canvas's ``Points Possible`` row, the maximum a Moodle grade item needs."""
 
 
 def _number(value: float):
@@ -78,7 +82,9 @@ def score_sheet(output_format: str, scores: list[Score], roster: Roster | None, 
     possible = max((s.max_points for s in scores), default=0)
     if output_format == "canvas":
         rows = [["Student", "ID", "SIS User ID", "Section", column], ["Points Possible", "", "", "", _number(possible)]]
-        rows += [[s.name, "", s.id, s.section, "" if score is None else _number(score.points)] for s, score in entries]
+        rows += [
+            [s.name, s.lms_id, s.id, s.section, "" if score is None else _number(score.points)] for s, score in entries
+        ]
     elif output_format == "moodle":
         rows = [["ID number", "Email address", "Full name", column]]
         rows += [[s.id, s.email, s.name, "" if score is None else _number(score.points)] for s, score in entries]
@@ -100,6 +106,7 @@ def score_sheet(output_format: str, scores: list[Score], roster: Roster | None, 
         [s.student for s in strays] if roster is not None else [],
         [s.id for s, score in entries if score is None and s.id not in twice],
         twice,
+        possible,
     )
 
 
