@@ -424,12 +424,9 @@ def _serve(control_fd: int) -> None:
             return
         request = json.loads(data)
         if request["op"] == "begin":
-            if not imported.issuperset(request.get("needs", ())):
-                # A heavy library (torch) is imported here the first time a submission needs it,
-                # so every later one inherits it, and a numpy-only class never pays for it.
-                for name in request.get("needs", ()):
-                    _import_library(name, warmups.get(name))
-                    imported.add(name)
+            # A heavy library (torch) is imported here the first time a submission needs it,
+            # so every later one inherits it, and a numpy-only class never pays for it.
+            _import_needed(request.get("needs", ()), imported, warmups)
             # All a server inherits (numpy, torch) out of its collector's sight: a full collection
             # in a worker would walk it, and copy every page it touched.
             gc.freeze()
@@ -477,6 +474,15 @@ def _own_pid_namespace() -> int | None:
     return pid
 
 
+def _import_needed(needs, imported: set[str], warmups: dict) -> bool:
+    """Import the libraries of ``needs`` not yet in ``imported`` (and add them); True when any was."""
+    missing = [name for name in needs if name not in imported]
+    for name in missing:
+        _import_library(name, warmups.get(name))
+        imported.add(name)
+    return bool(missing)
+
+
 def _serve_submission(
     control: socket.socket, uid: int | None, private: bool, writable: list[str], imported: set[str], warmups: dict
 ) -> None:
@@ -495,11 +501,8 @@ def _serve_submission(
                 return
             request = json.loads(data)
             if request["op"] == "spawn":
-                if not imported.issuperset(request.get("needs", ())):
-                    # Not asked for when the submission began: imported here, for its workers.
-                    for name in request.get("needs", ()):
-                        _import_library(name, warmups.get(name))
-                        imported.add(name)
+                # Not asked for when the submission began: imported here, for its workers.
+                if _import_needed(request.get("needs", ()), imported, warmups):
                     baseline_vm = _virtual_memory_bytes()
                     gc.freeze()
                 if as_root:
