@@ -8,7 +8,7 @@ runs them on the student's machine, on a GPU too where there is one.
 from __future__ import annotations
 
 import pytest
-from conftest import SUBMISSIONS, read_fixture
+from conftest import COURSE, SUBMISSIONS, read_fixture
 
 from attnlab.outcomes import Outcome
 from attnlab.report.html import render_html
@@ -59,8 +59,6 @@ def test_no_word_when_the_check_only_tests_pass_and_no_full_marks_claimed_when_p
 
 
 def test_the_device_tests_of_the_course_are_the_check_only_ones():
-    from conftest import COURSE
-
     from attnlab.points import load_points
 
     check_only = {test for (stem, test), points in load_points(COURSE.hidden_tests_dir).items() if points == 0}

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -128,15 +129,17 @@ def sandbox_process(server) -> int:
     """The process bubblewrap started for ``server``, inside its sandbox's namespaces (bubblewrap's
     child). A process listed in /proc may end before its status is read (a worker, any process of
     a busy machine): it is passed by, as it is not the sandbox, which lives as long as the server."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        if f"PPid:\t{server.process.pid}\n" in status:
-            return int(entry.name)
+    for _ in range(50):  # on a busy machine the sandbox may still be starting: 5 s at most
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                status = (entry / "status").read_text()
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            if f"PPid:\t{server.process.pid}\n" in status:
+                return int(entry.name)
+        time.sleep(0.1)
     raise AssertionError(
         f"no process of the sandbox of fork server {server.process.pid}: its IPC namespace is out of reach"
     )

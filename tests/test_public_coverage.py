@@ -19,7 +19,7 @@ from call_features import call_features
 from conftest import COURSE
 
 from attnlab.reference import Reference
-from attnlab.replay.recording import record_script
+from attnlab.grading.replay.recording import record_script
 
 pytestmark = pytest.mark.slow  # the hidden suite's recorded run and the public tests: half a minute
 

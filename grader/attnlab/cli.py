@@ -225,6 +225,7 @@ def grade(
     keep_hypothesis_in_scratch()  # not .hypothesis/ in whatever folder grade is run from
     from attnlab.classroom.shards import parse_shard
     from attnlab.export.sheets.commands import load_roster, refuse_without
+    from attnlab.intake.lms_downloads import class_folder_words
     from attnlab.intake.roster import is_submission
 
     if path.is_dir() and (layout is not None or not is_submission(path, course)):
@@ -235,7 +236,9 @@ def grade(
             ("--no-sandbox", in_process),
         ):
             if given:
-                raise UserError(f"{flag} is for one submission (or a class's --student); {path} is {_class_kind(path)}")
+                raise UserError(
+                    f"{flag} is for one submission (or a class's --student); {path} is {class_folder_words(path)}"
+                )
         refuse_without(csv_path, None, lms_format, lms_column)  # a roster alone maps an LMS download's ids
         try:
             shard = parse_shard(shard) if shard else None
@@ -294,19 +297,6 @@ def grade(
         pick,
         verbose,
     )
-
-
-def _class_kind(folder: Path) -> str:
-    """What a class folder is, as the instructor reads it: an LMS download's says so."""
-    from attnlab.intake.lms_downloads import layout_of
-
-    try:
-        kind = layout_of(folder)
-    except (RosterError, OSError):  # survey says why, in its own words
-        kind = None
-    if kind is None:
-        return "a class folder"
-    return f"a class folder ({kind.capitalize()}'s download: each student's files are graded together; --student ID grades one)"
 
 
 def _grade_one(
@@ -399,7 +389,9 @@ def _grade_class(
     from attnlab.export.sheets.grades import Score
     from attnlab.misconceptions import load_catalogue
     from attnlab.outcomes import GraderFailure
+    from attnlab.report.class_figures import write_not_graded
     from attnlab.report.class_summary import ClassProgress, render_class_summary, score_changes, why_grading
+    from attnlab.report.terminal import render_students
     from attnlab.report.sandbox_line import in_one_line
     from attnlab.sandbox.host import describe_mode
 
@@ -469,7 +461,7 @@ def _grade_class(
         progress.stop()  # whatever ends the run, before its errors are shown
     stored = store.all([e.student for e in plan.entries])
     if students:  # the named students' own tables, not the class's summary
-        _render_students(
+        render_students(
             console.out,
             [r for r in stored if r.student in {e.student for e in plan.to_grade}],
             explain,
@@ -478,7 +470,7 @@ def _grade_class(
         )
     else:
         results = [r.data for r in stored]
-        found = _write_not_graded(store.folder, plan.not_graded, results)
+        found = write_not_graded(store.folder, plan.not_graded, results)
         changed = score_changes(plan.before, results)
         render_class_summary(
             console.out,
@@ -517,39 +509,6 @@ def _grade_class(
         raise GraderError(
             f"the grader failed on {count(len(outcome.failures), 'submission')}, listed above: nothing was saved for them, and the same command grades them again"
         )
-
-
-def _write_not_graded(folder: Path, class_lines: list[str], results: list[dict]) -> Path | None:
-    """Every line of what was found and not graded, in ``not-graded.txt`` of the results folder
-    (the summary shows the first of them); None when there is none, or it cannot be written."""
-    from attnlab.atomic import write_text_atomically
-    from attnlab.report.class_figures import not_graded_lines
-
-    lines = not_graded_lines(results, class_lines)
-    path = folder / "not-graded.txt"
-    try:
-        if lines:
-            write_text_atomically(path, "\n".join(lines) + "\n")
-        else:
-            path.unlink(missing_ok=True)
-    except OSError:
-        return None
-    return path if lines else None
-
-
-def _render_students(out, stored, explain: bool, failures: list[str], verbose: bool = False) -> None:
-    from rich.text import Text
-
-    from attnlab.report.terminal import render
-    from attnlab.results import GradeReport
-
-    for result in stored:
-        if result.report is None:
-            out.print(Text(f"{result.student}: not gradable: {result.error}", style="red"))
-        else:
-            render(GradeReport.from_dict(result.report), out, explain=explain, verbose=verbose)
-    for failure in failures:
-        out.print(Text(f"could not grade {failure} (not saved; run again to retry)", style="red"))
 
 
 @main.group()

@@ -324,3 +324,14 @@ def layout_of_names(names: list[str]) -> str | None:
     if max(canvas, moodle) * 2 <= len(names) or not names:
         return None
     return "moodle" if moodle >= canvas else "canvas"
+
+
+def class_folder_words(folder: Path) -> str:
+    """What a class folder is, as the instructor reads it: an LMS download's says so."""
+    try:
+        kind = layout_of(folder)
+    except (RosterError, OSError):  # the survey of the class says why, in its own words
+        kind = None
+    if kind is None:
+        return "a class folder"
+    return f"a class folder ({kind.capitalize()}'s download: each student's files are graded together; --student ID grades one)"

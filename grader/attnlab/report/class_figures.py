@@ -2,13 +2,15 @@
 lost points on and why, and the exercise files students could not hand in importable.
 
 Shared by the terminal summary (``class_summary``) and the class page (``class_html``); each
-function takes stored results (``<student>.json``'s data) and returns plain rows.
+function takes stored results (``<student>.json``'s data) and returns plain rows;
+``write_not_graded`` keeps every not-graded line in the results folder's ``not-graded.txt``.
 """
 
 from __future__ import annotations
 
 import collections
 from dataclasses import dataclass
+from pathlib import Path
 
 from attnlab.intake.misnamed import for_instructor
 from attnlab.misconceptions import Misconception
@@ -114,3 +116,20 @@ def not_graded_lines(results: list[dict], class_lines: list[str]) -> list[str]:
             lines.append(f"not gradable: {student}: {for_instructor(str(data['error']))}")
         lines += [f"{student}: {line}" for line in (data.get("report") or {}).get("not_graded", [])]
     return lines + list(class_lines)
+
+
+def write_not_graded(folder: Path, class_lines: list[str], results: list[dict]) -> Path | None:
+    """Every line of what was found and not graded, in ``not-graded.txt`` of the results folder
+    (the summary shows the first of them); None when there is none, or it cannot be written."""
+    from attnlab.atomic import write_text_atomically
+
+    lines = not_graded_lines(results, class_lines)
+    path = folder / "not-graded.txt"
+    try:
+        if lines:
+            write_text_atomically(path, "\n".join(lines) + "\n")
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:
+        return None
+    return path if lines else None

@@ -157,3 +157,19 @@ def render(report: GradeReport, console: Console, *, explain: bool = False, verb
                 console.print(Text(f"  · {line}", style="yellow"))
     sandbox = report.sandbox if verbose else in_one_line(report.sandbox)
     console.print(Text(f"\nGraded in {report.duration:.1f} s; {sandbox}.", style="dim"))
+
+
+def render_students(out, stored, explain: bool, failures: list[str], verbose: bool = False) -> None:
+    """Each stored result of a class as ``render`` shows one (a line for one not gradable), then
+    the submissions the grader failed on."""
+    from rich.text import Text
+
+    from attnlab.results import GradeReport
+
+    for result in stored:
+        if result.report is None:
+            out.print(Text(f"{result.student}: not gradable: {result.error}", style="red"))
+        else:
+            render(GradeReport.from_dict(result.report), out, explain=explain, verbose=verbose)
+    for failure in failures:
+        out.print(Text(f"could not grade {failure} (not saved; run again to retry)", style="red"))

@@ -6,6 +6,8 @@ breaks: flash_attention_backward
 
 
 def flash_attention_backward(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    if block_q < 1 or block_k < 1:
+        raise ValueError("tiles need at least one query and one key")
     n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
     if mask is not None:
         mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_q, n_k)))
