@@ -59,9 +59,9 @@ def missing_files_report() -> GradeReport:
     return GradeReport("ada", tuple(tests), SANDBOX, 1.0)
 
 
-def terminal(report: GradeReport) -> str:
+def terminal(report: GradeReport, verbose: bool = False) -> str:
     console = Console(record=True, width=200, color_system=None)
-    render(report, console, explain=True)
+    render(report, console, explain=True, verbose=verbose)
     return console.export_text()
 
 
@@ -88,8 +88,11 @@ def test_how_the_sandbox_ran_is_not_on_a_students_pages_but_on_the_instructors()
     report = missing_files_report()
     for page in (render_html(report, name="ada"), render_markdown(report, "ada"), report.to_gradescope()["output"]):
         assert "uid 71234" not in page and "IPC namespace" not in page
-    assert "uid 71234" in terminal(report)  # the instructor's terminal
-    assert "uid 71234" in render_class_html("class", [{"student": "ada", **{"report": report.to_dict()}}], [])
+    assert "uid 71234" in terminal(report, verbose=True)  # the instructor's terminal, in full with --verbose
+    assert "uid 71234" not in terminal(report) and "IPC namespace" in terminal(report)  # one line by default
+    # The class page says it once for the class: each grading process has a private user of its own.
+    page = render_class_html("class", [{"student": "ada", **{"report": report.to_dict()}}], [])
+    assert "IPC namespace" in page and "uid 71234" not in page
 
 
 def test_markdown_shows_file_names_as_written_and_student_text_stays_inert():
