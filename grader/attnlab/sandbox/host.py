@@ -46,6 +46,9 @@ __all__ = [
 
 CONTROL_FD = 3
 """The fork server's line to the grader, at the same number for every grader."""
+ANSWER_SECONDS = 120.0
+"""The longest a fork server may take to answer a request (a first import of torch on a busy
+machine takes seconds, not minutes)."""
 
 
 def worker_environment() -> dict:
@@ -122,9 +125,15 @@ class ForkServer:
 
     @staticmethod
     def _ask(line: socket.socket, request: dict, fds: list[int] = ()) -> dict:
-        """Send ``request`` with ``fds`` on ``line`` and return the reply (OSError: no reply)."""
+        """Send ``request`` with ``fds`` on ``line`` and return the reply (OSError: no reply, or
+        none within ``ANSWER_SECONDS``: a server that hangs is one that stopped, never a grader
+        that waits for ever)."""
         socket.send_fds(line, [json.dumps(request).encode()], list(fds))
-        reply = line.recv(1 << 16)
+        line.settimeout(ANSWER_SECONDS)
+        try:
+            reply = line.recv(1 << 16)
+        finally:
+            line.settimeout(None)
         if not reply:
             raise OSError("the line closed")
         return json.loads(reply)
