@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -148,6 +149,19 @@ def process_group(pgid: int) -> list[int]:
 
 MARKUP_TOKENS = {"heading_open", "link_open", "image", "html_block", "html_inline"}
 """What student text must never become in Gradescope's Markdown."""
+
+
+@contextlib.contextmanager
+def the_only_course_marked_as_graded():
+    """Held while a test keeps a course copy that every user may read, marked THIS-COURSE for
+    the hostile disk search: a search run by another test (pytest -n) would find that copy, not
+    the copy its own grader closed, and read answers no grader of this machine has to hide."""
+    with open(Path(os.environ.get("TMPDIR", "/tmp")) / "attnlab-tests-open-course.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def markdown_tokens(markdown: str) -> list:

@@ -134,6 +134,38 @@ def test_grade_raises_a_grader_failure_and_the_server_works_again_once_told(tmp_
     assert not server.workroot.exists(), "close() removes the server's folder"
 
 
+def test_a_fork_server_stopped_at_once_leaves_no_process_of_its_own_behind(monkeypatch):
+    # bubblewrap's sandboxed child, stopped before its parent let it go on, waited for ever with
+    # the grader's output open, and the grader's caller with it (CI hung here for 10 minutes). A
+    # start-up that forks a child which outlives its parent is that moment, made certain.
+    token = f"attnlab-test-{os.getpid()}-{time.monotonic_ns()}"
+    monkeypatch.setenv("ATTNLAB_SANDBOX", "plain")
+    monkeypatch.setattr(mode, "_boot", lambda *path: f"import os, time; os.fork(); time.sleep(600)  # {token}")
+    try:
+        server = ForkServer(SandboxEnvironment.for_course(COURSE))
+        deadline = time.monotonic() + 30
+        while len(_processes_naming(token)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(_processes_naming(token)) == 2, "the start-up forked its child"
+        server.close()
+        assert _processes_naming(token) == []
+    finally:
+        for pid in _processes_naming(token):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _processes_naming(text: str) -> list[int]:
+    """The processes whose command line holds ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and text.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
 def test_a_reference_that_fails_its_own_test_stops_the_class(tmp_path):
     course = tmp_path / "course"
     for folder in ("exercises", "solutions"):

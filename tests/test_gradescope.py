@@ -9,7 +9,14 @@ import zipfile
 
 import pytest
 from markdown_it import MarkdownIt
-from conftest import COURSE, SUBMISSIONS, build_submission, gradescope_markdown_is_inert, read_fixture
+from conftest import (
+    COURSE,
+    SUBMISSIONS,
+    build_submission,
+    gradescope_markdown_is_inert,
+    read_fixture,
+    the_only_course_marked_as_graded,
+)
 
 from attnlab.export.gradescope import build_autograder_zip
 from attnlab.grading.suite import grade
@@ -223,44 +230,52 @@ def test_without_bubblewrap_the_source_is_roots_alone_and_a_search_of_the_disk_f
     from pathlib import Path
 
     # /autograder is readable by all in Gradescope's image: so is this copy of it.
-    root = Path(tempfile.mkdtemp(prefix="attnlab-autograder-"))
-    try:
-        root.chmod(0o755)
-        build_autograder_zip(COURSE, root / "autograder.zip")
-        with zipfile.ZipFile(root / "autograder.zip") as bundle:
-            bundle.extractall(root / "source")
-        (root / "source" / "solutions" / "hidden_tests" / "THIS-COURSE").write_text("")  # the copy the search looks for
-        for folder in (root / "source", root / "source" / "solutions", root / "source" / "solutions" / "hidden_tests"):
-            folder.chmod(0o755)
-        (root / "run_autograder").write_bytes((root / "source" / "run_autograder").read_bytes())
-        os.environ["ATTNLAB_SANDBOX"] = "plain"
+    with the_only_course_marked_as_graded():
+        root = Path(tempfile.mkdtemp(prefix="attnlab-autograder-"))
         try:
-            correct = run_autograder(root, {p.name: p.read_text() for p in (COURSE.solutions_dir).glob("*.py")})
-            searched = run_autograder(
-                root,
-                {
-                    "attention.py": build_submission(
-                        tmp_path / "s", read_fixture(SUBMISSIONS / "hostile" / "searches_the_disk_for_the_answers.py")
-                    )
-                    .joinpath("attention.py")
-                    .read_text()
-                },
-            )
+            root.chmod(0o755)
+            build_autograder_zip(COURSE, root / "autograder.zip")
+            with zipfile.ZipFile(root / "autograder.zip") as bundle:
+                bundle.extractall(root / "source")
+            (root / "source" / "solutions" / "hidden_tests" / "THIS-COURSE").write_text(
+                ""
+            )  # the copy the search looks for
+            for folder in (
+                root / "source",
+                root / "source" / "solutions",
+                root / "source" / "solutions" / "hidden_tests",
+            ):
+                folder.chmod(0o755)
+            (root / "run_autograder").write_bytes((root / "source" / "run_autograder").read_bytes())
+            os.environ["ATTNLAB_SANDBOX"] = "plain"
+            try:
+                correct = run_autograder(root, {p.name: p.read_text() for p in (COURSE.solutions_dir).glob("*.py")})
+                searched = run_autograder(
+                    root,
+                    {
+                        "attention.py": build_submission(
+                            tmp_path / "s",
+                            read_fixture(SUBMISSIONS / "hostile" / "searches_the_disk_for_the_answers.py"),
+                        )
+                        .joinpath("attention.py")
+                        .read_text()
+                    },
+                )
+            finally:
+                del os.environ["ATTNLAB_SANDBOX"]
+            assert (root / "source").stat().st_mode & 0o777 == 0o700
+            assert correct["score"] == correct["extra_data"]["max_score"], [
+                t["output"][:300] for t in correct["tests"] if t["status"] == "failed"
+            ][:3]
+            attention = [
+                t
+                for t in searched["tests"]
+                if "attention" in t["name"]
+                and t["name"].split(":")[0] in ("scaled_dot_product_attention", "self_attention", "cross_attention")
+            ]
+            assert attention and all(t["status"] == "failed" for t in attention)
         finally:
-            del os.environ["ATTNLAB_SANDBOX"]
-        assert (root / "source").stat().st_mode & 0o777 == 0o700
-        assert correct["score"] == correct["extra_data"]["max_score"], [
-            t["output"][:300] for t in correct["tests"] if t["status"] == "failed"
-        ][:3]
-        attention = [
-            t
-            for t in searched["tests"]
-            if "attention" in t["name"]
-            and t["name"].split(":")[0] in ("scaled_dot_product_attention", "self_attention", "cross_attention")
-        ]
-        assert attention and all(t["status"] == "failed" for t in attention)
-    finally:
-        shutil.rmtree(root)
+            shutil.rmtree(root)
 
 
 def python_shim(folder, name: str, version: tuple[int, int]) -> None:

@@ -20,6 +20,7 @@ from conftest import (
     private_uids_in,
     processes_of,
     read_fixture,
+    the_only_course_marked_as_graded,
 )
 
 from attnlab.course import Course
@@ -73,17 +74,18 @@ def server(request):
 def course_open_to_all():
     """A copy of the course in a folder every user may read (as /autograder/source or a course
     under /tmp is), its hidden tests marked as the one being graded."""
-    root = Path(tempfile.mkdtemp(prefix="attnlab-open-course-"))
-    root.chmod(0o755)
-    for part in ("exercises", "solutions"):
-        shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "solutions" / "hidden_tests" / "THIS-COURSE").write_text("")
-    for path in [root / "solutions", root / "solutions" / "hidden_tests"]:
-        path.chmod(0o755)
-    try:
-        yield Course.load(root)
-    finally:
-        shutil.rmtree(root)
+    with the_only_course_marked_as_graded():
+        root = Path(tempfile.mkdtemp(prefix="attnlab-open-course-"))
+        root.chmod(0o755)
+        for part in ("exercises", "solutions"):
+            shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+        (root / "solutions" / "hidden_tests" / "THIS-COURSE").write_text("")
+        for path in [root / "solutions", root / "solutions" / "hidden_tests"]:
+            path.chmod(0o755)
+        try:
+            yield Course.load(root)
+        finally:
+            shutil.rmtree(root)
 
 
 @pytest.fixture

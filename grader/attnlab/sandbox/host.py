@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from attnlab.lifecycle import scratch_prefix
@@ -302,9 +304,7 @@ class ForkServer:
         if self.control is not None:
             self.control.close()
         if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-        if self.process is not None:
+            _kill_with_children(self.process)
             self.sandbox_mode.kill_leftovers()
 
     def __del__(self):
@@ -315,6 +315,52 @@ class ForkServer:
             and self.workroot.name.startswith(scratch_prefix("attnlab-sandbox"))
         ):
             shutil.rmtree(self.workroot, ignore_errors=True)
+
+
+def _children_of(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    children = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as listing:
+                children += [int(child) for child in listing.read().split()]
+    except OSError:
+        pass
+    return children
+
+
+def _kill_with_children(process: subprocess.Popen) -> None:
+    """Kill the fork server's first process and the processes it started, then reap it.
+
+    bubblewrap's sandboxed child waits, right after it is made, for its parent's word to go on,
+    and only then binds its life to its parent's: the parent killed alone in that moment would
+    leave the child waiting for ever, holding the grader's output open. Stopped first, the parent
+    can start nothing more while its children are listed and killed.
+    """
+    try:
+        os.kill(process.pid, signal.SIGSTOP)
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + 2.0
+    while process.poll() is None and not _stopped(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.001)
+    for child in _children_of(process.pid):
+        try:
+            os.kill(child, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    process.kill()
+    process.wait()
+
+
+def _stopped(pid: int) -> bool:
+    """Whether process ``pid`` is stopped, or gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            state = stat.read().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in ("T", "t", "Z", "X")
 
 
 def describe_mode() -> str:
