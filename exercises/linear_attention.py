@@ -1,0 +1,53 @@
+# Exercise stub of linear_attention.py, generated from the course's reference solution: fill in the parts marked YOUR CODE HERE.
+"""Exercise 8b: linear attention (Katharopoulos et al., 2020), a transformer that is an RNN.
+
+Replace the softmax's exp(q·k) by a product of positive features φ(q)·φ(k), with
+φ(x) = elu(x) + 1. The weights are still positive and each row is normalised by its sum, but
+now the product can be regrouped: φ(q_i)ᵀ Σ_j φ(k_j) v_jᵀ. Under a causal mask that sum is a
+running d_k × d_v state S_i = S_{i-1} + φ(k_i) v_iᵀ, with a running normaliser
+z_i = z_{i-1} + φ(k_i), and out_i = φ(q_i)ᵀ S_i / φ(q_i)ᵀ z_i. The quadratic form costs
+L² · d multiply-adds and an L × L matrix; the recurrent form L · d_k · d_v and a state whose
+size does not grow with L: the two cross at L ≈ d.
+"""
+
+import numpy as np
+
+
+def elu_feature_map(x):
+    """The feature map φ(x) = elu(x) + 1, elementwise: x + 1 where x > 0, exp(x) elsewhere.
+
+    Shapes: x (...) -> (...), the same shape and dtype; every value is > 0 (a true exp for
+    x <= 0, so a large negative x gives a tiny positive value, never 0 or below).
+
+    >>> elu_feature_map(np.array([-1.0, 0.0, 2.0]))
+    array([0.36787944, 1.        , 3.        ])
+    """
+    # YOUR CODE HERE
+    # Hint: np.where(x > 0, x + 1, np.exp(...)); take exp of np.minimum(x, 0) so the branch np.where discards cannot overflow.
+    raise NotImplementedError("elu_feature_map is not implemented yet")
+
+
+def linear_attention_masked(q, k, v, causal=True):
+    """Linear attention in its quadratic form: the weights φ(Q) φ(K)ᵀ, masked, each row normalised by its sum.
+
+    Shapes: q (..., L_q, d_k), k (..., L_k, d_k), v (..., L_k, d_v) -> out (..., L_q, d_v).
+    Weight (i, j) is φ(q_i)·φ(k_j) with φ = elu_feature_map, divided by the sum of its row; with
+    ``causal=True`` (L_q == L_k) the weights above the diagonal are 0 before the rows are summed,
+    so query i reads keys 0..i. No scaling by √d_k and no softmax: φ makes every weight positive.
+    """
+    # YOUR CODE HERE
+    # Hint: weights = φ(q) @ swapaxes(φ(k), -1, -2) is (..., L_q, L_k); np.tril zeroes what lies above the diagonal of the last two axes; divide by weights.sum(axis=-1, keepdims=True), then @ v.
+    raise NotImplementedError("linear_attention_masked is not implemented yet")
+
+
+def linear_attention_recurrent(q, k, v):
+    """Causal linear attention as an RNN: one position at a time, a d_k × d_v state and a d_k normaliser.
+
+    Shapes: q (..., L, d_k), k (..., L, d_k), v (..., L, d_v) -> out (..., L, d_v), equal to
+    linear_attention_masked(q, k, v, causal=True). At position i: S += φ(k_i) v_iᵀ (d_k, d_v),
+    z += φ(k_i) (d_k,), out_i = φ(q_i) S / (φ(q_i) · z). It never holds an (L, L) array, nor a
+    state per position (L, d_k, d_v): O(L · d_k · d_v) time, memory for one state.
+    """
+    # YOUR CODE HERE
+    # Hint: start S = np.zeros(lead + (d_k, d_v)) and z = np.zeros(lead + (d_k,)), where lead = np.broadcast_shapes of the three inputs' leading axes; the outer product of φ(k_i) (..., d_k) and v_i (..., d_v) is φk[..., :, None] * v_i[..., None, :]. Compute φ of one position at a time.
+    raise NotImplementedError("linear_attention_recurrent is not implemented yet")

@@ -1,0 +1,173 @@
+"""Public tests for linear_attention.py: the lesson's worked examples, every argument the hidden tests
+use (causal or not, inputs near ±1e4, float32, leading axes) and the memory the recurrence may hold."""
+
+import tracemalloc
+
+import numpy as np
+from linear_attention import elu_feature_map, linear_attention_masked, linear_attention_recurrent
+
+from attnlab.check.probe_book import probe_tests
+from attnlab.expect import expect_close, expect_finite, expect_shape
+
+
+def phi(x):
+    """elu(x) + 1, written out: the oracle's own feature map."""
+    return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
+
+
+def plain_linear_attention(q, k, v, causal=True):
+    """Linear attention written out as loops, the oracle: row i is Σ_j w_ij v_j / Σ_j w_ij with
+    w_ij = φ(q_i)·φ(k_j), over keys j <= i when causal."""
+    out = np.zeros(q.shape[:-1] + v.shape[-1:])
+    for i in range(q.shape[-2]):
+        keys = slice(0, i + 1) if causal else slice(None)
+        weights = np.sum(phi(q[..., i : i + 1, :]) * phi(k[..., keys, :]), axis=-1)  # (..., j)
+        out[..., i, :] = np.sum(weights[..., None] * v[..., keys, :], axis=-2) / weights.sum(axis=-1)[..., None]
+    return out
+
+
+def peak_of(call):
+    """What ``call()`` returns and the most memory it held beyond what existed before (bytes)."""
+    tracemalloc.start()
+    try:
+        result = call()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def inputs(lead, n_q, n_k, d_k, d_v, seed=0, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    return (
+        rng.standard_normal(lead + (n_q, d_k)).astype(dtype),
+        rng.standard_normal(lead + (n_k, d_k)).astype(dtype),
+        rng.standard_normal(lead + (n_k, d_v)).astype(dtype),
+    )
+
+
+# ---------------------------------------------------------------- the feature map
+
+
+def test_feature_map_worked_example():
+    """elu_feature_map: [-1, 0, 2] gives [e^-1, 1, 3]"""
+    expect_close(elu_feature_map(np.array([-1.0, 0.0, 2.0])), [np.exp(-1.0), 1.0, 3.0], "elu_feature_map([-1, 0, 2])")
+
+
+def test_feature_map_batched_float32():
+    """elu_feature_map: keeps the shape of (2, 3, 4, 5) float32 inputs, x + 1 above zero and exp(x) below"""
+    x = np.random.default_rng(1).standard_normal((2, 3, 4, 5)).astype(np.float32) * 2
+    got = elu_feature_map(x)
+    expect_shape(got, x.shape, "elu_feature_map(x)", "the shape of x")
+    expect_close(got, np.where(x > 0, x + 1, np.exp(np.minimum(x, 0))), "elu_feature_map(x) in float32", x)
+
+
+def test_feature_map_large_inputs():
+    """elu_feature_map: 1e4 gives 10001 and -1e4 gives 0, both finite"""
+    got = elu_feature_map(np.array([[1e4, 3.0], [-1e4, -3.0]]))
+    expect_finite(got, "elu_feature_map at ±1e4")
+    expect_close(got, [[10001.0, 4.0], [0.0, np.exp(-3.0)]], "elu_feature_map at ±1e4")
+
+
+# ---------------------------------------------------------------- the quadratic form
+
+
+def test_masked_worked_example():
+    """linear_attention_masked: two tokens, causal: row 0 is v_0, row 1 mixes v_0 and v_1 by φ(q_1)·φ(k_j)"""
+    q = np.array([[0.0, 0.0], [1.0, -1.0]])
+    k = np.array([[1.0, 0.0], [0.0, 1.0]])
+    v = np.array([[1.0, 0.0], [0.0, 1.0]])
+    # φ(q_1) = [2, e^-1], φ(k_0) = [2, 1], φ(k_1) = [1, 2]: weights 4 + e^-1 and 2 + 2e^-1.
+    w0, w1 = 4 + np.exp(-1.0), 2 + 2 * np.exp(-1.0)
+    expected = [[1.0, 0.0], [w0 / (w0 + w1), w1 / (w0 + w1)]]
+    expect_close(linear_attention_masked(q, k, v, causal=True), expected, "linear_attention_masked (two tokens)")
+
+
+def test_masked_causal_batched():
+    """linear_attention_masked: causal, (2, 3, 5, 4) queries and keys, d_v = 3: the loops' answer"""
+    q, k, v = inputs((2, 3), 5, 5, 4, 3, seed=2)
+    got = linear_attention_masked(q, k, v)
+    expect_shape(got, (2, 3, 5, 3), "linear_attention_masked(q, k, v)", "(..., L_q, d_v)")
+    expect_close(got, plain_linear_attention(q, k, v), "linear_attention_masked(q, k, v)", q)
+
+
+def test_masked_not_causal_other_lengths_float32():
+    """linear_attention_masked: causal=False, L_q = 2 queries against L_k = 6 keys, a batch axis, float32"""
+    q, k, v = inputs((3,), 2, 6, 4, 5, seed=3, dtype=np.float32)
+    got = linear_attention_masked(q, k, v, causal=False)
+    expect_shape(got, (3, 2, 5), "linear_attention_masked(q, k, v, causal=False)", "(..., L_q, d_v)")
+    expect_close(got, plain_linear_attention(q, k, v, causal=False), "linear_attention_masked(q, k, v, causal=False)", q)
+
+
+def test_masked_causal_single_sequence_float32():
+    """linear_attention_masked: causal, one sequence (4, 3) in float32; the first row is v_0"""
+    q, k, v = inputs((), 4, 4, 3, 2, seed=4, dtype=np.float32)
+    got = linear_attention_masked(q, k, v)
+    expect_close(got, plain_linear_attention(q, k, v), "linear_attention_masked(q, k, v)", q)
+    expect_close(got[0], v[0], "row 0 (it sees only key 0)", q)
+
+
+def test_masked_not_causal_heads():
+    """linear_attention_masked: causal=False with batch and head axes (2, 2, 3, 4)"""
+    q, k, v = inputs((2, 2), 3, 4, 4, 2, seed=5)
+    expect_close(linear_attention_masked(q, k, v, causal=False), plain_linear_attention(q, k, v, causal=False), "linear_attention_masked(causal=False)", q)
+
+
+def test_masked_not_causal_single_sequence():
+    """linear_attention_masked: causal=False, one sequence (3, 2) against (5, 2)"""
+    q, k, v = inputs((), 3, 5, 2, 3, seed=9)
+    expect_close(linear_attention_masked(q, k, v, causal=False), plain_linear_attention(q, k, v, causal=False), "linear_attention_masked(causal=False)", q)
+
+
+# ---------------------------------------------------------------- the recurrent form
+
+
+def test_recurrent_worked_example():
+    """linear_attention_recurrent: the two tokens of the quadratic form's example, the same answer"""
+    q = np.array([[0.0, 0.0], [1.0, -1.0]])
+    k = np.array([[1.0, 0.0], [0.0, 1.0]])
+    v = np.array([[1.0, 0.0], [0.0, 1.0]])
+    w0, w1 = 4 + np.exp(-1.0), 2 + 2 * np.exp(-1.0)
+    expect_close(linear_attention_recurrent(q, k, v), [[1.0, 0.0], [w0 / (w0 + w1), w1 / (w0 + w1)]], "linear_attention_recurrent (two tokens)")
+
+
+def test_recurrent_batched_float32():
+    """linear_attention_recurrent: (2, 3, 5, 4) float32 queries and keys, d_v = 3: the loops' answer"""
+    q, k, v = inputs((2, 3), 5, 5, 4, 3, seed=6, dtype=np.float32)
+    got = linear_attention_recurrent(q, k, v)
+    expect_shape(got, (2, 3, 5, 3), "linear_attention_recurrent(q, k, v)", "(..., L, d_v)")
+    expect_close(got, plain_linear_attention(q, k, v), "linear_attention_recurrent(q, k, v)", q)
+
+
+def test_recurrent_one_batch_axis():
+    """linear_attention_recurrent: a batch axis (3, 4, 2), d_v = 5"""
+    q, k, v = inputs((3,), 4, 4, 2, 5, seed=7)
+    expect_close(linear_attention_recurrent(q, k, v), plain_linear_attention(q, k, v), "linear_attention_recurrent(q, k, v)", q)
+
+
+def test_recurrent_large_inputs():
+    """linear_attention_recurrent: queries and keys near ±50, one sequence and with heads: finite and right"""
+    for lead in ((), (2, 2)):
+        q, k, v = inputs(lead, 5, 5, 3, 2, seed=8)
+        q, k = q * 50, k * 50
+        q[..., 0], k[..., 0] = np.abs(q[..., 0]) + 1, np.abs(k[..., 0]) + 1
+        got = linear_attention_recurrent(q, k, v)
+        expect_finite(got, "linear_attention_recurrent with q and k near ±50")
+        expect_close(got, plain_linear_attention(q, k, v), "linear_attention_recurrent with q and k near ±50", q)
+
+
+def test_recurrent_keeps_one_state():
+    """linear_attention_recurrent: at L = 1024, d_k = d_v = 48 it holds far less than the (L, L) weights (8 MiB) or a state per position (18 MiB)"""
+    q, k, v = inputs((), 1024, 1024, 48, 48, seed=10)
+    got, peak = peak_of(lambda: linear_attention_recurrent(q, k, v))
+    budget = 2 * q.nbytes + 2 * v.nbytes + (2 << 20)
+    assert peak <= budget, (
+        f"linear_attention_recurrent held {peak / 2**20:.1f} MiB beyond its inputs at L = 1024, d_k = d_v = 48; the "
+        f"recurrence needs {budget / 2**20:.1f} MiB at most. The (L, L) weights are 8 MiB and a state per position 18 MiB: "
+        "keep one running (d_k, d_v) state and one (d_k,) normaliser"
+    )
+    expect_close(got, linear_attention_masked(q, k, v), "linear_attention_recurrent at L = 1024", q)
+
+
+# The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
+# answers of the mistakes students make; a wrong answer here names the mistake it looks like.
+test_diagnostic_probes = probe_tests(__file__, "linear_attention")

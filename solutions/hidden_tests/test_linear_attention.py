@@ -1,0 +1,134 @@
+"""Hidden tests for linear_attention.py: the feature map, the quadratic form, the recurrent form."""
+
+import numpy as np
+from attention_inputs import DTYPE, LEAD, SEED, SIZE, normal, qkv
+from hypothesis import given
+from hypothesis import strategies as st
+
+from attnlab.expect import Mismatch, expect_array, expect_close, expect_finite, expect_shape, tolerance
+
+# ---------------------------------------------------------------- the feature map
+
+
+@given(LEAD, SIZE, SIZE, SEED, DTYPE)
+def test_feature_map_values(student, reference, lead, n, d, seed, dtype):
+    """elu_feature_map: x + 1 where x > 0, exp(x) elsewhere"""
+    x = normal(seed, lead + (n, d), dtype, scale=2.0)
+    expect_close(student.elu_feature_map(x), reference.elu_feature_map(x), "elu_feature_map(x)", x, passport="the shape of x")
+
+
+@given(SIZE, SEED)
+def test_feature_map_large_inputs(student, reference, n, seed):
+    """elu_feature_map: inputs near ±1e4 give x + 1 and about 0, finite"""
+    x = normal(seed, (2, n)) + np.array([[1e4], [-1e4]])  # row 0 far above zero, row 1 far below
+    got = student.elu_feature_map(x)
+    what = "elu_feature_map(x) with x near ±1e4"
+    expect_finite(expect_array(got, what), what)
+    expect_close(got, reference.elu_feature_map(x), what, x, passport="the shape of x")
+
+
+# ---------------------------------------------------------------- the quadratic form
+
+
+@given(qkv(same_length=True))
+def test_masked_causal_values(student, reference, case):
+    """linear_attention_masked: with causal=True, row i is the weighted mean of v_0..v_i, weights φ(q_i)·φ(k_j)"""
+    q, k, v = case
+    got = student.linear_attention_masked(q, k, v, causal=True)
+    expect_close(got, reference.linear_attention_masked(q, k, v, causal=True), "linear_attention_masked(q, k, v, causal=True)", q, k, v, passport="(..., L_q, d_v)")
+
+
+@given(qkv())
+def test_masked_full_values(student, reference, case):
+    """linear_attention_masked: with causal=False every query reads every key (L_q and L_k may differ)"""
+    q, k, v = case
+    got = student.linear_attention_masked(q, k, v, causal=False)
+    expect_close(got, reference.linear_attention_masked(q, k, v, causal=False), "linear_attention_masked(q, k, v, causal=False)", q, k, v, passport="(..., L_q, d_v)")
+
+
+@given(qkv(same_length=True, dtypes=st.just(np.float64)), SEED)
+def test_masked_future_leaves_the_past(student, reference, case, seed):
+    """linear_attention_masked: with causal=True, changing the last key and value leaves every earlier row unchanged"""
+    q, k, v = case
+    k2, v2 = k.copy(), v.copy()
+    k2[..., -1, :] = normal(seed, k.shape[:-2] + k.shape[-1:])
+    v2[..., -1, :] = normal(seed + 1, v.shape[:-2] + v.shape[-1:])
+    before = expect_array(student.linear_attention_masked(q, k, v, causal=True), "linear_attention_masked(q, k, v)")
+    after = expect_array(student.linear_attention_masked(q, k2, v2, causal=True), "linear_attention_masked(q, k', v') with a new last key and value")
+    expect_shape(after, before.shape, "linear_attention_masked(q, k', v')", "(..., L_q, d_v)")
+    expect_close(after[..., :-1, :], before[..., :-1, :], "the rows before the last, after the last key and value changed", q, k, v)
+
+
+# ---------------------------------------------------------------- the recurrent form
+
+# The memory test measures the algorithm the lesson teaches: a state of d_k × d_v, whatever L. At
+# L = 1024 and d_k = d_v = 48 the (L, L) weights are 8 MiB, and a state per position
+# (L, d_k, d_v), what a cumulative sum over the positions holds, is 18 MiB; the recurrence needs
+# the inputs as the worker holds them (twice: the message and the arrays decoded from it), the
+# answer, φ of the queries and keys if taken all at once (as large as q and k), a fixed allowance
+# for the worker and a dozen states: about 8.6 MiB, where the quadratic form holds its weights
+# on top of all that. L stays small enough for a Python loop over the positions to answer within
+# the call's deadline while its memory is measured.
+MEMORY_LENGTH, MEMORY_WIDTH = 1 << 10, 48
+INPUT_COPIES = 2
+WORKER_ALLOWANCE_BYTES = 5 << 20
+STATES_ALLOWED = 12
+
+
+def recurrent_budget(q, k, v) -> int:
+    """What the recurrence may hold during one call: see the comment above."""
+    inputs = q.nbytes + k.nbytes + v.nbytes
+    state = q.shape[-1] * v.shape[-1] * 8
+    return INPUT_COPIES * inputs + v.nbytes + q.nbytes + k.nbytes + WORKER_ALLOWANCE_BYTES + STATES_ALLOWED * state
+
+
+def expect_every_row(got, expected, what: str, *inputs) -> None:
+    """Every row of ``got`` is close to ``expected``'s. The inputs of the memory test are fixed, so its
+    failure names the wrong rows and never their expected values."""
+    rtol, atol = tolerance(*inputs)
+    wrong = np.flatnonzero(~np.isclose(got, expected, rtol=rtol, atol=atol).all(axis=-1))
+    if wrong.size:
+        shown = ", ".join(str(int(row)) for row in wrong[:8]) + (", …" if wrong.size > 8 else "")
+        raise Mismatch(
+            f"{what}: {wrong.size} of {len(expected)} rows are wrong (row {shown}). This test's inputs are fixed, so it does "
+            "not show their values; the other tests of linear_attention_recurrent draw inputs of their own and show what differs"
+        )
+
+
+def test_recurrent_keeps_one_state(student, reference):
+    """linear_attention_recurrent: holds one d_k × d_v state, never an (L, L) array nor a state per position (peak memory at L = 1024), and every row of its answer is right"""
+    q, k, v = (normal(seed, (MEMORY_LENGTH, MEMORY_WIDTH)) for seed in (11, 12, 13))
+    budget = recurrent_budget(q, k, v)
+    got, peak = student.memory_within(budget, "linear_attention_recurrent", q, k, v)
+    what = f"linear_attention_recurrent(q, k, v) at L = {MEMORY_LENGTH}, d_k = d_v = {MEMORY_WIDTH}"
+    expect_shape(expect_array(got, what), v.shape, what, "(L, d_v)")
+    if peak > budget:
+        raise Mismatch(
+            f"linear_attention_recurrent held {peak / 2**20:.1f} MiB at L = {MEMORY_LENGTH}, d_k = d_v = {MEMORY_WIDTH}; the "
+            f"recurrence needs at most {budget / 2**20:.1f} MiB there (the inputs, the answer and one {MEMORY_WIDTH} x {MEMORY_WIDTH} "
+            f"state). The (L, L) weights are {MEMORY_LENGTH**2 * 8 / 2**20:.0f} MiB and a state per position "
+            f"{MEMORY_LENGTH * MEMORY_WIDTH**2 * 8 / 2**20:.0f} MiB: update one running state and normaliser, position by position"
+        )
+    expect_every_row(got, reference.linear_attention_masked(q, k, v, causal=True), what, q, k, v)
+
+
+@given(qkv(same_length=True))
+def test_recurrent_equals_masked(student, reference, case):
+    """linear_attention_recurrent: equals linear_attention_masked(q, k, v, causal=True)"""
+    q, k, v = case
+    expected = reference.linear_attention_masked(q, k, v, causal=True)
+    expect_close(student.linear_attention_recurrent(q, k, v), expected, "linear_attention_recurrent(q, k, v)", q, k, v, passport="(..., L, d_v)")
+
+
+@given(LEAD, SIZE, SIZE, SIZE, SEED)
+def test_recurrent_large_scores(student, reference, lead, n, d_k, d_v, seed):
+    """linear_attention_recurrent: queries and keys near ±50 (features from about 0 to 51) stay finite and right"""
+    q = normal(seed, lead + (n, d_k), scale=50.0)
+    k = normal(seed + 1, lead + (n, d_k), scale=50.0)
+    k[..., 0] = np.abs(k[..., 0]) + 1.0  # every key has a feature above 1, so no row's normaliser underflows
+    q[..., 0] = np.abs(q[..., 0]) + 1.0
+    v = normal(seed + 2, lead + (n, d_v))
+    got = student.linear_attention_recurrent(q, k, v)
+    what = "linear_attention_recurrent(q, k, v) with q and k near ±50"
+    expect_finite(expect_array(got, what), what)
+    expect_close(got, reference.linear_attention_masked(q, k, v, causal=True), what, q, k, v, passport="(..., L, d_v)")

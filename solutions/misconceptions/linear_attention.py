@@ -1,0 +1,86 @@
+"""Known wrong versions of the functions of linear_attention.py (instructor-only: never shipped to students)."""
+
+import numpy as np
+from linear_attention import elu_feature_map, linear_attention_masked
+
+from attnlab.misconceptions import misconception, probe
+
+
+@misconception(
+    "elu_feature_map",
+    "plain elu, without the + 1",
+    explanation="φ(x) = elu(x) + 1: x + 1 above zero and exp(x) below. Plain elu (x, and exp(x) - 1) is negative below zero, so a weight φ(q)·φ(k) can be negative or 0 and a row's sum can vanish: the + 1 is what makes every feature positive.",
+    hint="Add 1 to elu: np.where(x > 0, x + 1, np.exp(x)).",
+)
+def elu_without_plus_one(x):
+    return np.where(x > 0, x, np.exp(np.minimum(x, 0)) - 1)
+
+
+@misconception(
+    "linear_attention_masked",
+    "the weights are q·k, without the feature map",
+    explanation="Linear attention's weight of key j for query i is φ(q_i)·φ(k_j), with φ = elu + 1 applied to the queries and the keys. The plain dot product q_i·k_j can be negative or 0, so the rows are no weighted means and their sums can vanish.",
+    hint="weights = elu_feature_map(q) @ np.swapaxes(elu_feature_map(k), -1, -2).",
+)
+def linear_masked_without_feature_map(q, k, v, causal=True):
+    weights = q @ np.swapaxes(k, -1, -2)
+    if causal:
+        weights = np.tril(weights)
+    with np.errstate(all="ignore"):
+        return weights / weights.sum(axis=-1, keepdims=True) @ v
+
+
+@misconception(
+    "linear_attention_masked",
+    "each row is divided by its sum over every key, then masked",
+    explanation="Under the causal mask the weights above the diagonal are 0 before the rows are summed: query i's normaliser is Σ_{j<=i} φ(q_i)·φ(k_j), the z_i of the recurrence. Summing over every key first, future keys included, makes each early row too small: its weights no longer sum to 1.",
+    hint="Apply np.tril first, then divide by weights.sum(axis=-1, keepdims=True).",
+)
+def linear_masked_normalised_before_mask(q, k, v, causal=True):
+    weights = elu_feature_map(q) @ np.swapaxes(elu_feature_map(k), -1, -2)
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    if causal:
+        weights = np.tril(weights)
+    return weights @ v
+
+
+@misconception(
+    "linear_attention_recurrent",
+    "the state is replaced at each position, not added to",
+    explanation="The state S_i = S_{i-1} + φ(k_i) v_iᵀ and the normaliser z_i = z_{i-1} + φ(k_i) are running sums over positions 0..i. Setting them to the newest token's term forgets every earlier key: each output is then v_i itself.",
+    hint="state = state + φ(k_i)[..., :, None] * v_i[..., None, :], and normaliser = normaliser + φ(k_i), from zeros before the loop.",
+)
+def linear_recurrent_state_replaced(q, k, v):
+    return np.broadcast_to(v, np.broadcast_shapes(q.shape[:-1] + (1,), k.shape[:-1] + (1,), v.shape)).astype(np.result_type(q, k, v))
+
+
+@misconception(
+    "linear_attention_recurrent",
+    "no division by φ(q_i)·z_i",
+    explanation="φ(q_i)ᵀ S_i is the sum of the weighted values, not their mean: it must be divided by φ(q_i)·z_i, the sum of the weights, which is why the recurrence keeps the normaliser z_i = Σ_{j<=i} φ(k_j) beside the state.",
+    hint="Keep z += φ(k_i) beside the state, and divide the output by np.sum(φ(q_i) * z, axis=-1, keepdims=True).",
+)
+def linear_recurrent_without_normaliser(q, k, v):
+    weights = np.tril(elu_feature_map(q) @ np.swapaxes(elu_feature_map(k), -1, -2))
+    return weights @ v
+
+
+@misconception(
+    "linear_attention_recurrent",
+    "the quadratic form, or a state per position, not one running state",
+    explanation="The values are right, but the point of the recurrent form is that it is an RNN: one d_k × d_v state and a d_k normaliser, updated position by position, whatever the length. The (L, L) weights of the quadratic form, or a cumulative sum that keeps the state of every position (L, d_k, d_v), hold memory that grows with L.",
+    hint="Loop over the positions: state += φ(k_i)[:, None] * v_i[None, :], z += φ(k_i), out[i] = φ(q_i) @ state / (φ(q_i) @ z). Keep no array with a length axis but the inputs and the answer.",
+    holds_too_much=True,
+)
+def linear_recurrent_holds_every_state(q, k, v):
+    return linear_attention_masked(q, k, v, causal=True)
+
+
+# Diagnostic probes: fixed inputs, harmless to show a student, on which every entry above differs
+# from the reference and from each other. Queries and keys have features on both sides of zero.
+_RNG = np.random.default_rng(20)
+probe("elu_feature_map", "values on both sides of zero", np.array([[-2.0, -0.5, 0.0], [0.5, 1.0, 3.0]]))
+probe("linear_attention_masked", "causal, 4 tokens, d_k = 3 != d_v = 2", _RNG.normal(size=(4, 3)), _RNG.normal(size=(4, 3)), _RNG.normal(size=(4, 2)))
+probe("linear_attention_masked", "not causal, L_q = 2 != L_k = 3", _RNG.normal(size=(2, 3)), _RNG.normal(size=(3, 3)), _RNG.normal(size=(3, 2)), causal=False)
+probe("linear_attention_recurrent", "4 tokens, d_k = 3 != d_v = 2", _RNG.normal(size=(4, 3)), _RNG.normal(size=(4, 3)), _RNG.normal(size=(4, 2)))
+probe("linear_attention_recurrent", "two sequences of 3 tokens", _RNG.normal(size=(2, 3, 2)), _RNG.normal(size=(2, 3, 2)), _RNG.normal(size=(2, 3, 3)))

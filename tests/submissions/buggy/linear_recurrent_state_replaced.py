@@ -1,0 +1,19 @@
+"""Overwrites the running state and normaliser with the newest token's terms.
+
+file: linear_attention.py
+breaks: linear_attention_recurrent
+"""
+
+import numpy as np
+
+
+def linear_attention_recurrent(q, k, v):
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    out = np.zeros(lead + (q.shape[-2], v.shape[-1]))
+    for i in range(q.shape[-2]):
+        phi_q = elu_feature_map(q[..., i, :])
+        phi_k = elu_feature_map(k[..., i, :])
+        state = phi_k[..., :, None] * v[..., i, None, :]
+        z = phi_k
+        out[..., i, :] = np.einsum("...d,...de->...e", phi_q, state) / np.sum(phi_q * z, axis=-1)[..., None]
+    return out
