@@ -53,12 +53,13 @@ def test_feature_map_worked_example():
     expect_close(elu_feature_map(np.array([-1.0, 0.0, 2.0])), [np.exp(-1.0), 1.0, 3.0], "elu_feature_map([-1, 0, 2])")
 
 
-def test_feature_map_batched_float32():
-    """elu_feature_map: keeps the shape of (2, 3, 4, 5) float32 inputs, x + 1 above zero and exp(x) below"""
-    x = np.random.default_rng(1).standard_normal((2, 3, 4, 5)).astype(np.float32) * 2
-    got = elu_feature_map(x)
-    expect_shape(got, x.shape, "elu_feature_map(x)", "the shape of x")
-    expect_close(got, np.where(x > 0, x + 1, np.exp(np.minimum(x, 0))), "elu_feature_map(x) in float32", x)
+def test_feature_map_batched():
+    """elu_feature_map: keeps the shape of (2, 3, 4, 5) float32 and (2, 3, 4) float64 inputs, x + 1 above zero and exp(x) below"""
+    rng = np.random.default_rng(1)
+    for x in (rng.standard_normal((2, 3, 4, 5)).astype(np.float32) * 2, rng.standard_normal((2, 3, 4)) * 2):
+        got = elu_feature_map(x)
+        expect_shape(got, x.shape, f"elu_feature_map(x) of shape {x.shape}", "the shape of x")
+        expect_close(got, phi(x), f"elu_feature_map(x) in {x.dtype}", x)
 
 
 def test_feature_map_large_inputs():
