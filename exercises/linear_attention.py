@@ -43,8 +43,8 @@ def linear_attention_masked(q, k, v, causal=True):
 def linear_attention_recurrent(q, k, v):
     """Causal linear attention as an RNN: one position at a time, a d_k × d_v state and a d_k normaliser.
 
-    Shapes: q (..., L, d_k), k (..., L, d_k), v (..., L, d_v) -> out (..., L, d_v), equal to
-    linear_attention_masked(q, k, v, causal=True). At position i: S += φ(k_i) v_iᵀ (d_k, d_v),
+    Shapes: q (..., L, d_k), k (..., L, d_k), v (..., L, d_v), leading axes that broadcast
+    -> out (..., L, d_v), equal to linear_attention_masked(q, k, v, causal=True). At position i: S += φ(k_i) v_iᵀ (d_k, d_v),
     z += φ(k_i) (d_k,), out_i = φ(q_i) S / (φ(q_i) · z). It never holds an (L, L) array, nor a
     state per position (L, d_k, d_v): O(L · d_k · d_v) time, memory for one state.
     """

@@ -48,19 +48,18 @@ def linear_attention_masked(q, k, v, causal=True):
 def linear_attention_recurrent(q, k, v):
     """Causal linear attention as an RNN: one position at a time, a d_k × d_v state and a d_k normaliser.
 
-    Shapes: q (..., L, d_k), k (..., L, d_k), v (..., L, d_v) -> out (..., L, d_v), equal to
-    linear_attention_masked(q, k, v, causal=True). At position i: S += φ(k_i) v_iᵀ (d_k, d_v),
+    Shapes: q (..., L, d_k), k (..., L, d_k), v (..., L, d_v), leading axes that broadcast
+    -> out (..., L, d_v), equal to linear_attention_masked(q, k, v, causal=True). At position i: S += φ(k_i) v_iᵀ (d_k, d_v),
     z += φ(k_i) (d_k,), out_i = φ(q_i) S / (φ(q_i) · z). It never holds an (L, L) array, nor a
     state per position (L, d_k, d_v): O(L · d_k · d_v) time, memory for one state.
     """
     ### BEGIN SOLUTION
     ### HINT: start S = np.zeros(lead + (d_k, d_v)) and z = np.zeros(lead + (d_k,)), where lead = np.broadcast_shapes of the three inputs' leading axes; the outer product of φ(k_i) (..., d_k) and v_i (..., d_v) is φk[..., :, None] * v_i[..., None, :]. Compute φ of one position at a time.
     length, d_k, d_v = q.shape[-2], q.shape[-1], v.shape[-1]
-    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    dtype = np.result_type(q, k, v)
-    state = np.zeros(lead + (d_k, d_v), dtype)  # (..., d_k, d_v): Σ_{j<=i} φ(k_j) v_jᵀ
-    normaliser = np.zeros(lead + (d_k,), dtype)  # (..., d_k): Σ_{j<=i} φ(k_j)
-    out = np.empty(lead + (length, d_v), dtype)  # (..., L, d_v)
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])  # the leading axes of all three
+    state = np.zeros(lead + (d_k, d_v))  # (..., d_k, d_v): Σ_{j<=i} φ(k_j) v_jᵀ
+    normaliser = np.zeros(lead + (d_k,))  # (..., d_k): Σ_{j<=i} φ(k_j)
+    out = np.empty(lead + (length, d_v))  # (..., L, d_v)
     for i in range(length):
         key = elu_feature_map(k[..., i, :])  # (..., d_k)
         query = elu_feature_map(q[..., i, :])  # (..., d_k)

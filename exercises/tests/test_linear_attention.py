@@ -145,6 +145,17 @@ def test_recurrent_one_batch_axis():
     expect_close(linear_attention_recurrent(q, k, v), plain_linear_attention(q, k, v), "linear_attention_recurrent(q, k, v)", q)
 
 
+def test_recurrent_leading_axes_broadcast():
+    """linear_attention_recurrent: q (2, 1, 1, 3, 2), k (1, 3, 1, 3, 2) and v (1, 1, 2, 3, 4) give (2, 3, 2, 3, 4)"""
+    rng = np.random.default_rng(11)
+    q, k, v = rng.standard_normal((2, 1, 1, 3, 2)), rng.standard_normal((1, 3, 1, 3, 2)), rng.standard_normal((1, 1, 2, 3, 4))
+    got = linear_attention_recurrent(q, k, v)
+    expect_shape(got, (2, 3, 2, 3, 4), "linear_attention_recurrent(q, k, v)", "(..., L, d_v)")
+    lead = (2, 3, 2)  # every input brings one leading axis of its own
+    expected = plain_linear_attention(*(np.broadcast_to(x, lead + x.shape[-2:]) for x in (q, k, v)))
+    expect_close(got, expected, "linear_attention_recurrent with broadcast leading axes", q)
+
+
 def test_recurrent_large_inputs():
     """linear_attention_recurrent: queries and keys near ±50, one sequence and with heads: finite and right"""
     for lead in ((), (2, 2)):

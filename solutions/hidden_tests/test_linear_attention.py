@@ -132,3 +132,14 @@ def test_recurrent_large_scores(student, reference, lead, n, d_k, d_v, seed):
     what = "linear_attention_recurrent(q, k, v) with q and k near ±50"
     expect_finite(expect_array(got, what), what)
     expect_close(got, reference.linear_attention_masked(q, k, v, causal=True), what, q, k, v, passport="(..., L, d_v)")
+
+
+@given(st.integers(2, 3), st.integers(2, 3), st.integers(2, 3), SIZE, SIZE, SIZE, SEED)
+def test_recurrent_leading_axes_broadcast(student, reference, a, b, c, n, d_k, d_v, seed):
+    """linear_attention_recurrent: the leading axes of q, k and v broadcast, each input bringing one of its own"""
+    q = normal(seed, (a, 1, 1, n, d_k))
+    k = normal(seed + 1, (1, b, 1, n, d_k))
+    v = normal(seed + 2, (1, 1, c, n, d_v))
+    expected = reference.linear_attention_masked(q, k, v, causal=True)
+    what = f"linear_attention_recurrent(q, k, v) with q {q.shape}, k {k.shape}, v {v.shape}"
+    expect_close(student.linear_attention_recurrent(q, k, v), expected, what, q, k, v, passport="(a, b, c, L, d_v)")
