@@ -195,6 +195,11 @@ EXPECTED = {
     ("cost", "online-softmax-saves"): POOL,
     ("cost", "fused-qkv"): POOL,
     ("cost", "residual-stream"): POOL,
+    ("cost", "linear-attention-crossover"): lambda p: next(
+        t for t in range(1, 10 * p["d"]) if 2 * t * t * p["d"] >= 2 * t * p["d"] ** 2
+    ),
+    ("cost", "linear-attention-saving"): lambda p: (2 * p["T"] ** 2 * p["d"]) // (2 * p["T"] * p["d"] ** 2),
+    ("cost", "linear-attention-state-size"): lambda p: len(np.zeros((p["d_k"], p["d_v"])).ravel()) + p["d_k"],
     ("decode", "kv-cache-gib"): lambda p: kv_bytes(p["layers"], p["h_kv"], p["d_head"], 2, 128 * 1024) * p["B"] / 2**30,
     ("decode", "mla-cache-ratio"): lambda p: (2 * p["h"] * p["d_head"]) / (p["d_c"] + p["d_r"]),
     ("decode", "mha-gqa-mla"): POOL,
