@@ -49,9 +49,10 @@ def linear_attention_recurrent(q, k, v):
     """Causal linear attention as an RNN: one position at a time, a d_k × d_v state and a d_k normaliser.
 
     Shapes: q (..., L, d_k), k (..., L, d_k), v (..., L, d_v), leading axes that broadcast
-    -> out (..., L, d_v), equal to linear_attention_masked(q, k, v, causal=True). At position i: S += φ(k_i) v_iᵀ (d_k, d_v),
-    z += φ(k_i) (d_k,), out_i = φ(q_i) S / (φ(q_i) · z). It never holds an (L, L) array, nor a
-    state per position (L, d_k, d_v): O(L · d_k · d_v) time, memory for one state.
+    -> out (..., L, d_v), equal to linear_attention_masked(q, k, v, causal=True).
+    At position i: S += φ(k_i) v_iᵀ (d_k, d_v), z += φ(k_i) (d_k,), out_i = φ(q_i) S / (φ(q_i) · z).
+    It never holds an (L, L) array, nor a state per position (L, d_k, d_v): O(L · d_k · d_v)
+    time, memory for one state.
     """
     ### BEGIN SOLUTION
     ### HINT: start S = np.zeros(lead + (d_k, d_v)) and z = np.zeros(lead + (d_k,)), where lead = np.broadcast_shapes of the three inputs' leading axes; the outer product of φ(k_i) (..., d_k) and v_i (..., d_v) is φk[..., :, None] * v_i[..., None, :]. Compute φ of one position at a time.
