@@ -693,3 +693,92 @@ def kv_cache_softmax_over_queries(x_t, cache, w_q, w_k, w_v, key_padding_mask=No
         weights = weights / weights.sum(axis=-2, keepdims=True)
         cleaned = np.nan_to_num(weights, nan=0.0)
     return Alternatives([(weights @ v, {"k": k, "v": v}), (cleaned @ v, {"k": k, "v": v})])
+
+
+# ---------------------------------------------------------------- FlashAttention's backward, tile by tile
+
+
+def _flash_backward_tiled(
+    q,
+    k,
+    v,
+    out,
+    lse,
+    grad_out,
+    block_q,
+    block_k,
+    causal=False,
+    mask=None,
+    *,
+    d_of="whole rows",
+    scaled_scores=True,
+    sign=1.0,
+):
+    """The reference's loops over tiles, with the step a mistake changes as a switch: D from the whole
+    rows (dO ⊙ O) or from each tile's own weights; the scores rebuilt with or without their 1/√d_k;
+    dS with its sign."""
+    if block_q < 1 or block_k < 1:
+        raise ValueError(f"block_q and block_k must be at least 1, got {block_q} and {block_k}")
+    n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
+    if mask is not None:
+        mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_q, n_k)))
+    lead = np.broadcast_shapes(
+        q.shape[:-2], k.shape[:-2], v.shape[:-2], () if mask is None else mask.shape[:-2], grad_out.shape[:-2]
+    )
+    shift = np.where(lse > -np.inf, lse, 0.0)[..., None]
+    row_dot = np.sum(grad_out * out, axis=-1, keepdims=True)
+    dq, dk, dv = np.zeros(lead + q.shape[-2:]), np.zeros(lead + k.shape[-2:]), np.zeros(lead + v.shape[-2:])
+    with np.errstate(all="ignore"):
+        for ks in range(0, n_k, block_k):
+            ke = min(ks + block_k, n_k)
+            k_tile, v_tile = k[..., ks:ke, :], v[..., ks:ke, :]
+            for qs in range(0, n_q, block_q):
+                qe = min(qs + block_q, n_q)
+                q_tile, g_tile = q[..., qs:qe, :], grad_out[..., qs:qe, :]
+                s = q_tile @ np.swapaxes(k_tile, -1, -2)
+                s = s / np.sqrt(d_k) if scaled_scores else s
+                if causal:
+                    s = np.where(np.arange(qs, qe)[:, None] >= np.arange(ks, ke)[None, :], s, -np.inf)
+                if mask is not None:
+                    s = np.where(mask[..., qs:qe, ks:ke], s, -np.inf)
+                p = np.exp(s - shift[..., qs:qe, :])
+                dv[..., ks:ke, :] += np.swapaxes(p, -1, -2) @ g_tile
+                dp = g_tile @ np.swapaxes(v_tile, -1, -2)
+                if d_of == "tile":
+                    d_rows = np.sum(p * dp, axis=-1, keepdims=True)
+                else:
+                    d_rows = row_dot[..., qs:qe, :]
+                ds = sign * p * (dp - d_rows) / np.sqrt(d_k)
+                dq[..., qs:qe, :] += ds @ k_tile
+                dk[..., ks:ke, :] += np.swapaxes(ds, -1, -2) @ q_tile
+    return dq, dk, dv
+
+
+@misconception(
+    "flash_attention_backward",
+    "D computed inside the loop from each tile's own weights: rowsum(P ⊙ dP) of one key tile, not of the whole row",
+    explanation="D = rowsum(dA ⊙ A) runs over every key of the row, which is why FlashAttention takes it once, before the loops, as rowsum(dO ⊙ O). Summing P ⊙ dP over one key tile gives only that tile's share: the gradients are right only when a single tile holds all the keys.",
+    hint="Before the loops: D = (grad_out * out).sum(-1, keepdims=True); in each tile dS = P * (dP - D[rows of the tile]) / √d_k.",
+)
+def flash_backward_d_per_tile(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    return _flash_backward_tiled(q, k, v, out, lse, grad_out, block_q, block_k, causal, mask, d_of="tile")
+
+
+@misconception(
+    "flash_attention_backward",
+    "the scores rebuilt without their 1/√d_k before exp(s − lse)",
+    explanation="lse was stored by the forward pass for the scaled scores q kᵀ / √d_k: the weights are exp(q kᵀ / √d_k − lse). Rebuilding the tile from q kᵀ alone gives weights that no longer sum to 1 (they are not the forward's), and every gradient that uses them is off.",
+    hint="S = q_tile @ k_tileᵀ / np.sqrt(d_k), then P = np.exp(S - lse).",
+)
+def flash_backward_unscaled_recompute(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    return _flash_backward_tiled(q, k, v, out, lse, grad_out, block_q, block_k, causal, mask, scaled_scores=False)
+
+
+@misconception(
+    "flash_attention_backward",
+    "the sign of dS flipped: P ⊙ (D − dP)",
+    explanation="The softmax's backward is dS = P ⊙ (dP − D): a weight's gradient grows with its own dP and shrinks by the row's average D. Written the other way round, dq and dk point the opposite way (dv, which does not go through the softmax, is right).",
+    hint="dS = P * (dP - D) / √d_k.",
+)
+def flash_backward_sign_flipped(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    return _flash_backward_tiled(q, k, v, out, lse, grad_out, block_q, block_k, causal, mask, sign=-1.0)
