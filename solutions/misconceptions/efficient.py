@@ -8,7 +8,7 @@ from masks import causal_mask
 from attnlab.misconceptions import Alternatives, Raised, misconception, probe
 
 
-def _online(q, k, v, block_size, causal=False, mask=None, *, rescale_sum=True, rescale_acc=True, global_positions=True, first_max=-np.inf, scale=None, last_block=True, inverted_rescale=False, see_own_key=True, use_mask=True, use_causal=True):
+def _online(q, k, v, block_size, causal=False, mask=None, *, normalise=True, rescale_sum=True, rescale_acc=True, global_positions=True, first_max=-np.inf, scale=None, last_block=True, inverted_rescale=False, see_own_key=True, use_mask=True, use_causal=True):
     """The reference's loop, with the one step a mistake changes as a switch; two ways to end it:
     a query that saw no key gets 0 (the guard the contract asks for) or 0 / 0 (no guard)."""
     n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
@@ -40,7 +40,10 @@ def _online(q, k, v, block_size, causal=False, mask=None, *, rescale_sum=True, r
                 running_sum = (running_sum * rescale if rescale_sum else running_sum) + p.sum(axis=-1, keepdims=True)
                 acc = (acc * rescale if rescale_acc else acc) + p @ v[..., start:stop, :]
                 running_max = new_max
-            endings.append(np.divide(acc, running_sum, out=np.zeros_like(acc), where=running_sum > 0) if guarded else acc / running_sum)
+            if not normalise:
+                endings.append(acc)
+            else:
+                endings.append(np.divide(acc, running_sum, out=np.zeros_like(acc), where=running_sum > 0) if guarded else acc / running_sum)
     return Alternatives(endings)
 
 
@@ -371,7 +374,7 @@ probe("kv_cache_step", "one sequence, one token cached", _RNG.normal(size=(1, 1,
 probe("kv_cache_step", "two tokens cached, the first sequence's first one padding", _RNG.normal(size=(2, 1, 3)), {"k": _RNG.normal(size=(2, 2, 2)) * 3.0, "v": _RNG.normal(size=(2, 2, 4))}, _WQ, _WK, _WV, key_padding_mask=np.array([[False, True, True], [True, True, True]]))
 
 
-def _flash(q, k, v, block_q, block_k, causal=False, mask=None, *, rescale_acc=True, lse_with_max=True, lse_with_sum=True, use_mask=True, global_positions=True, use_causal=True, scale=None):
+def _flash(q, k, v, block_q, block_k, causal=False, mask=None, *, normalise=True, rescale_acc=True, lse_with_max=True, lse_with_sum=True, use_mask=True, global_positions=True, use_causal=True, scale=None):
     """The reference's tiles, with the one step a mistake changes as a switch."""
     n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
     mask = np.ones((n_q, n_k), dtype=bool) if mask is None or not use_mask else mask
@@ -395,7 +398,7 @@ def _flash(q, k, v, block_q, block_k, causal=False, mask=None, *, rescale_acc=Tr
             acc = (acc * rescale if rescale_acc else acc) + p @ v[..., ks:ke, :]
             m = new
         seen = l > 0
-        out[..., qs:qe, :] = np.divide(acc, l, out=np.zeros_like(acc), where=seen)
+        out[..., qs:qe, :] = np.divide(acc, l, out=np.zeros_like(acc), where=seen) if normalise else acc
         log_l = np.log(l, out=np.full_like(l, -np.inf), where=seen) if lse_with_sum else np.where(seen, 0.0, -np.inf)
         lse[..., qs:qe] = ((np.where(seen, m, 0.0) if lse_with_max else 0.0) + log_l)[..., 0]
     return out, lse
@@ -782,3 +785,23 @@ def flash_backward_unscaled_recompute(q, k, v, out, lse, grad_out, block_q, bloc
 )
 def flash_backward_sign_flipped(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
     return _flash_backward_tiled(q, k, v, out, lse, grad_out, block_q, block_k, causal, mask, sign=-1.0)
+
+
+@misconception(
+    "online_softmax_attention",
+    "the accumulated output is never divided by the running sum",
+    explanation="The blocks add exp(s − m) @ v, unnormalised weights: the softmax's denominator is the running sum l, known only once every block is read. Without the final acc / l each output is a sum of values weighted by numbers that do not add up to 1.",
+    hint="After the loop: out = acc / l (0 where l is 0: a query that saw no key).",
+)
+def online_never_normalised(q, k, v, block_size, causal=False, mask=None):
+    return _online(q, k, v, block_size, causal, mask, normalise=False)
+
+
+@misconception(
+    "flash_attention",
+    "a query tile's output is never divided by its running sum",
+    explanation="Each key tile adds exp(s − m) @ v, unnormalised weights: the softmax's denominator is the running sum l, known only after the last key tile. Without out = acc / l each output is a sum of values weighted by numbers that do not add up to 1 (lse, which uses l, can still be right).",
+    hint="After the key tiles of a query tile: out = acc / l (0 where l is 0), and lse = m + log(l).",
+)
+def flash_never_normalised(q, k, v, block_q, block_k, causal=False, mask=None):
+    return _flash(q, k, v, block_q, block_k, causal, mask, normalise=False)
