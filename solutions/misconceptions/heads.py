@@ -102,7 +102,7 @@ def sink_score_summed(weights):
     return weights[..., :, 0].sum(axis=-1)
 
 
-def _induction(weights, token_ids, *, next_key=True, every_query=False, latest_only=False):
+def _induction(weights, token_ids, *, next_key=True, every_query=False, latest_only=False, key_before=False):
     """The reference's rule, with the one step a mistake changes as a switch."""
     token_ids = np.asarray(token_ids)
     earlier = np.tril(token_ids[..., :, None] == token_ids[..., None, :], k=-1)
@@ -110,7 +110,9 @@ def _induction(weights, token_ids, *, next_key=True, every_query=False, latest_o
         last = np.where(earlier, np.arange(earlier.shape[-1]), -1).max(axis=-1, keepdims=True)
         earlier = earlier & (np.arange(earlier.shape[-1]) == last)
     targets = np.zeros(earlier.shape, dtype=bool)
-    if next_key:
+    if key_before:
+        targets[..., :, :-1] = earlier[..., :, 1:]
+    elif next_key:
         targets[..., :, 1:] = earlier[..., :, :-1]
     else:
         targets = earlier
@@ -292,3 +294,13 @@ probe(
     _RNG.normal(size=(3, 2, 2)),
     _RNG.normal(size=(3, 2, 3)),
 )
+
+
+@misconception(
+    "induction_score",
+    "the targets shifted the wrong way: the key before the earlier copy (j − 1), not after it (j + 1)",
+    explanation="An induction head looks at what followed the earlier copy: after \"A B … A\" the second A attends to B, the key j + 1 after the earlier A at j. Shifting the cells to the left instead scores the token that came before the copy, which predicts nothing about what comes next.",
+    hint="targets[..., :, 1:] = earlier[..., :, :-1]: the cell (i, j) of an earlier copy moves to (i, j + 1).",
+)
+def induction_targets_shifted_left(weights, token_ids):
+    return _induction(weights, token_ids, key_before=True)

@@ -462,3 +462,14 @@ def alibi_slopes_odd_extras(n_heads):
 )
 def alibi_slopes_extras_without_stride(n_heads):
     return _alibi_with_extra(n_heads, lambda slopes: slopes)
+
+
+@misconception(
+    "document_mask",
+    "ids == ids.T on a 1-D array: .T changes nothing, and the mask is one row of True",
+    explanation="The transpose of a 1-D array is the same array, so ids == ids.T compares each position with itself and gives T values, all True, not a (T, T) matrix. A column against a row needs the length-1 axes: ids[:, None] == ids[None, :].",
+    hint="ids[:, None] == ids[None, :] (or np.equal.outer(ids, ids)).",
+)
+def document_mask_transpose_of_1d(document_ids):
+    ids = np.asarray(document_ids)
+    return ids == ids.T
