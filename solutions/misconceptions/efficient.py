@@ -368,6 +368,29 @@ def kv_cache_ignores_padding(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
 
 
 _WQ, _WK, _WV = _RNG.normal(size=(3, 2)), _RNG.normal(size=(3, 2)), _RNG.normal(size=(3, 4))
+
+
+@misconception(
+    "kv_cache_step",
+    "the new token attends to the cache before its own key and value are appended",
+    explanation="The newest query may see every earlier token and itself: under the causal mask, query t sees keys 0..t. Attending to the old cache and appending k_t, v_t afterwards leaves the token out of its own attention, so the steps no longer give causal self-attention's outputs.",
+    hint="First k_all = np.concatenate([cache['k'], k_t], axis=-2) (and v), then attend q_t to k_all and v_all.",
+)
+def kv_cache_attends_before_appending(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
+    out_t, new_cache = kv_cache_step(x_t, cache, w_q, w_k, w_v, key_padding_mask)
+    if cache is None:
+        return out_t, new_cache
+    answers = []
+    # The (B, t+1) mask passed as it is to t keys, or cut to the cached tokens.
+    masks = (None, None) if key_padding_mask is None else (key_padding_mask[:, None, :], key_padding_mask[:, None, :-1])
+    for mask in masks:
+        try:
+            answers.append((scaled_dot_product_attention(x_t @ w_q, cache["k"], cache["v"], mask)[0], new_cache))
+        except ValueError as error:
+            answers.append(Raised(type(error).__name__))
+    return Alternatives(answers)
+
+
 probe("kv_cache_step", "the first step, no cache", _RNG.normal(size=(2, 1, 3)), None, _WQ, _WK, _WV)
 probe("kv_cache_step", "a step with two tokens cached", _RNG.normal(size=(2, 1, 3)), {"k": _RNG.normal(size=(2, 2, 2)), "v": _RNG.normal(size=(2, 2, 4))}, _WQ, _WK, _WV)
 probe("kv_cache_step", "one sequence, one token cached", _RNG.normal(size=(1, 1, 3)), {"k": _RNG.normal(size=(1, 1, 2)), "v": _RNG.normal(size=(1, 1, 4))}, _WQ, _WK, _WV)

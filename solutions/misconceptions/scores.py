@@ -391,3 +391,14 @@ def qk_norm_without_the_root(q, k, gain_q, gain_k, eps=1e-6):
 )
 def softcap_multiplied_inside(scores, cap):
     return cap * np.tanh(scores * cap)
+
+
+@misconception(
+    "additive_scores",
+    "divided by √d as dot-product scores are",
+    explanation="The 1/√d_k of dot-product attention undoes the variance of a sum of d_k products. An additive score is v · tanh(…): the tanh already bounds each term, and the learned v sets the scale. Bahdanau's scores have no such factor, so the division only flattens them.",
+    hint="Return np.tanh(q W_q + k W_k) @ v, with no division.",
+)
+def additive_scaled_like_dot_products(q, k, w_q, w_k, v):
+    scores = np.tanh((q @ w_q)[..., :, None, :] + (k @ w_k)[..., None, :, :]) @ v
+    return Alternatives([scores / np.sqrt(width) for width in (w_q.shape[-1], q.shape[-1], k.shape[-1])])
