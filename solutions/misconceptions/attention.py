@@ -420,6 +420,22 @@ def _fixed(shape, seed):
 
 
 _CAUSAL_4 = np.tril(np.ones((4, 4), dtype=bool))
+
+
+@misconception(
+    "scaled_dot_product_attention",
+    "the boolean mask added to the scores (True = +1, False = +0) instead of hiding keys",
+    explanation="An additive mask holds 0 where a key may be seen and -inf where it may not; this course's mask is boolean, True = may attend. Adding a boolean mask to the scores adds 1 to every visible key and 0 to the hidden ones: the hidden keys keep almost all their weight, and a query that may see no key is not even noticed.",
+    hint="np.where(mask, scores, -np.inf) before the softmax (or add np.where(mask, 0.0, -np.inf)).",
+)
+def sdpa_boolean_mask_added(q, k, v, mask=None):
+    scores = attention_scores(q, k)
+    if mask is not None:
+        scores = scores + mask
+    weights = softmax(scores, axis=-1)
+    return weights @ v, weights
+
+
 probe("scaled_dot_product_attention", "L_q != L_k and d_k != d_v, no mask", _fixed((3, 4), 1), _fixed((5, 4), 2), _fixed((5, 2), 3))
 probe("scaled_dot_product_attention", "a 4 x 4 causal mask on a batch of two", _fixed((2, 4, 3), 4), _fixed((2, 4, 3), 5), _fixed((2, 4, 2), 6), _CAUSAL_4)
 probe("scaled_dot_product_attention", "a (B, 1, L_k) padding mask, B == L_q", _fixed((3, 3, 2), 7), _fixed((3, 4, 2), 8), _fixed((3, 4, 5), 9), np.array([[True, True, True, False], [True, False, False, False], [True, True, True, True]])[:, None, :])

@@ -54,7 +54,13 @@ def _backward_from(weights, q, k, v, grad_out, scale, jacobian, grad_q, grad_k, 
     try:
         dv = (grad_v or (lambda a, g: _t(a) @ g))(weights, grad_out)
         da = (grad_weights or (lambda g, v: g @ _t(v)))(grad_out, v)
-        ds = {"full": lambda: softmax_backward(weights, da, axis=-1), "diagonal": lambda: weights * da, "none": lambda: da}[jacobian]()
+        ds = {
+            "full": lambda: softmax_backward(weights, da, axis=-1),
+            "diagonal": lambda: weights * da,
+            "none": lambda: da,
+            "over the queries": lambda: weights * (da - np.sum(da * weights, axis=-2, keepdims=True)),
+            "sign flipped": lambda: -softmax_backward(weights, da, axis=-1),
+        }[jacobian]()
         ds = ds / (np.sqrt(q.shape[-1]) if scale is None else scale)
         dq = (grad_q or (lambda ds, q, k: ds @ k))(ds, q, k)
         dk = (grad_k or (lambda ds, q, k: _t(ds) @ q))(ds, q, k)
@@ -217,6 +223,27 @@ misconception(
     explanation="A row whose every score is -inf softmaxes to 0 / 0 = nan, and the nan reaches every gradient it touches: dv and dk of every key, through Aᵀ, not only the blind query's own dq. Such a query has zero weights in the forward pass and must get zero gradients.",
     hint="Recompute the weights as scaled_dot_product_attention does: give a row with no visible key finite scores before the softmax and zero weights after it.",
 )(attention_backward_nan_for_blind_query)
+
+
+@misconception(
+    "attention_backward",
+    "the softmax's D = Σ dA ⊙ A summed over the queries (axis −2), not over the keys",
+    explanation="Each row of the weights is one softmax over the keys, so its backward subtracts one number per query: D_i = Σ_j dA_ij A_ij, a sum along the keys (the last axis). Summing along axis −2 mixes the rows of different queries, and the rows of dS no longer sum to 0.",
+    hint="dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True)), or softmax_backward(A, dA, axis=-1).",
+)
+def attention_backward_d_over_queries(q, k, v, grad_out, mask=None):
+    return _backward(q, k, v, grad_out, mask, jacobian="over the queries")
+
+
+@misconception(
+    "attention_backward",
+    "the softmax's backward with its sign flipped: A ⊙ (D − dA)",
+    explanation="The softmax's backward is dS = A ⊙ (dA − D), with D = Σ dA ⊙ A along the keys: a score's gradient grows with its own dA. Written the other way round, dq and dk point the opposite way (dv, which does not go through the softmax, is right).",
+    hint="dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True)).",
+)
+def attention_backward_sign_flipped(q, k, v, grad_out, mask=None):
+    return _backward(q, k, v, grad_out, mask, jacobian="sign flipped")
+
 
 _RNG = np.random.default_rng(50)
 _Y = softmax(_RNG.normal(size=(2, 3, 4)), axis=-1)

@@ -8,7 +8,7 @@ from masks import causal_mask
 from attnlab.misconceptions import Alternatives, Raised, misconception, probe
 
 
-def _online(q, k, v, block_size, causal=False, mask=None, *, rescale_sum=True, rescale_acc=True, global_positions=True, first_max=-np.inf, scale=None, last_block=True, inverted_rescale=False, see_own_key=True, use_mask=True, use_causal=True):
+def _online(q, k, v, block_size, causal=False, mask=None, *, normalise=True, rescale_sum=True, rescale_acc=True, global_positions=True, first_max=-np.inf, scale=None, last_block=True, inverted_rescale=False, see_own_key=True, use_mask=True, use_causal=True):
     """The reference's loop, with the one step a mistake changes as a switch; two ways to end it:
     a query that saw no key gets 0 (the guard the contract asks for) or 0 / 0 (no guard)."""
     n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
@@ -40,7 +40,10 @@ def _online(q, k, v, block_size, causal=False, mask=None, *, rescale_sum=True, r
                 running_sum = (running_sum * rescale if rescale_sum else running_sum) + p.sum(axis=-1, keepdims=True)
                 acc = (acc * rescale if rescale_acc else acc) + p @ v[..., start:stop, :]
                 running_max = new_max
-            endings.append(np.divide(acc, running_sum, out=np.zeros_like(acc), where=running_sum > 0) if guarded else acc / running_sum)
+            if not normalise:
+                endings.append(acc)
+            else:
+                endings.append(np.divide(acc, running_sum, out=np.zeros_like(acc), where=running_sum > 0) if guarded else acc / running_sum)
     return Alternatives(endings)
 
 
@@ -365,13 +368,36 @@ def kv_cache_ignores_padding(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
 
 
 _WQ, _WK, _WV = _RNG.normal(size=(3, 2)), _RNG.normal(size=(3, 2)), _RNG.normal(size=(3, 4))
+
+
+@misconception(
+    "kv_cache_step",
+    "the new token attends to the cache before its own key and value are appended",
+    explanation="The newest query may see every earlier token and itself: under the causal mask, query t sees keys 0..t. Attending to the old cache and appending k_t, v_t afterwards leaves the token out of its own attention, so the steps no longer give causal self-attention's outputs.",
+    hint="First k_all = np.concatenate([cache['k'], k_t], axis=-2) (and v), then attend q_t to k_all and v_all.",
+)
+def kv_cache_attends_before_appending(x_t, cache, w_q, w_k, w_v, key_padding_mask=None):
+    out_t, new_cache = kv_cache_step(x_t, cache, w_q, w_k, w_v, key_padding_mask)
+    if cache is None:
+        return out_t, new_cache
+    answers = []
+    # The (B, t+1) mask passed as it is to t keys, or cut to the cached tokens.
+    masks = (None, None) if key_padding_mask is None else (key_padding_mask[:, None, :], key_padding_mask[:, None, :-1])
+    for mask in masks:
+        try:
+            answers.append((scaled_dot_product_attention(x_t @ w_q, cache["k"], cache["v"], mask)[0], new_cache))
+        except ValueError as error:
+            answers.append(Raised(type(error).__name__))
+    return Alternatives(answers)
+
+
 probe("kv_cache_step", "the first step, no cache", _RNG.normal(size=(2, 1, 3)), None, _WQ, _WK, _WV)
 probe("kv_cache_step", "a step with two tokens cached", _RNG.normal(size=(2, 1, 3)), {"k": _RNG.normal(size=(2, 2, 2)), "v": _RNG.normal(size=(2, 2, 4))}, _WQ, _WK, _WV)
 probe("kv_cache_step", "one sequence, one token cached", _RNG.normal(size=(1, 1, 3)), {"k": _RNG.normal(size=(1, 1, 2)), "v": _RNG.normal(size=(1, 1, 4))}, _WQ, _WK, _WV)
 probe("kv_cache_step", "two tokens cached, the first sequence's first one padding", _RNG.normal(size=(2, 1, 3)), {"k": _RNG.normal(size=(2, 2, 2)) * 3.0, "v": _RNG.normal(size=(2, 2, 4))}, _WQ, _WK, _WV, key_padding_mask=np.array([[False, True, True], [True, True, True]]))
 
 
-def _flash(q, k, v, block_q, block_k, causal=False, mask=None, *, rescale_acc=True, lse_with_max=True, lse_with_sum=True, use_mask=True, global_positions=True, use_causal=True, scale=None):
+def _flash(q, k, v, block_q, block_k, causal=False, mask=None, *, normalise=True, rescale_acc=True, lse_with_max=True, lse_with_sum=True, use_mask=True, global_positions=True, use_causal=True, scale=None):
     """The reference's tiles, with the one step a mistake changes as a switch."""
     n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
     mask = np.ones((n_q, n_k), dtype=bool) if mask is None or not use_mask else mask
@@ -395,7 +421,7 @@ def _flash(q, k, v, block_q, block_k, causal=False, mask=None, *, rescale_acc=Tr
             acc = (acc * rescale if rescale_acc else acc) + p @ v[..., ks:ke, :]
             m = new
         seen = l > 0
-        out[..., qs:qe, :] = np.divide(acc, l, out=np.zeros_like(acc), where=seen)
+        out[..., qs:qe, :] = np.divide(acc, l, out=np.zeros_like(acc), where=seen) if normalise else acc
         log_l = np.log(l, out=np.full_like(l, -np.inf), where=seen) if lse_with_sum else np.where(seen, 0.0, -np.inf)
         lse[..., qs:qe] = ((np.where(seen, m, 0.0) if lse_with_max else 0.0) + log_l)[..., 0]
     return out, lse
@@ -693,3 +719,112 @@ def kv_cache_softmax_over_queries(x_t, cache, w_q, w_k, w_v, key_padding_mask=No
         weights = weights / weights.sum(axis=-2, keepdims=True)
         cleaned = np.nan_to_num(weights, nan=0.0)
     return Alternatives([(weights @ v, {"k": k, "v": v}), (cleaned @ v, {"k": k, "v": v})])
+
+
+# ---------------------------------------------------------------- FlashAttention's backward, tile by tile
+
+
+def _flash_backward_tiled(
+    q,
+    k,
+    v,
+    out,
+    lse,
+    grad_out,
+    block_q,
+    block_k,
+    causal=False,
+    mask=None,
+    *,
+    d_of="whole rows",
+    scaled_scores=True,
+    sign=1.0,
+):
+    """The reference's loops over tiles, with the step a mistake changes as a switch: D from the whole
+    rows (dO ⊙ O) or from each tile's own weights; the scores rebuilt with or without their 1/√d_k;
+    dS with its sign."""
+    if block_q < 1 or block_k < 1:
+        raise ValueError(f"block_q and block_k must be at least 1, got {block_q} and {block_k}")
+    n_q, n_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
+    if mask is not None:
+        mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_q, n_k)))
+    lead = np.broadcast_shapes(
+        q.shape[:-2], k.shape[:-2], v.shape[:-2], () if mask is None else mask.shape[:-2], grad_out.shape[:-2]
+    )
+    shift = np.where(lse > -np.inf, lse, 0.0)[..., None]
+    row_dot = np.sum(grad_out * out, axis=-1, keepdims=True)
+    dq, dk, dv = np.zeros(lead + q.shape[-2:]), np.zeros(lead + k.shape[-2:]), np.zeros(lead + v.shape[-2:])
+    with np.errstate(all="ignore"):
+        for ks in range(0, n_k, block_k):
+            ke = min(ks + block_k, n_k)
+            k_tile, v_tile = k[..., ks:ke, :], v[..., ks:ke, :]
+            for qs in range(0, n_q, block_q):
+                qe = min(qs + block_q, n_q)
+                q_tile, g_tile = q[..., qs:qe, :], grad_out[..., qs:qe, :]
+                s = q_tile @ np.swapaxes(k_tile, -1, -2)
+                s = s / np.sqrt(d_k) if scaled_scores else s
+                if causal:
+                    s = np.where(np.arange(qs, qe)[:, None] >= np.arange(ks, ke)[None, :], s, -np.inf)
+                if mask is not None:
+                    s = np.where(mask[..., qs:qe, ks:ke], s, -np.inf)
+                p = np.exp(s - shift[..., qs:qe, :])
+                dv[..., ks:ke, :] += np.swapaxes(p, -1, -2) @ g_tile
+                dp = g_tile @ np.swapaxes(v_tile, -1, -2)
+                if d_of == "tile":
+                    d_rows = np.sum(p * dp, axis=-1, keepdims=True)
+                else:
+                    d_rows = row_dot[..., qs:qe, :]
+                ds = sign * p * (dp - d_rows) / np.sqrt(d_k)
+                dq[..., qs:qe, :] += ds @ k_tile
+                dk[..., ks:ke, :] += np.swapaxes(ds, -1, -2) @ q_tile
+    return dq, dk, dv
+
+
+@misconception(
+    "flash_attention_backward",
+    "D computed inside the loop from each tile's own weights: rowsum(P ⊙ dP) of one key tile, not of the whole row",
+    explanation="D = rowsum(dA ⊙ A) runs over every key of the row, which is why FlashAttention takes it once, before the loops, as rowsum(dO ⊙ O). Summing P ⊙ dP over one key tile gives only that tile's share: the gradients are right only when a single tile holds all the keys.",
+    hint="Before the loops: D = (grad_out * out).sum(-1, keepdims=True); in each tile dS = P * (dP - D[rows of the tile]) / √d_k.",
+)
+def flash_backward_d_per_tile(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    return _flash_backward_tiled(q, k, v, out, lse, grad_out, block_q, block_k, causal, mask, d_of="tile")
+
+
+@misconception(
+    "flash_attention_backward",
+    "the scores rebuilt without their 1/√d_k before exp(s − lse)",
+    explanation="lse was stored by the forward pass for the scaled scores q kᵀ / √d_k: the weights are exp(q kᵀ / √d_k − lse). Rebuilding the tile from q kᵀ alone gives weights that no longer sum to 1 (they are not the forward's), and every gradient that uses them is off.",
+    hint="S = q_tile @ k_tileᵀ / np.sqrt(d_k), then P = np.exp(S - lse).",
+)
+def flash_backward_unscaled_recompute(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    return _flash_backward_tiled(q, k, v, out, lse, grad_out, block_q, block_k, causal, mask, scaled_scores=False)
+
+
+@misconception(
+    "flash_attention_backward",
+    "the sign of dS flipped: P ⊙ (D − dP)",
+    explanation="The softmax's backward is dS = P ⊙ (dP − D): a weight's gradient grows with its own dP and shrinks by the row's average D. Written the other way round, dq and dk point the opposite way (dv, which does not go through the softmax, is right).",
+    hint="dS = P * (dP - D) / √d_k.",
+)
+def flash_backward_sign_flipped(q, k, v, out, lse, grad_out, block_q, block_k, causal=False, mask=None):
+    return _flash_backward_tiled(q, k, v, out, lse, grad_out, block_q, block_k, causal, mask, sign=-1.0)
+
+
+@misconception(
+    "online_softmax_attention",
+    "the accumulated output is never divided by the running sum",
+    explanation="The blocks add exp(s − m) @ v, unnormalised weights: the softmax's denominator is the running sum l, known only once every block is read. Without the final acc / l each output is a sum of values weighted by numbers that do not add up to 1.",
+    hint="After the loop: out = acc / l (0 where l is 0: a query that saw no key).",
+)
+def online_never_normalised(q, k, v, block_size, causal=False, mask=None):
+    return _online(q, k, v, block_size, causal, mask, normalise=False)
+
+
+@misconception(
+    "flash_attention",
+    "a query tile's output is never divided by its running sum",
+    explanation="Each key tile adds exp(s − m) @ v, unnormalised weights: the softmax's denominator is the running sum l, known only after the last key tile. Without out = acc / l each output is a sum of values weighted by numbers that do not add up to 1 (lse, which uses l, can still be right).",
+    hint="After the key tiles of a query tile: out = acc / l (0 where l is 0), and lse = m + log(l).",
+)
+def flash_never_normalised(q, k, v, block_q, block_k, causal=False, mask=None):
+    return _flash(q, k, v, block_q, block_k, causal, mask, normalise=False)

@@ -102,7 +102,7 @@ def sink_score_summed(weights):
     return weights[..., :, 0].sum(axis=-1)
 
 
-def _induction(weights, token_ids, *, next_key=True, every_query=False, latest_only=False):
+def _induction(weights, token_ids, *, next_key=True, every_query=False, latest_only=False, key_before=False):
     """The reference's rule, with the one step a mistake changes as a switch."""
     token_ids = np.asarray(token_ids)
     earlier = np.tril(token_ids[..., :, None] == token_ids[..., None, :], k=-1)
@@ -110,7 +110,9 @@ def _induction(weights, token_ids, *, next_key=True, every_query=False, latest_o
         last = np.where(earlier, np.arange(earlier.shape[-1]), -1).max(axis=-1, keepdims=True)
         earlier = earlier & (np.arange(earlier.shape[-1]) == last)
     targets = np.zeros(earlier.shape, dtype=bool)
-    if next_key:
+    if key_before:
+        targets[..., :, :-1] = earlier[..., :, 1:]
+    elif next_key:
         targets[..., :, 1:] = earlier[..., :, :-1]
     else:
         targets = earlier
@@ -233,3 +235,72 @@ def induction_counts_itself(weights, token_ids):
     total = np.sum(per_query * repeated, axis=-1)
     counted = np.broadcast_to(np.sum(repeated, axis=-1), np.shape(total))
     return np.divide(total, counted, out=np.zeros(np.shape(total)), where=counted > 0)
+
+
+# ---------------------------------------------------------------- axes written for one rank
+
+
+@misconception(
+    "most_attended_token",
+    "np.argmax(weights, axis=1): the key axis of a 2-D heatmap only",
+    explanation="On one (T_q, T_k) heatmap axis 1 is the keys, but with a batch or heads axis in front, axis 1 is the queries: the answer is then, for each key, the query that looks at it most. The keys are always the last axis.",
+    hint="np.argmax(weights, axis=-1).",
+)
+def most_attended_axis_one(weights):
+    return np.argmax(weights, axis=1)
+
+
+@misconception(
+    "hard_attention",
+    "the values picked with v[best]: indexing the first axis, right for 2-D inputs only",
+    explanation="v[best] indexes v's first axis. For one sequence that is the keys and gives each query its key's value, but with a batch or heads axis in front it picks whole sequences: the output grows an axis and mixes sequences. weights @ v (or np.take_along_axis on the key axis) stays within each sequence.",
+    hint="Build the one-hot weights and return weights @ v.",
+)
+def hard_attention_first_axis_indexing(q, k, v):
+    scores = attention_scores(q, k)
+    best = np.argmax(scores, axis=-1)
+    weights = (np.arange(scores.shape[-1]) == best[..., None]).astype(scores.dtype)
+    return v[best], weights
+
+
+@misconception(
+    "previous_token_score",
+    "np.diagonal without axis1/axis2: the diagonal of the first two axes, right for one head only",
+    explanation="np.diagonal takes its diagonal over axes 0 and 1 unless told otherwise. On one (T, T) heatmap those are the queries and the keys, but on (heads, T, T) they are the heads and the queries: the 'diagonal' then mixes heads and the score has the wrong shape.",
+    hint="np.diagonal(weights, offset=-1, axis1=-2, axis2=-1).mean(axis=-1).",
+)
+def previous_token_diagonal_of_the_first_axes(weights):
+    n_queries, n_keys = np.shape(weights)[-2:]
+    if n_queries != n_keys or n_keys < 2:
+        raise ValueError("previous_token_score needs square weights over at least 2 tokens")
+    return np.diagonal(weights, offset=-1).mean(axis=-1)
+
+
+@misconception(
+    "sink_score",
+    "weights[:, 0]: column 0 of a 2-D heatmap only, row 0 of each head once a batch axis comes first",
+    explanation="On one (T_q, T_k) heatmap weights[:, 0] is the column of key 0, but on (heads, T_q, T_k) it is query 0's row of each head: the score becomes how query 0 spreads its attention. weights[..., :, 0] picks key 0 whatever comes in front.",
+    hint="weights[..., :, 0].mean(axis=-1).",
+)
+def sink_score_column_of_2d_only(weights):
+    return weights[:, 0].mean(axis=-1)
+
+
+probe("sink_score", "one 2-D heatmap, 4 queries over 4 keys", _RNG.dirichlet(np.ones(4), size=4))
+probe(
+    "hard_attention",
+    "three heads of two keys: v[best] on the first axis still runs",
+    _RNG.normal(size=(3, 2, 2)),
+    _RNG.normal(size=(3, 2, 2)),
+    _RNG.normal(size=(3, 2, 3)),
+)
+
+
+@misconception(
+    "induction_score",
+    "the targets shifted the wrong way: the key before the earlier copy (j − 1), not after it (j + 1)",
+    explanation="An induction head looks at what followed the earlier copy: after \"A B … A\" the second A attends to B, the key j + 1 after the earlier A at j. Shifting the cells to the left instead scores the token that came before the copy, which predicts nothing about what comes next.",
+    hint="targets[..., :, 1:] = earlier[..., :, :-1]: the cell (i, j) of an earlier copy moves to (i, j + 1).",
+)
+def induction_targets_shifted_left(weights, token_ids):
+    return _induction(weights, token_ids, key_before=True)

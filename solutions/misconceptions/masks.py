@@ -437,3 +437,39 @@ def sink_window_one_sink_too_many(n, n_sinks, window):
 def alibi_bias_heads_last(n, n_heads):
     distance = np.arange(n)[:, None] - np.arange(n)[None, :]
     return -distance[:, :, None] * alibi_slopes(n_heads)[None, None, :]
+
+
+def _alibi_with_extra(n_heads, pick):
+    below = 2 ** int(np.floor(np.log2(n_heads)))
+    return np.concatenate([_geometric(below), pick(_geometric(2 * below))[: n_heads - below]])
+
+
+@misconception(
+    "alibi_slopes",
+    "the extra slopes of 2n' heads taken at [1::2] (the 2nd, 4th, …), which repeat the first n' slopes",
+    explanation="For n heads not a power of two, the extra slopes are the 1st, 3rd, 5th, … of the 2n'-head sequence, [0::2] in 0-based indexing: the ones that fall between the n'-head slopes. The 2nd, 4th, … ([1::2]) are 2^(-8h/n') again, the n'-head slopes themselves, so some heads end up with the same slope.",
+    hint="slopes_of(2 * n')[0::2][: n - n'].",
+)
+def alibi_slopes_odd_extras(n_heads):
+    return _alibi_with_extra(n_heads, lambda slopes: slopes[1::2])
+
+
+@misconception(
+    "alibi_slopes",
+    "the extra slopes are the first n − n' of 2n' heads, not every other one",
+    explanation="The paper takes every other slope of the 2n'-head sequence (its 1st, 3rd, 5th, …) so that the extra heads spread over the whole range of slopes. The first n − n' of that sequence in a row are all steep ones, and half of them repeat slopes the first n' heads already have.",
+    hint="slopes_of(2 * n')[0::2][: n - n'], with the stride of 2.",
+)
+def alibi_slopes_extras_without_stride(n_heads):
+    return _alibi_with_extra(n_heads, lambda slopes: slopes)
+
+
+@misconception(
+    "document_mask",
+    "ids == ids.T on a 1-D array: .T changes nothing, and the mask is one row of True",
+    explanation="The transpose of a 1-D array is the same array, so ids == ids.T compares each position with itself and gives T values, all True, not a (T, T) matrix. A column against a row needs the length-1 axes: ids[:, None] == ids[None, :].",
+    hint="ids[:, None] == ids[None, :] (or np.equal.outer(ids, ids)).",
+)
+def document_mask_transpose_of_1d(document_ids):
+    ids = np.asarray(document_ids)
+    return ids == ids.T

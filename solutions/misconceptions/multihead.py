@@ -276,3 +276,47 @@ def mha_projection_slip(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_paddin
         heads, weights = scaled_dot_product_attention(q, k, v, _mask(x, causal, key_padding_mask))
         answers.append((merge_heads(heads) @ w_o, weights))
     return Alternatives(answers)
+
+
+# ---------------------------------------------------------------- axes numbered for one rank
+
+
+@misconception(
+    "split_heads",
+    "the head axis moved with swapaxes(1, 2): right with a batch axis only",
+    explanation="After the reshape to (B, T, n_heads, d_head), axes 1 and 2 are the tokens and the heads. Without a batch axis the reshape gives (T, n_heads, d_head), and swapaxes(1, 2) swaps the heads with the features instead: (T, d_head, n_heads). Counting the axes from the end works for any number of leading axes.",
+    hint="np.swapaxes(x, -3, -2) after the reshape.",
+)
+def split_heads_swapaxes_one_two(x, n_heads):
+    *lead, t, d_model = x.shape
+    return np.swapaxes(x.reshape(*lead, t, n_heads, d_model // n_heads), 1, 2)
+
+
+@misconception(
+    "merge_heads",
+    "the head axis moved back with swapaxes(1, 2): right with a batch axis only",
+    explanation="On (B, n_heads, T, d_head), axes 1 and 2 are the heads and the tokens. Without a batch axis, (n_heads, T, d_head), swapaxes(1, 2) swaps the tokens with the features instead, and the reshape to (T, n_heads·d_head) then scrambles the features. Counting the axes from the end works for any number of leading axes.",
+    hint="np.swapaxes(x, -3, -2), then reshape to (..., T, n_heads * d_head).",
+)
+def merge_heads_swapaxes_one_two(x):
+    *lead, n_heads, t, d_head = x.shape
+    return np.swapaxes(x, 1, 2).reshape(*lead, t, n_heads * d_head)
+
+
+@misconception(
+    "multi_head_attention",
+    "the causal mask is inverted (True on the future)",
+    explanation="In this course True means 'may attend': the causal mask is True on and below the diagonal, so query i sees keys 0..i. A mask that is True above the diagonal (np.triu, or ~np.tril) lets each query see only the future, and the last query sees nothing.",
+    hint="np.tril(np.ones((T, T), dtype=bool)), combined with the padding mask by &.",
+)
+def mha_causal_inverted(x, w_q, w_k, w_v, w_o, n_heads, causal=False, key_padding_mask=None):
+    q, k, v = _heads(x, w_q, w_k, w_v, n_heads)
+    answers = []
+    for future in (~causal_mask(x.shape[-2]), np.triu(np.ones((x.shape[-2],) * 2, dtype=bool))):
+        mask = future if causal else None
+        if key_padding_mask is not None:
+            visible = key_padding_mask[:, None, None, :]
+            mask = visible if mask is None else mask & visible
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        answers.append((merge_heads(heads) @ w_o, weights))
+    return Alternatives(answers)

@@ -455,3 +455,84 @@ def learned_positions_refuses_a_full_table(token_ids, token_table, position_tabl
 )
 def sinusoidal_integer_table(n_positions, d_model):
     return sinusoidal_encoding(n_positions, d_model).astype(int)
+
+
+# ---------------------------------------------------------------- frequencies and positions, once more
+
+
+@misconception(
+    "sinusoidal_encoding",
+    "each column gets its own frequency, 10000^(j/d_model) for column j: the cosines turn at the next pair's rate",
+    explanation="The sine and the cosine of a pair share one angle, p / 10000^(2i/d_model), for columns 2i and 2i + 1. Building the angles from every column index j gives the sine column the right angle but the cosine column 10000^((2i + 1)/d_model): the pair is no longer a point on a circle, and a shift of position is no longer a rotation.",
+    hint="Build the (n_positions, d_model/2) angle table from 2i = np.arange(0, d_model, 2), and take sin and cos of the same table.",
+)
+def sinusoidal_frequency_per_column(n_positions, d_model):
+    angles = np.arange(n_positions)[:, None] / 10000.0 ** (np.arange(d_model)[None, :] / d_model)
+    return _table(np.sin(angles[:, 0::2]), np.cos(angles[:, 1::2]), d_model)
+
+
+@misconception(
+    "rope_half_split",
+    "frequencies theta^(-i/d) instead of theta^(-2i/d)",
+    explanation="Pair i turns at theta^(-2i/d): the exponent runs over the even indices 0, 2, …, d − 2, so the slowest pair turns at almost 1/theta. With i/d the exponent stops at about 1/2, and every pair but the first turns too fast.",
+    hint="frequencies = theta ** (-np.arange(0, d, 2) / d).",
+)
+def rope_half_split_frequencies_halved(x, positions, theta=10000.0):
+    d = x.shape[-1]
+    angles = np.asarray(positions)[:, None] * theta ** (-np.arange(d // 2) / d)[None, :]
+    angles = np.concatenate([angles, angles], axis=-1)
+    first, second = x[..., : d // 2], x[..., d // 2 :]
+    return x * np.cos(angles) + np.concatenate([-second, first], axis=-1) * np.sin(angles)
+
+
+@misconception(
+    "rope_half_split",
+    "the positions argument is ignored (np.arange(T) instead)",
+    explanation="RoPE turns each vector by its own position, which the caller gives: a KV cache's newest token sits at position t, not 0, and a packed or left-padded batch has positions of its own. np.arange(T) assumes every sequence starts at 0 in order.",
+    hint="angles = np.asarray(positions)[:, None] * frequencies[None, :].",
+)
+def rope_half_split_ignores_positions(x, positions, theta=10000.0):
+    return rope_half_split(x, np.arange(x.shape[-2]), theta=theta)
+
+
+@misconception(
+    "rope_frequencies",
+    "exponent i/d instead of 2i/d (np.arange(d // 2) / d)",
+    explanation="inv_freq[i] = theta^(-2i/d): the exponents are the even indices 0, 2, …, d − 2 over d, so the slowest pair turns at almost 1/theta. np.arange(d // 2) / d stops at about 1/2: every pair but the first turns too fast, and the long wavelengths the model relies on for distant tokens are gone.",
+    hint="np.arange(0, d, 2) / d, the even indices.",
+)
+def rope_frequencies_exponent_halved(head_dim, theta=10000.0, scaling=None, factor=1.0):
+    d = head_dim
+    exponents = np.arange(d // 2) / d
+    if scaling is None:
+        return theta**-exponents
+    if scaling == "linear":
+        return theta**-exponents / factor
+    if scaling == "ntk":
+        if d < 4:
+            raise ValueError(f"NTK scaling needs head_dim ≥ 4, got {head_dim}")
+        return (theta * factor ** (d / (d - 2))) ** -exponents
+    raise ValueError(f"scaling must be None, 'linear' or 'ntk', got {scaling!r}")
+
+
+@misconception(
+    "equivariance_gap",
+    "another size than the Frobenius norm: the spectral norm (ord=2), the largest |difference|, a mean, or one norm per row summed",
+    explanation="The gap is ‖f(P X) − P f(X)‖_F, the square root of the sum of every squared difference: np.linalg.norm of the matrix with no ord. np.linalg.norm(D, 2) of a matrix is its largest singular value, and the largest entry, a mean or a sum of row norms are other sizes again: each is 0 exactly when the Frobenius norm is, but not the same number.",
+    hint="float(np.linalg.norm(difference)), with no ord and no axis.",
+)
+def equivariance_another_norm(x, perm, w_q, w_k, w_v, add_positions=False):
+    perm = np.asarray(perm)
+    difference = (
+        _attend_slots(x[perm], w_q, w_k, w_v, add_positions) - _attend_slots(x, w_q, w_k, w_v, add_positions)[perm]
+    )
+    sizes = (
+        np.linalg.norm(difference, 2),
+        np.abs(difference).max(),
+        np.mean(np.abs(difference)),
+        np.mean(difference**2),
+        np.sqrt(np.mean(difference**2)),
+        np.linalg.norm(difference, axis=-1).sum(),
+        np.linalg.norm(difference, axis=-1).mean(),
+    )
+    return Alternatives([float(size) for size in sizes])

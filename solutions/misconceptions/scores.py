@@ -335,3 +335,70 @@ def cosine_norm_without_keepdims(q, k, temperature):
         return _dots(q / np.maximum(np.linalg.norm(q, axis=-1), 1e-8), k / np.maximum(np.linalg.norm(k, axis=-1), 1e-8)) / temperature
     except ValueError as error:
         return Raised(type(error).__name__)
+
+
+# ---------------------------------------------------------------- more of the classic slips
+
+
+@misconception(
+    "attention_scores",
+    "k is not transposed: q @ k instead of q @ kᵀ",
+    explanation="q (L_q, d_k) @ k (L_k, d_k) only lines up when L_k = d_k, and then it dots each query with a column of k (one feature of every key), not with a key: the scores mean nothing. The keys must be turned so that their features meet the queries' features.",
+    hint="q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k).",
+)
+def scores_k_not_transposed(q, k):
+    return q @ k / np.sqrt(q.shape[-1])
+
+
+@misconception(
+    "attention_scores",
+    "d_k read as q.shape[1]: right for a 2-D q only",
+    explanation="On a (L_q, d_k) array shape[1] is d_k, but once a batch (or heads) axis comes first, shape[1] is the number of queries: the scale follows L_q instead of the width of the vectors. d_k is always the last axis.",
+    hint="d_k = q.shape[-1], whatever the number of leading axes.",
+)
+def scores_d_k_from_axis_one(q, k):
+    return q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[1])
+
+
+@misconception(
+    "attention_scores",
+    "np.dot instead of @ (matmul) on batched arrays",
+    explanation="np.dot on arrays of more than two axes is not a batched product: it pairs every query of every sequence with every key of every sequence, giving (B, L_q, B, L_k). Only @ (np.matmul) treats the leading axes as a batch.",
+    hint="Use q @ np.swapaxes(k, -1, -2) (np.matmul), not np.dot.",
+)
+def scores_np_dot_on_a_batch(q, k):
+    return np.dot(q, np.swapaxes(k, -1, -2)) / np.sqrt(q.shape[-1])
+
+
+@misconception(
+    "qk_norm_scores",
+    "divided by the mean square, without the square root",
+    explanation="The RMS is the square root of the mean square: x / √(mean(x²) + eps) has a root-mean-square of 1. Dividing by mean(x²) + eps itself shrinks long vectors too much and grows short ones, so the scores still depend on the lengths.",
+    hint="x / np.sqrt(np.mean(x ** 2, axis=-1, keepdims=True) + eps) * gain.",
+)
+def qk_norm_without_the_root(q, k, gain_q, gain_k, eps=1e-6):
+    def norm(x, gain):
+        return x / (np.mean(x**2, axis=-1, keepdims=True) + eps) * gain
+
+    return _dots(norm(q, gain_q), norm(k, gain_k)) / np.sqrt(q.shape[-1])
+
+
+@misconception(
+    "softcap",
+    "cap · tanh(scores · cap): multiplied by cap inside the tanh instead of divided",
+    explanation="The tanh saturates past about ±2, so the scores are divided by cap first: cap · tanh(s / cap) is close to s for |s| well below cap. Multiplying by cap inside sends every score far into the flat part of the tanh, and the result is ±cap almost everywhere.",
+    hint="cap * np.tanh(scores / cap).",
+)
+def softcap_multiplied_inside(scores, cap):
+    return cap * np.tanh(scores * cap)
+
+
+@misconception(
+    "additive_scores",
+    "divided by √d as dot-product scores are",
+    explanation="The 1/√d_k of dot-product attention undoes the variance of a sum of d_k products. An additive score is v · tanh(…): the tanh already bounds each term, and the learned v sets the scale. Bahdanau's scores have no such factor, so the division only flattens them.",
+    hint="Return np.tanh(q W_q + k W_k) @ v, with no division.",
+)
+def additive_scaled_like_dot_products(q, k, w_q, w_k, v):
+    scores = np.tanh((q @ w_q)[..., :, None, :] + (k @ w_k)[..., None, :, :]) @ v
+    return Alternatives([scores / np.sqrt(width) for width in (w_q.shape[-1], q.shape[-1], k.shape[-1])])

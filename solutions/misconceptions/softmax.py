@@ -90,6 +90,20 @@ def softmax_sum_without_keepdims(x, axis=-1):
     return exps / np.sum(exps, axis=axis)
 
 
+@misconception(
+    "softmax",
+    "the axis argument used in one step only: the max or the sum always along the last axis",
+    explanation="Every step of the softmax runs along the same axis: the maximum subtracted, the exponentials summed. Written with axis=-1 in one step and axis in the other, it is right for the default and wrong for any other axis: the row subtracted is not the row summed, so the results do not sum to 1 along either axis.",
+    hint="np.max(x, axis=axis, keepdims=True) and np.sum(exps, axis=axis, keepdims=True): the same axis in both.",
+)
+def softmax_axis_in_one_step_only(x, axis=-1):
+    answers = []
+    for max_axis, sum_axis in ((-1, axis), (axis, -1)):
+        exps = np.exp(x - np.max(x, axis=max_axis, keepdims=True))
+        answers.append(exps / np.sum(exps, axis=sum_axis, keepdims=True))
+    return Alternatives(answers)
+
+
 probe("softmax", "a 2 x 3 array and the default axis", np.array([[1.0, 2.0, 3.0], [0.0, 5.0, -1.0]]))
 probe("softmax", "a square array: keepdims left out still broadcasts", np.array([[1.0, 2.0, 4.0], [0.5, -1.0, 3.0], [2.0, 0.0, 1.0]]), axis=-1)
 probe("softmax", "a 2 x 3 x 4 array along axis 0", np.arange(24.0).reshape(2, 3, 4) % 5 - 2.0, axis=0)

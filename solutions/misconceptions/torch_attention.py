@@ -36,6 +36,11 @@ class _Configurable(MultiHeadSelfAttention):
     projection_slip = None
     """A copy-paste slip, {"v": "k_proj"}: a projection made with another's layer."""
     with_output_projection = True
+    rope_exponent_step = 2
+    """2: pair i turns at theta^(-2i/d); 1: theta^(-i/d)."""
+    rope_turn = 1.0
+    """+1: each pair turns by +angle; -1: the other way."""
+    masked_score = float("-inf")
 
     def _project(self, layer, x):
         return layer(x) if self.linear_transposed else x @ layer.weight
@@ -53,9 +58,10 @@ class _Configurable(MultiHeadSelfAttention):
     def _rotate(self, y, t, x):
         d = self.d_head
         table = x.dtype if self.table_in_input_dtype else torch.promote_types(x.dtype, torch.float32)
-        frequencies = self.rope_theta ** (-torch.arange(0, d, 2, device=x.device, dtype=table) / d)
+        exponents = torch.arange(0, d, 2, device=x.device, dtype=table) * (self.rope_exponent_step / 2)
+        frequencies = self.rope_theta ** (-exponents / d)
         angles = torch.arange(t, device=x.device, dtype=table)[:, None] * frequencies[None, :]
-        cos, sin = torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype)
+        cos, sin = torch.cos(angles).to(x.dtype), (self.rope_turn * torch.sin(angles)).to(x.dtype)
         if self.rope_adjacent_pairs:
             even, odd = y[..., 0::2], y[..., 1::2]
             return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
@@ -87,10 +93,10 @@ class _Configurable(MultiHeadSelfAttention):
             allowed = allowed & axis
         if self.blind_rows_zeroed:
             sees = allowed.any(dim=-1, keepdim=True)
-            weights = torch.softmax(scores.masked_fill(~allowed & sees, float("-inf")), dim=self.softmax_dim)
+            weights = torch.softmax(scores.masked_fill(~allowed & sees, self.masked_score), dim=self.softmax_dim)
             heads = (weights @ v).masked_fill(~sees, 0.0)
         else:
-            weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=self.softmax_dim)
+            weights = torch.softmax(scores.masked_fill(~allowed, self.masked_score), dim=self.softmax_dim)
             heads = weights @ v
         merged = self._merge(heads, batch, t, d_model)
         return self._project(self.o_proj, merged) if self.with_output_projection else merged
@@ -366,6 +372,40 @@ misconception(
     explanation="Each of the three views has its own layer: q = q_proj(x), k = k_proj(x), v = v_proj(x). Using one layer twice runs (they all have the same shape) and gives other numbers; the layer left out gets no gradient.",
     hint="Check each line: q from q_proj, k from k_proj, v from v_proj.",
 )(torch_projection_slip)
+
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "RoPE frequencies theta^(-i/d) instead of theta^(-2i/d)",
+    explanation="Pair i turns at theta^(-2i/d_head): the exponent runs over the even indices 0, 2, …, d_head − 2, so the slowest pair turns at almost 1/theta. torch.arange(d_head // 2) / d_head stops at about 1/2, and every pair but the first turns too fast.",
+    hint="self.rope_theta ** (-torch.arange(0, d_head, 2) / d_head).",
+)
+@_both_ways_for_a_blind_query
+class torch_rope_frequencies_halved(_Configurable):
+    rope_exponent_step = 1
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "RoPE turns the other way: the sine's sign flipped",
+    explanation="Pair (x[2i], x[2i+1]) turns by +angle: out[2i] = x[2i] cos − x[2i+1] sin, out[2i+1] = x[2i] sin + x[2i+1] cos. With the signs of the sine swapped, every pair turns by −angle, and the queries and keys are not the contract's (or those of positions.rope).",
+    hint="even * cos - odd * sin, then even * sin + odd * cos.",
+)
+@_both_ways_for_a_blind_query
+class torch_rope_wrong_direction(_Configurable):
+    rope_turn = -1.0
+
+
+@misconception(
+    "MultiHeadSelfAttention",
+    "masked scores set to 0 (scores * mask, or masked_fill with 0) instead of -inf",
+    explanation="A score of 0 is not 'no weight': exp(0) = 1, so a hidden key still gets as much weight as any key of score 0, and the causal or padding mask leaks. The masked scores must be -inf before the softmax, so that exp gives exactly 0.",
+    hint="scores.masked_fill(~allowed, float('-inf')), with allowed True where a query may attend.",
+)
+@_both_ways_for_a_blind_query
+class torch_masked_scores_zero(_Configurable):
+    masked_score = 0.0
 
 
 def _request(x, *, n_heads=2, causal=True, rope_theta=None, mask=None, device="cpu", weights=None, grad_output=None, dtype="float64"):
