@@ -242,7 +242,8 @@ def test_a_closed_terminal_loses_nothing(tmp_path):
         child.sendline(answer)
     child.expect("Question 4 of 13")
     child.close(force=True)  # the terminal goes away: SIGHUP, then SIGKILL
-    assert child.signalstatus is not None
+    # Killed by the hangup, or ended on reading the closed terminal's end first (a busy machine).
+    assert not child.isalive()
     child = spawn(
         ["quiz", "take", "masks", "--student", "fay", "--mode", "exam", "--answers-out", str(tmp_path / "fay.yaml")],
         tmp_path,

@@ -2,7 +2,9 @@
 hanging the check (``attnlab check``, and plain ``pytest exercises`` through the course's
 conftest). The public tests run the student's code in the checking process itself. The deadline
 covers importing the student's files too: a loop at the top of a file is named with its file and
-line, and the file is not imported again (every test file that imports it would wait as long)."""
+line, and the file is not imported again (every test file that imports it would wait as long).
+A deadline is CPU time of the checking process, so a busy machine slows a test and never fails
+it; code that waits without computing is stopped at ``WALL_FACTOR`` times the deadline."""
 
 from __future__ import annotations
 
@@ -11,9 +13,35 @@ import linecache
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
+
+
+WALL_FACTOR = 4
+"""Code that waits (a sleep, a lock) uses no CPU: it is stopped at this many deadlines of wall time."""
+_CHECK_EVERY = 0.25
+"""Seconds between two looks at the time spent, once the deadline's wall time has passed."""
+
+
+class _Overdue:
+    """Whether a block that started now has run past ``seconds``: as many CPU seconds of this
+    process, or ``WALL_FACTOR`` times as many seconds of wall time."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.cpu, self.wall = time.process_time(), time.monotonic()
+
+    def __call__(self) -> bool:
+        return (
+            time.process_time() - self.cpu >= self.seconds or time.monotonic() - self.wall >= self.seconds * WALL_FACTOR
+        )
+
+
+def _arm(seconds: float) -> None:
+    """SIGALRM after ``seconds`` of wall time (CPU time never runs faster), then every quarter second."""
+    signal.setitimer(signal.ITIMER_REAL, seconds, _CHECK_EVERY)
 
 
 class TestTookTooLong(BaseException):
@@ -68,8 +96,11 @@ def import_deadline(seconds: float, folder: Path | None, hung: HungImports):
         yield
         return
     folder = Path(folder).resolve()
+    overdue = _Overdue(seconds)
 
     def took_too_long(signum, frame):
+        if not overdue():
+            return
         own = _innermost_in(frame, folder)
         if own is None:
             return  # not the student's code (a library loading): let it go on
@@ -85,7 +116,7 @@ def import_deadline(seconds: float, folder: Path | None, hung: HungImports):
         raise TestTookTooLong(message)
 
     previous = signal.signal(signal.SIGALRM, took_too_long)
-    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    _arm(seconds)
     try:
         yield
     finally:
@@ -104,8 +135,8 @@ def function_of(item) -> str:
 
 
 class TestDeadline:
-    """Fails a test past ``seconds`` (again every second after, should a bare ``except:`` catch
-    it), and does not run the other tests of a function that timed out: each would wait as long
+    """Fails a test past ``seconds`` (again every quarter second after, should a bare ``except:``
+    catch it), and does not run the other tests of a function that timed out: each would wait as long
     again."""
 
     __test__ = False
@@ -141,13 +172,17 @@ class TestDeadline:
         if function in self.timed_out:
             raise TestTookTooLong(f"not run: {function} did not finish within {self.seconds:g} s in an earlier test")
 
+        overdue = _Overdue(self.seconds)
+
         def took_too_long(signum, frame):
             __tracebackhide__ = True
+            if not overdue():
+                return
             self.timed_out.add(function)
             raise TestTookTooLong(f"did not finish within {self.seconds:g} s: a loop that never ends?")
 
         previous = signal.signal(signal.SIGALRM, took_too_long)
-        signal.setitimer(signal.ITIMER_REAL, self.seconds, 1.0)
+        _arm(self.seconds)
         try:
             return (yield)
         finally:
@@ -163,11 +198,14 @@ def deadline(seconds: float):
         yield
         return
 
+    overdue = _Overdue(seconds)
+
     def took_too_long(signum, frame):
-        raise TestTookTooLong(f"did not finish within {seconds:g} s")
+        if overdue():
+            raise TestTookTooLong(f"did not finish within {seconds:g} s")
 
     previous = signal.signal(signal.SIGALRM, took_too_long)
-    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    _arm(seconds)
     try:
         yield
     finally:
