@@ -40,15 +40,20 @@ def linear_attention_masked(q, k, v, causal=True):
     raise NotImplementedError("linear_attention_masked is not implemented yet")
 
 
-def linear_attention_recurrent(q, k, v):
+def linear_attention_recurrent(q, k, v, state=None):
     """Causal linear attention as an RNN: one position at a time, a d_k × d_v state and a d_k normaliser.
 
-    Shapes: q (..., L, d_k), k (..., L, d_k), v (..., L, d_v), leading axes that broadcast
-    -> out (..., L, d_v), equal to linear_attention_masked(q, k, v, causal=True).
-    At position i: S += φ(k_i) v_iᵀ (d_k, d_v), z += φ(k_i) (d_k,), out_i = φ(q_i) S / (φ(q_i) · z).
+    Shapes: q (..., L, d_k), k (..., L, d_k), v (..., L, d_v), leading axes that broadcast, and
+    state None or (S (..., d_k, d_v), z (..., d_k)) with leading axes that broadcast to theirs
+    -> (out (..., L, d_v), (S, z)).
+    At position i: S += φ(k_i) v_iᵀ, z += φ(k_i), out_i = φ(q_i) S / (φ(q_i) · z). From
+    ``state=None`` S and z start at zeros and out equals linear_attention_masked(q, k, v, causal=True);
+    a state passed in holds the keys and values of positions before these (the state a call
+    returned), so a long sequence can be fed in pieces, or one token at a time as a decoder does.
+    The state returned is the one after the last position; the state passed in is left unchanged.
     It never holds an (L, L) array, nor a state per position (L, d_k, d_v): O(L · d_k · d_v)
     time, memory for one state.
     """
     # YOUR CODE HERE
-    # Hint: start S = np.zeros(lead + (d_k, d_v)) and z = np.zeros(lead + (d_k,)), where lead = np.broadcast_shapes of the three inputs' leading axes; the outer product of φ(k_i) (..., d_k) and v_i (..., d_v) is φk[..., :, None] * v_i[..., None, :]. Compute φ of one position at a time.
+    # Hint: lead = np.broadcast_shapes of the three inputs' leading axes; start S = np.zeros(lead + (d_k, d_v)) plus the state's S, never adding into the array passed in; the outer product of φ(k_i) (..., d_k) and v_i (..., d_v) is φk[..., :, None] * v_i[..., None, :]. Compute φ of one position at a time.
     raise NotImplementedError("linear_attention_recurrent is not implemented yet")

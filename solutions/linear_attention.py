@@ -45,21 +45,27 @@ def linear_attention_masked(q, k, v, causal=True):
     ### END SOLUTION
 
 
-def linear_attention_recurrent(q, k, v):
+def linear_attention_recurrent(q, k, v, state=None):
     """Causal linear attention as an RNN: one position at a time, a d_k × d_v state and a d_k normaliser.
 
-    Shapes: q (..., L, d_k), k (..., L, d_k), v (..., L, d_v), leading axes that broadcast
-    -> out (..., L, d_v), equal to linear_attention_masked(q, k, v, causal=True).
-    At position i: S += φ(k_i) v_iᵀ (d_k, d_v), z += φ(k_i) (d_k,), out_i = φ(q_i) S / (φ(q_i) · z).
+    Shapes: q (..., L, d_k), k (..., L, d_k), v (..., L, d_v), leading axes that broadcast, and
+    state None or (S (..., d_k, d_v), z (..., d_k)) with leading axes that broadcast to theirs
+    -> (out (..., L, d_v), (S, z)).
+    At position i: S += φ(k_i) v_iᵀ, z += φ(k_i), out_i = φ(q_i) S / (φ(q_i) · z). From
+    ``state=None`` S and z start at zeros and out equals linear_attention_masked(q, k, v, causal=True);
+    a state passed in holds the keys and values of positions before these (the state a call
+    returned), so a long sequence can be fed in pieces, or one token at a time as a decoder does.
+    The state returned is the one after the last position; the state passed in is left unchanged.
     It never holds an (L, L) array, nor a state per position (L, d_k, d_v): O(L · d_k · d_v)
     time, memory for one state.
     """
     ### BEGIN SOLUTION
-    ### HINT: start S = np.zeros(lead + (d_k, d_v)) and z = np.zeros(lead + (d_k,)), where lead = np.broadcast_shapes of the three inputs' leading axes; the outer product of φ(k_i) (..., d_k) and v_i (..., d_v) is φk[..., :, None] * v_i[..., None, :]. Compute φ of one position at a time.
+    ### HINT: lead = np.broadcast_shapes of the three inputs' leading axes; start S = np.zeros(lead + (d_k, d_v)) plus the state's S, never adding into the array passed in; the outer product of φ(k_i) (..., d_k) and v_i (..., d_v) is φk[..., :, None] * v_i[..., None, :]. Compute φ of one position at a time.
     length, d_k, d_v = q.shape[-2], q.shape[-1], v.shape[-1]
+    past, past_normaliser = (np.zeros((d_k, d_v)), np.zeros(d_k)) if state is None else state  # what came before these positions
     lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])  # the leading axes of all three
-    state = np.zeros(lead + (d_k, d_v))  # (..., d_k, d_v): Σ_{j<=i} φ(k_j) v_jᵀ
-    normaliser = np.zeros(lead + (d_k,))  # (..., d_k): Σ_{j<=i} φ(k_j)
+    state = np.zeros(lead + (d_k, d_v)) + past  # (..., d_k, d_v): Σ_{j<=i} φ(k_j) v_jᵀ, a new array
+    normaliser = np.zeros(lead + (d_k,)) + past_normaliser  # (..., d_k): Σ_{j<=i} φ(k_j)
     out = np.empty(lead + (length, d_v))  # (..., L, d_v)
     for i in range(length):
         key = elu_feature_map(k[..., i, :])  # (..., d_k)
@@ -68,5 +74,5 @@ def linear_attention_recurrent(q, k, v):
         normaliser = normaliser + key  # (..., d_k)
         numerator = (query[..., None, :] @ state)[..., 0, :]  # (..., d_v)
         out[..., i, :] = numerator / np.sum(query * normaliser, axis=-1, keepdims=True)  # (..., d_v)
-    return out
+    return out, (state, normaliser)
     ### END SOLUTION

@@ -1,10 +1,12 @@
 """Only the algorithm a lesson teaches earns its points (online softmax, FlashAttention forward and
-backward, the KV cache): code that gets the values another way earns none of them.
+backward, the KV cache, linear attention's recurrence): code that gets the values another way
+earns none of them.
 
 The attacks (tests/submissions/hostile/): plain softmax over whole key rows, 16 queries at a time
 or one, the block sizes unused, no running max or sum, right values everywhere; and a "cache" that
 keeps the tokens and recomputes causal attention at every step. Each is graded alone and as in a
-class. The memory tests that catch the first are robust to the host (their budget is what the
+class; and a "recurrence" that takes its queries 32 at a time over the keys before them, with no
+running state. The memory tests that catch the first are robust to the host (their budget is what the
 algorithm with the given tiles needs, and a whole key row is 8 MiB over it): an honest online
 softmax passes in every sandbox mode (test_isolation.py).
 """
@@ -54,3 +56,20 @@ def test_a_cache_that_recomputes_from_the_tokens_earns_nothing(grade_both_paths)
         given = next(t for t in kv if "did not compute" in t.name)
         assert given.outcome is not Outcome.PASSED and "KeyError" in given.feedback, given.feedback
         assert any(t.feedback.startswith("Not paid yet") for t in kv)
+
+
+def test_a_recurrence_without_a_running_state_earns_nothing(grade_both_paths):
+    """Its outputs from a fresh start are right and it never holds an (L, L) array (the memory test
+    passes), but it cannot continue from a state passed in: none of the recurrence's points."""
+    for report in grade_both_paths(
+        read_fixture(SUBMISSIONS / "hostile" / "linear_recurrent_queries_a_few_at_a_time.py")
+    ):
+        mine = [t for t in report.tests if t.function == "linear_attention_recurrent"]
+        assert len(mine) == 5 and sum(t.score for t in mine) == 0, [t.name for t in mine if t.score]
+        given = next(t for t in mine if "it did not compute" in t.name)
+        assert given.outcome is Outcome.FAILED and "its output" in given.feedback, given.feedback
+        assert all(t.feedback.startswith("Not paid yet") for t in mine if t is not given), [
+            t.feedback[:120] for t in mine
+        ]
+        others = [t for t in report.tests if t.function != "linear_attention_recurrent"]
+        assert others and all(t.score == t.max_score for t in others), [t.name for t in others if t.score < t.max_score]

@@ -128,13 +128,17 @@ def test_recurrent_worked_example():
     k = np.array([[1.0, 0.0], [0.0, 1.0]])
     v = np.array([[1.0, 0.0], [0.0, 1.0]])
     w0, w1 = 4 + np.exp(-1.0), 2 + 2 * np.exp(-1.0)
-    expect_close(linear_attention_recurrent(q, k, v), [[1.0, 0.0], [w0 / (w0 + w1), w1 / (w0 + w1)]], "linear_attention_recurrent (two tokens)")
+    out, (s, z) = linear_attention_recurrent(q, k, v)
+    expect_close(out, [[1.0, 0.0], [w0 / (w0 + w1), w1 / (w0 + w1)]], "linear_attention_recurrent (two tokens)")
+    # the state after both: S = φ(k_0) v_0ᵀ + φ(k_1) v_1ᵀ = [[2, 1], [1, 2]] (φ(0) = 1, φ(1) = 2), z = [3, 3]
+    expect_close(s, [[2.0, 1.0], [1.0, 2.0]], "the S linear_attention_recurrent returns (two tokens)")
+    expect_close(z, [3.0, 3.0], "the z linear_attention_recurrent returns (two tokens)")
 
 
 def test_recurrent_batched_float32():
     """linear_attention_recurrent: (2, 3, 5, 4) float32 queries and keys, d_v = 3: the loops' answer"""
     q, k, v = inputs((2, 3), 5, 5, 4, 3, seed=6, dtype=np.float32)
-    got = linear_attention_recurrent(q, k, v)
+    got, _state = linear_attention_recurrent(q, k, v)
     expect_shape(got, (2, 3, 5, 3), "linear_attention_recurrent(q, k, v)", "(..., L, d_v)")
     expect_close(got, plain_linear_attention(q, k, v), "linear_attention_recurrent(q, k, v)", q)
 
@@ -142,14 +146,14 @@ def test_recurrent_batched_float32():
 def test_recurrent_one_batch_axis():
     """linear_attention_recurrent: a batch axis (3, 4, 2), d_v = 5"""
     q, k, v = inputs((3,), 4, 4, 2, 5, seed=7)
-    expect_close(linear_attention_recurrent(q, k, v), plain_linear_attention(q, k, v), "linear_attention_recurrent(q, k, v)", q)
+    expect_close(linear_attention_recurrent(q, k, v)[0], plain_linear_attention(q, k, v), "linear_attention_recurrent(q, k, v)", q)
 
 
 def test_recurrent_leading_axes_broadcast():
     """linear_attention_recurrent: q (2, 1, 1, 3, 2), k (1, 3, 1, 3, 2) and v (1, 1, 2, 3, 4) give (2, 3, 2, 3, 4)"""
     rng = np.random.default_rng(11)
     q, k, v = rng.standard_normal((2, 1, 1, 3, 2)), rng.standard_normal((1, 3, 1, 3, 2)), rng.standard_normal((1, 1, 2, 3, 4))
-    got = linear_attention_recurrent(q, k, v)
+    got, _state = linear_attention_recurrent(q, k, v)
     expect_shape(got, (2, 3, 2, 3, 4), "linear_attention_recurrent(q, k, v)", "(..., L, d_v)")
     lead = (2, 3, 2)  # every input brings one leading axis of its own
     expected = plain_linear_attention(*(np.broadcast_to(x, lead + x.shape[-2:]) for x in (q, k, v)))
@@ -162,7 +166,7 @@ def test_recurrent_large_inputs():
         q, k, v = inputs(lead, 5, 5, 3, 2, seed=8)
         q, k = q * 50, k * 50
         q[..., 0], k[..., 0] = np.abs(q[..., 0]) + 1, np.abs(k[..., 0]) + 1
-        got = linear_attention_recurrent(q, k, v)
+        got, _state = linear_attention_recurrent(q, k, v)
         expect_finite(got, "linear_attention_recurrent with q and k near ±50")
         expect_close(got, plain_linear_attention(q, k, v), "linear_attention_recurrent with q and k near ±50", q)
 
@@ -170,7 +174,7 @@ def test_recurrent_large_inputs():
 def test_recurrent_keeps_one_state():
     """linear_attention_recurrent: at L = 1024, d_k = d_v = 48 it holds far less than the (L, L) weights (8 MiB) or a state per position (18 MiB)"""
     q, k, v = inputs((), 1024, 1024, 48, 48, seed=10)
-    got, peak = peak_of(lambda: linear_attention_recurrent(q, k, v))
+    (got, _state), peak = peak_of(lambda: linear_attention_recurrent(q, k, v))
     budget = 2 * q.nbytes + 2 * v.nbytes + (2 << 20)
     assert peak <= budget, (
         f"linear_attention_recurrent held {peak / 2**20:.1f} MiB beyond its inputs at L = 1024, d_k = d_v = 48; the "
@@ -178,6 +182,24 @@ def test_recurrent_keeps_one_state():
         "keep one running (d_k, d_v) state and one (d_k,) normaliser"
     )
     expect_close(got, linear_attention_masked(q, k, v), "linear_attention_recurrent at L = 1024", q)
+
+
+def test_recurrent_continues_from_a_state():
+    """linear_attention_recurrent: a sequence fed in two pieces (the second from the first's state) or one token at a time gives the whole sequence's answer and state"""
+    q, k, v = inputs((2,), 7, 7, 3, 4, seed=12)
+    whole, (s, z) = linear_attention_recurrent(q, k, v)
+    first, state = linear_attention_recurrent(q[..., :3, :], k[..., :3, :], v[..., :3, :])
+    given = tuple(part.copy() for part in state)
+    second, (s2, z2) = linear_attention_recurrent(q[..., 3:, :], k[..., 3:, :], v[..., 3:, :], state=state)
+    expect_close(np.concatenate([first, second], axis=-2), plain_linear_attention(q, k, v), "the two pieces' outputs, joined", q)
+    expect_close(s2, np.einsum("...ld,...le->...de", phi(k), v), "the S after the second piece (Σ over all 7 positions of φ(k_j) v_jᵀ)", q)
+    expect_close(z2, phi(k).sum(axis=-2), "the z after the second piece (Σ over all 7 positions of φ(k_j))", q)
+    expect_close(state[0], given[0], "the state passed in, after the call (it must be left unchanged: copy it before adding to it)", q)
+    state, steps = None, []
+    for i in range(7):  # as a decoder: one token at a time
+        out, state = linear_attention_recurrent(q[..., i : i + 1, :], k[..., i : i + 1, :], v[..., i : i + 1, :], state=state)
+        steps.append(out)
+    expect_close(np.concatenate(steps, axis=-2), whole, "one token at a time, each from the last one's state", q)
 
 
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the

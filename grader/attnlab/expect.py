@@ -86,13 +86,13 @@ def expect_array(got, what: str) -> np.ndarray:
     return got
 
 
-def expect_pair(got, what: str) -> tuple:
-    """An attention function returns ``(output, weights)``."""
+def expect_pair(got, what: str, names: str = "(output, weights)") -> tuple:
+    """A function that returns two things (``names``: an attention function's ``(output, weights)``)."""
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         kind = with_article(type(got).__name__) + (
             f" of {count(len(got), 'item')}" if isinstance(got, (tuple, list)) else ""
         )
-        raise Mismatch(f"{what} should return a pair (output, weights), got {kind}")
+        raise Mismatch(f"{what} should return a pair {names}, got {kind}")
     return tuple(got)
 
 

@@ -1,11 +1,11 @@
-"""Hidden tests for linear_attention.py: the feature map, the quadratic form, the recurrent form."""
+"""Hidden tests for linear_attention.py: the feature map, the quadratic form, the recurrent form and its state."""
 
 import numpy as np
 from attention_inputs import DTYPE, LEAD, SEED, SIZE, normal, qkv
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnlab.expect import Mismatch, expect_array, expect_close, expect_finite, expect_shape, tolerance
+from attnlab.expect import Mismatch, expect_array, expect_close, expect_finite, expect_pair, expect_shape, tolerance
 
 # ---------------------------------------------------------------- the feature map
 
@@ -99,8 +99,9 @@ def test_recurrent_keeps_one_state(student, reference):
     """linear_attention_recurrent: holds one d_k × d_v state, never an (L, L) array nor a state per position (peak memory at L = 1024), and every row of its answer is right"""
     q, k, v = (normal(seed, (MEMORY_LENGTH, MEMORY_WIDTH)) for seed in (11, 12, 13))
     budget = recurrent_budget(q, k, v)
-    got, peak = student.memory_within(budget, "linear_attention_recurrent", q, k, v)
+    result, peak = student.memory_within(budget, "linear_attention_recurrent", q, k, v)
     what = f"linear_attention_recurrent(q, k, v) at L = {MEMORY_LENGTH}, d_k = d_v = {MEMORY_WIDTH}"
+    got, _state = expect_pair(result, what, "(out, (S, z))")
     expect_shape(expect_array(got, what), v.shape, what, "(L, d_v)")
     if peak > budget:
         raise Mismatch(
@@ -117,7 +118,8 @@ def test_recurrent_equals_masked(student, reference, case):
     """linear_attention_recurrent: equals linear_attention_masked(q, k, v, causal=True)"""
     q, k, v = case
     expected = reference.linear_attention_masked(q, k, v, causal=True)
-    expect_close(student.linear_attention_recurrent(q, k, v), expected, "linear_attention_recurrent(q, k, v)", q, k, v, passport="(..., L, d_v)")
+    got, _state = expect_pair(student.linear_attention_recurrent(q, k, v), "linear_attention_recurrent(q, k, v)", "(out, (S, z))")
+    expect_close(got, expected, "linear_attention_recurrent(q, k, v)", q, k, v, passport="(..., L, d_v)")
 
 
 @given(LEAD, SIZE, SIZE, SIZE, SEED)
@@ -128,8 +130,8 @@ def test_recurrent_large_scores(student, reference, lead, n, d_k, d_v, seed):
     k[..., 0] = np.abs(k[..., 0]) + 1.0  # every key has a feature above 1, so no row's normaliser underflows
     q[..., 0] = np.abs(q[..., 0]) + 1.0
     v = normal(seed + 2, lead + (n, d_v))
-    got = student.linear_attention_recurrent(q, k, v)
     what = "linear_attention_recurrent(q, k, v) with q and k near ±50"
+    got, _state = expect_pair(student.linear_attention_recurrent(q, k, v), what, "(out, (S, z))")
     expect_finite(expect_array(got, what), what)
     expect_close(got, reference.linear_attention_masked(q, k, v, causal=True), what, q, k, v, passport="(..., L, d_v)")
 
@@ -142,4 +144,28 @@ def test_recurrent_leading_axes_broadcast(student, reference, a, b, c, n, d_k, d
     v = normal(seed + 2, (1, 1, c, n, d_v))
     expected = reference.linear_attention_masked(q, k, v, causal=True)
     what = f"linear_attention_recurrent(q, k, v) with q {q.shape}, k {k.shape}, v {v.shape}"
-    expect_close(student.linear_attention_recurrent(q, k, v), expected, what, q, k, v, passport="(a, b, c, L, d_v)")
+    got, _state = expect_pair(student.linear_attention_recurrent(q, k, v), what, "(out, (S, z))")
+    expect_close(got, expected, what, q, k, v, passport="(a, b, c, L, d_v)")
+
+
+def past_state(reference, k_past, v_past):
+    """The state after positions ``k_past``, ``v_past`` (..., t, d): S = Σ_j φ(k_j) v_jᵀ, z = Σ_j φ(k_j)."""
+    features = reference.elu_feature_map(k_past)  # (..., t, d_k)
+    return np.swapaxes(features, -1, -2) @ v_past, features.sum(axis=-2)  # (..., d_k, d_v), (..., d_k)
+
+
+@given(qkv(same_length=True, dtypes=st.just(np.float64)), SIZE, SEED)
+def test_recurrent_continues_a_state_it_did_not_build(student, reference, case, past, seed):
+    """linear_attention_recurrent: from a state of earlier positions it did not compute, each output reads those positions too, and the state returned holds every position"""
+    q, k, v = case
+    lead, d_k, d_v = q.shape[:-2], q.shape[-1], v.shape[-1]
+    q_past, k_past, v_past = normal(seed, lead + (past, d_k)), normal(seed + 1, lead + (past, d_k)), normal(seed + 2, lead + (past, d_v))
+    given_state = past_state(reference, k_past, v_past)
+    what = f"linear_attention_recurrent(q, k, v, state) from the state of {past} earlier positions"
+    out, state = expect_pair(student.linear_attention_recurrent(q, k, v, state=given_state), what, "(out, (S, z))")
+    whole = reference.linear_attention_masked(*(np.concatenate(pair, axis=-2) for pair in ((q_past, q), (k_past, k), (v_past, v))), causal=True)
+    expect_close(out, whole[..., past:, :], f"{what}: its output", q, k, v, passport="(..., L, d_v)")
+    s, z = expect_pair(state, f"{what}: the state it returns", "(S, z)")
+    expected_s, expected_z = past_state(reference, np.concatenate([k_past, k], axis=-2), np.concatenate([v_past, v], axis=-2))
+    expect_close(s, expected_s, f"{what}: the S it returns (Σ over every position of φ(k_j) v_jᵀ)", q, k, v, passport="(..., d_k, d_v)")
+    expect_close(z, expected_z, f"{what}: the z it returns (Σ over every position of φ(k_j))", q, k, v, passport="(..., d_k)")

@@ -1,7 +1,7 @@
 """Known wrong versions of the functions of linear_attention.py (instructor-only: never shipped to students)."""
 
 import numpy as np
-from linear_attention import elu_feature_map, linear_attention_masked
+from linear_attention import elu_feature_map, linear_attention_masked, linear_attention_recurrent
 
 from attnlab.misconceptions import misconception, probe
 
@@ -44,14 +44,26 @@ def linear_masked_normalised_before_mask(q, k, v, causal=True):
     return weights @ v
 
 
+def _state_after(q, k, v, state=None):
+    """The right state after positions ``k``, ``v``, from ``state``: (S (..., d_k, d_v), z (..., d_k)),
+    over the leading axes of every input, as the reference returns it."""
+    features = elu_feature_map(k)
+    s, z = np.swapaxes(features, -1, -2) @ v, features.sum(axis=-2)
+    if state is not None:
+        s, z = s + state[0], z + state[1]
+    lead = np.broadcast_shapes(q.shape[:-2], s.shape[:-2], z.shape[:-1])
+    return np.broadcast_to(s, lead + s.shape[-2:]).copy(), np.broadcast_to(z, lead + z.shape[-1:]).copy()
+
+
 @misconception(
     "linear_attention_recurrent",
     "the state is replaced at each position, not added to",
     explanation="The state S_i = S_{i-1} + φ(k_i) v_iᵀ and the normaliser z_i = z_{i-1} + φ(k_i) are running sums over positions 0..i. Setting them to the newest token's term forgets every earlier key: each output is then v_i itself.",
-    hint="state = state + φ(k_i)[..., :, None] * v_i[..., None, :], and normaliser = normaliser + φ(k_i), from zeros before the loop.",
+    hint="state = state + φ(k_i)[..., :, None] * v_i[..., None, :], and normaliser = normaliser + φ(k_i), from zeros (or the state passed in) before the loop.",
 )
-def linear_recurrent_state_replaced(q, k, v):
-    return np.broadcast_to(v, np.broadcast_shapes(q.shape[:-1] + (1,), k.shape[:-1] + (1,), v.shape)).astype(np.result_type(q, k, v))
+def linear_recurrent_state_replaced(q, k, v, state=None):
+    out = np.broadcast_to(v, np.broadcast_shapes(q.shape[:-1] + (1,), k.shape[:-1] + (1,), v.shape)).astype(np.result_type(q, k, v))
+    return out, _state_after(q, k[..., -1:, :], v[..., -1:, :])
 
 
 @misconception(
@@ -60,20 +72,38 @@ def linear_recurrent_state_replaced(q, k, v):
     explanation="φ(q_i)ᵀ S_i is the sum of the weighted values, not their mean: it must be divided by φ(q_i)·z_i, the sum of the weights, which is why the recurrence keeps the normaliser z_i = Σ_{j<=i} φ(k_j) beside the state.",
     hint="Keep z += φ(k_i) beside the state, and divide the output by np.sum(φ(q_i) * z, axis=-1, keepdims=True).",
 )
-def linear_recurrent_without_normaliser(q, k, v):
+def linear_recurrent_without_normaliser(q, k, v, state=None):
     weights = np.tril(elu_feature_map(q) @ np.swapaxes(elu_feature_map(k), -1, -2))
-    return weights @ v
+    out = weights @ v
+    if state is not None:
+        out = out + (elu_feature_map(q) @ state[0])
+    return out, _state_after(q, k, v, state)
+
+
+@misconception(
+    "linear_attention_recurrent",
+    "the state passed in is ignored: every call starts from zeros",
+    explanation="A state passed in holds the keys and values of the positions before these ones (the state an earlier call returned): S and z start from it, not from zeros, so each output reads those earlier positions too, and the state returned holds them. Starting from zeros answers as if the sequence began here, which is why a sequence fed in pieces, or a decoder's one token at a time, goes wrong.",
+    hint="S, z = state (when one is given) before the loop, copied (S = np.zeros(...) + S_given), and return (out, (S, z)) with the state after the last position.",
+)
+def linear_recurrent_ignores_the_state(q, k, v, state=None):
+    return linear_attention_recurrent(q, k, v)
 
 
 @misconception(
     "linear_attention_recurrent",
     "the quadratic form, or a state per position, not one running state",
-    explanation="The values are right, but the point of the recurrent form is that it is an RNN: one d_k × d_v state and a d_k normaliser, updated position by position, whatever the length. The (L, L) weights of the quadratic form, or a cumulative sum that keeps the state of every position (L, d_k, d_v), hold memory that grows with L.",
-    hint="Loop over the positions: state += φ(k_i)[:, None] * v_i[None, :], z += φ(k_i), out[i] = φ(q_i) @ state / (φ(q_i) @ z). Keep no array with a length axis but the inputs and the answer.",
+    explanation="The values are right, but the point of the recurrent form is that it is an RNN: one d_k × d_v state and a d_k normaliser, updated position by position, whatever the length, that carries every earlier position into the next call. The (L, L) weights of the quadratic form, or a cumulative sum that keeps the state of every position (L, d_k, d_v), hold memory that grows with L.",
+    hint="Loop over the positions: state += φ(k_i)[:, None] * v_i[None, :], z += φ(k_i), out[i] = φ(q_i) @ state / (φ(q_i) @ z), from the state passed in. Keep no array with a length axis but the inputs and the answer.",
     holds_too_much=True,
 )
-def linear_recurrent_holds_every_state(q, k, v):
-    return linear_attention_masked(q, k, v, causal=True)
+def linear_recurrent_holds_every_state(q, k, v, state=None):
+    if state is None:
+        return linear_attention_masked(q, k, v, causal=True), _state_after(q, k, v)
+    phi_q = elu_feature_map(q)
+    weights = np.tril(phi_q @ np.swapaxes(elu_feature_map(k), -1, -2))  # (..., L, L)
+    numerators = weights @ v + phi_q @ state[0]
+    return numerators / (weights.sum(axis=-1, keepdims=True) + phi_q @ state[1][..., None]), _state_after(q, k, v, state)
 
 
 # Diagnostic probes: fixed inputs, harmless to show a student, on which every entry above differs
@@ -84,3 +114,11 @@ probe("linear_attention_masked", "causal, 4 tokens, d_k = 3 != d_v = 2", _RNG.no
 probe("linear_attention_masked", "not causal, L_q = 2 != L_k = 3", _RNG.normal(size=(2, 3)), _RNG.normal(size=(3, 3)), _RNG.normal(size=(3, 2)), causal=False)
 probe("linear_attention_recurrent", "4 tokens, d_k = 3 != d_v = 2", _RNG.normal(size=(4, 3)), _RNG.normal(size=(4, 3)), _RNG.normal(size=(4, 2)))
 probe("linear_attention_recurrent", "two sequences of 3 tokens", _RNG.normal(size=(2, 3, 2)), _RNG.normal(size=(2, 3, 2)), _RNG.normal(size=(2, 3, 3)))
+probe(
+    "linear_attention_recurrent",
+    "3 tokens after a state of 2 earlier ones",
+    _RNG.normal(size=(3, 2)),
+    _RNG.normal(size=(3, 2)),
+    _RNG.normal(size=(3, 3)),
+    state=(np.abs(_RNG.normal(size=(2, 3))) + 0.5, np.abs(_RNG.normal(size=2)) + 1.0),
+)

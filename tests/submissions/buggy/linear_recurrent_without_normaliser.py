@@ -7,11 +7,15 @@ breaks: linear_attention_recurrent
 import numpy as np
 
 
-def linear_attention_recurrent(q, k, v):
+def linear_attention_recurrent(q, k, v, state=None):
     lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    state = np.zeros(lead + (q.shape[-1], v.shape[-1]))
+    s, z = (0.0, 0.0) if state is None else state
+    s = np.zeros(lead + (q.shape[-1], v.shape[-1])) + s
+    z = np.zeros(lead + (q.shape[-1],)) + z
     out = np.zeros(lead + (q.shape[-2], v.shape[-1]))
     for i in range(q.shape[-2]):
-        state = state + elu_feature_map(k[..., i, :])[..., :, None] * v[..., i, None, :]
-        out[..., i, :] = (elu_feature_map(q[..., i, :])[..., None, :] @ state)[..., 0, :]
-    return out
+        key = elu_feature_map(k[..., i, :])
+        s = s + key[..., :, None] * v[..., i, None, :]
+        z = z + key
+        out[..., i, :] = (elu_feature_map(q[..., i, :])[..., None, :] @ s)[..., 0, :]
+    return out, (s, z)

@@ -13,6 +13,6 @@ def linear_attention_masked(q, k, v, causal=True):
     return np.zeros(lead + q.shape[-2:-1] + v.shape[-1:])
 
 
-def linear_attention_recurrent(q, k, v):
+def linear_attention_recurrent(q, k, v, state=None):
     lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    return np.zeros(lead + q.shape[-2:-1] + v.shape[-1:])
+    return np.zeros(lead + q.shape[-2:-1] + v.shape[-1:]), (np.zeros(lead + (q.shape[-1], v.shape[-1])), np.zeros(lead + q.shape[-1:]))
