@@ -65,7 +65,7 @@ def test_a_recurrence_without_a_running_state_earns_nothing(grade_both_paths):
         read_fixture(SUBMISSIONS / "hostile" / "linear_recurrent_queries_a_few_at_a_time.py")
     ):
         mine = [t for t in report.tests if t.function == "linear_attention_recurrent"]
-        assert len(mine) == 5 and sum(t.score for t in mine) == 0, [t.name for t in mine if t.score]
+        assert len(mine) == 6 and sum(t.score for t in mine) == 0, [t.name for t in mine if t.score]
         given = next(t for t in mine if "it did not compute" in t.name)
         assert given.outcome is Outcome.FAILED and "its output" in given.feedback, given.feedback
         assert all(t.feedback.startswith("Not paid yet") for t in mine if t is not given), [

@@ -202,6 +202,21 @@ def test_recurrent_continues_from_a_state():
     expect_close(np.concatenate(steps, axis=-2), whole, "one token at a time, each from the last one's state", q)
 
 
+def test_recurrent_continues_from_a_state_shared_by_every_sequence():
+    """linear_attention_recurrent: a state without leading axes, (d_k, d_v) and (d_k,), is every sequence's past (it broadcasts)"""
+    rng = np.random.default_rng(13)
+    k_past, v_past = rng.standard_normal((2, 3)), rng.standard_normal((2, 4))  # two earlier positions, one for all
+    q, k, v = inputs((2,), 5, 5, 3, 4, seed=14)
+    state = (phi(k_past).T @ v_past, phi(k_past).sum(axis=0))  # (3, 4), (3,)
+    out, (s, z) = linear_attention_recurrent(q, k, v, state=state)
+    expect_shape(out, (2, 5, 4), "linear_attention_recurrent(q, k, v, state) with a (3, 4) state", "(..., L, d_v)")
+    joined = [np.concatenate([np.broadcast_to(past, (2,) + past.shape), now], axis=-2) for past, now in ((k_past, k), (v_past, v))]
+    q_joined = np.concatenate([np.zeros((2, 2, 3)), q], axis=-2)  # the earlier queries' rows are dropped below
+    expect_close(out, plain_linear_attention(q_joined, *joined)[..., 2:, :], "the outputs after a shared state", q)
+    expect_shape(s, (2, 3, 4), "the S returned after a shared state", "(..., d_k, d_v)")
+    expect_close(z, phi(joined[0]).sum(axis=-2), "the z returned after a shared state", q)
+
+
 # The course's diagnostic probes (probes.json): fixed calls, each with the expected answer and the
 # answers of the mistakes students make; a wrong answer here names the mistake it looks like.
 test_diagnostic_probes = probe_tests(__file__, "linear_attention")

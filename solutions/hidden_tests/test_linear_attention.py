@@ -5,7 +5,16 @@ from attention_inputs import DTYPE, LEAD, SEED, SIZE, normal, qkv
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnlab.expect import Mismatch, expect_array, expect_close, expect_finite, expect_pair, expect_shape, tolerance
+from attnlab.expect import (
+    Mismatch,
+    expect_array,
+    expect_close,
+    expect_finite,
+    expect_pair,
+    expect_shape,
+    expect_unchanged,
+    tolerance,
+)
 
 # ---------------------------------------------------------------- the feature map
 
@@ -118,8 +127,10 @@ def test_recurrent_equals_masked(student, reference, case):
     """linear_attention_recurrent: equals linear_attention_masked(q, k, v, causal=True)"""
     q, k, v = case
     expected = reference.linear_attention_masked(q, k, v, causal=True)
-    got, _state = expect_pair(student.linear_attention_recurrent(q, k, v), "linear_attention_recurrent(q, k, v)", "(out, (S, z))")
-    expect_close(got, expected, "linear_attention_recurrent(q, k, v)", q, k, v, passport="(..., L, d_v)")
+    what = "linear_attention_recurrent(q, k, v)"
+    got, state = expect_pair(student.linear_attention_recurrent(q, k, v), what, "(out, (S, z))")
+    expect_close(got, expected, what, q, k, v, passport="(..., L, d_v)")
+    expect_state(state, past_state(reference, k, v), what, q, k, v)
 
 
 @given(LEAD, SIZE, SIZE, SIZE, SEED)
@@ -148,24 +159,54 @@ def test_recurrent_leading_axes_broadcast(student, reference, a, b, c, n, d_k, d
     expect_close(got, expected, what, q, k, v, passport="(a, b, c, L, d_v)")
 
 
+
 def past_state(reference, k_past, v_past):
     """The state after positions ``k_past``, ``v_past`` (..., t, d): S = Σ_j φ(k_j) v_jᵀ, z = Σ_j φ(k_j)."""
     features = reference.elu_feature_map(k_past)  # (..., t, d_k)
     return np.swapaxes(features, -1, -2) @ v_past, features.sum(axis=-2)  # (..., d_k, d_v), (..., d_k)
 
 
-@given(qkv(same_length=True, dtypes=st.just(np.float64)), SIZE, SEED)
-def test_recurrent_continues_a_state_it_did_not_build(student, reference, case, past, seed):
-    """linear_attention_recurrent: from a state of earlier positions it did not compute, each output reads those positions too, and the state returned holds every position"""
-    q, k, v = case
-    lead, d_k, d_v = q.shape[:-2], q.shape[-1], v.shape[-1]
-    q_past, k_past, v_past = normal(seed, lead + (past, d_k)), normal(seed + 1, lead + (past, d_k)), normal(seed + 2, lead + (past, d_v))
-    given_state = past_state(reference, k_past, v_past)
-    what = f"linear_attention_recurrent(q, k, v, state) from the state of {past} earlier positions"
-    out, state = expect_pair(student.linear_attention_recurrent(q, k, v, state=given_state), what, "(out, (S, z))")
-    whole = reference.linear_attention_masked(*(np.concatenate(pair, axis=-2) for pair in ((q_past, q), (k_past, k), (v_past, v))), causal=True)
-    expect_close(out, whole[..., past:, :], f"{what}: its output", q, k, v, passport="(..., L, d_v)")
+def expect_state(state, expected, what: str, *inputs) -> None:
+    """The state a call returned is ``expected`` (S, z): every position's keys and values."""
     s, z = expect_pair(state, f"{what}: the state it returns", "(S, z)")
-    expected_s, expected_z = past_state(reference, np.concatenate([k_past, k], axis=-2), np.concatenate([v_past, v], axis=-2))
-    expect_close(s, expected_s, f"{what}: the S it returns (Σ over every position of φ(k_j) v_jᵀ)", q, k, v, passport="(..., d_k, d_v)")
-    expect_close(z, expected_z, f"{what}: the z it returns (Σ over every position of φ(k_j))", q, k, v, passport="(..., d_k)")
+    expect_close(s, expected[0], f"{what}: the S it returns (Σ over every position of φ(k_j) v_jᵀ)", *inputs, passport="(..., d_k, d_v)")
+    expect_close(z, expected[1], f"{what}: the z it returns (Σ over every position of φ(k_j))", *inputs, passport="(..., d_k)")
+
+
+@st.composite
+def continuation(draw):
+    """(q, k, v) of L new positions and the positions before them (q_past, k_past, v_past): with
+    the inputs' leading axes, or none (one state shared by every sequence, which broadcasts)."""
+    q, k, v = draw(qkv(same_length=True, dtypes=st.just(np.float64)))
+    past, seed, shared = draw(SIZE), draw(SEED), draw(st.booleans())
+    lead = () if shared else q.shape[:-2]
+    q_past = normal(seed, q.shape[:-2] + (past, q.shape[-1]))
+    k_past, v_past = normal(seed + 1, lead + (past, k.shape[-1])), normal(seed + 2, lead + (past, v.shape[-1]))
+    return (q, k, v), (q_past, k_past, v_past)
+
+
+@given(continuation())
+def test_recurrent_continues_a_state_it_did_not_build(student, reference, case):
+    """linear_attention_recurrent: from a state of earlier positions it did not compute, each output reads those positions too, and the state returned holds every position"""
+    (q, k, v), (q_past, k_past, v_past) = case
+    given_state = past_state(reference, k_past, v_past)
+    shared = " shared by every sequence" if given_state[0].ndim < q.ndim else ""
+    what = f"linear_attention_recurrent(q, k, v, state) from the state{shared} of {k_past.shape[-2]} earlier positions"
+    out, state = expect_pair(student.linear_attention_recurrent(q, k, v, state=given_state), what, "(out, (S, z))")
+    lead = q.shape[:-2]
+    k_past, v_past = (np.broadcast_to(x, lead + x.shape[-2:]) for x in (k_past, v_past))
+    whole = reference.linear_attention_masked(*(np.concatenate(pair, axis=-2) for pair in ((q_past, q), (k_past, k), (v_past, v))), causal=True)
+    expect_close(out, whole[..., k_past.shape[-2] :, :], f"{what}: its output", q, k, v, passport="(..., L, d_v)")
+    expect_state(state, past_state(reference, np.concatenate([k_past, k], axis=-2), np.concatenate([v_past, v], axis=-2)), what, q, k, v)
+
+
+@given(continuation())
+def test_recurrent_leaves_the_state_unchanged(student, reference, case):
+    """linear_attention_recurrent: the state passed in is left as it was (the caller may use it again)"""
+    (q, k, v), (_q_past, k_past, v_past) = case
+    given_state = past_state(reference, k_past, v_past)
+    result, (args_after, kwargs_after) = student.inputs_after("linear_attention_recurrent", q, k, v, state=given_state)
+    expect_pair(result, "linear_attention_recurrent(q, k, v, state)", "(out, (S, z))")
+    after = kwargs_after.get("state")
+    after = tuple(after) if isinstance(after, (tuple, list)) and len(after) == 2 else (None, None)
+    expect_unchanged("linear_attention_recurrent", ("S of the state", "z of the state"), given_state, after)
