@@ -44,10 +44,12 @@ def long_keys(seed, n_q=MEMORY_QUERIES, n_k=MEMORY_KEYS):
     return q, k, v, mask
 
 
-def over_budget(function, peak, budget, n_q, n_k, tiles, tile_bytes) -> Mismatch:
-    """The failure of a memory test: what was held, what the algorithm needs, what holds more."""
+def over_budget(function, budget, n_q, n_k, tiles, tile_bytes) -> Mismatch:
+    """The failure of a memory test: what the algorithm needs, and what holds more. The peak itself
+    is not told: a kernel's count of it moves by a page or two between runs, and a report must
+    read the same on every path."""
     return Mismatch(
-        f"{function} held {peak / 2**20:.1f} MiB at L_q = {n_q}, L_k = {n_k} with {tiles}; the algorithm needs at most "
+        f"{function} held more than {budget / 2**20:.1f} MiB at L_q = {n_q}, L_k = {n_k} with {tiles}; the algorithm needs at most "
         f"{budget / 2**20:.1f} MiB there (the inputs, the answer and a few tiles of {tile_bytes / 2**10:.0f} KiB), and one "
         f"query's whole row of scores is {n_k * 8 / 2**20:.0f} MiB. Work on the tiles only: a plain softmax over whole key rows "
         "holds more, however few queries it takes at a time, and so does an (L_q, L_k) mask, or a copy of k or v"
@@ -148,7 +150,7 @@ def test_online_never_holds_the_score_matrix(student, reference):
     what = f"online_softmax_attention(block_size={block}) at L_q = {n_q}, L_k = {n_k} with a mask of the keys"
     expect_shape(expect_array(got, what), (n_q, v.shape[-1]), what, "(L_q, d_v)")
     if peak > budget:
-        raise over_budget("online_softmax_attention", peak, budget, n_q, n_k, f"block_size = {block}", tile_bytes)
+        raise over_budget("online_softmax_attention", budget, n_q, n_k, f"block_size = {block}", tile_bytes)
     expect_every_row(got, reference.online_softmax_attention(q, k, v, block, mask=mask), what, q, passport="(L_q, d_v)")
 
 
@@ -686,7 +688,7 @@ def test_flash_never_holds_the_score_matrix(student, reference):
     out, lse = expect_array(got[0], f"{what}: out"), expect_array(got[1], f"{what}: lse")
     expect_shape(out, (n_q, v.shape[-1]), f"{what}: out", "(L_q, d_v)")
     if peak > budget:
-        raise over_budget("flash_attention", peak, budget, n_q, n_k, f"{block_q} x {block_k} tiles", tile_bytes)
+        raise over_budget("flash_attention", budget, n_q, n_k, f"{block_q} x {block_k} tiles", tile_bytes)
     expected_out, expected_lse = reference.flash_attention(q, k, v, block_q, block_k, mask=mask)
     expect_every_row(out, expected_out, f"{what}: out", q, passport="(L_q, d_v)")
     expect_every_row(expect_array(lse, f"{what}: lse"), expected_lse, f"{what}: lse", q, passport="(L_q,)")
@@ -708,7 +710,7 @@ def test_flash_backward_never_holds_the_score_matrix(student, reference):
     for name, grad, like in zip(("dq", "dk", "dv"), got, (q, k, v)):
         expect_shape(expect_array(grad, f"{what}: {name}"), like.shape, f"{what}: {name}", f"(L, d) as {name[1]}")
     if peak > budget:
-        raise over_budget("flash_attention_backward", peak, budget, n_q, n_k, f"{block_q} x {block_k} tiles", tile_bytes)
+        raise over_budget("flash_attention_backward", budget, n_q, n_k, f"{block_q} x {block_k} tiles", tile_bytes)
     expected = reference.flash_attention_backward(q, k, v, out, lse, grad_out, block_q, block_k, mask=mask)
     for name, mine, theirs in zip(("dq", "dk", "dv"), got, expected):
         expect_every_row(mine, theirs, f"{what}: {name}", q, grad_out)

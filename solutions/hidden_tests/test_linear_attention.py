@@ -112,10 +112,10 @@ def test_recurrent_keeps_one_state(student, reference):
     what = f"linear_attention_recurrent(q, k, v) at L = {MEMORY_LENGTH}, d_k = d_v = {MEMORY_WIDTH}"
     got, _state = expect_pair(result, what, "(out, (S, z))")
     expect_shape(expect_array(got, what), v.shape, what, "(L, d_v)")
-    if peak > budget:
+    if peak > budget:  # the peak itself is not told: the kernel's count of it moves by a page or two between runs
         raise Mismatch(
-            f"linear_attention_recurrent held {peak / 2**20:.1f} MiB at L = {MEMORY_LENGTH}, d_k = d_v = {MEMORY_WIDTH}; the "
-            f"recurrence needs at most {budget / 2**20:.1f} MiB there (the inputs, the answer and one {MEMORY_WIDTH} x {MEMORY_WIDTH} "
+            f"linear_attention_recurrent held more than {budget / 2**20:.1f} MiB at L = {MEMORY_LENGTH}, d_k = d_v = {MEMORY_WIDTH}; the "
+            f"recurrence needs at most that (the inputs, the answer and one {MEMORY_WIDTH} x {MEMORY_WIDTH} "
             f"state). The (L, L) weights are {MEMORY_LENGTH**2 * 8 / 2**20:.0f} MiB and a state per position "
             f"{MEMORY_LENGTH * MEMORY_WIDTH**2 * 8 / 2**20:.0f} MiB: update one running state and normaliser, position by position"
         )
