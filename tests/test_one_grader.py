@@ -13,6 +13,9 @@ as a container's private user (``ATTNLAB_SANDBOX=container``: no CAP_SYS_ADMIN).
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 from conftest import COURSE, SUBMISSIONS, build_submission, read_fixture
@@ -112,3 +115,29 @@ def test_a_process_left_behind_costs_its_own_submission_only(mode, in_class):
     assert lost and {t.module for t in lost} == {"softmax"}, verdicts(report)
     assert all(t.outcome is Outcome.ERROR and "could not be imported" in t.feedback for t in lost), verdicts(report)
     assert all(t.score == t.max_score for t in report.tests if t.module == "scores")
+
+
+def test_a_workers_limits_do_not_tell_how_long_the_graders_paths_are(tmp_path, monkeypatch):
+    """Without bubblewrap the fork server's command line holds its work folder's path (with the
+    grading process's pid: 4 digits in one grading, 5 in the next). The address space a worker may
+    map was counted from what that command line took, to the page, and a worker reads its cap:
+    ``answers_by_its_environment`` answered differently in a class and alone when the two pids'
+    lengths differed. Here two work folders' paths differ in length by thousands of characters,
+    in names its mask hides, and nothing else."""
+    monkeypatch.setenv("ATTNLAB_SANDBOX", "plain")
+    name = "answers_by_its_environment"
+    fixture = read_fixture(SUBMISSIONS / "hostile" / f"{name}.py")
+    submission = build_submission(tmp_path / name, fixture)
+    seen = []
+    for length in (9, 200):  # every folder's name is one masked run of letters, in both
+        base = Path(tempfile.mkdtemp(dir="/var/tmp"))
+        folder = base.joinpath(*[f"{index}" + "p" * length for index in range(10)])
+        folder.mkdir(parents=True)
+        try:
+            for each in (base, *folder.relative_to(base).parents, folder.relative_to(base)):
+                (base / each).chmod(0o711)  # the private user passes through, as through /tmp
+            monkeypatch.setattr(tempfile, "tempdir", str(folder))
+            seen.append(verdicts(grade(COURSE, submission, only=files_of(name, fixture), limits=LIMITS)))
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+    assert seen[0] == seen[1]

@@ -77,9 +77,17 @@ def _exit_status(status: int) -> dict:
     return {"exit": os.WEXITSTATUS(status)}
 
 
+ADDRESS_SPACE_GRAIN = 64 << 20
+"""What this process has mapped, as a worker's address-space cap counts it, is rounded up to this:
+the exact size moves by a page with the length of the paths on its command line (the grading
+process's pid is in them), and a worker reads its cap, so it would tell one grading from another."""
+
+
 def _virtual_memory_bytes() -> int:
+    """The address space this process has mapped, rounded up to ``ADDRESS_SPACE_GRAIN``."""
     with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    return -(-mapped // ADDRESS_SPACE_GRAIN) * ADDRESS_SPACE_GRAIN
 
 
 def _become(uid: int) -> None:
