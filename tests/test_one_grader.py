@@ -134,8 +134,8 @@ def test_a_workers_limits_do_not_tell_how_long_the_graders_paths_are(tmp_path, m
         folder = base.joinpath(*[f"{index}" + "p" * length for index in range(10)])
         folder.mkdir(parents=True)
         try:
-            for each in (base, *folder.relative_to(base).parents, folder.relative_to(base)):
-                (base / each).chmod(0o711)  # the private user passes through, as through /tmp
+            for each in (folder, *folder.parents)[: len(folder.relative_to(base).parts) + 1]:
+                each.chmod(0o711)  # the private user passes through, as through /tmp
             monkeypatch.setattr(tempfile, "tempdir", str(folder))
             seen.append(verdicts(grade(COURSE, submission, only=files_of(name, fixture), limits=LIMITS)))
         finally:

@@ -159,7 +159,6 @@ def test_recurrent_leading_axes_broadcast(student, reference, a, b, c, n, d_k, d
     expect_close(got, expected, what, q, k, v, passport="(a, b, c, L, d_v)")
 
 
-
 def past_state(reference, k_past, v_past):
     """The state after positions ``k_past``, ``v_past`` (..., t, d): S = Σ_j φ(k_j) v_jᵀ, z = Σ_j φ(k_j)."""
     features = reference.elu_feature_map(k_past)  # (..., t, d_k)
@@ -205,7 +204,7 @@ def test_recurrent_leaves_the_state_unchanged(student, reference, case):
     """linear_attention_recurrent: the state passed in is left as it was (the caller may use it again)"""
     (q, k, v), (_q_past, k_past, v_past) = case
     given_state = past_state(reference, k_past, v_past)
-    result, (args_after, kwargs_after) = student.inputs_after("linear_attention_recurrent", q, k, v, state=given_state)
+    result, (_args_after, kwargs_after) = student.inputs_after("linear_attention_recurrent", q, k, v, state=given_state)
     expect_pair(result, "linear_attention_recurrent(q, k, v, state)", "(out, (S, z))")
     after = kwargs_after.get("state")
     after = tuple(after) if isinstance(after, (tuple, list)) and len(after) == 2 else (None, None)
