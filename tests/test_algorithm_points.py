@@ -17,10 +17,12 @@ import pytest
 from conftest import SUBMISSIONS, read_fixture
 
 from attnlab.outcomes import Outcome
+from attnlab.sandbox.host import Limits
 
 pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
 
 ALGORITHMS = {"online_softmax_attention", "flash_attention", "flash_attention_backward"}
+MEASURED_LIMITS = Limits(call_seconds=5.0)
 NAMED = {
     "online_softmax_attention": "online_holds_the_full_matrix",
     "flash_attention": "flash_whole_key_rows",
@@ -30,7 +32,9 @@ NAMED = {
 
 @pytest.mark.parametrize("name", ["full_key_rows_16_queries_at_a_time", "full_key_rows_one_query_at_a_time"])
 def test_whole_key_rows_earn_none_of_the_algorithms_points(grade_both_paths, name):
-    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / f"{name}.py"))
+    # Whole rows of 2^20 keys take about a CPU second a call: at the fixtures' usual 1 s deadline a
+    # busy host's slower second timed the memory test out instead of letting it measure.
+    alone, in_class = grade_both_paths(read_fixture(SUBMISSIONS / "hostile" / f"{name}.py"), limits=MEASURED_LIMITS)
     for report in (alone, in_class):
         mine = [t for t in report.tests if t.function in ALGORITHMS]
         assert {t.function for t in mine} == ALGORITHMS and sum(t.score for t in mine) == 0, [
