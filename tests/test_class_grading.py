@@ -33,9 +33,10 @@ pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not
 
 ATTNLAB = [sys.executable, "-m", "attnlab.cli"]
 BUGGY = ["softmax_ignores_axis", "sdpa_mask_inverted", "split_heads_reshape_only"]
-# Seconds per call: the torch track's longest test takes about 0.3 s, which another test run
-# beside this one (pytest-xdist) can make 1 s.
-DEADLINE = 2
+# CPU seconds per call: the torch track's longest call takes 0.3 to 0.4 s on a quiet host, and a
+# host shared with other test runs can triple a call's CPU time (a core's twin and memory bandwidth
+# shared); a looping submission costs one deadline, however long.
+DEADLINE = 5
 HOSTILE = [
     "infinite_loop",
     "allocates_20_gb",
@@ -150,8 +151,10 @@ def test_correct_students_get_full_marks_and_buggy_ones_lose_on_their_function(g
             "sdpa_mask_inverted": "scaled_dot_product_attention",
             "split_heads_reshape_only": "split_heads",
         }[name]
-        lost = {t["function"] for t in data["report"]["tests"] if t["score"] < t["max_score"]}
-        assert lost == {function}, (name, lost)
+        lost = [t for t in data["report"]["tests"] if t["score"] < t["max_score"]]
+        assert {t["function"] for t in lost} == {function}, [
+            (name, t["name"], t["outcome"], t["feedback"][:400]) for t in lost if t["function"] != function
+        ]
 
 
 def test_hostile_students_get_named_outcomes(graded_class):
