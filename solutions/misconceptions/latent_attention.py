@@ -1,0 +1,137 @@
+"""Known wrong versions of the functions of latent_attention.py (instructor-only: never shipped to students)."""
+
+import numpy as np
+from multihead import merge_heads, split_heads
+from softmax import softmax
+
+from attnlab.misconceptions import misconception, probe
+
+
+def _mla(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal=True, *, values_from=None, scale_width=None, split=None):
+    """The reference's steps, with the one step a mistake changes as a switch."""
+    latent = x @ w_dkv
+    split = split or split_heads
+    q, k = split(x @ w_q, n_heads), split(latent @ w_uk, n_heads)
+    v = split(latent @ (values_from if values_from is not None else w_uv), n_heads)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(scale_width or q.shape[-1])
+    if causal:
+        scores = np.where(np.tril(np.ones(scores.shape[-2:], dtype=bool)), scores, -np.inf)
+    return merge_heads(softmax(scores, axis=-1) @ v), latent
+
+
+@misconception(
+    "mla_attention",
+    "the values up-projected with W_UK",
+    explanation="The latent is up-projected twice, to two different things: the keys latent W_UK and the values latent W_UV. With W_UK for both, each head's values are its keys: the weights are right, but they average the wrong vectors.",
+    hint="k = split_heads(latent @ w_uk, n_heads) and v = split_heads(latent @ w_uv, n_heads).",
+)
+def mla_values_from_w_uk(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal=True):
+    return _mla(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal, values_from=w_uk)
+
+
+@misconception(
+    "mla_attention",
+    "scaled by √(n_heads · d_head), the whole width, not √d_head",
+    explanation="Each head is its own attention over d_head features: its scores q_h · k_h are scaled by 1/√d_head. √ of the whole width n_heads · d_head, read off w_q before the heads are split, flattens every head's softmax.",
+    hint="Divide by np.sqrt(d_head) with d_head = q.shape[-1] after split_heads.",
+)
+def mla_scaled_by_the_width(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal=True):
+    return _mla(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal, scale_width=w_q.shape[-1])
+
+
+@misconception(
+    "mla_attention",
+    "the causal mask ignored",
+    explanation="With causal=True token i attends to tokens 0..i only: the scores of later tokens are set to -inf before the softmax. MLA changes what is cached, not which tokens a query may see.",
+    hint="scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf) when causal.",
+)
+def mla_ignores_causal(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal=True):
+    return _mla(x, w_dkv, w_uk, w_uv, w_q, n_heads, False)
+
+
+def _reshape_only(x, n_heads):
+    *lead, t, width = x.shape
+    return x.reshape(*lead, n_heads, t, width // n_heads)
+
+
+@misconception(
+    "mla_attention",
+    "heads split by a reshape alone",
+    explanation="Head h owns the feature columns h·d_head:(h+1)·d_head of every token. Reshaping (B, T, h·d_head) straight to (B, h, T, d_head) cuts the rows in memory order instead, so one head's 'tokens' are pieces of several tokens.",
+    hint="Use split_heads (reshape to (B, T, h, d_head), then swap the T and head axes).",
+)
+def mla_heads_by_reshape(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal=True):
+    return _mla(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal, split=_reshape_only)
+
+
+def _decode(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads, *, scale_width=None, attend_new=True, heads_at_once=False):
+    """The reference's absorbed step, with the one step a mistake changes as a switch."""
+    latent = x_t @ w_dkv
+    cache = latent if latent_cache is None else np.concatenate([latent_cache, latent], axis=-2)
+    seen = cache if attend_new or latent_cache is None else latent_cache
+    d_c, d_head = w_dkv.shape[-1], w_q.shape[-1] // n_heads
+    up_k = np.swapaxes(w_uk.reshape(d_c, n_heads, d_head), 0, 1)
+    up_v = np.swapaxes(w_uv.reshape(d_c, n_heads, d_head), 0, 1)
+    q = split_heads(x_t @ w_q, n_heads)
+    if heads_at_once:
+        absorbed = ((x_t @ w_q) @ w_uk.T)[:, None]  # (B, 1, 1, d_c): every head's products summed
+    else:
+        absorbed = q @ np.swapaxes(up_k, -1, -2)
+    scores = absorbed @ np.swapaxes(seen, -1, -2)[:, None] / np.sqrt(scale_width or d_head)
+    mixed = softmax(scores, axis=-1) @ seen[:, None]
+    return merge_heads(np.broadcast_to(mixed, q.shape[:2] + mixed.shape[2:]) @ up_v), cache
+
+
+@misconception(
+    "mla_decode_step",
+    "the absorbed scores scaled by √d_c",
+    explanation="Folding W_UK into the query changes where the product is taken, not what it is: q_h W_UK_hᵀ · c_j is still the score q_h · k_j of a d_head-wide head, scaled by 1/√d_head. The absorbed query is d_c wide, and dividing by √d_c changes every weight.",
+    hint="Divide the absorbed scores by np.sqrt(d_head), d_head = w_q.shape[-1] // n_heads.",
+)
+def mla_decode_scaled_by_d_c(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads):
+    return _decode(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads, scale_width=w_dkv.shape[-1])
+
+
+@misconception(
+    "mla_decode_step",
+    "the new token attends over the old cache only",
+    explanation="Under the causal mask a token sees every token before it and itself: its own latent is appended to the cache before it attends, so its scores cover t + 1 latents. Attending over the t cached ones leaves its own key and value out.",
+    hint="Append x_t @ w_dkv to the cache first, then score the absorbed query against the whole new cache.",
+)
+def mla_decode_without_itself(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads):
+    return _decode(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads, attend_new=False)
+
+
+@misconception(
+    "mla_decode_step",
+    "W_UK absorbed across every head at once",
+    explanation="Each head absorbs its own slice: q_h W_UK_hᵀ, with W_UK_h = w_uk[:, h·d_head:(h+1)·d_head]. (x_t W_Q) W_UKᵀ over the whole width adds every head's products into one d_c-wide query, so all heads get the same weights, the sum of their scores.",
+    hint="Reshape w_uk to (d_c, n_heads, d_head) and absorb per head: (B, h, 1, d_head) @ (h, d_head, d_c).",
+)
+def mla_decode_heads_at_once(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads):
+    return _decode(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads, heads_at_once=True)
+
+
+@misconception(
+    "mla_decode_step",
+    "every cached latent up-projected into keys and values at each step",
+    explanation="The values are right, but the point of MLA at decode is that it never rebuilds the cached tokens' keys and values: W_UK folds into the query (q_h W_UK_hᵀ scores the latents directly) and W_UV applies once to the weighted latent. Up-projecting the cache makes (B, h, t, d_head) keys and values at every step, the memory and the reads the latent cache was there to save.",
+    hint="absorbed = q (B, h, 1, d_head) @ W_UK_hᵀ (h, d_head, d_c); scores = absorbed @ cacheᵀ / √d_head; out_h = (weights @ cache) @ W_UV_h.",
+    holds_too_much=True,
+)
+def mla_decode_up_projects_the_cache(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads):
+    latent = x_t @ w_dkv
+    cache = latent if latent_cache is None else np.concatenate([latent_cache, latent], axis=-2)
+    k, v, q = split_heads(cache @ w_uk, n_heads), split_heads(cache @ w_uv, n_heads), split_heads(x_t @ w_q, n_heads)
+    weights = softmax(q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), axis=-1)
+    return merge_heads(weights @ v), cache
+
+
+# Diagnostic probes: fixed inputs, harmless to show a student, on which every entry above differs
+# from the reference and from each other: d_c = 3 differs from d_head = 2 and from the width 4.
+_RNG = np.random.default_rng(85)
+_W = (_RNG.normal(size=(3, 3)), _RNG.normal(size=(3, 4)), _RNG.normal(size=(3, 4)), _RNG.normal(size=(3, 4)))
+probe("mla_attention", "3 tokens, 2 heads of width 2, a latent of width 3, causal", _RNG.normal(size=(1, 3, 3)), *_W, 2)
+probe("mla_attention", "2 sequences of 3 tokens, not causal", _RNG.normal(size=(2, 3, 3)), *_W, 2, causal=False)
+probe("mla_decode_step", "a step after 3 cached latents, 2 heads of width 2, d_c = 3", _RNG.normal(size=(1, 1, 3)), _RNG.normal(size=(1, 3, 3)), *_W, 2)
+probe("mla_decode_step", "the first step, no cache", _RNG.normal(size=(2, 1, 3)), None, *_W, 2)
