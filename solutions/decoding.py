@@ -76,7 +76,10 @@ def evict_to_sinks_and_window(cache, n_sinks, window):
     0..n_sinks-1 and t-window..t-1, in their order, each once (with t ≤ n_sinks + window
     nothing is dropped). The cache passed in is left unchanged. The newest token's query over
     the kept keys gets the output it gets over every key under the last row of
-    sink_window_mask(t, n_sinks, window).
+    sink_window_mask(t, n_sinks, window). The kept keys keep the rotations of their true
+    positions, so cached_rope_attention, which places new tokens at the cache's length, does not
+    continue from an evicted cache (StreamingLLM caches keys before RoPE and numbers the
+    positions within the cache instead).
     """
     ### BEGIN SOLUTION
     ### HINT: a token j is kept when j < n_sinks or j >= t - window; index the token axis (-2) with the kept positions, so that no token is kept twice.

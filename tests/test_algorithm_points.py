@@ -77,3 +77,20 @@ def test_a_recurrence_without_a_running_state_earns_nothing(grade_both_paths):
         ]
         others = [t for t in report.tests if t.function != "linear_attention_recurrent"]
         assert others and all(t.score == t.max_score for t in others), [t.name for t in others if t.score < t.max_score]
+
+
+def test_a_cache_that_is_never_read_earns_nothing(grade_both_paths):
+    """It recomputes the whole sequence from tokens it kept itself, so its chunks and its one call are
+    right, but it cannot continue from a cache the test built: none of cached_rope_attention's points."""
+    for report in grade_both_paths(
+        read_fixture(SUBMISSIONS / "hostile" / "rope_cache_recomputes_from_its_own_history.py")
+    ):
+        mine = [t for t in report.tests if t.function == "cached_rope_attention"]
+        assert len(mine) == 5 and sum(t.score for t in mine) == 0, [t.name for t in mine if t.score]
+        given = next(t for t in mine if "it did not compute" in t.name)
+        assert given.outcome is Outcome.FAILED, given.feedback
+        assert any(t.feedback.startswith("Not paid yet") for t in mine if t is not given), [
+            t.feedback[:120] for t in mine
+        ]
+        others = [t for t in report.tests if t.function != "cached_rope_attention"]
+        assert others and all(t.score == t.max_score for t in others), [t.name for t in others if t.score < t.max_score]

@@ -129,6 +129,21 @@ def test_the_probes_fail_a_function_whose_worked_examples_pass(tmp_path):
     ), text
 
 
+def test_a_cache_with_a_key_of_its_own_passes_the_probes_as_it_passes_the_hidden_tests(tmp_path):
+    """A cache dict may carry more than the contract's "k" and "v" (the hidden tests read only
+    those): the probes once failed it with "should be a dict with keys ['k', 'v']"."""
+    code = """
+_reference_step = cached_rope_attention
+
+
+def cached_rope_attention(x_new, cache, w_q, w_k, w_v, theta=10000.0):
+    out, new_cache = _reference_step(x_new, cache, w_q, w_k, w_v, theta)
+    return out, {**new_cache, "pos": new_cache["k"].shape[1]}
+"""
+    text = said(attnlab("check", folder_with(tmp_path, "decoding", code), "--only", "decoding"))
+    assert "✓ cached_rope_attention" in text, text
+
+
 def test_a_file_python_cannot_read_gets_the_same_line_from_the_check_and_the_grader(tmp_path):
     """A Latin-1 byte in a file (saved by an editor in Latin-1): the check said Python's words
     about a codec, the grader others; both now say the same line, which names the byte and what to do."""

@@ -129,19 +129,25 @@ def numbered_cache(t):
 
 def test_evict_worked_example():
     """evict_to_sinks_and_window: 8 tokens, 1 sink and a window of 3 keep tokens 0, 5, 6 and 7"""
-    cache = numbered_cache(8)
+    cache, whole = numbered_cache(8), numbered_cache(8)
     kept = evict_to_sinks_and_window(cache, 1, 3)
-    expect_close(kept["v"][0, :, 0], [0.0, 50.0, 60.0, 70.0], "the values kept (10 × the token's number)")
-    expect_close(kept["k"], cache["k"][:, [0, 5, 6, 7]], "the keys kept")
     expect_close(cache["v"][0, :, 0], 10 * np.arange(8.0), "the cache passed in, after the call (it is left unchanged)")
+    expect_close(kept["v"][0, :, 0], [0.0, 50.0, 60.0, 70.0], "the values kept (10 × the token's number)")
+    expect_close(kept["k"], whole["k"][:, [0, 5, 6, 7]], "the keys kept")
 
 
 def test_evict_short_cache_and_no_sinks():
-    """evict_to_sinks_and_window: 4 tokens with 2 sinks and a window of 3 are kept whole, each once; with no sinks, the last window"""
+    """evict_to_sinks_and_window: 4 tokens with 2 sinks and a window of 3 are kept whole, each once, as are 2 or 3 tokens under a longer window or behind 3 sinks; with no sinks, the last window"""
     kept = evict_to_sinks_and_window(numbered_cache(4), 2, 3)
     expect_close(kept["v"][0, :, 0], [0.0, 10.0, 20.0, 30.0], "the values kept of a cache of 4 (2 sinks, a window of 3)")
     kept = evict_to_sinks_and_window(numbered_cache(6), 0, 2)
     expect_close(kept["v"][0, :, 0], [40.0, 50.0], "the values kept of a cache of 6 (no sinks, a window of 2)")
+    kept = evict_to_sinks_and_window(numbered_cache(2), 1, 4)
+    expect_close(kept["v"][0, :, 0], [0.0, 10.0], "the values kept of a cache of 2, shorter than the window of 4")
+    kept = evict_to_sinks_and_window(numbered_cache(3), 0, 5)
+    expect_close(kept["v"][0, :, 0], [0.0, 10.0, 20.0], "the values kept of a cache of 3, no sinks, a window of 5")
+    kept = evict_to_sinks_and_window(numbered_cache(2), 3, 1)
+    expect_close(kept["v"][0, :, 0], [0.0, 10.0], "the values kept of a cache of 2, shorter than the 3 sinks")
 
 
 def test_evict_batched():

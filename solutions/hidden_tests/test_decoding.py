@@ -160,12 +160,25 @@ def test_leaves_the_cache_unchanged(student, reference, case):
 # ---------------------------------------------------------------- StreamingLLM: sinks and a window
 
 
+# Where a cache's length t may fall against the sinks and the window: each is drawn as often, so
+# that twenty examples meet a cache shorter than the window (a slice from t - window wraps round),
+# one shorter than the sinks, one that just fits, and one with tokens to drop.
+REGIMES = {
+    "shorter than the window": lambda n_sinks, window: st.integers(1, window),
+    "shorter than the sinks": lambda n_sinks, window: st.integers(1, max(1, n_sinks)),
+    "no longer than sinks and window": lambda n_sinks, window: st.integers(max(1, n_sinks), n_sinks + window),
+    "longer than sinks and window": lambda n_sinks, window: st.integers(n_sinks + window + 1, n_sinks + window + 8),
+}
+
+
 @st.composite
 def cache_and_budget(draw, short=False):
-    """A cache {"k": (B, t, d_k), "v": (B, t, d_v)} and (n_sinks, window); with ``short``, t ≤ n_sinks + window."""
+    """A cache {"k": (B, t, d_k), "v": (B, t, d_v)} and (n_sinks, window), t in one of ``REGIMES``;
+    with ``short``, t ≤ n_sinks + window."""
     batch, d_k, d_v, seed = draw(st.integers(1, 2)), draw(SIZE), draw(SIZE), draw(SEED)
     n_sinks, window = draw(st.integers(0, 4)), draw(st.integers(1, 5))
-    t = draw(st.integers(1, n_sinks + window) if short else st.integers(1, 14))
+    regimes = [r for r in REGIMES if not (short and r.startswith("longer"))]
+    t = draw(REGIMES[draw(st.sampled_from(regimes), label="the cache's length")](n_sinks, window))
     return {"k": normal(seed, (batch, t, d_k)), "v": normal(seed + 1, (batch, t, d_v))}, n_sinks, window
 
 
@@ -176,12 +189,20 @@ def expect_kept(got, expected, what: str) -> None:
         expect_close(got[name], expected[name], f"{what}: the kept {'keys' if name == 'k' else 'values'}", expected[name], passport=passport)
 
 
+# (t, n_sinks, window) where slicing goes wrong: a window longer than the cache (t - window < 0
+# wraps round in a slice or np.delete), sinks beyond the cache, a cache of exactly the window, one
+# or two tokens to drop.
+EDGES = [(3, 0, 4), (3, 1, 5), (2, 3, 1), (4, 0, 4), (5, 2, 2), (6, 2, 3)]
+
+
 @given(cache_and_budget())
 def test_evict_values(student, reference, case):
-    """evict_to_sinks_and_window: keeps tokens 0..n_sinks-1 and the last window, in order, each once"""
+    """evict_to_sinks_and_window: keeps tokens 0..n_sinks-1 and the last window, in order, each once (drawn caches, and caches shorter than the window or the sinks)"""
     cache, n_sinks, window = case
-    what = f"evict_to_sinks_and_window(cache of {cache['k'].shape[1]} tokens, n_sinks={n_sinks}, window={window})"
-    expect_kept(student.evict_to_sinks_and_window(cache, n_sinks, window), reference.evict_to_sinks_and_window(cache, n_sinks, window), what)
+    edges = [({"k": cache["k"][:, :1].repeat(t, axis=1) * np.arange(1, t + 1)[:, None], "v": cache["v"][:, :1].repeat(t, axis=1) - np.arange(t)[:, None]}, s, w) for t, s, w in EDGES]
+    for each, sinks, size in [(cache, n_sinks, window), *edges]:
+        what = f"evict_to_sinks_and_window(cache of {each['k'].shape[1]} tokens, n_sinks={sinks}, window={size})"
+        expect_kept(student.evict_to_sinks_and_window(each, sinks, size), reference.evict_to_sinks_and_window(each, sinks, size), what)
 
 
 @given(cache_and_budget(short=True))

@@ -162,6 +162,7 @@ def evict_window_one_short(cache, n_sinks, window):
 _RNG = np.random.default_rng(81)
 _WQ, _WK, _WV = _RNG.normal(size=(3, 4)), _RNG.normal(size=(3, 4)), _RNG.normal(size=(3, 3))
 probe("bottom_right_causal_mask", "2 new queries over 4 keys", 2, 4)
+probe("bottom_right_causal_mask", "3 new queries over 6 keys", 3, 6)
 probe(
     "cached_rope_attention",
     "2 new tokens after a cache of 3 rotated keys, theta = 10",

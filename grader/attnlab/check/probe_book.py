@@ -306,6 +306,17 @@ def all_answers(book: ProbeBook, function: str, target) -> list:
     return _ANSWERS[key]
 
 
+def contract_part(answer, expected):
+    """``answer`` without the dict keys ``expected`` does not have (in tuples and lists too): a dict
+    the contract gives keys may carry more (a cache that keeps a position of its own), and the
+    hidden tests read only the contract's keys."""
+    if isinstance(expected, dict) and isinstance(answer, dict) and answer.keys() >= expected.keys():
+        return {key: contract_part(answer[key], expected[key]) for key in expected}
+    if isinstance(expected, (tuple, list)) and isinstance(answer, (tuple, list)) and len(answer) == len(expected):
+        return type(answer)(contract_part(a, e) for a, e in zip(answer, expected))
+    return answer
+
+
 def check_probe(book: ProbeBook, function: str, index: int) -> None:
     """Raise ``AssertionError`` unless the student's ``function`` gives the expected answer on its
     probe ``index``; the message says how it differs, and names a known mistake that fits."""
@@ -315,7 +326,7 @@ def check_probe(book: ProbeBook, function: str, index: int) -> None:
     target = getattr(importlib.import_module(entry.module), function, None)
     if target is None:
         raise AssertionError(f"{entry.module}.py has no {function}")
-    answer = answer_of(target, probe)
+    answer = contract_part(answer_of(target, probe), probe.expected)
     if answer is not None and same(answer, probe.expected):
         return
     if answer is None:
