@@ -213,6 +213,20 @@ EXPECTED = {
     ("decode", "decode-memory-bound"): POOL,
     ("decode", "sink-window-keys"): lambda p: len(set(range(p["k"])) | set(range(p["i"] - p["w"] + 1, p["i"] + 1))),
     ("decode", "sink-eviction"): POOL,
+    # The chunk's rows of the causal mask over every token so far, counted.
+    ("decode", "chunk-mask-pairs"): lambda p: int(
+        np.tril(np.ones((p["t"] + p["n"],) * 2, dtype=bool))[-p["n"] :].sum()
+    ),
+    ("decode", "chunk-rope-angle"): lambda p: int(
+        np.arange(p["t"] + p["n"])[-1]
+    ),  # the last position of all, pair 0's angle
+    ("decode", "streaming-window-start"): lambda p: min(j for j in range(p["k"], p["T"]) if j > p["T"] - 1 - p["w"]),
+    ("decode", "verify-drafts-mask"): POOL,
+    # The absorbed query q_h W_UK_hᵀ: its width is the latent's, read off the shapes it multiplies.
+    ("decode", "mla-absorbed-width"): lambda p: (np.ones((1, p["d_head"])) @ np.ones((p["d_c"], p["d_head"])).T).shape[
+        -1
+    ],
+    ("decode", "mla-rope-decoupled"): POOL,
     ("numerics", "finite-fill-blind-row"): lambda p: finite_fill_blind_row(p["v"]),
     ("numerics", "minus-1e9"): POOL,
     ("numerics", "float16-fill"): POOL,
