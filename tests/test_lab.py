@@ -16,7 +16,7 @@ from conftest import COURSE, REPO
 
 from attnlab.lab import patterns, student
 from attnlab.lab.data import repeated_halves, seeded
-from attnlab.lab.model import AttentionOnly
+from attnlab.lab.model import attention_only
 from attnlab.lab.report import formed, summary
 from attnlab.lab.settings import Settings
 from attnlab.lab.training import train
@@ -43,7 +43,7 @@ def test_the_sequences_are_a_random_half_then_the_same_half_again():
 
 
 def test_the_model_of_the_reference_module_gives_logits_for_every_position(reference):
-    model = AttentionOnly(reference.attention_class, vocab=13, context=20, d_model=32, n_heads=4)
+    model = attention_only(reference.attention_class, vocab=13, context=20, d_model=32, n_heads=4)
     tokens = repeated_halves(3, 10, 13, seeded(0))
     assert model(tokens).shape == (3, 20, 13)
     assert model.head_names() == [f"L{layer}H{head}" for layer in (1, 2) for head in range(4)]
@@ -52,7 +52,7 @@ def test_the_model_of_the_reference_module_gives_logits_for_every_position(refer
 def test_the_patterns_are_the_modules_real_ones(reference):
     """weights @ v per head, merged, o_proj: the module's own output, from the layer's real input."""
     torch.manual_seed(1)
-    model = AttentionOnly(reference.attention_class, vocab=13, context=20, d_model=32, n_heads=4)
+    model = attention_only(reference.attention_class, vocab=13, context=20, d_model=32, n_heads=4)
     tokens = repeated_halves(3, 10, 13, seeded(0))
     inputs = patterns.layer_inputs(model, tokens)
     assert len(inputs) == 2
@@ -130,6 +130,19 @@ def test_a_module_that_raises_or_answers_a_wrong_shape_is_one_line(tmp_path, for
     result = attnlab("lab", "induction", folder, "--steps", "3", "--out", tmp_path / "out")
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and said in result.stderr, result.stderr
+
+
+def test_without_torch_the_lab_says_how_to_install_it(tmp_path):
+    blocked = "import sys; sys.modules['torch'] = None; from attnlab.cli import main; main()"
+    result = subprocess.run(
+        [sys.executable, "-c", blocked, "lab", "induction", COURSE.solutions_dir, "--out", tmp_path / "out"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "pip install torch" in result.stderr, result.stderr
 
 
 def test_the_help_reads_well():

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-import torch
 
 
-def layer_inputs(model, tokens: torch.Tensor) -> list[torch.Tensor]:
+def layer_inputs(model, tokens) -> list:
     """What each attention layer of ``model`` was given on ``tokens`` (B, T, d_model), in order."""
+    import torch
+
     caught: list[torch.Tensor] = []
     hooks = [
         a.register_forward_pre_hook(lambda module, args: caught.append(args[0].detach())) for a in model.attentions
@@ -33,13 +34,15 @@ def layer_inputs(model, tokens: torch.Tensor) -> list[torch.Tensor]:
     return caught
 
 
-def _heads(projection, x: torch.Tensor, n_heads: int) -> torch.Tensor:
+def _heads(projection, x, n_heads: int):
     batch, t, d_model = x.shape
     return projection(x).view(batch, t, n_heads, d_model // n_heads).transpose(1, 2)  # (B, h, T, d_head)
 
 
-def head_weights(attention, x: torch.Tensor, n_heads: int) -> torch.Tensor:
+def head_weights(attention, x, n_heads: int):
     """(B, T, d_model) -> (B, n_heads, T, T): the causal attention weights of ``attention``'s heads on ``x``."""
+    import torch
+
     with torch.no_grad():
         q, k = _heads(attention.q_proj, x, n_heads), _heads(attention.k_proj, x, n_heads)
         scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (B, h, T, T)
@@ -48,16 +51,20 @@ def head_weights(attention, x: torch.Tensor, n_heads: int) -> torch.Tensor:
         return torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1)
 
 
-def rebuilt_output(attention, x: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+def rebuilt_output(attention, x, weights):
     """The module's output rebuilt from ``weights`` (B, h, T, T): each head's ``weights @ v``, merged, ``o_proj``."""
+    import torch
+
     with torch.no_grad():
         batch, t, d_model = x.shape
         v = _heads(attention.v_proj, x, weights.shape[1])
         return attention.o_proj((weights @ v).transpose(1, 2).reshape(batch, t, d_model))
 
 
-def model_weights(model, tokens: torch.Tensor) -> np.ndarray:
+def model_weights(model, tokens) -> np.ndarray:
     """(B, T) tokens -> (n_layers, B, n_heads, T, T) float64: every head's weights on them."""
+    import torch
+
     inputs = layer_inputs(model, tokens)
     stacked = [head_weights(a, x, model.n_heads) for a, x in zip(model.attentions, inputs)]
     return torch.stack(stacked).double().numpy()

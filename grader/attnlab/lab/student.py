@@ -11,7 +11,6 @@ formulas, saying so. Every problem is a ``LabError``: one line, what to do.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
 import traceback
 from dataclasses import dataclass
@@ -55,8 +54,10 @@ def load(course: Course, folder: Path) -> StudentCode:
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise LabError(f"{folder}: no such folder")
-    if importlib.util.find_spec("torch") is None:
-        raise LabError(f"the lab trains a model with torch, which is not installed: {INSTALL_TORCH}")
+    try:
+        import torch  # noqa: F401 - the lab trains with it
+    except ImportError:
+        raise LabError(f"the lab trains a model with torch, which is not installed: {INSTALL_TORCH}") from None
     if not (folder / "torch_attention.py").is_file():
         raise LabError(f"there is no torch_attention.py in {folder}: the lab is built from your MultiHeadSelfAttention")
     from attnlab.check.course_imports import held_to_the_course

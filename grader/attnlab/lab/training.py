@@ -13,11 +13,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-import torch
-import torch.nn.functional as F
-
 from attnlab.lab.data import repeated_halves, seeded
-from attnlab.lab.model import AttentionOnly
+from attnlab.lab.model import attention_only
 from attnlab.lab.patterns import Scorers, model_weights, score_heads
 from attnlab.lab.settings import Settings
 
@@ -55,17 +52,21 @@ class Run:
         }
 
 
-def half_losses(logits: torch.Tensor, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def half_losses(logits, tokens):
     """The mean next-token loss over the whole sequence (what training minimises), over the first
     half's tokens 2..L, and over the repeated half's tokens after its first (L+2..2L: each one
     predictable by induction; the repeat's first token follows nothing that was seen before)."""
+    import torch.nn.functional as F
+
     half = tokens.shape[1] // 2
     per_token = F.cross_entropy(logits[:, :-1].transpose(1, 2), tokens[:, 1:], reduction="none")  # (B, T - 1)
     return per_token.mean(), per_token[:, : half - 1].mean(), per_token[:, half:].mean()
 
 
-def measure(model, tokens: torch.Tensor, scorers: Scorers, step: int) -> Record:
+def measure(model, tokens, scorers: Scorers, step: int) -> Record:
     """Losses and head scores of ``model`` on the evaluation batch ``tokens``."""
+    import torch
+
     with torch.no_grad():
         _, first, repeated = half_losses(model(tokens), tokens)
     scores = score_heads(model_weights(model, tokens), tokens.numpy(), scorers)
@@ -78,10 +79,12 @@ def measure(model, tokens: torch.Tensor, scorers: Scorers, step: int) -> Record:
     )
 
 
-def build(attention_class, settings: Settings) -> AttentionOnly:
+def build(attention_class, settings: Settings):
     """The run's model, its weights drawn from the run's seed."""
+    import torch
+
     torch.manual_seed(settings.seed)
-    return AttentionOnly(
+    return attention_only(
         attention_class,
         settings.vocab,
         2 * settings.half,
@@ -99,6 +102,8 @@ def train(
     on_step: Callable[[int], None] | None = None,
 ) -> Run:
     """Train a fresh model and log it; the same settings give the same numbers (one CPU thread)."""
+    import torch
+
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # one thread: the same sums in the same order, run after run
     try:
