@@ -118,10 +118,14 @@ def story(found: Summary) -> list[str]:
         "before me was X\"): the layers compose, and a one-layer model cannot form an induction head.",
     ]
     if not formed(found):
-        said.append(
-            "In this run no head clearly became an induction head yet (an induction score above 0.5, and the "
-            "repeated half's loss well below the first half's): try more steps, or another seed."
-        )
+        return [
+            said[0],
+            f"In this run no head clearly became an induction head yet (an induction score above 0.5, and the "
+            f"repeated half's loss well below the first half's): so far the strongest are {found.previous_head} in "
+            f"layer 1 (previous-token score {found.previous_score:.2f}) and {found.induction_head} in layer 2 "
+            f"(induction score {found.induction_score:.2f}). Try more steps, or another seed.",
+            said[3],
+        ]
     return said
 
 
