@@ -233,7 +233,7 @@ def test_the_release_installs_in_a_fresh_venv_and_check_reports_every_function_n
         [env_dir / "bin" / "attnlab", "--help"], cwd=release, capture_output=True, text=True, env=clean
     )
     listed = [line.split()[0] for line in helped.stdout.split("Commands:")[1].splitlines() if line.strip()]
-    assert listed == ["check", "quiz"] and "attnlab grade" not in helped.stdout, helped.stdout
+    assert listed == ["check", "lab", "quiz"] and "attnlab grade" not in helped.stdout, helped.stdout
     refused = subprocess.run(
         [env_dir / "bin" / "attnlab", "grade", "exercises"], cwd=release, capture_output=True, text=True, env=clean
     )

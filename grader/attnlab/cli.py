@@ -33,7 +33,8 @@ IN_STUDENT_RELEASE = not (Path(__file__).parent / "grading").is_dir()
 STUDENT_HELP = """
     \b
     Students:    attnlab check            run the public tests on your exercises/
-                 attnlab quiz take QUIZ   take a quiz in the terminal"""
+                 attnlab quiz take QUIZ   take a quiz in the terminal
+                 attnlab lab induction    watch induction heads form in a model of your own attention"""
 INSTRUCTOR_HELP = """
     Instructors: attnlab grade FOLDER     grade a submission, or a whole class, with the hidden tests
                  attnlab feedback CLASS   each student's feedback page, from the class's results
@@ -570,10 +571,12 @@ def _register_groups() -> None:
     from attnlab.quiz.commands import quiz
 
     from attnlab.check.command import check
+    from attnlab.lab.commands import lab
 
     quiz.add_command(export_command)
     main.add_command(quiz)
     main.add_command(check)
+    main.add_command(lab)
     if not IN_STUDENT_RELEASE:
         from attnlab.audit.command import audit
         from attnlab.classroom.commands import feedback, gradebook

@@ -58,6 +58,7 @@ STUDENT_ENGINE = (
     "differences.py",
     "check",
     "quiz",
+    "lab",
     "export/__init__.py",
     "export/stubs.py",
     "export/sheets/__init__.py",

@@ -1,0 +1,186 @@
+"""The student's own code for the lab, imported in this process as ``attnlab check`` imports it.
+
+``load`` imports ``torch_attention.py`` (and ``heads.py``) from the student's folder by plain
+module name, held to what the course lets each file import (``check.course_imports``), and puts
+the names back afterwards. ``ready_class`` builds and calls the student's module once on a small
+input, so a stub, a raise or a wrong shape is one line before any training. ``scorers`` takes the
+student's ``previous_token_score`` and ``induction_score`` where they are written, else the lab's
+formulas, saying so. Every problem is a ``LabError``: one line, what to do.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnlab.course import Course
+
+
+class LabError(Exception):
+    """Something the student can fix, said in one line."""
+
+
+INSTALL_TORCH = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu (the CPU build is enough)"
+
+
+@dataclass
+class StudentCode:
+    """What the lab uses of the student's folder."""
+
+    folder: Path
+    attention_class: type
+    heads: object | None
+    """The student's ``heads`` module, or None where it could not be imported."""
+    heads_problem: str = ""
+    """Why ``heads.py`` could not be imported (one line), when it could not."""
+
+
+def _import(course: Course, folder: Path, module: str):
+    from attnlab.check.deadline import HungImports, import_deadline
+    from attnlab.check.run import explain_import_failure
+
+    try:
+        with import_deadline(5.0, folder, HungImports()):
+            return importlib.import_module(module)
+    except Exception as error:  # noqa: BLE001 - the student's import error, said as `attnlab check` says it
+        raise LabError(explain_import_failure(course, error, folder, f"{module}.py").line) from None
+
+
+def load(course: Course, folder: Path) -> StudentCode:
+    """Import the student's ``torch_attention.py`` and ``heads.py`` from ``folder``."""
+    folder = Path(folder).resolve()
+    if not folder.is_dir():
+        raise LabError(f"{folder}: no such folder")
+    try:
+        import torch  # noqa: F401 - the lab trains with it
+    except ImportError:
+        raise LabError(f"the lab trains a model with torch, which is not installed: {INSTALL_TORCH}") from None
+    if not (folder / "torch_attention.py").is_file():
+        raise LabError(f"there is no torch_attention.py in {folder}: the lab is built from your MultiHeadSelfAttention")
+    from attnlab.check.course_imports import held_to_the_course
+
+    saved_modules = {m: sys.modules.pop(m) for m in course.modules if m in sys.modules}
+    saved_path = list(sys.path)
+    sys.path.insert(0, str(folder))
+    try:
+        with held_to_the_course(course, folder):
+            attention = _import(course, folder, "torch_attention")
+            heads, heads_problem = None, ""
+            if (folder / "heads.py").is_file():
+                try:
+                    heads = _import(course, folder, "heads")
+                except LabError as problem:
+                    heads_problem = str(problem)
+            else:
+                heads_problem = f"there is no heads.py in {folder}"
+    finally:
+        for module in course.modules:
+            sys.modules.pop(module, None)
+        sys.modules.update(saved_modules)
+        sys.path[:] = saved_path
+    attention_class = getattr(attention, "MultiHeadSelfAttention", None)
+    if not isinstance(attention_class, type):
+        raise LabError("torch_attention.py has no class MultiHeadSelfAttention: the lab is built from it")
+    return StudentCode(folder, attention_class, heads, heads_problem)
+
+
+def _where(error: BaseException, folder: Path) -> tuple[str, str]:
+    """The innermost frame of ``error`` in the student's folder: its function's name and ``(file:line: code)``."""
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if Path(f.filename).is_absolute() and Path(f.filename).resolve().parent == folder
+    ]
+    if not frames:
+        return "", ""
+    frame = frames[-1]
+    return frame.name, f" ({Path(frame.filename).name}:{frame.lineno}: {frame.line})"
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
+
+
+def ready_class(code: StudentCode, d_model: int, n_heads: int) -> None:
+    """Build the student's module as the lab will and call it once on (2, 5, d_model); raise a
+    ``LabError`` that says what to finish or fix when it is a stub, raises, or answers a wrong shape."""
+    import torch
+    from torch import nn
+
+    def failed(step: str, error: BaseException) -> LabError:
+        function, where = _where(error, code.folder)
+        if isinstance(error, NotImplementedError):
+            name = f"MultiHeadSelfAttention.{function}" if function in ("__init__", "forward") else function
+            return LabError(
+                f"{name or 'MultiHeadSelfAttention'} is not implemented yet: finish it first "
+                "(attnlab check --only torch_attention), then come back to the lab"
+            )
+        return LabError(f"your MultiHeadSelfAttention raised {_first_line(error)}{where} when {step}")
+
+    try:
+        module = code.attention_class(d_model, n_heads, causal=True)
+    except Exception as error:  # noqa: BLE001 - the student's code: one line
+        raise failed(f"built as MultiHeadSelfAttention({d_model}, {n_heads}, causal=True)", error) from None
+    for name in ("q_proj", "k_proj", "v_proj", "o_proj"):
+        projection = getattr(module, name, None)
+        if not isinstance(projection, nn.Linear) or tuple(projection.weight.shape) != (d_model, d_model):
+            raise LabError(
+                f"your MultiHeadSelfAttention has no {name} = nn.Linear({d_model}, {d_model}, bias=False): "
+                "the lab reads each head's pattern from q_proj and k_proj"
+            )
+    x = torch.randn(2, 5, d_model, generator=torch.Generator().manual_seed(0))
+    try:
+        with torch.no_grad():
+            out = module(x)
+    except Exception as error:  # noqa: BLE001
+        raise failed(f"called on x of shape (2, 5, {d_model})", error) from None
+    shape = tuple(out.shape) if isinstance(out, torch.Tensor) else None
+    if shape != (2, 5, d_model):
+        said = f"shape {shape}" if shape is not None else f"a {type(out).__name__}, not a tensor"
+        raise LabError(
+            f"your MultiHeadSelfAttention returned {said} on x of shape (2, 5, {d_model}); it must return (2, 5, {d_model})"
+        )
+
+
+def scorers(code: StudentCode):
+    """The head scorers: the student's own ``previous_token_score`` and ``induction_score`` where
+    they work on a small pattern, else the lab's formulas; and one line saying which, when not theirs."""
+    import numpy as np
+
+    from attnlab.lab.patterns import Scorers, induction_score, previous_token_score
+
+    if code.heads is None:
+        return (
+            Scorers(),
+            f"heads.py could not be imported ({code.heads_problem}): the heads are scored with the lab's formulas",
+        )
+    weights = np.tril(np.ones((2, 4, 4)))
+    weights /= weights.sum(axis=-1, keepdims=True)
+    tokens = np.array([1, 2, 1, 2])
+    chosen, notes = {}, []
+    for name, reference, args in (
+        ("previous_token_score", previous_token_score, (weights,)),
+        ("induction_score", induction_score, (weights, tokens)),
+    ):
+        theirs = getattr(code.heads, name, None)
+        try:
+            if theirs is None:
+                raise AttributeError(f"heads.py has no {name}")
+            got = np.asarray(theirs(*args), dtype=float)
+            if got.shape != (2,):
+                raise ValueError(f"it returned shape {got.shape} for weights of shape (2, 4, 4), not (2,)")
+            chosen[name] = theirs
+        except NotImplementedError:
+            chosen[name] = reference
+            notes.append(f"{name} is not implemented yet")
+        except Exception as error:  # noqa: BLE001 - the student's code: one line, and the lab goes on
+            chosen[name] = reference
+            notes.append(f"{name} failed ({_first_line(error)})")
+    note = ""
+    if notes:
+        note = f"heads.py: {' and '.join(notes)}, so the lab scores heads with its own formula (yours is used once it works)"
+    return Scorers(chosen["previous_token_score"], chosen["induction_score"]), note

@@ -1,0 +1,161 @@
+"""`attnlab lab induction`: the data, the model of the student's module, its real patterns, the command.
+
+The patterns the lab shows are recomputed from the module's own projections: the test that
+rebuilds the module's output from them is what makes them the module's real ones. The slow test
+trains the default run on the reference solutions and asserts the induction head forms.
+"""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+from conftest import COURSE, REPO
+
+from attnlab.lab import patterns, student
+from attnlab.lab.data import repeated_halves, seeded
+from attnlab.lab.model import attention_only
+from attnlab.lab.report import formed, summary
+from attnlab.lab.settings import Settings
+from attnlab.lab.training import train
+
+
+def attnlab(*args, cwd=REPO):
+    return subprocess.run(
+        [sys.executable, "-m", "attnlab.cli", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=600
+    )
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return student.load(COURSE, COURSE.solutions_dir)
+
+
+def test_the_sequences_are_a_random_half_then_the_same_half_again():
+    tokens = repeated_halves(5, 7, 11, seeded(3))
+    assert tokens.shape == (5, 14) and tokens.dtype == torch.long
+    assert torch.equal(tokens[:, :7], tokens[:, 7:])
+    assert tokens.min() >= 0 and tokens.max() < 11
+    assert torch.equal(tokens, repeated_halves(5, 7, 11, seeded(3)))  # seeded
+    assert not torch.equal(tokens, repeated_halves(5, 7, 11, seeded(4)))
+
+
+def test_the_model_of_the_reference_module_gives_logits_for_every_position(reference):
+    model = attention_only(reference.attention_class, vocab=13, context=20, d_model=32, n_heads=4)
+    tokens = repeated_halves(3, 10, 13, seeded(0))
+    assert model(tokens).shape == (3, 20, 13)
+    assert model.head_names() == [f"L{layer}H{head}" for layer in (1, 2) for head in range(4)]
+
+
+def test_the_patterns_are_the_modules_real_ones(reference):
+    """weights @ v per head, merged, o_proj: the module's own output, from the layer's real input."""
+    torch.manual_seed(1)
+    model = attention_only(reference.attention_class, vocab=13, context=20, d_model=32, n_heads=4)
+    tokens = repeated_halves(3, 10, 13, seeded(0))
+    inputs = patterns.layer_inputs(model, tokens)
+    assert len(inputs) == 2
+    for attention, x in zip(model.attentions, inputs):
+        weights = patterns.head_weights(attention, x, 4)
+        assert weights.shape == (3, 4, 20, 20)
+        assert torch.allclose(weights.sum(-1), torch.ones(3, 4, 20))
+        assert torch.all(weights.triu(1) == 0)  # causal
+        with torch.no_grad():
+            actual = attention(x)
+        torch.testing.assert_close(patterns.rebuilt_output(attention, x, weights), actual)
+    # The second layer's input is the residual stream after the first layer, as the model computed it.
+    with torch.no_grad():
+        stream = model.embed(tokens) + model.position(torch.arange(20))
+        stream = stream + model.attentions[0](model.norms[0](stream))
+    torch.testing.assert_close(inputs[1], model.norms[1](stream).detach())
+
+
+def test_the_heads_are_scored_with_the_students_functions_or_the_labs(reference):
+    scorers, note = student.scorers(reference)
+    assert note == "" and scorers.previous.__module__ == "heads"
+    weights = np.random.default_rng(0).random((4, 6, 6))
+    tokens = np.array([3, 1, 4, 3, 1, 4])
+    assert np.allclose(scorers.previous(weights), patterns.previous_token_score(weights))
+    assert np.allclose(scorers.induction(weights, tokens), patterns.induction_score(weights, tokens))
+    stubs = student.load(COURSE, COURSE.exercises_dir)
+    scorers, note = student.scorers(stubs)
+    assert scorers.induction is patterns.induction_score
+    assert "not implemented yet" in note and "\n" not in note
+
+
+def test_a_short_run_logs_every_head(reference):
+    settings = Settings(steps=4, log_every=2, eval_batch=4, batch=4)
+    run = train(reference.attention_class, settings)
+    assert [r.step for r in run.records] == [0, 2, 4]
+    assert np.shape(run.records[-1].induction) == (2, 4)
+    again = train(reference.attention_class, settings)
+    assert again.records == run.records  # the same seed, the same numbers
+
+
+def test_the_command_on_the_reference_writes_its_three_files(tmp_path):
+    result = attnlab("lab", "induction", COURSE.solutions_dir, "--steps", "3", "--out", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    assert {p.name for p in (tmp_path / "out").iterdir()} == {"induction.png", "induction.html", "induction.json"}
+    logged = json.loads((tmp_path / "out" / "induction.json").read_text())
+    assert logged["records"][-1]["step"] == 3 and logged["heads"][0] == "L1H0"
+    page = (tmp_path / "out" / "induction.html").read_text()
+    assert "data:image/png;base64," in page and "L2H" in page
+    assert "induction head" in result.stdout and "Traceback" not in result.stderr
+
+
+def test_the_stubs_get_one_line_that_says_what_to_finish_first(tmp_path):
+    result = attnlab("lab", "induction", COURSE.exercises_dir, "--steps", "3", "--out", tmp_path / "out")
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "MultiHeadSelfAttention.__init__ is not implemented yet" in lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "forward, said",
+    [
+        ("        raise RuntimeError('my bug')\n", "RuntimeError: my bug"),
+        ("        return x[:, :1]\n", "returned shape (2, 1, 64)"),
+    ],
+)
+def test_a_module_that_raises_or_answers_a_wrong_shape_is_one_line(tmp_path, forward, said):
+    folder = tmp_path / "student"
+    folder.mkdir()
+    source = (COURSE.solutions_dir / "torch_attention.py").read_text()
+    start = source.index("        batch, t, d_model = x.shape")
+    (folder / "torch_attention.py").write_text(source[:start] + forward)
+    result = attnlab("lab", "induction", folder, "--steps", "3", "--out", tmp_path / "out")
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and said in result.stderr, result.stderr
+
+
+def test_without_torch_the_lab_says_how_to_install_it(tmp_path):
+    blocked = "import sys; sys.modules['torch'] = None; from attnlab.cli import main; main()"
+    result = subprocess.run(
+        [sys.executable, "-c", blocked, "lab", "induction", COURSE.solutions_dir, "--out", tmp_path / "out"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "pip install torch" in result.stderr, result.stderr
+
+
+def test_the_help_reads_well():
+    for args in (["lab", "--help"], ["lab", "induction", "--help"]):
+        result = attnlab(*args)
+        assert result.returncode == 0 and "induction" in result.stdout
+    assert "attnlab lab induction" in attnlab("--help").stdout
+
+
+@pytest.mark.slow
+def test_the_default_run_on_the_reference_forms_an_induction_head(reference):
+    run = train(reference.attention_class, Settings())
+    found = summary(run)
+    assert found.induction_head.startswith("L2") and found.induction_score > 0.5, found
+    assert found.loss_repeated < found.loss_first - 2.0, found
+    assert formed(found)
