@@ -104,6 +104,22 @@ def test_the_command_on_the_reference_writes_its_three_files(tmp_path):
     assert "induction head" in result.stdout and "Traceback" not in result.stderr
 
 
+def test_a_module_that_attends_another_way_is_told_its_patterns_are_not_its_own(tmp_path):
+    """A scale of 1/d_head instead of 1/√d_head: the lab still trains it, but the weights it draws
+    (recomputed the lesson's way) no longer rebuild the module's output, and the student is told."""
+    folder = tmp_path / "student"
+    folder.mkdir()
+    source = (COURSE.solutions_dir / "torch_attention.py").read_text()
+    assert source.count("/ math.sqrt(self.d_head)") == 1
+    (folder / "torch_attention.py").write_text(source.replace("/ math.sqrt(self.d_head)", "/ self.d_head"))
+    result = attnlab("lab", "induction", folder, "--steps", "3", "--out", tmp_path / "out")
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "they are not its own" in " ".join(result.stderr.split())
+    assert "they are not its own" in " ".join((tmp_path / "out" / "induction.html").read_text().split())
+    settings = Settings(steps=2, log_every=2, eval_batch=4, batch=4)
+    assert train(student.load(COURSE, COURSE.solutions_dir).attention_class, settings).patterns_are_its_own
+
+
 def test_the_stubs_get_one_line_that_says_what_to_finish_first(tmp_path):
     result = attnlab("lab", "induction", COURSE.exercises_dir, "--steps", "3", "--out", tmp_path / "out")
     assert result.returncode != 0

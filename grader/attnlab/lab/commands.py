@@ -99,6 +99,14 @@ def induction(folder: Path | None, steps: int | None, seed: int, out: Path, cour
         except Exception as error:  # noqa: BLE001 - the student's code (a module or a scorer) during training
             function, where = student._where(error, code.folder)
             raise LabError(f"training stopped: your code raised {student._first_line(error)}{where}") from None
+    if not run.patterns_are_its_own:
+        line = (
+            "the patterns drawn are recomputed with the lesson's head split and 1/√d_head scale, and they do not rebuild "
+            "your MultiHeadSelfAttention's output: your module attends another way, so they are not its own "
+            "(attnlab check --track torch says what differs)"
+        )
+        notes.append(line)
+        console.err.print(Text(f"· {line}", style="yellow"))
     with writing(out):
         written, missing = report.write_outputs(run, out, notes)
     if missing:

@@ -61,6 +61,23 @@ def rebuilt_output(attention, x, weights):
         return attention.o_proj((weights @ v).transpose(1, 2).reshape(batch, t, d_model))
 
 
+def rebuild_the_modules_output(model, tokens, rtol: float = 1e-4) -> bool:
+    """Do the recomputed weights of every layer, put back together, give what the module itself
+    returned on ``tokens``? When not, the student's module computes its attention another way (a
+    head split or a scale the lesson does not use) and the patterns drawn are not its own."""
+    import torch
+
+    inputs = layer_inputs(model, tokens)
+    with torch.no_grad():
+        for attention, x in zip(model.attentions, inputs):
+            expected = attention(x)
+            rebuilt = rebuilt_output(attention, x, head_weights(attention, x, model.n_heads))
+            scale = float(expected.abs().max()) or 1.0
+            if expected.shape != rebuilt.shape or not float((expected - rebuilt).abs().max()) <= rtol * scale:
+                return False
+    return True
+
+
 def model_weights(model, tokens) -> np.ndarray:
     """(B, T) tokens -> (n_layers, B, n_heads, T, T) float64: every head's weights on them."""
     import torch

@@ -15,7 +15,7 @@ from typing import Callable
 
 from attnlab.lab.data import repeated_halves, seeded
 from attnlab.lab.model import attention_only
-from attnlab.lab.patterns import Scorers, model_weights, score_heads
+from attnlab.lab.patterns import Scorers, model_weights, rebuild_the_modules_output, score_heads
 from attnlab.lab.settings import Settings
 
 
@@ -42,6 +42,8 @@ class Run:
     heads: list[str]
     records: list[Record] = field(default_factory=list)
     seconds: float = 0.0
+    patterns_are_its_own: bool = True
+    """Did the recomputed patterns rebuild the module's own output after training?"""
 
     def to_json(self) -> dict:
         return {
@@ -135,6 +137,8 @@ def train(
             if on_step is not None:
                 on_step(step)
         run.seconds = time.perf_counter() - started
+        model.eval()
+        run.patterns_are_its_own = rebuild_the_modules_output(model, evaluation)
         return run
     finally:
         torch.set_num_threads(threads)
