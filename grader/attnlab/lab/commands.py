@@ -97,8 +97,8 @@ def induction(folder: Path | None, steps: int | None, seed: int, out: Path, cour
         except LabError:
             raise
         except Exception as error:  # noqa: BLE001 - the student's code (a module or a scorer) during training
-            function, where = student._where(error, code.folder)
-            raise LabError(f"training stopped: your code raised {student._first_line(error)}{where}") from None
+            function, where = student.where_raised(error, code.folder)
+            raise LabError(f"training stopped: your code raised {student.first_line(error)}{where}") from None
     if not run.patterns_are_its_own:
         line = (
             "the patterns drawn are recomputed with the lesson's head split and 1/√d_head scale, and they do not rebuild "

@@ -87,7 +87,7 @@ def load(course: Course, folder: Path) -> StudentCode:
     return StudentCode(folder, attention_class, heads, heads_problem)
 
 
-def _where(error: BaseException, folder: Path) -> tuple[str, str]:
+def where_raised(error: BaseException, folder: Path) -> tuple[str, str]:
     """The innermost frame of ``error`` in the student's folder: its function's name and ``(file:line: code)``."""
     frames = [
         f
@@ -100,7 +100,8 @@ def _where(error: BaseException, folder: Path) -> tuple[str, str]:
     return frame.name, f" ({Path(frame.filename).name}:{frame.lineno}: {frame.line})"
 
 
-def _first_line(error: BaseException) -> str:
+def first_line(error: BaseException) -> str:
+    """``Type: the first line of its message``, for a one-line error."""
     text = str(error).strip()
     return f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
 
@@ -112,14 +113,14 @@ def ready_class(code: StudentCode, d_model: int, n_heads: int) -> None:
     from torch import nn
 
     def failed(step: str, error: BaseException) -> LabError:
-        function, where = _where(error, code.folder)
+        function, where = where_raised(error, code.folder)
         if isinstance(error, NotImplementedError):
             name = f"MultiHeadSelfAttention.{function}" if function in ("__init__", "forward") else function
             return LabError(
                 f"{name or 'MultiHeadSelfAttention'} is not implemented yet: finish it first "
                 "(attnlab check --only torch_attention), then come back to the lab"
             )
-        return LabError(f"your MultiHeadSelfAttention raised {_first_line(error)}{where} when {step}")
+        return LabError(f"your MultiHeadSelfAttention raised {first_line(error)}{where} when {step}")
 
     try:
         module = code.attention_class(d_model, n_heads, causal=True)
@@ -179,7 +180,7 @@ def scorers(code: StudentCode):
             notes.append(f"{name} is not implemented yet")
         except Exception as error:  # noqa: BLE001 - the student's code: one line, and the lab goes on
             chosen[name] = reference
-            notes.append(f"{name} failed ({_first_line(error)})")
+            notes.append(f"{name} failed ({first_line(error)})")
     note = ""
     if notes:
         note = f"heads.py: {' and '.join(notes)}, so the lab scores heads with its own formula (yours is used once it works)"
