@@ -52,7 +52,7 @@ def cached_rope_attention(x_new, cache, w_q, w_k, w_v, theta=10000.0):
     cache passed in is left unchanged.
     """
     # YOUR CODE HERE
-    # Hint: t = cache["k"].shape[-2] (0 without a cache); rotate q and k at positions t + np.arange(n), append to the cache along the token axis (-2), and mask with bottom_right_causal_mask(n, t + n).
+    # Hint: t is the number of cached tokens, the keys' length along the token axis -2 (0 without a cache); rotate q and k at positions t + np.arange(n), append to the cache along the token axis (-2), and mask with bottom_right_causal_mask(n, t + n).
     raise NotImplementedError("cached_rope_attention is not implemented yet")
 
 

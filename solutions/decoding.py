@@ -54,7 +54,7 @@ def cached_rope_attention(x_new, cache, w_q, w_k, w_v, theta=10000.0):
     cache passed in is left unchanged.
     """
     ### BEGIN SOLUTION
-    ### HINT: t = cache["k"].shape[-2] (0 without a cache); rotate q and k at positions t + np.arange(n), append to the cache along the token axis (-2), and mask with bottom_right_causal_mask(n, t + n).
+    ### HINT: t is the number of cached tokens, the keys' length along the token axis -2 (0 without a cache); rotate q and k at positions t + np.arange(n), append to the cache along the token axis (-2), and mask with bottom_right_causal_mask(n, t + n).
     t = 0 if cache is None else cache["k"].shape[-2]
     positions = t + np.arange(x_new.shape[-2])  # (n,) the new tokens' true positions
     q = rope(x_new @ w_q, positions, theta)  # (B, n, d_k)

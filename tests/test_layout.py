@@ -119,7 +119,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("attnlab.grading",),
     ("attnlab.export",),
     ("attnlab.classroom",),
-    ("attnlab.audit", "attnlab.similarity"),
+    ("attnlab.audit", "attnlab.similarity", "attnlab.lab"),
     ("attnlab.cli",),
 )
 

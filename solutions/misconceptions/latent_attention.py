@@ -86,7 +86,7 @@ def _decode(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads, *, scale_width=N
     "mla_decode_step",
     "the absorbed scores scaled by √d_c",
     explanation="Folding W_UK into the query changes where the product is taken, not what it is: q_h W_UK_hᵀ · c_j is still the score q_h · k_j of a d_head-wide head, scaled by 1/√d_head. The absorbed query is d_c wide, and dividing by √d_c changes every weight.",
-    hint="Divide the absorbed scores by np.sqrt(d_head), d_head = w_q.shape[-1] // n_heads.",
+    hint="Divide the absorbed scores by the square root of d_head, the width of one head (w_q's columns over n_heads), not of d_c.",
 )
 def mla_decode_scaled_by_d_c(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads):
     return _decode(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads, scale_width=w_dkv.shape[-1])
