@@ -71,25 +71,35 @@ def test_the_patterns_are_the_modules_real_ones(reference):
     torch.testing.assert_close(inputs[1], model.norms[1](stream).detach())
 
 
-def test_the_heads_are_scored_with_the_students_functions_or_the_labs(reference):
-    scorers, note = student.scorers(reference)
-    assert note == "" and scorers.previous.__module__ == "heads"
-    weights = np.random.default_rng(0).random((4, 6, 6))
-    tokens = np.array([3, 1, 4, 3, 1, 4])
-    assert np.allclose(scorers.previous(weights), patterns.previous_token_score(weights))
-    assert np.allclose(scorers.induction(weights, tokens), patterns.induction_score(weights, tokens))
+def test_the_heads_are_scored_with_the_students_functions_and_the_stubs_are_told_to_finish_them(reference):
+    scorers = student.scorers(reference)
+    assert scorers.previous.__module__ == "heads" and scorers.induction.__module__ == "heads"
     stubs = student.load(COURSE, COURSE.exercises_dir)
-    scorers, note = student.scorers(stubs)
-    assert scorers.induction is patterns.induction_score
-    assert "not implemented yet" in note and "\n" not in note
+    with pytest.raises(student.LabError) as refused:
+        student.scorers(stubs)
+    said = str(refused.value)
+    assert (
+        "previous_token_score is not implemented yet" in said
+        and "\n" not in said
+        and "attnlab check --only heads" in said
+    )
+
+
+def test_the_lab_students_get_holds_no_answer_to_an_exercise():
+    """The lab ships in the student release: it scores heads with the student's heads.py only."""
+    from attnlab.export.release import solution_lines
+
+    secret = solution_lines(COURSE)
+    lab = REPO / "grader" / "attnlab" / "lab"
+    assert not {(p.name, line) for p in lab.glob("*.py") for line in secret if line in p.read_text()}
 
 
 def test_a_short_run_logs_every_head(reference):
     settings = Settings(steps=4, log_every=2, eval_batch=4, batch=4)
-    run = train(reference.attention_class, settings)
+    run = train(reference.attention_class, settings, student.scorers(reference))
     assert [r.step for r in run.records] == [0, 2, 4]
     assert np.shape(run.records[-1].induction) == (2, 4)
-    again = train(reference.attention_class, settings)
+    again = train(reference.attention_class, settings, student.scorers(reference))
     assert again.records == run.records  # the same seed, the same numbers
 
 
@@ -112,12 +122,16 @@ def test_a_module_that_attends_another_way_is_told_its_patterns_are_not_its_own(
     source = (COURSE.solutions_dir / "torch_attention.py").read_text()
     assert source.count("/ math.sqrt(self.d_head)") == 1
     (folder / "torch_attention.py").write_text(source.replace("/ math.sqrt(self.d_head)", "/ self.d_head"))
+    for module in COURSE.modules:
+        if module != "torch_attention":
+            (folder / f"{module}.py").write_text((COURSE.solutions_dir / f"{module}.py").read_text())
     result = attnlab("lab", "induction", folder, "--steps", "3", "--out", tmp_path / "out")
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     assert "they are not its own" in " ".join(result.stderr.split())
     assert "they are not its own" in " ".join((tmp_path / "out" / "induction.html").read_text().split())
     settings = Settings(steps=2, log_every=2, eval_batch=4, batch=4)
-    assert train(student.load(COURSE, COURSE.solutions_dir).attention_class, settings).patterns_are_its_own
+    solutions = student.load(COURSE, COURSE.solutions_dir)
+    assert train(solutions.attention_class, settings, student.scorers(solutions)).patterns_are_its_own
 
 
 def test_the_stubs_get_one_line_that_says_what_to_finish_first(tmp_path):
@@ -170,7 +184,7 @@ def test_the_help_reads_well():
 
 @pytest.mark.slow
 def test_the_default_run_on_the_reference_forms_an_induction_head(reference):
-    run = train(reference.attention_class, Settings())
+    run = train(reference.attention_class, Settings(), student.scorers(reference))
     found = summary(run)
     assert found.induction_head.startswith("L2") and found.induction_score > 0.5, found
     assert found.loss_repeated < found.loss_first - 2.0, found

@@ -63,10 +63,8 @@ def induction(folder: Path | None, steps: int | None, seed: int, out: Path, cour
     settings = Settings(seed=seed) if steps is None else Settings(seed=seed, steps=steps)
     code = student.load(course, folder)
     student.ready_class(code, settings.d_model, settings.n_heads)
-    scorers, note = student.scorers(code)
-    notes = [note] if note else []
-    for line in notes:
-        console.err.print(Text(f"· {line}", style="yellow"))
+    scorers = student.scorers(code)
+    notes: list[str] = []
     progress = Progress(
         TextColumn("training"),
         BarColumn(),

@@ -4,8 +4,8 @@ The module returns only its output, so the weights are recomputed from its own `
 ``k_proj`` (``softmax(q kᵀ / √d_head)`` per head, under the causal mask) applied to the input the
 model really gave it, caught by a forward pre-hook. ``rebuilt_output`` puts them back together
 (``weights @ v`` per head, merged, ``o_proj``): equal to the module's output, they are its real
-patterns. ``Scorers`` holds the two functions that read a head (the student's ``heads.py``, else
-the formulas here) and ``score_heads`` applies them.
+patterns. ``Scorers`` holds the two functions that read a head (the student's ``heads.py``: the
+lab, which students get, holds no answer to an exercise) and ``score_heads`` applies them.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ def layer_inputs(model, tokens) -> list:
 
 
 def _heads(projection, x, n_heads: int):
-    batch, t, d_model = x.shape
-    return projection(x).view(batch, t, n_heads, d_model // n_heads).transpose(1, 2)  # (B, h, T, d_head)
+    batch, t, width = x.shape
+    return projection(x).view(batch, t, n_heads, width // n_heads).transpose(1, 2)  # (B, h, T, d_head)
 
 
 def head_weights(attention, x, n_heads: int):
@@ -56,9 +56,9 @@ def rebuilt_output(attention, x, weights):
     import torch
 
     with torch.no_grad():
-        batch, t, d_model = x.shape
+        batch, t, width = x.shape
         v = _heads(attention.v_proj, x, weights.shape[1])
-        return attention.o_proj((weights @ v).transpose(1, 2).reshape(batch, t, d_model))
+        return attention.o_proj((weights @ v).transpose(1, 2).reshape(batch, t, width))
 
 
 def rebuild_the_modules_output(model, tokens, rtol: float = 1e-4) -> bool:
@@ -87,32 +87,13 @@ def model_weights(model, tokens) -> np.ndarray:
     return torch.stack(stacked).double().numpy()
 
 
-def previous_token_score(weights):
-    """The mean weight of query i on key i - 1, over queries 1..T-1: (..., T, T) -> (...)."""
-    return np.diagonal(weights, offset=-1, axis1=-2, axis2=-1).mean(axis=-1)
-
-
-def induction_score(weights, token_ids):
-    """The mean weight a query puts on the tokens that followed earlier copies of its own token,
-    over the queries whose token occurred before: (..., T, T), (T,) -> (...)."""
-    token_ids = np.asarray(token_ids)
-    earlier = np.tril(token_ids[..., :, None] == token_ids[..., None, :], k=-1)  # j < i, same token
-    targets = np.zeros(earlier.shape, dtype=bool)
-    targets[..., :, 1:] = earlier[..., :, :-1]  # key j + 1, after an earlier copy at j
-    per_query = np.sum(weights * targets, axis=-1)
-    repeated = earlier.any(axis=-1)
-    total = np.sum(per_query * repeated, axis=-1)
-    counted = np.broadcast_to(np.sum(repeated, axis=-1), np.shape(total))
-    return np.divide(total, counted, out=np.zeros(np.shape(total)), where=counted > 0)
-
-
 @dataclass(frozen=True)
 class Scorers:
-    """The functions that score a head: ``previous(weights (h, T, T)) -> (h,)`` and
-    ``induction(weights (h, T, T), token_ids (T,)) -> (h,)``."""
+    """The functions that score a head, the student's own: ``previous(weights (h, T, T)) -> (h,)``
+    and ``induction(weights (h, T, T), token_ids (T,)) -> (h,)``."""
 
-    previous: Callable = previous_token_score
-    induction: Callable = induction_score
+    previous: Callable
+    induction: Callable
 
 
 def score_heads(weights: np.ndarray, tokens: np.ndarray, scorers: Scorers) -> dict[str, np.ndarray]:

@@ -4,8 +4,8 @@
 module name, held to what the course lets each file import (``check.course_imports``), and puts
 the names back afterwards. ``ready_class`` builds and calls the student's module once on a small
 input, so a stub, a raise or a wrong shape is one line before any training. ``scorers`` takes the
-student's ``previous_token_score`` and ``induction_score`` where they are written, else the lab's
-formulas, saying so. Every problem is a ``LabError``: one line, what to do.
+student's ``previous_token_score`` and ``induction_score``, and says what to finish when they are
+not written. Every problem is a ``LabError``: one line, what to do.
 """
 
 from __future__ import annotations
@@ -148,25 +148,20 @@ def ready_class(code: StudentCode, d_model: int, n_heads: int) -> None:
 
 
 def scorers(code: StudentCode):
-    """The head scorers: the student's own ``previous_token_score`` and ``induction_score`` where
-    they work on a small pattern, else the lab's formulas; and one line saying which, when not theirs."""
+    """The head scorers: the student's own ``previous_token_score`` and ``induction_score``, tried
+    on a small pattern first; a ``LabError`` that says what to finish when they are not written or
+    fail (the lab has no formulas of its own: students get it, and they are exercises)."""
     import numpy as np
 
-    from attnlab.lab.patterns import Scorers, induction_score, previous_token_score
+    from attnlab.lab.patterns import Scorers
 
     if code.heads is None:
-        return (
-            Scorers(),
-            f"heads.py could not be imported ({code.heads_problem}): the heads are scored with the lab's formulas",
-        )
+        raise LabError(f"heads.py could not be imported ({code.heads_problem}): the lab scores every head with it")
     weights = np.tril(np.ones((2, 4, 4)))
     weights /= weights.sum(axis=-1, keepdims=True)
     tokens = np.array([1, 2, 1, 2])
-    chosen, notes = {}, []
-    for name, reference, args in (
-        ("previous_token_score", previous_token_score, (weights,)),
-        ("induction_score", induction_score, (weights, tokens)),
-    ):
+    chosen, problems = {}, []
+    for name, args in (("previous_token_score", (weights,)), ("induction_score", (weights, tokens))):
         theirs = getattr(code.heads, name, None)
         try:
             if theirs is None:
@@ -176,12 +171,12 @@ def scorers(code: StudentCode):
                 raise ValueError(f"it returned shape {got.shape} for weights of shape (2, 4, 4), not (2,)")
             chosen[name] = theirs
         except NotImplementedError:
-            chosen[name] = reference
-            notes.append(f"{name} is not implemented yet")
-        except Exception as error:  # noqa: BLE001 - the student's code: one line, and the lab goes on
-            chosen[name] = reference
-            notes.append(f"{name} failed ({first_line(error)})")
-    note = ""
-    if notes:
-        note = f"heads.py: {' and '.join(notes)}, so the lab scores heads with its own formula (yours is used once it works)"
-    return Scorers(chosen["previous_token_score"], chosen["induction_score"]), note
+            problems.append(f"{name} is not implemented yet")
+        except Exception as error:  # noqa: BLE001 - the student's code: one line
+            problems.append(f"{name} failed ({first_line(error)})")
+    if problems:
+        raise LabError(
+            f"heads.py: {' and '.join(problems)}; the lab scores every head with them, so finish them first "
+            "(attnlab check --only heads)"
+        )
+    return Scorers(chosen["previous_token_score"], chosen["induction_score"])

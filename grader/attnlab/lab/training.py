@@ -99,7 +99,7 @@ def build(attention_class, settings: Settings):
 def train(
     attention_class,
     settings: Settings,
-    scorers: Scorers = Scorers(),
+    scorers: Scorers,
     on_record: Callable[[Record], None] | None = None,
     on_step: Callable[[int], None] | None = None,
 ) -> Run:
