@@ -125,6 +125,47 @@ def half_split_pair(d, f):
     return f % (d // 2)
 
 
+def repeated_block(length, copies):
+    """A block of ``length`` different tokens written ``copies`` times in a row, as the lab's sequences."""
+    return np.tile(np.arange(length), copies)
+
+
+def lab_losses_at_best(half, vocab):
+    """The per-prediction losses of the lab's best model: prediction k (of token k + 1 from tokens
+    0..k) is certain where token k + 1 repeats the token after an earlier copy of token k (the
+    repeat after its first token), at chance elsewhere."""
+    tokens = repeated_block(half, 2)
+    losses = []
+    for k in range(len(tokens) - 1):
+        copies = [j for j in range(k) if tokens[j] == tokens[k] and j + 1 < len(tokens)]
+        losses.append(0.0 if copies and tokens[copies[-1] + 1] == tokens[k + 1] else math.log(vocab))
+    return losses
+
+
+def induction_target(tokens, query):
+    """The key after the earlier copy of the query's token, found by a loop."""
+    (j,) = [j for j in range(query) if tokens[j] == tokens[query]]
+    return j + 1
+
+
+def uniform_causal_weights(n):
+    ones = np.tril(np.ones((n, n)))
+    return ones / ones.sum(axis=1, keepdims=True)
+
+
+def mean_previous_weight(weights):
+    """The mean over queries 1..T-1 of the weight on key i - 1, by a loop."""
+    return float(np.mean([weights[i][i - 1] for i in range(1, len(weights))]))
+
+
+def previous_then_self(n, w):
+    """Query 0 on itself; query i >= 1: w on key i - 1 and the rest on itself."""
+    weights = np.eye(n)
+    for i in range(1, n):
+        weights[i, i - 1], weights[i, i] = w, 1 - w
+    return weights
+
+
 def item(letter_or_bool):
     """A pool question's key: the item's own answer (checked against the YAML item below)."""
     return lambda p: letter_or_bool
@@ -279,6 +320,19 @@ EXPECTED = {
     ("long-context", "flash-recompute-weight"): lambda p: math.exp(p["s"][p["j"]] - p["L"]),
     ("long-context", "flash-stored-numbers"): lambda p: p["T"],
     ("long-context", "flash-recompute-why"): POOL,
+    ("induction", "first-half-loss"): lambda p: float(-np.sum(np.full(p["V"], 1 / p["V"]) * np.log(1 / p["V"]))),
+    ("induction", "whole-sequence-loss"): lambda p: float(np.mean(lab_losses_at_best(p["L"], p["V"]))),
+    ("induction", "repeat-loss-confidence"): lambda p: float(-np.mean(np.log(np.full(4, p["p"])))),
+    ("induction", "induction-target-key"): lambda p: induction_target(repeated_block(p["L"], 2), p["p"]),
+    ("induction", "induction-queries-counted"): lambda p: sum(
+        1 for i, token in enumerate(repeated_block(p["L"], p["k"])) if token in repeated_block(p["L"], p["k"])[:i]
+    ),
+    ("induction", "previous-token-uniform"): lambda p: mean_previous_weight(uniform_causal_weights(p["T"])),
+    ("induction", "previous-token-query-zero"): lambda p: mean_previous_weight(previous_then_self(p["T"], p["w"])),
+    ("induction", "one-layer-cannot"): POOL,
+    ("induction", "k-composition"): POOL,
+    ("induction", "phase-change"): POOL,
+    ("induction", "varying-half-length"): POOL,
 }
 """A pool question's items are literals the author wrote: their truth is checked item by item in
 ``POOL_FACTS`` below, where a fact can be computed, and by reading the rest."""
