@@ -268,6 +268,21 @@ EXPECTED = {
         -1
     ],
     ("decode", "mla-rope-decoupled"): POOL,
+    ("decode", "mla-cache-gib"): lambda p: (
+        p["layers"] * (p["d_c"] + p["d_r"]) * np.dtype(np.float16).itemsize * 100_000 * p["B"] / 2**30
+    ),
+    # The k of np.tril whose (n, t + n) mask is the bottom n rows of the square causal mask, searched for.
+    ("decode", "bottom-right-tril-offset"): lambda p: next(
+        k
+        for k in range(-p["n"], p["t"] + p["n"] + 1)
+        if np.array_equal(
+            np.tril(np.ones((p["n"], p["t"] + p["n"]), dtype=bool), k=k),
+            np.tril(np.ones((p["t"] + p["n"],) * 2, dtype=bool))[-p["n"] :],
+        )
+    ),
+    ("decode", "decode-cache-read-time"): lambda p: (
+        kv_bytes(p["layers"], p["h_kv"], 128, 2, 128 * 1024) * p["B"] / (p["bw"] * 1e12) * 1e3
+    ),
     ("numerics", "finite-fill-blind-row"): lambda p: finite_fill_blind_row(p["v"]),
     ("numerics", "minus-1e9"): POOL,
     ("numerics", "float16-fill"): POOL,
