@@ -241,6 +241,10 @@ EXPECTED = {
     ),
     ("cost", "linear-attention-saving"): lambda p: (2 * p["T"] ** 2 * p["d"]) // (2 * p["T"] * p["d"] ** 2),
     ("cost", "linear-attention-state-size"): lambda p: len(np.zeros((p["d_k"], p["d_v"])).ravel()) + p["d_k"],
+    ("cost", "linear-attention-memory-crossing"): lambda p: next(
+        t for t in range(1, 10 * p["d"]) if np.zeros((2, t, p["d"])).size > np.zeros((p["d"] + 1, p["d"])).size
+    ),  # keys and values (2, T, d) against the state and normaliser (d + 1 rows of d)
+    ("cost", "linear-attention-reorder"): POOL,
     ("decode", "kv-cache-gib"): lambda p: kv_bytes(p["layers"], p["h_kv"], p["d_head"], 2, 128 * 1024) * p["B"] / 2**30,
     ("decode", "mla-cache-ratio"): lambda p: (2 * p["h"] * p["d_head"]) / (p["d_c"] + p["d_r"]),
     ("decode", "mha-gqa-mla"): POOL,
@@ -453,10 +457,30 @@ POOL_FACTS = {
         float(np.float32(softmax_any([np.float32(0.3), np.float32(-1e9)])[1])) == 0.0
     ),
     ("numerics", "minus-1e9", "exam", 1): lambda: np.allclose(softmax([-1e9] * 4), 0.25),
+    ("cost", "linear-attention-reorder", "exam", 1): lambda: "a" if regrouped_linear_attention_agrees() else "b",
+    ("cost", "linear-attention-reorder", "practice", 0): lambda: (
+        "a" if regrouped_linear_attention_shape(7, 3) == (3, 3) else "b"
+    ),
     ("scoring", "hard-vs-soft", "practice", 0): lambda: (
         "a" if [10, 20, 30][int(np.argmax([1.0, 3.0, 2.0]))] == 20 else "c"
     ),
 }
+
+
+def elu_plus_one(x):
+    return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
+
+
+def regrouped_linear_attention_agrees():
+    """Non-causal linear attention (phi = elu + 1), the T x T weights first or the d x d product first."""
+    rng = np.random.default_rng(2)
+    q, k, v = elu_plus_one(rng.normal(size=(6, 3))), elu_plus_one(rng.normal(size=(6, 3))), rng.normal(size=(6, 3))
+    normaliser = q @ k.sum(axis=0)
+    return np.allclose((q @ k.T) @ v / normaliser[:, None], q @ (k.T @ v) / normaliser[:, None])
+
+
+def regrouped_linear_attention_shape(t, d):
+    return (np.ones((t, d)).T @ np.ones((t, d))).shape
 
 
 def torch_masked_fill_refuses(value):
