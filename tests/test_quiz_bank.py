@@ -459,7 +459,7 @@ POOL_FACTS = {
     ("numerics", "minus-1e9", "exam", 1): lambda: np.allclose(softmax([-1e9] * 4), 0.25),
     ("cost", "linear-attention-reorder", "exam", 1): lambda: "a" if regrouped_linear_attention_agrees() else "b",
     ("cost", "linear-attention-reorder", "practice", 0): lambda: (
-        "a" if regrouped_linear_attention_shape(7, 3) == (3, 3) else "b"
+        "b" if regrouped_linear_attention_shape(7, 3) == (3, 3) else "a"
     ),
     ("scoring", "hard-vs-soft", "practice", 0): lambda: (
         "a" if [10, 20, 30][int(np.argmax([1.0, 3.0, 2.0]))] == 20 else "c"
