@@ -125,6 +125,47 @@ def half_split_pair(d, f):
     return f % (d // 2)
 
 
+def repeated_block(length, copies):
+    """A block of ``length`` different tokens written ``copies`` times in a row, as the lab's sequences."""
+    return np.tile(np.arange(length), copies)
+
+
+def lab_losses_at_best(half, vocab):
+    """The per-prediction losses of the lab's best model: prediction k (of token k + 1 from tokens
+    0..k) is certain where token k + 1 repeats the token after an earlier copy of token k (the
+    repeat after its first token), at chance elsewhere."""
+    tokens = repeated_block(half, 2)
+    losses = []
+    for k in range(len(tokens) - 1):
+        copies = [j for j in range(k) if tokens[j] == tokens[k] and j + 1 < len(tokens)]
+        losses.append(0.0 if copies and tokens[copies[-1] + 1] == tokens[k + 1] else math.log(vocab))
+    return losses
+
+
+def induction_target(tokens, query):
+    """The key after the earlier copy of the query's token, found by a loop."""
+    (j,) = [j for j in range(query) if tokens[j] == tokens[query]]
+    return j + 1
+
+
+def uniform_causal_weights(n):
+    ones = np.tril(np.ones((n, n)))
+    return ones / ones.sum(axis=1, keepdims=True)
+
+
+def mean_previous_weight(weights):
+    """The mean over queries 1..T-1 of the weight on key i - 1, by a loop."""
+    return float(np.mean([weights[i][i - 1] for i in range(1, len(weights))]))
+
+
+def previous_then_self(n, w):
+    """Query 0 on itself; query i >= 1: w on key i - 1 and the rest on itself."""
+    weights = np.eye(n)
+    for i in range(1, n):
+        weights[i, i - 1], weights[i, i] = w, 1 - w
+    return weights
+
+
 def item(letter_or_bool):
     """A pool question's key: the item's own answer (checked against the YAML item below)."""
     return lambda p: letter_or_bool
@@ -200,6 +241,10 @@ EXPECTED = {
     ),
     ("cost", "linear-attention-saving"): lambda p: (2 * p["T"] ** 2 * p["d"]) // (2 * p["T"] * p["d"] ** 2),
     ("cost", "linear-attention-state-size"): lambda p: len(np.zeros((p["d_k"], p["d_v"])).ravel()) + p["d_k"],
+    ("cost", "linear-attention-memory-crossing"): lambda p: next(
+        t for t in range(1, 10 * p["d"]) if np.zeros((2, t, p["d"])).size > np.zeros((p["d"] + 1, p["d"])).size
+    ),  # keys and values (2, T, d) against the state and normaliser (d + 1 rows of d)
+    ("cost", "linear-attention-reorder"): POOL,
     ("decode", "kv-cache-gib"): lambda p: kv_bytes(p["layers"], p["h_kv"], p["d_head"], 2, 128 * 1024) * p["B"] / 2**30,
     ("decode", "mla-cache-ratio"): lambda p: (2 * p["h"] * p["d_head"]) / (p["d_c"] + p["d_r"]),
     ("decode", "mha-gqa-mla"): POOL,
@@ -227,6 +272,21 @@ EXPECTED = {
         -1
     ],
     ("decode", "mla-rope-decoupled"): POOL,
+    ("decode", "mla-cache-gib"): lambda p: (
+        p["layers"] * (p["d_c"] + p["d_r"]) * np.dtype(np.float16).itemsize * 100_000 * p["B"] / 2**30
+    ),
+    # The k of np.tril whose (n, t + n) mask is the bottom n rows of the square causal mask, searched for.
+    ("decode", "bottom-right-tril-offset"): lambda p: next(
+        k
+        for k in range(-p["n"], p["t"] + p["n"] + 1)
+        if np.array_equal(
+            np.tril(np.ones((p["n"], p["t"] + p["n"]), dtype=bool), k=k),
+            np.tril(np.ones((p["t"] + p["n"],) * 2, dtype=bool))[-p["n"] :],
+        )
+    ),
+    ("decode", "decode-cache-read-time"): lambda p: (
+        kv_bytes(p["layers"], p["h_kv"], 128, 2, 128 * 1024) * p["B"] / (p["bw"] * 1e12) * 1e3
+    ),
     ("numerics", "finite-fill-blind-row"): lambda p: finite_fill_blind_row(p["v"]),
     ("numerics", "minus-1e9"): POOL,
     ("numerics", "float16-fill"): POOL,
@@ -279,6 +339,19 @@ EXPECTED = {
     ("long-context", "flash-recompute-weight"): lambda p: math.exp(p["s"][p["j"]] - p["L"]),
     ("long-context", "flash-stored-numbers"): lambda p: p["T"],
     ("long-context", "flash-recompute-why"): POOL,
+    ("induction", "first-half-loss"): lambda p: float(-np.sum(np.full(p["V"], 1 / p["V"]) * np.log(1 / p["V"]))),
+    ("induction", "whole-sequence-loss"): lambda p: float(np.mean(lab_losses_at_best(p["L"], p["V"]))),
+    ("induction", "repeat-loss-confidence"): lambda p: float(-np.mean(np.log(np.full(4, p["p"])))),
+    ("induction", "induction-target-key"): lambda p: induction_target(repeated_block(p["L"], 2), p["p"]),
+    ("induction", "induction-queries-counted"): lambda p: sum(
+        1 for i, token in enumerate(repeated_block(p["L"], p["k"])) if token in repeated_block(p["L"], p["k"])[:i]
+    ),
+    ("induction", "previous-token-uniform"): lambda p: mean_previous_weight(uniform_causal_weights(p["T"])),
+    ("induction", "previous-token-query-zero"): lambda p: mean_previous_weight(previous_then_self(p["T"], p["w"])),
+    ("induction", "one-layer-cannot"): POOL,
+    ("induction", "k-composition"): POOL,
+    ("induction", "phase-change"): POOL,
+    ("induction", "varying-half-length"): POOL,
 }
 """A pool question's items are literals the author wrote: their truth is checked item by item in
 ``POOL_FACTS`` below, where a fact can be computed, and by reading the rest."""
@@ -384,10 +457,30 @@ POOL_FACTS = {
         float(np.float32(softmax_any([np.float32(0.3), np.float32(-1e9)])[1])) == 0.0
     ),
     ("numerics", "minus-1e9", "exam", 1): lambda: np.allclose(softmax([-1e9] * 4), 0.25),
+    ("cost", "linear-attention-reorder", "exam", 1): lambda: "a" if regrouped_linear_attention_agrees() else "b",
+    ("cost", "linear-attention-reorder", "practice", 0): lambda: (
+        "b" if regrouped_linear_attention_shape(7, 3) == (3, 3) else "a"
+    ),
     ("scoring", "hard-vs-soft", "practice", 0): lambda: (
         "a" if [10, 20, 30][int(np.argmax([1.0, 3.0, 2.0]))] == 20 else "c"
     ),
 }
+
+
+def elu_plus_one(x):
+    return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
+
+
+def regrouped_linear_attention_agrees():
+    """Non-causal linear attention (phi = elu + 1), the T x T weights first or the d x d product first."""
+    rng = np.random.default_rng(2)
+    q, k, v = elu_plus_one(rng.normal(size=(6, 3))), elu_plus_one(rng.normal(size=(6, 3))), rng.normal(size=(6, 3))
+    normaliser = q @ k.sum(axis=0)
+    return np.allclose((q @ k.T) @ v / normaliser[:, None], q @ (k.T @ v) / normaliser[:, None])
+
+
+def regrouped_linear_attention_shape(t, d):
+    return (np.ones((t, d)).T @ np.ones((t, d))).shape
 
 
 def torch_masked_fill_refuses(value):
