@@ -46,7 +46,7 @@ def induction(folder: Path | None, steps: int | None, seed: int, out: Path, cour
     earlier copy of the current token, and predict what came after it. Two heads working
     together do it: a previous-token head in layer 1, and an induction head in layer 2 that
     reads what it wrote. Each head is scored with your own heads.py (previous_token_score and
-    induction_score) where you have written them.
+    induction_score): write them before the lab.
 
     Under a minute on one CPU core. Writes induction.png, induction.html and
     induction.json into --out.
