@@ -211,6 +211,25 @@ def expect_equal_bool(got, expected, what: str, passport: str = "") -> None:
         )
 
 
+def expect_every_row(got, expected, what: str, *inputs, passport: str = "") -> None:
+    """Every row (along the first axis) of ``got`` is close to ``expected``'s. For a test of fixed
+    inputs (a memory test): its failure names the wrong rows and never their expected values, so a
+    table of answers learnt from feedback cannot pass it (the tests on drawn inputs show what differs)."""
+    got = expect_array(got, what)
+    expect_shape(got, np.shape(expected), what, passport)
+    rtol, atol = tolerance(*inputs)
+    close = np.isclose(got, expected, rtol=rtol, atol=atol)
+    wrong = (
+        np.flatnonzero(~close.reshape(close.shape[0], -1).all(axis=-1)) if close.ndim > 1 else np.flatnonzero(~close)
+    )
+    if wrong.size:
+        shown = ", ".join(str(int(row)) for row in wrong[:8]) + (", …" if wrong.size > 8 else "")
+        raise Mismatch(
+            f"{what}: {wrong.size} of {close.shape[0]} rows are wrong (row {shown}). This test's inputs are fixed, so it "
+            "does not show their values; the other tests of this function draw inputs of their own and show what differs"
+        )
+
+
 def expect_unchanged(function: str, names: tuple[str, ...], given: tuple, after: tuple) -> None:
     """The arrays a call was ``given`` are exactly as they were ``after`` it: a function returns new
     arrays and never writes into its arguments (``x -= x.max()`` changes the caller's scores).
@@ -226,3 +245,17 @@ def expect_unchanged(function: str, names: tuple[str, ...], given: tuple, after:
                 f"differ after the call): compute into a new array (x = x - m, not x -= m or out=x), "
                 f"because the caller still uses {name}"
             )
+
+
+def expect_cache_unchanged(function: str, given: dict, after) -> None:
+    """The cache dict a call was ``given`` (arrays under "k", "v", ...) is as it was ``after`` it:
+    the same keys, each array untouched (``expect_unchanged``); a new dict is returned instead."""
+    if not isinstance(after, dict) or set(after) != set(given):
+        raise Mismatch(
+            f"{function} changed the keys of the cache passed in: {sorted(given)} became "
+            f"{sorted(after) if isinstance(after, dict) else after!r}"
+        )
+    names = tuple(sorted(given))
+    expect_unchanged(
+        function, tuple(f"cache[{n!r}]" for n in names), tuple(given[n] for n in names), tuple(after[n] for n in names)
+    )

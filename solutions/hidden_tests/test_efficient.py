@@ -6,7 +6,7 @@ from blind_queries import blind_queries, causal_and, expect_blind_rows, left_pad
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnlab.expect import Mismatch, expect_array, expect_close, expect_finite, expect_pair, expect_shape, tolerance
+from attnlab.expect import Mismatch, expect_array, expect_cache_unchanged, expect_close, expect_every_row, expect_finite, expect_pair, expect_shape
 from attnlab.outcomes import StudentError
 
 # The memory tests measure the algorithm the lesson teaches, not only "no (L_q, L_k) array": at
@@ -54,23 +54,6 @@ def over_budget(function, budget, n_q, n_k, tiles, tile_bytes) -> Mismatch:
         f"query's whole row of scores is {n_k * 8 / 2**20:.0f} MiB. Work on the tiles only: a plain softmax over whole key rows "
         "holds more, however few queries it takes at a time, and so does an (L_q, L_k) mask, or a copy of k or v"
     )
-
-
-def expect_every_row(got, expected, what: str, *inputs, passport: str = "") -> None:
-    """Every row of ``got`` is close to ``expected``'s. The inputs of the test that calls this are
-    fixed, so its failure names the wrong rows and never their expected values: a table of answers
-    learnt from feedback must not pass it (the tests on drawn inputs show what differs)."""
-    got = expect_array(got, what)
-    expect_shape(got, np.shape(expected), what, passport)
-    rtol, atol = tolerance(*inputs)
-    close = np.isclose(got, expected, rtol=rtol, atol=atol)
-    wrong = np.flatnonzero(~close.reshape(close.shape[0], -1).all(axis=-1)) if close.ndim > 1 else np.flatnonzero(~close)
-    if wrong.size:
-        shown = ", ".join(str(int(row)) for row in wrong[:8]) + (", …" if wrong.size > 8 else "")
-        raise Mismatch(
-            f"{what}: {wrong.size} of {close.shape[0]} rows are wrong (row {shown}). This test's inputs are fixed, so it "
-            "does not show their values; the other tests of this function draw inputs of their own and show what differs"
-        )
 
 
 @given(qkv(), st.data())
@@ -268,14 +251,7 @@ def test_kv_cache_leaves_its_input_unchanged(student, reference, case, data):
     cache = {"k": x[:, :t] @ w_k, "v": x[:, :t] @ w_v}
     result, (args_after, _) = student.inputs_after("kv_cache_step", x[:, t : t + 1], cache, w_q, w_k, w_v)
     expect_pair(result, "kv_cache_step")
-    cache_after = args_after[1]
-    if not isinstance(cache_after, dict) or set(cache_after) != set(cache):
-        raise Mismatch(f"kv_cache_step changed the keys of the cache passed in: {sorted(cache)} became {sorted(cache_after) if isinstance(cache_after, dict) else cache_after!r}")
-    for name in ("k", "v"):
-        try:
-            expect_close(cache_after[name], cache[name], f"the cache passed in, cache[{name!r}], after the call", x)
-        except Mismatch as error:
-            raise Mismatch(f"kv_cache_step changed the cache it was given (return a new dict instead): {error}") from None
+    expect_cache_unchanged("kv_cache_step", cache, args_after[1])
 
 
 @given(decoding_case())

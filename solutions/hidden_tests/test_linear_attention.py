@@ -9,11 +9,11 @@ from attnlab.expect import (
     Mismatch,
     expect_array,
     expect_close,
+    expect_every_row,
     expect_finite,
     expect_pair,
     expect_shape,
     expect_unchanged,
-    tolerance,
 )
 
 # ---------------------------------------------------------------- the feature map
@@ -89,19 +89,6 @@ def recurrent_budget(q, k, v) -> int:
     inputs = q.nbytes + k.nbytes + v.nbytes
     state = q.shape[-1] * v.shape[-1] * 8
     return INPUT_COPIES * inputs + v.nbytes + q.nbytes + k.nbytes + WORKER_ALLOWANCE_BYTES + STATES_ALLOWED * state
-
-
-def expect_every_row(got, expected, what: str, *inputs) -> None:
-    """Every row of ``got`` is close to ``expected``'s. The inputs of the memory test are fixed, so its
-    failure names the wrong rows and never their expected values."""
-    rtol, atol = tolerance(*inputs)
-    wrong = np.flatnonzero(~np.isclose(got, expected, rtol=rtol, atol=atol).all(axis=-1))
-    if wrong.size:
-        shown = ", ".join(str(int(row)) for row in wrong[:8]) + (", …" if wrong.size > 8 else "")
-        raise Mismatch(
-            f"{what}: {wrong.size} of {len(expected)} rows are wrong (row {shown}). This test's inputs are fixed, so it does "
-            "not show their values; the other tests of linear_attention_recurrent draw inputs of their own and show what differs"
-        )
 
 
 def test_recurrent_keeps_one_state(student, reference):
