@@ -162,3 +162,20 @@ def test_a_file_python_cannot_read_gets_the_same_line_from_the_check_and_the_gra
     assert f"✗ softmax.py could not be imported: SyntaxError: {expected} 0/" in said(graded), said(graded)
     for test in json.loads((tmp_path / "results.json").read_text())["tests"]:
         assert f"softmax.py could not be imported: SyntaxError: {expected}" in " ".join(test["output"].split())
+
+
+def test_the_probe_book_is_read_once_and_again_when_it_changes(tmp_path):
+    """Every public test file asks for the book: one read per process, and a new one once the file changes."""
+    from attnlab.check.probe_book import BOOK_NAME, ProbeBook
+
+    book = tmp_path / BOOK_NAME
+    data = json.loads((COURSE.public_tests_dir / BOOK_NAME).read_text(encoding="utf-8"))
+    book.write_text(json.dumps(data), encoding="utf-8")
+    first = ProbeBook.load(book)
+    assert ProbeBook.load(book) is first
+    kept = next(iter(data["functions"]))
+    data["functions"] = {kept: data["functions"][kept]}
+    book.write_text(json.dumps(data), encoding="utf-8")
+    os.utime(book, ns=(time.time_ns(), time.time_ns() + 1_000_000_000))
+    assert list(ProbeBook.load(book).functions) == [kept] != list(first.functions)
+    assert ProbeBook.load(tmp_path / "missing.json") is None

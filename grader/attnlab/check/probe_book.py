@@ -32,6 +32,7 @@ from attnlab.wire import WireError, copy_plain
 from attnlab.wording import count
 
 BOOK_NAME = "probes.json"
+_BOOKS: dict[tuple[str, int, int], "ProbeBook | None"] = {}
 FORMAT = 1
 
 
@@ -138,9 +139,23 @@ class ProbeBook:
 
     @classmethod
     def load(cls, path: Path) -> "ProbeBook | None":
-        """The book at ``path``; None when there is none (a course without a catalogue)."""
+        """The book at ``path``; None when there is none (a course without a catalogue). Read once
+        per process while the file is unchanged: every public test file and the check itself ask for
+        it, and decoding it is most of a check's fixed cost."""
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            status = Path(path).stat()
+        except FileNotFoundError:
+            return None
+        key = (str(Path(path).resolve()), status.st_mtime_ns, status.st_size)
+        if key not in _BOOKS:
+            _BOOKS.clear()  # one book per process: an edited book replaces the last
+            _BOOKS[key] = cls._read(Path(path))
+        return _BOOKS[key]
+
+    @classmethod
+    def _read(cls, path: Path) -> "ProbeBook | None":
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
         functions = {}

@@ -45,19 +45,28 @@ class ImportRule:
         self.default = None if default is None else tuple(default)
         self.always = {*sys.stdlib_module_names, *sys.builtin_module_names, *modules, "__future__"}
         self._original = None
+        self._folders: dict[str, bool] = {}
 
     def refusal(self, name: str, importer_file: str | None) -> str | None:
         """The message refusing ``import name`` in the file ``importer_file`` (None: allowed)."""
         top = name.partition(".")[0]
         if not top or top in self.always or not importer_file:
             return None
-        if os.path.dirname(os.path.realpath(importer_file)) != self.folder:
+        if not self._in_folder(importer_file):
             return None  # a library's own import, or the engine's
         if os.path.isfile(os.path.join(self.folder, f"{top}.py")):
             return None  # a file of the student's own folder
         module = os.path.splitext(os.path.basename(importer_file))[0]
         offered = self.libraries_of.get(module, self.default)
         return None if offered is None or top in offered else not_available(top, f"{module}.py", offered)
+
+    def _in_folder(self, importer_file: str) -> bool:
+        """Is ``importer_file`` a file of the folder? Remembered per path: every import statement
+        asks, and resolving the path costs a system call per component."""
+        known = self._folders.get(importer_file)
+        if known is None:
+            known = self._folders[importer_file] = os.path.dirname(os.path.realpath(importer_file)) == self.folder
+        return known
 
     def _judge(self, name, importer_globals) -> None:
         if isinstance(importer_globals, dict):
