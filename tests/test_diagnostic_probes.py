@@ -177,3 +177,31 @@ def test_a_probe_that_never_returns_in_attnlab_check_ends_at_its_deadline(tmp_pa
     recorder = CallRecorder(COURSE, tmp_path, probe_seconds=0.3)
     recorder.originals["softmax"] = loops_on_square_input
     assert run_probes("softmax", recorder.probe, CATALOGUE) is None
+
+
+def test_an_entrys_output_is_computed_once_per_input_and_within_a_budget(monkeypatch):
+    """A class's students who make one mistake fail on the same examples: an entry's output on a
+    call is computed once per process, again for other inputs, and kept within a budget of bytes."""
+    from attnlab import misconceptions
+
+    monkeypatch.setattr(misconceptions, "_KNOWN_OUTPUTS", misconceptions._KnownOutputs())
+    runs = []
+
+    def wrong(x):
+        runs.append(x.shape)
+        return x * 2.0
+
+    first, second = np.ones((2, 3)), np.zeros((4, 3))
+    calls = [RecordedCall("softmax", (first,), {}, first * 2.0), RecordedCall("softmax", (second,), {}, second)]
+    outputs = [_run(wrong, call) for call in (*calls, *calls)]
+    assert runs == [(2, 3), (4, 3)]
+    assert same(outputs[0], first * 2.0) and same(outputs[2], first * 2.0)
+    assert same(_run(wrong, RecordedCall("softmax", (first + 1.0,), {}, None)), (first + 1.0) * 2.0)
+    assert len(runs) == 3
+
+    known = misconceptions._KnownOutputs()
+    monkeypatch.setattr(known, "BUDGET", 4 * (first.nbytes + 64))
+    for index in range(8):
+        known.keep(("entry", index), np.full((2, 3), float(index)))
+    assert known.held <= known.BUDGET and 0 < len(known.outputs) < 8
+    assert same(known.get(("entry", 7)), np.full((2, 3), 7.0)) and known.get(("entry", 0)) is None

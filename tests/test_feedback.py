@@ -62,10 +62,11 @@ def fresh_tmpdir(tmp_path: Path) -> Path:
     return folder
 
 
-def grade_watching_tmpdir(args: list, tmpdir: Path) -> tuple[subprocess.CompletedProcess, set[str]]:
-    """Grade with TMPDIR=``tmpdir``; also the names of the sandbox folders seen in it meanwhile."""
+def grade_watching_tmpdir(args: list, tmpdir: Path, recordings: Path) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Grade with TMPDIR=``tmpdir`` and the user's recordings in ``recordings``; also the names of
+    the sandbox folders seen in TMPDIR meanwhile."""
     command = [*ATTNLAB, *map(str, args), "--course", str(REPO)]
-    env = {**os.environ, "COLUMNS": "120", "TMPDIR": str(tmpdir)}
+    env = {**os.environ, "COLUMNS": "120", "TMPDIR": str(tmpdir), "ATTNLAB_RECORDINGS": str(recordings)}
     seen: set[str] = set()
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as process:
         while process.poll() is None:
@@ -91,7 +92,10 @@ def graded(tmp_path_factory):
     (classroom / "empty-handed" / "notes.txt").write_text("I did not do it")
     tmpdir = fresh_tmpdir(root)
     try:
-        first, sandboxes = grade_watching_tmpdir(["grade", classroom, *ONLY, "--jobs", "2"], tmpdir)
+        # No recording kept anywhere yet: the first run records the reference's (and says so).
+        first, sandboxes = grade_watching_tmpdir(
+            ["grade", classroom, *ONLY, "--jobs", "2"], tmpdir, root / "recordings"
+        )
         left = sorted(os.listdir(tmpdir))
     finally:
         if str(tmpdir).startswith("/var/tmp/"):

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import COURSE, REPO, SUBMISSIONS, build_submission, processes_of, read_fixture
 
+from attnlab.grading.replay.kept import RESULTS_SUBFOLDER
 from attnlab.grading.suite import grade
 from attnlab.lifecycle import remove_stale_scratch, running
 from attnlab.outcomes import GraderFailure
@@ -286,11 +287,17 @@ def open_tmpdir():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def recorded(results: Path) -> bool:
+    """Has the class kept a recording of the reference's run in its results folder?"""
+    return any((results / RESULTS_SUBFOLDER).glob("*.pickle"))
+
+
 @pytest.mark.parametrize("phase", ["recording", "grading"])
 def test_a_class_run_killed_with_sigkill_leaves_no_process_and_the_next_run_no_folder(tmp_path, open_tmpdir, phase):
     classroom = make_class(tmp_path / "class", 4)
     results = tmp_path / "results"
-    env = {**os.environ, "TMPDIR": str(open_tmpdir)}
+    # No recording kept in the user's cache either: the run records, and can be killed doing it.
+    env = {**os.environ, "TMPDIR": str(open_tmpdir), "ATTNLAB_RECORDINGS": str(tmp_path / "recordings")}
     command = [
         sys.executable,
         "-m",
@@ -314,11 +321,7 @@ def test_a_class_run_killed_with_sigkill_leaves_no_process_and_the_next_run_no_f
     try:
         while time.monotonic() < deadline:
             seen |= descendants_of(grader.pid)
-            if (
-                phase == "recording"
-                and len(children_of(grader.pid)) >= 2
-                and not (results / ".reference-script.pickle").exists()
-            ):
+            if phase == "recording" and len(children_of(grader.pid)) >= 2 and not recorded(results):
                 time.sleep(0.3)  # well into recording, in both processes
                 break
             if phase == "grading" and list(results.glob("student*.json")):
@@ -327,7 +330,7 @@ def test_a_class_run_killed_with_sigkill_leaves_no_process_and_the_next_run_no_f
         else:
             pytest.fail(f"the run never reached {phase}")
         seen |= descendants_of(grader.pid)
-        assert phase == "grading" or not (results / ".reference-script.pickle").exists(), "killed while recording"
+        assert phase == "grading" or not recorded(results), "killed while recording"
     finally:
         os.kill(grader.pid, signal.SIGKILL)  # the grader alone: what it started must go with it
         grader.wait()

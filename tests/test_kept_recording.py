@@ -2,8 +2,12 @@
 again when damaged, the same whether recorded in one process or several, and read the same way
 by a class and by a submission graded alone."""
 
+import os
+import subprocess
+import sys
+
 import pytest
-from conftest import COURSE
+from conftest import COURSE, REPO, build_submission, fixtures_in
 
 from attnlab.grading.replay import kept
 from attnlab.grading.replay.recording import record_files, record_script
@@ -85,3 +89,47 @@ def test_the_users_cache_is_closed_to_others_and_pruned(tmp_path, fresh_memory, 
     assert folder.stat().st_mode & 0o077 == 0
     assert len(list(folder.glob("*.pickle"))) == kept.KEPT_IN_CACHE
     assert list(folder.glob("softmax-*.pickle"))
+
+
+def test_a_class_takes_the_users_recording_and_leaves_its_own_there(tmp_path, fresh_memory, monkeypatch):
+    """A class's results folder keeps its recordings, and asks the user's cache first: a new results
+    folder (a regrade, another class of the same course) records nothing a grading already recorded,
+    and what a class records serves the next student graded alone."""
+    reference = Reference(COURSE)
+    cache, results, other = tmp_path / "cache", tmp_path / "results", tmp_path / "other"
+    first = kept.recorded_run(COURSE, reference, ["softmax"], results, also=cache)
+    assert list(results.glob("softmax-*.pickle")) and list(cache.glob("softmax-*.pickle"))
+    assert cache.stat().st_mode & 0o077 == 0
+    monkeypatch.setattr(kept, "_LOADED", {})
+    recorded = []
+    monkeypatch.setattr(kept, "record_files", lambda *a, **k: recorded.append(a) or record_files(*a, **k))
+    again = kept.recorded_run(COURSE, reference, ["softmax"], other, also=cache)
+    assert recorded == [] and fingerprint(everything(again)) == fingerprint(everything(first))
+    assert list(other.glob("softmax-*.pickle")), "kept beside the new results too"
+    monkeypatch.setattr(kept, "_LOADED", {})
+    (damaged,) = cache.glob("softmax-*.pickle")
+    damaged.write_bytes(b"not a recording")
+    kept.recorded_run(COURSE, reference, ["softmax"], tmp_path / "third", also=cache)
+    assert len(recorded) == 1, "a damaged copy in the cache is recorded again, not trusted"
+
+
+def test_a_class_in_a_new_results_folder_records_nothing_the_users_cache_holds(tmp_path):
+    """Through the command line: the second class run, into a results folder of its own, says no
+    word of recording."""
+    classroom = tmp_path / "class"
+    build_submission(classroom / "ada", next(f for f in fixtures_in("correct") if f.file == "softmax.py"))
+    env = {**os.environ, kept.RECORDINGS_VARIABLE: str(tmp_path / "recordings")}
+    said = []
+    for results in ("first", "second"):
+        run = subprocess.run(
+            [sys.executable, "-m", "attnlab.cli", "grade", str(classroom), "--results", str(tmp_path / results)]
+            + ["--only", "softmax", "--course", str(REPO)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+        said.append("Recording the reference" in run.stderr)
+    assert said == [True, False]
+    assert list((tmp_path / "second" / kept.RESULTS_SUBFOLDER).glob("softmax-*.pickle"))

@@ -421,9 +421,72 @@ _FAILED = object()
 def _run(implementation: Callable, call: RecordedCall, entry: Misconception | None = None):
     """``implementation``'s output on ``call``'s inputs (``Raised`` if it raised); with the
     arguments as it left them where the call recorded the student's (``_observed``). For a
-    memory-measured call, only whether it holds too much: ``entry``'s word, never the reference's."""
+    memory-measured call, only whether it holds too much: ``entry``'s word, never the reference's.
+
+    Kept per process (``_KnownOutputs``): an entry is a deterministic function of the call's
+    inputs, and the students of a class who make the same mistake fail on the same examples."""
     if isinstance(call.result, HeldMemory):
         return HeldMemory(entry is not None and entry.holds_too_much)
+    key = _KNOWN_OUTPUTS.key(implementation, call)
+    known = _KNOWN_OUTPUTS.get(key)
+    if known is not None:
+        return known
+    output = _computed(implementation, call)
+    _KNOWN_OUTPUTS.keep(key, output)
+    return output
+
+
+class _KnownOutputs:
+    """What ``_run`` computed, by the implementation and a digest of the call's inputs, within a
+    budget of bytes: over it, the oldest half is let go."""
+
+    BUDGET = 64 << 20
+
+    def __init__(self):
+        self.outputs: dict[tuple, tuple[object, int]] = {}
+        self.held = 0
+
+    @staticmethod
+    def key(implementation: Callable, call: RecordedCall) -> tuple | None:
+        from attnlab.wire import WireError, fingerprint
+
+        try:
+            key = (implementation, call.inputs_after is not None, fingerprint((call.args, call.kwargs)))
+            hash(key)
+            return key
+        except (WireError, TypeError):
+            return None  # inputs that cannot be digested are computed every time
+
+    def get(self, key: tuple | None):
+        found = self.outputs.get(key) if key is not None else None
+        return None if found is None else found[0]
+
+    def keep(self, key: tuple | None, output) -> None:
+        size = _bytes_of(output)
+        if key is None or size > self.BUDGET // 4:
+            return
+        self.outputs[key] = (output, size)
+        self.held += size
+        if self.held > self.BUDGET:
+            for old in list(self.outputs)[: len(self.outputs) // 2 + 1]:
+                self.held -= self.outputs.pop(old)[1]
+
+
+def _bytes_of(value) -> int:
+    """About how many bytes ``value`` holds: its arrays' (nested in tuples, lists, dicts), 64 at least."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes + 64
+    if isinstance(value, (tuple, list)):
+        return 64 + sum(_bytes_of(v) for v in value)
+    if isinstance(value, dict):
+        return 64 + sum(_bytes_of(v) for v in value.values())
+    return 64
+
+
+_KNOWN_OUTPUTS = _KnownOutputs()
+
+
+def _computed(implementation: Callable, call: RecordedCall):
     args, kwargs = copy.deepcopy(call.args), copy.deepcopy(call.kwargs)
     try:
         with np.errstate(all="ignore"):

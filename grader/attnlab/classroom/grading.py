@@ -40,7 +40,7 @@ from attnlab.classroom.shards import Shard
 from attnlab.course import Course
 from attnlab.classroom.session import ClassSession
 from attnlab.grading.hidden_suite import load_hidden_tests
-from attnlab.grading.replay.kept import RESULTS_SUBFOLDER, recorded_run
+from attnlab.grading.replay.kept import cache_folder, RESULTS_SUBFOLDER, recorded_run
 from attnlab.grading.replay.script import Script
 from attnlab.grading.suite import grade_entry
 from attnlab.lifecycle import ForkedPoolState, die_with, remove_stale_scratch
@@ -286,11 +286,17 @@ def _script(
     course: Course, reference: Reference, plan: ClassPlan, folder: Path, jobs: int, on_recording: Callable[[], None]
 ) -> Script:
     """The reference's recorded run of the class's files: each kept in the results folder by the
-    last run, when it was made by the same course, engine and libraries; else recorded now
-    (``jobs`` processes sharing the files), and kept."""
+    last run (or in the user's cache by any grading), when it was made by the same course, engine
+    and libraries; else recorded now (``jobs`` processes sharing the files), and kept in both."""
     modules = list(plan.only or course.modules)
     return recorded_run(
-        course, reference, modules, folder / RESULTS_SUBFOLDER, jobs=jobs, on_recording=lambda missing: on_recording()
+        course,
+        reference,
+        modules,
+        folder / RESULTS_SUBFOLDER,
+        jobs=jobs,
+        on_recording=lambda missing: on_recording(),
+        also=cache_folder(),
     )
 
 

@@ -149,20 +149,33 @@ def recorded_run(
     *,
     jobs: int = 1,
     on_recording: Callable[[list[str]], None] = lambda missing: None,
+    also: Path | None = None,
 ) -> Script:
     """The reference's recorded run of ``modules`` (in course order): each file's recording kept
     in ``folder`` (default: the user's cache) under its key, else recorded now (``jobs``
-    processes sharing the files; ``on_recording`` is told which first) and kept."""
+    processes sharing the files; ``on_recording`` is told which first) and kept.
+
+    ``also``: a second place that may hold them under the same keys (a class's results folder
+    asks the user's cache): what is found there is kept in ``folder`` too, and what is recorded
+    is kept in both, so that a new results folder, a regrade and a student graded alone after
+    the class do not record the same run again."""
     modules = [m for m in course.modules if m in modules]
     keys = recording_keys(course, modules)
     place = folder if folder is not None else cache_folder()
+    places = [place, *([also] if also is not None and also != place else [])]
     scripts = {m: _load(place, m, keys[m]) for m in modules}
+    for module in [m for m in modules if scripts[m] is None and len(places) > 1]:
+        scripts[module] = _load(places[1], module, keys[module])
+        if scripts[module] is not None:
+            _save(place, module, keys[module], scripts[module])
     missing = [m for m in modules if scripts[m] is None]
     if missing:
         on_recording(missing)
         for module, script in record_files(course, reference, missing, jobs).items():
-            _save(place, module, keys[module], script)
+            for each in places:
+                _save(each, module, keys[module], script)
             scripts[module] = script
-        if folder is None and not os.environ.get(RECORDINGS_VARIABLE):
-            _prune(place, KEPT_IN_CACHE)
+        for each in places:
+            if each == cache_folder() and not os.environ.get(RECORDINGS_VARIABLE):
+                _prune(each, KEPT_IN_CACHE)
     return Script([test for m in modules for test in scripts[m].tests])
