@@ -1,8 +1,10 @@
 """Every buggy fixture loses points on the function it breaks, and on no other."""
 
 import pytest
-from conftest import COURSE, SUBMISSIONS, fixtures_in, grade_as_class, read_fixture
+from conftest import COURSE, SUBMISSIONS, build_submission, fixtures_in, grade_as_class, read_fixture
+from test_replay import two_per_function, verdicts
 
+from attnlab.grading.suite import grade
 from attnlab.misconceptions import load_catalogue
 from attnlab.outcomes import Outcome
 from attnlab.sandbox.host import Limits
@@ -52,10 +54,25 @@ def test_there_are_enough_buggy_fixtures():
     assert all(f.breaks for f in BUGGY), "every buggy fixture names the function it breaks"
 
 
+TORCH = COURSE.tracks.get("torch", [])
+# CPU seconds per call: a torch call at T = 2048 takes 0.3 to 0.4 s on a quiet host.
+LIMITS = {"numpy": Limits(call_seconds=1.0), "torch": Limits(call_seconds=5.0)}
+
+
+def track_of(fixture) -> str:
+    return "torch" if fixture.file.removesuffix(".py") in TORCH else "numpy"
+
+
 @pytest.fixture(scope="module")
 def buggy_class(tmp_path_factory):
-    """Every buggy fixture graded as one class, each on its own exercise file: the class path."""
-    return grade_as_class(BUGGY, tmp_path_factory.mktemp("buggy-class"), Limits(call_seconds=1.0))
+    """Every buggy fixture graded as a class, each on its own exercise file: the class path (one
+    class per track, each at its track's deadline)."""
+    reports = {}
+    for track, limits in LIMITS.items():
+        fixtures = [f for f in BUGGY if track_of(f) == track]
+        if fixtures:
+            reports |= grade_as_class(fixtures, tmp_path_factory.mktemp(f"buggy-class-{track}"), limits)
+    return reports
 
 
 def assert_costs_its_function_only(fixture, report):
@@ -83,9 +100,24 @@ def assert_costs_its_function_only(fixture, report):
 @pytest.mark.parametrize("fixture", BUGGY, ids=[f.path.stem for f in BUGGY])
 def test_bug_costs_its_function_only_in_a_class(buggy_class, fixture):
     """On the class path. The single path must give the same verdicts for two fixtures per numpy
-    function (tests/test_replay.py) and every torch fixture (tests/test_replay_torch.py), and gets
-    these checks itself below."""
+    function and every torch fixture (the next test), and gets these checks itself below."""
     assert_costs_its_function_only(fixture, buggy_class[fixture.path.stem])
+
+
+ALONE_TOO = two_per_function([f for f in BUGGY if track_of(f) == "numpy"]) + [
+    f for f in BUGGY if track_of(f) == "torch"
+]
+
+
+@pytest.mark.parametrize("fixture", ALONE_TOO, ids=[f.path.stem for f in ALONE_TOO])
+def test_bug_gets_the_same_verdicts_alone_as_in_its_class(buggy_class, fork_server, tmp_path, fixture):
+    """One grader: graded alone, with a fork server of its own, each test gets the outcome, score,
+    name and feedback the class gave it. A buggy function's failing tests run live whatever its
+    bug, so two fixtures per numpy function cover its paths; the rest would add minutes."""
+    submission = build_submission(tmp_path / fixture.path.stem, fixture)
+    only = [fixture.file.removesuffix(".py")]
+    alone = grade(COURSE, submission, only=only, limits=LIMITS[track_of(fixture)], fork_server=fork_server)
+    assert verdicts(alone) == verdicts(buggy_class[fixture.path.stem])
 
 
 @pytest.mark.parametrize("name", ["softmax_no_max_subtraction", "causal_upper_triangular", "split_heads_reshape_only"])

@@ -1,6 +1,6 @@
 """One grader: a class grades every submission exactly as alone, through the same procedure.
 
-Every correct, buggy and hostile fixture of the numpy track is graded twice on its own file: alone,
+Every correct and hostile fixture of the numpy track is graded twice on its own file: alone,
 and as a grading process of a class grades it (``ClassSession``: its fork server, caches and
 recording); each test must get the same outcome, score, misconception and feedback on both
 paths. Beside them: the replay of a recorded test passes only on the reference's answers, asks
@@ -38,7 +38,7 @@ pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not
 NUMPY = COURSE.tracks["numpy"]
 
 
-def _two_per_function(fixtures):
+def two_per_function(fixtures):
     """The fast path decides function by function, and a buggy function's failing tests run live
     whatever its bug: two buggy fixtures per function cover its paths; the rest would add minutes."""
     kept, seen = [], {}
@@ -49,13 +49,14 @@ def _two_per_function(fixtures):
     return kept
 
 
+# The buggy fixtures are compared with their own class, which grades every buggy fixture
+# (tests/test_buggy_submissions.py: two per numpy function and every torch one, graded alone).
 FIXTURES = [
     f
     for kind in ("correct", "hostile", "printing", "compensating")
     for f in fixtures_in(kind)
     if f.file.removesuffix(".py") in NUMPY
 ]
-FIXTURES += _two_per_function([f for f in fixtures_in("buggy") if f.file.removesuffix(".py") in NUMPY])
 # Fixtures whose time is their point: graded by the tests below with their own deadlines.
 SLOW = {
     "infinite_loop",

@@ -1,5 +1,6 @@
 """The class's fast path gives the live verdicts on the PyTorch track too: every torch fixture
-(correct, buggy, hostile) graded alone and as a grading process of a class grades it."""
+(correct, hostile) graded alone and as a grading process of a class grades it; the buggy ones
+against the class of every buggy fixture (tests/test_buggy_submissions.py)."""
 
 import pytest
 from conftest import COURSE, SUBMISSIONS, build_submission, fixtures_in, grade_in_class, read_fixture
@@ -12,9 +13,7 @@ pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not
 pytest.importorskip("torch")
 
 TORCH = COURSE.tracks.get("torch", [])
-FIXTURES = [
-    f for kind in ("correct", "buggy", "hostile") for f in fixtures_in(kind) if f.file.removesuffix(".py") in TORCH
-]
+FIXTURES = [f for kind in ("correct", "hostile") for f in fixtures_in(kind) if f.file.removesuffix(".py") in TORCH]
 
 
 def verdicts(report) -> dict:
