@@ -19,7 +19,6 @@ NOT_NAMEABLE: set[str] = set()
 # finite fill and an added fill themselves (tests/test_blind_rule.py).
 NOT_CATALOGUED = {
     "mha_additive_minus_1e9",
-    "online_blind_rows_nan",
     "gqa_nan_for_blind_rows",
     "kv_cache_fill_minus_1e9",
     "torch_blind_rows_nan",

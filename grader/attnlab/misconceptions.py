@@ -396,16 +396,23 @@ def _observed(call: RecordedCall):
 
 
 def _changed(given: tuple, after: tuple) -> tuple[bool, ...]:
-    """For each array (or dict of arrays) among the arguments ``given`` as (args, kwargs), whether
-    ``after`` (the same, as a call left them) differs from it at all. What it was changed into is
-    left out on purpose: "writes into its argument" is the mistake, however it is written."""
+    """For each array (or dict, tuple or list of arrays, such as a state (S, z)) among the
+    arguments ``given`` as (args, kwargs), whether ``after`` (the same, as a call left them) differs
+    from it at all. What it was changed into is left out on purpose: "writes into its argument" is
+    the mistake, however it is written."""
     (args, kwargs), (args_after, kwargs_after) = given, after
     before = [*args, *kwargs.values()]
     now = [*args_after, *(kwargs_after.get(name) for name in kwargs)]
     return tuple(
         not same(now[index] if index < len(now) else None, value, rtol=0.0, atol=0.0)
         for index, value in enumerate(before)
-        if isinstance(value, (np.ndarray, dict))
+        if _holds_arrays(value)
+    )
+
+
+def _holds_arrays(value) -> bool:
+    return isinstance(value, (np.ndarray, dict)) or (
+        isinstance(value, (tuple, list)) and any(isinstance(each, np.ndarray) for each in value)
     )
 
 

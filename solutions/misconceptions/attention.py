@@ -478,14 +478,15 @@ def sdpa_ignores_mask(q, k, v, mask=None):
 
 @misconception(
     "self_attention",
-    "one of Q, K, V is made with another's weights (a copy-paste slip among w_q, w_k, w_v)",
-    explanation="Self-attention makes three views of x, each with its own matrix: Q = x W_Q, K = x W_K, V = x W_V. Using one matrix twice (V = x W_K, say) runs whenever the widths agree and gives other numbers.",
+    "one of Q, K, V is made with another's weights, or two of them swapped (a copy-paste slip among w_q, w_k, w_v)",
+    explanation="Self-attention makes three views of x, each with its own matrix: Q = x W_Q, K = x W_K, V = x W_V. Using one matrix twice (V = x W_K, say), or swapping two (K = x W_V and V = x W_K), runs whenever the widths agree and gives other numbers.",
     hint="Check each line: q = x @ w_q, k = x @ w_k, v = x @ w_v.",
 )
 def self_attention_projection_slip(x, w_q, w_k, w_v, causal=False):
     mask = np.tril(np.ones((x.shape[-2],) * 2, dtype=bool)) if causal else None
     outputs = []
-    for q_w, k_w, v_w in ((w_k, w_k, w_v), (w_q, w_k, w_k), (w_q, w_k, w_q), (w_q, w_v, w_v), (w_v, w_k, w_v), (w_q, w_q, w_q)):
+    # One matrix used twice, or two of them swapped (k and v, q and k, q and v).
+    for q_w, k_w, v_w in ((w_k, w_k, w_v), (w_q, w_k, w_k), (w_q, w_k, w_q), (w_q, w_v, w_v), (w_v, w_k, w_v), (w_q, w_q, w_q), (w_q, w_v, w_k), (w_k, w_q, w_v), (w_v, w_k, w_q)):
         try:
             outputs.append(scaled_dot_product_attention(x @ q_w, x @ k_w, x @ v_w, mask))
         except ValueError as error:

@@ -245,6 +245,21 @@ def attention_backward_sign_flipped(q, k, v, grad_out, mask=None):
     return _backward(q, k, v, grad_out, mask, jacobian="sign flipped")
 
 
+
+@misconception(
+    "attention_backward",
+    "dk = dS q without the transpose of dS (or dq = dSᵀ k)",
+    explanation="dS is (L_q, L_k): row i holds query i's gradients over the keys. dq collects along the keys, dq = dS k (L_q × d_k), and dk along the queries, dk = dSᵀ q (L_k × d_k): the transpose turns dS to the keys' side. Without it the product only runs when L_q == L_k, and then gives key j the gradient of query j.",
+    hint="dk = np.swapaxes(dS, -1, -2) @ q and dq = dS @ k, each divided by √d_k.",
+)
+def attention_backward_gradient_untransposed(q, k, v, grad_out, mask=None):
+    answers = [
+        _backward(q, k, v, grad_out, mask, grad_k=lambda ds, q, k: ds @ q),
+        _backward(q, k, v, grad_out, mask, grad_q=lambda ds, q, k: _t(ds) @ k),
+    ]
+    return Alternatives(answers)
+
+
 _RNG = np.random.default_rng(50)
 _Y = softmax(_RNG.normal(size=(2, 3, 4)), axis=-1)
 probe("softmax_backward", "a 2 x 3 x 4 softmax along the last axis", _Y, _RNG.normal(size=(2, 3, 4)))

@@ -4,7 +4,7 @@ import numpy as np
 from attention import scaled_dot_product_attention
 from positions import rope
 
-from attnlab.misconceptions import misconception, probe
+from attnlab.misconceptions import Alternatives, misconception, probe
 
 
 @misconception(
@@ -37,12 +37,14 @@ def mask_all_true(n_queries, n_keys):
     return np.ones((n_queries, n_keys), dtype=bool)
 
 
-def _cached_attention(x_new, cache, w_q, w_k, w_v, theta, *, first_position=None, mask="bottom-right", cache_rotated=True):
+def _cached_attention(x_new, cache, w_q, w_k, w_v, theta, *, first_position=None, mask="bottom-right", cache_rotated=True, rotate_values=False):
     """The reference's steps, with the one step a mistake changes as a switch."""
     t = 0 if cache is None else cache["k"].shape[-2]
     n = x_new.shape[-2]
     positions = (t if first_position is None else first_position(t)) + np.arange(n)
     q, k_new, v = rope(x_new @ w_q, positions, theta), x_new @ w_k, x_new @ w_v
+    if rotate_values:
+        v = rope(v, positions, theta)
     if cache_rotated:
         k_new = rope(k_new, positions, theta)
     k = k_new if cache is None else np.concatenate([cache["k"], k_new], axis=-2)
@@ -100,12 +102,29 @@ def rope_cache_without_mask(x_new, cache, w_q, w_k, w_v, theta=10000.0):
 
 @misconception(
     "cached_rope_attention",
-    "the cache keeps keys before RoPE, and every key is rotated at each call",
-    explanation="The cache holds the keys once rotated at their positions, as a decoder's cache does: a key is rotated once, when its token arrives. Caching the keys before RoPE and rotating all of them at every call gets its own chunks right, but its cache is not the one the next call expects (a cache of rotated keys passed in is rotated a second time), and it turns every cached key again at every step.",
+    "the cache keeps the new keys before RoPE",
+    explanation="The cache holds the keys once rotated at their positions, as a decoder's cache does: a key is rotated once, when its token arrives, and the next call uses the cached keys as they are. A cache that keeps the new keys before RoPE is not the one the next call expects: read as it is, its keys sit at no position at all; rotating every key at each call to make up for it turns a cache of rotated keys a second time, and turns every cached key again at every step.",
     hint="Rotate only the new keys, at positions t + np.arange(n), and append them, rotated, to the cache's keys.",
 )
 def rope_cache_keeps_unrotated_keys(x_new, cache, w_q, w_k, w_v, theta=10000.0):
-    return _cached_attention(x_new, cache, w_q, w_k, w_v, theta, cache_rotated=False)
+    # Either every key is rotated at each call (the cache read as unrotated), or the call attends
+    # right, with the new keys rotated, and only the cache it returns holds them before RoPE.
+    rotated_each_call = _cached_attention(x_new, cache, w_q, w_k, w_v, theta, cache_rotated=False)
+    out, right_cache = _cached_attention(x_new, cache, w_q, w_k, w_v, theta)
+    t = 0 if cache is None else cache["k"].shape[-2]
+    stored = np.concatenate([right_cache["k"][..., :t, :], x_new @ w_k], axis=-2)
+    return Alternatives([rotated_each_call, (out, {"k": stored, "v": right_cache["v"]})])
+
+
+@misconception(
+    "cached_rope_attention",
+    "RoPE applied to the values too",
+    explanation="RoPE rotates the queries and the keys, so that each score q·k depends on the distance between their positions; the values are what the weights average, and they are never rotated. Rotating them turns each value by its own position, and the output is a blend of turned vectors.",
+    hint="Rotate q and k only: v = x_new @ w_v as it is, and cache it unrotated.",
+)
+def rope_cache_rotates_values(x_new, cache, w_q, w_k, w_v, theta=10000.0):
+    return _cached_attention(x_new, cache, w_q, w_k, w_v, theta, rotate_values=True)
+
 
 
 def _kept(cache, positions):
@@ -120,7 +139,9 @@ def _kept(cache, positions):
 )
 def evict_drops_the_sinks(cache, n_sinks, window):
     t = cache["k"].shape[-2]
-    return _kept(cache, np.arange(max(0, t - window), t))
+    # The window alone, or a window as long as the whole budget (the last n_sinks + window tokens):
+    # either way the first tokens are dropped once the cache is longer than the window kept.
+    return Alternatives([_kept(cache, np.arange(max(0, t - size), t)) for size in (window, n_sinks + window)])
 
 
 @misconception(
@@ -174,5 +195,16 @@ probe(
     theta=10.0,
 )
 probe("cached_rope_attention", "3 tokens, no cache, theta = 10", _RNG.normal(size=(1, 3, 3)), None, _WQ, _WK, _WV, theta=10.0)
+_EVEN = np.random.default_rng(82)  # its own generator: the probes after it keep their inputs
+probe(
+    "cached_rope_attention",
+    "2 new tokens after a cache of 2, values of even width 2 (a rotation of them runs)",
+    _EVEN.normal(size=(1, 2, 3)),
+    {"k": _EVEN.normal(size=(1, 2, 4)), "v": _EVEN.normal(size=(1, 2, 2))},
+    _EVEN.normal(size=(3, 4)),
+    _EVEN.normal(size=(3, 4)),
+    _EVEN.normal(size=(3, 2)),
+    theta=10.0,
+)
 probe("evict_to_sinks_and_window", "6 tokens, 1 sink, a window of 3", {"k": _RNG.normal(size=(1, 6, 2)), "v": _RNG.normal(size=(1, 6, 2))}, 1, 3)
 probe("evict_to_sinks_and_window", "3 tokens, 2 sinks, a window of 2: nothing to drop", {"k": _RNG.normal(size=(1, 3, 2)), "v": _RNG.normal(size=(1, 3, 2))}, 2, 2)

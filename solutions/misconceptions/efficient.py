@@ -168,12 +168,25 @@ def online_blocks_averaged(q, k, v, block_size, causal=False, mask=None):
     return sum(outputs) / len(outputs)
 
 
+
+@misconception(
+    "online_softmax_attention",
+    "a query whose first blocks are all masked gets nan: no guard while its maximum is -inf",
+    explanation="A query that has seen no visible key yet has a running maximum of -inf, and shifting by it computes -inf - (-inf) = nan, in the rescale factor and in the block's weights: the nan stays in its sums for good, so a query whose first keys are masked (left padding, a causal mask over blocks) ends as nan, and one that may see no key at all as 0 / 0. The shift must be 0 while the maximum is -inf, and a query whose sum stays 0 gets a zero output.",
+    hint="shift = np.where(m_new > -np.inf, m_new, 0.0); rescale by np.exp(m - shift) and weigh the block by np.exp(s - shift); at the end divide only where l > 0 and give 0 elsewhere.",
+)
+def online_blind_rows_nan(q, k, v, block_size, causal=False, mask=None):
+    return _online(q, k, v, block_size, causal, mask)[1]  # the ending without the guard
+
+
 _RNG = np.random.default_rng(70)
 _Q, _K, _V = _RNG.normal(size=(3, 2)), _RNG.normal(size=(7, 2)), _RNG.normal(size=(7, 3))
 probe("online_softmax_attention", "scores that grow block after block, L_q != L_k", _Q, _K * np.arange(1, 8)[:, None] * 3.0, _V, 2)
 probe("online_softmax_attention", "causal over three blocks", _RNG.normal(size=(5, 2)), _RNG.normal(size=(5, 2)), _RNG.normal(size=(5, 3)), 2, causal=True)
 probe("online_softmax_attention", "every score far below zero, blocks of 3 that do not divide L_k", np.abs(_RNG.normal(size=(2, 4))) + 0.5, _RNG.normal(size=(7, 4)) - np.array([600.0, 600.0, 0.0, 0.0]), _RNG.normal(size=(7, 2)), 3)
 probe("online_softmax_attention", "a mask of the keys over two blocks, every query sees a key", _RNG.normal(size=(3, 2)), _RNG.normal(size=(4, 2)) * 2.0, _RNG.normal(size=(4, 2)), 2, mask=np.array([[True, False, False, True]]))
+_BLIND = np.random.default_rng(71)  # its own generator: the probes after it keep their inputs
+probe("online_softmax_attention", "a mask whose first block hides every key of one query and every key of another", _BLIND.normal(size=(3, 2)), _BLIND.normal(size=(4, 2)), _BLIND.normal(size=(4, 2)), 2, mask=np.array([[True, True, False, True], [False, False, True, False], [False, False, False, False]]))
 
 
 def _gqa(q, k, v, causal=False, key_padding_mask=None, *, heads=None, use_causal=True, use_padding=True, padding_axes=(slice(None), None, None, slice(None))):

@@ -4,10 +4,10 @@ import numpy as np
 from multihead import merge_heads, split_heads
 from softmax import softmax
 
-from attnlab.misconceptions import misconception, probe
+from attnlab.misconceptions import Alternatives, misconception, probe
 
 
-def _mla(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal=True, *, values_from=None, scale_width=None, split=None):
+def _mla(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal=True, *, values_from=None, scale_width=None, split=None, fill=-np.inf, merge=None):
     """The reference's steps, with the one step a mistake changes as a switch."""
     latent = x @ w_dkv
     split = split or split_heads
@@ -15,8 +15,8 @@ def _mla(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal=True, *, values_from=None, s
     v = split(latent @ (values_from if values_from is not None else w_uv), n_heads)
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(scale_width or q.shape[-1])
     if causal:
-        scores = np.where(np.tril(np.ones(scores.shape[-2:], dtype=bool)), scores, -np.inf)
-    return merge_heads(softmax(scores, axis=-1) @ v), latent
+        scores = np.where(np.tril(np.ones(scores.shape[-2:], dtype=bool)), scores, fill)
+    return (merge or merge_heads)(softmax(scores, axis=-1) @ v), latent
 
 
 @misconception(
@@ -64,21 +64,58 @@ def mla_heads_by_reshape(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal=True):
     return _mla(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal, split=_reshape_only)
 
 
-def _decode(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads, *, scale_width=None, attend_new=True, heads_at_once=False):
+
+@misconception(
+    "mla_attention",
+    "the causal mask sets the future's scores to 0 (np.tril of the scores), not -inf",
+    explanation="A masked key must get a weight of exactly 0 after the softmax, so its score becomes -inf before it: exp(-inf) = 0. np.tril of the scores (or scores * mask) sets the future's scores to 0, and exp(0) = 1 gives every future token a weight as large as a key scored 0.",
+    hint="scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf) when causal.",
+)
+def mla_masked_scores_zero(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal=True):
+    return _mla(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal, fill=0.0)
+
+
+@misconception(
+    "mla_attention",
+    "scaled by √d_c, the latent's width, not √d_head",
+    explanation="The keys are up-projected from the latent, but each head still dots a d_head-wide query with a d_head-wide key: its scores are scaled by 1/√d_head. d_c is the width of what is cached, not of what is dotted.",
+    hint="Divide by np.sqrt(q.shape[-1]) after split_heads: d_head, not latent.shape[-1].",
+)
+def mla_scaled_by_d_c(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal=True):
+    return _mla(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal, scale_width=w_dkv.shape[-1])
+
+
+def _merge_by_reshape(x):
+    *lead, h, t, d_head = x.shape
+    return x.reshape(*lead, t, h * d_head)
+
+
+@misconception(
+    "mla_attention",
+    "heads merged by a reshape alone, the head axis never moved back",
+    explanation="The heads' outputs are (B, h, T, d_head); token t's output is its h slices side by side, so the head axis must move back behind the tokens before the reshape. Reshaping (B, h, T, d_head) straight to (B, T, h·d_head) cuts memory in its order: one 'token' holds pieces of several tokens of one head.",
+    hint="Use merge_heads (swap the head and token axes, then reshape).",
+)
+def mla_heads_merged_by_reshape(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal=True):
+    return _mla(x, w_dkv, w_uk, w_uv, w_q, n_heads, causal, merge=_merge_by_reshape)
+
+
+def _decode(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads, *, scale_width=None, attend_new=True, heads_at_once=False, softmax_axis=-1, new_first=False, rows_per_head=()):
     """The reference's absorbed step, with the one step a mistake changes as a switch."""
     latent = x_t @ w_dkv
-    cache = latent if latent_cache is None else np.concatenate([latent_cache, latent], axis=-2)
+    parts = [latent, latent_cache] if new_first else [latent_cache, latent]
+    cache = latent if latent_cache is None else np.concatenate(parts, axis=-2)
     seen = cache if attend_new or latent_cache is None else latent_cache
     d_c, d_head = w_dkv.shape[-1], w_q.shape[-1] // n_heads
-    up_k = np.swapaxes(w_uk.reshape(d_c, n_heads, d_head), 0, 1)
-    up_v = np.swapaxes(w_uv.reshape(d_c, n_heads, d_head), 0, 1)
+    up_k = w_uk.reshape(n_heads, d_c, d_head) if "k" in rows_per_head else np.swapaxes(w_uk.reshape(d_c, n_heads, d_head), 0, 1)
+    up_v = w_uv.reshape(n_heads, d_c, d_head) if "v" in rows_per_head else np.swapaxes(w_uv.reshape(d_c, n_heads, d_head), 0, 1)
     q = split_heads(x_t @ w_q, n_heads)
     if heads_at_once:
         absorbed = ((x_t @ w_q) @ w_uk.T)[:, None]  # (B, 1, 1, d_c): every head's products summed
     else:
         absorbed = q @ np.swapaxes(up_k, -1, -2)
     scores = absorbed @ np.swapaxes(seen, -1, -2)[:, None] / np.sqrt(scale_width or d_head)
-    mixed = softmax(scores, axis=-1) @ seen[:, None]
+    mixed = softmax(scores, axis=softmax_axis) @ seen[:, None]
     return merge_heads(np.broadcast_to(mixed, q.shape[:2] + mixed.shape[2:]) @ up_v), cache
 
 
@@ -125,6 +162,38 @@ def mla_decode_up_projects_the_cache(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, 
     k, v, q = split_heads(cache @ w_uk, n_heads), split_heads(cache @ w_uv, n_heads), split_heads(x_t @ w_q, n_heads)
     weights = softmax(q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), axis=-1)
     return merge_heads(weights @ v), cache
+
+
+
+@misconception(
+    "mla_decode_step",
+    "the softmax over another axis than the cached tokens (the single query's, or the heads')",
+    explanation="The scores are (B, h, 1, t+1): one query per head, scored against every cached latent, and its weights are a distribution over those t+1 latents, the last axis. Over axis -2, the one query, every weight is 1 and the latents are summed; over the heads, each latent's weight is shared out among the heads.",
+    hint="softmax(scores, axis=-1): the cached tokens run along the last axis.",
+)
+def mla_decode_softmax_over_another_axis(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads):
+    return Alternatives([_decode(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads, softmax_axis=axis) for axis in (-2, 1)])
+
+
+@misconception(
+    "mla_decode_step",
+    "the new latent put in front of the cache",
+    explanation="The cache keeps the latents in the order of their tokens: the newest comes last, after the t cached ones, so that step t+1 finds them where a whole-sequence pass puts them. Putting it first leaves this step's output right (without positions the order of the keys does not change it) but scrambles the cache: every later step, and any positions added later, read the tokens out of order.",
+    hint="np.concatenate([latent_cache, latent], axis=-2): the old tokens first, the new one last.",
+)
+def mla_decode_new_latent_first(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads):
+    return _decode(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads, new_first=True)
+
+
+
+@misconception(
+    "mla_decode_step",
+    "W_UK or W_UV cut into heads by reshape(n_heads, d_c, d_head): rows, not column blocks",
+    explanation="Head h's up-projection is the column block w_uk[:, h·d_head:(h+1)·d_head], as split_heads cuts the keys. Reshaping the (d_c, n_heads·d_head) matrix straight to (n_heads, d_c, d_head) cuts it in memory order instead: each 'head' gets pieces of rows of every head, and the step no longer agrees with mla_attention.",
+    hint="w_uk.reshape(d_c, n_heads, d_head) keeps each head's columns together; then move the head axis first (np.swapaxes(..., 0, 1)).",
+)
+def mla_decode_heads_cut_from_rows(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads):
+    return Alternatives([_decode(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads, rows_per_head=which) for which in ("kv", "k", "v")])
 
 
 # Diagnostic probes: fixed inputs, harmless to show a student, on which every entry above differs

@@ -250,11 +250,25 @@ def additive_keys_on_rows(q, k, w_q, w_k, v):
     return np.tanh((k @ w_k)[..., :, None, :] + (q @ w_q)[..., None, :, :]) @ v
 
 
+@misconception(
+    "cosine_scores",
+    "the norms not floored: a zero query or key gives nan",
+    explanation="A zero vector has no direction: its norm is 0, and q / ‖q‖ is 0 / 0 = nan, which then spreads to the scores and through the softmax to every weight of its row. Flooring each norm at 1e-8 makes a zero vector's cosines 0, and changes nothing for any other vector.",
+    hint="Divide by np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-8).",
+)
+def cosine_norms_not_floored(q, k, temperature):
+    with np.errstate(all="ignore"):
+        unit_q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+        unit_k = k / np.linalg.norm(k, axis=-1, keepdims=True)
+        return _dots(unit_q, unit_k) / temperature
+
+
 _CQ = np.array([[1.0, 0.0, 2.0], [0.5, -1.5, 0.5], [-2.0, 1.0, 0.3]])  # (L_q=3, d=3), lengths all different
 _CK = np.array([[3.0, 1.0, 0.0], [0.0, 0.2, -0.4], [1.0, 1.0, 1.0], [-4.0, 2.0, 1.0]])  # (L_k=4, d=3)
 probe("cosine_scores", "L_q != L_k, vectors of different lengths, temperature 0.5", _CQ, _CK, 0.5)
 probe("cosine_scores", "a batch of two, temperature 0.1", np.stack([_CQ, 2 * _CQ[::-1]]), np.stack([_CK, -_CK]), 0.1)
 probe("cosine_scores", "as many keys as features (3): norms without keepdims still broadcast", _CQ, _CK[:3], 0.5)
+probe("cosine_scores", "a zero query and a zero key among others, temperature 0.5", np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 0.5]]), np.array([[2.0, 1.0, -1.0], [0.0, 0.0, 0.0], [0.5, 0.5, 3.0]]), 0.5)
 probe("qk_norm_scores", "L_q != L_k, gains of their own, eps = 0.5", 3.0 * _CQ, _CK, np.array([1.0, 0.5, 2.0]), np.array([-1.0, 3.0, 0.25]), eps=0.5)
 probe("qk_norm_scores", "the default eps, gains of their own", _CQ, _CK, np.array([1.5, 1.0, -0.5]), np.array([0.5, 2.0, 1.0]))
 probe("softcap", "scores from −120 to 120, cap 30", np.array([[-120.0, -30.0, -5.0, 0.0], [0.5, 12.0, 45.0, 120.0]]), 30.0)
