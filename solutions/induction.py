@@ -118,9 +118,7 @@ def next_token_loss_grad(logits, tokens, where=None):
     exp = np.exp(predictions - predictions.max(axis=-1, keepdims=True))
     grad = exp / exp.sum(axis=-1, keepdims=True)  # softmax, (B, T-1, V)
     np.put_along_axis(grad, targets[..., None], np.take_along_axis(grad, targets[..., None], axis=-1) - 1.0, axis=-1)
-    counted = (
-        np.ones(targets.shape) if where is None else np.broadcast_to(where, targets.shape).astype(float)
-    )  # (B, T-1)
+    counted = np.ones(targets.shape) if where is None else np.broadcast_to(where, targets.shape).astype(float)  # (B, T-1)
     full = np.zeros(logits.shape)
     full[:, :-1] = grad * counted[..., None] / counted.sum()
     return full  # (B, T, V)
