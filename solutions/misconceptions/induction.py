@@ -55,8 +55,8 @@ def induction_targets_over_the_tokens(half):
     return np.arange(2 * half) > half
 
 
-probe("induction_targets", "halves of 3 tokens", 3)
-probe("induction_targets", "halves of 1 token", 1)
+probe("induction_targets", "halves of 50 tokens", 50)
+probe("induction_targets", "halves of 64 tokens", 64)
 
 # ---------------------------------------------------------------- layer_norm
 
