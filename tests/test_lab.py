@@ -112,11 +112,11 @@ def test_the_exercises_losses_and_targets_are_the_labs(reference):
     whole, first, repeated = half_losses(logits, tokens)
     induction = reference.induction
     array, ids = logits.detach().numpy(), tokens.numpy()
-    assert induction.next_token_loss(array, ids) == pytest.approx(whole.item(), rel=1e-12)
+    assert induction.next_token_loss(array, ids) == pytest.approx(whole.detach().item(), rel=1e-12)
     assert induction.next_token_loss(array, ids, induction.induction_targets(10)) == pytest.approx(
         float(repeated), rel=1e-12
     )
-    assert induction.next_token_loss(array, ids, np.arange(19) < 9) == pytest.approx(first.item(), rel=1e-12)
+    assert induction.next_token_loss(array, ids, np.arange(19) < 9) == pytest.approx(first.detach().item(), rel=1e-12)
     repeated.backward()
     grad = induction.next_token_loss_grad(array, ids, induction.induction_targets(10))
     np.testing.assert_allclose(grad, logits.grad.numpy(), rtol=1e-10, atol=1e-15)
