@@ -114,7 +114,7 @@ def test_the_exercises_losses_and_targets_are_the_labs(reference):
     array, ids = logits.detach().numpy(), tokens.numpy()
     assert induction.next_token_loss(array, ids) == pytest.approx(whole.detach().item(), rel=1e-12)
     assert induction.next_token_loss(array, ids, induction.induction_targets(10)) == pytest.approx(
-        float(repeated), rel=1e-12
+        repeated.detach().item(), rel=1e-12
     )
     assert induction.next_token_loss(array, ids, np.arange(19) < 9) == pytest.approx(first.detach().item(), rel=1e-12)
     repeated.backward()
