@@ -74,9 +74,7 @@ def attention_only_forward(tokens, params, n_heads):
     x = params["embed"][tokens] + params["position"][:t]  # (B, T, d): the residual stream
     for layer in params["layers"]:
         normed = layer_norm(x, layer["gamma"], layer["beta"])  # (B, T, d)
-        out, _ = multi_head_attention(
-            normed, layer["w_q"], layer["w_k"], layer["w_v"], layer["w_o"], n_heads, causal=True
-        )
+        out, _ = multi_head_attention(normed, layer["w_q"], layer["w_k"], layer["w_v"], layer["w_o"], n_heads, causal=True)
         x = x + out  # each layer writes into the stream
     return layer_norm(x, params["final_gamma"], params["final_beta"]) @ params["unembed"]  # (B, T, V)
     ### END SOLUTION

@@ -8,6 +8,7 @@ import numpy as np
 from induction import attention_only_forward, induction_targets, layer_norm, next_token_loss, next_token_loss_grad, repeated_halves
 from multihead import multi_head_attention
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import Mismatch, expect_close, expect_equal_bool
 
 
@@ -115,3 +116,6 @@ def test_next_token_loss_grad_worked_example():
     sure = np.zeros((1, 3, 2))
     sure[0, 0] = [1 / 2, -1 / 2]  # position 0 is sure of token 0, and token 1 came; position 1 was right
     expect_close(next_token_loss_grad(logits, np.array([[0, 1, 0]])), sure, "next_token_loss_grad with logits of ±1e4", logits)
+
+
+test_diagnostic_probes = probe_tests(__file__, "induction")
