@@ -296,7 +296,9 @@ def test_the_help_reads_well():
 
 @pytest.mark.slow
 def test_the_default_run_on_the_reference_forms_an_induction_head(reference):
-    run = train(reference.attention_class, Settings(), student.scorers(reference))
+    """As the command runs it: on the reference's induction.py (its data, its losses, its forward)."""
+    run = train(reference.attention_class, Settings(), student.scorers(reference), pieces=student.pieces(reference))
+    assert run.forward_difference < 1e-4
     found = summary(run)
     assert found.induction_head.startswith("L2") and found.induction_score > 0.5, found
     assert found.loss_repeated < found.loss_first - 2.0, found
