@@ -116,6 +116,9 @@ def test_the_public_tests_pass_on_the_reference(scaffolded):
     run = attnlab("check", "solutions", "--only", NAME, cwd=course)
     assert run.returncode == 0, run.stdout + run.stderr
     assert f"✓ {FUNCTION}" in run.stdout
+    # The diagnostic probe is a public test too (it was left out of the template, and a new file's
+    # probes went unchecked in the release's plain pytest): the worked example and the probe.
+    assert f"✓ {FUNCTION} 2/2 passed" in " ".join(run.stdout.split()), run.stdout
 
 
 def test_the_buggy_file_loses_its_points_and_is_named(scaffolded, tmp_path):

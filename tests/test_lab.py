@@ -17,9 +17,10 @@ from conftest import COURSE, REPO
 from attnlab.lab import patterns, student
 from attnlab.lab.data import repeated_halves, seeded
 from attnlab.lab.model import attention_only
-from attnlab.lab.report import formed, summary
+from attnlab.lab.pieces import Pieces, forward_difference, numpy_params
+from attnlab.lab.report import formed, forward_line, summary
 from attnlab.lab.settings import Settings
-from attnlab.lab.training import train
+from attnlab.lab.training import half_losses, train
 
 
 def attnlab(*args, cwd=REPO):
@@ -85,6 +86,115 @@ def test_the_heads_are_scored_with_the_students_functions_and_the_stubs_are_told
     )
 
 
+def test_the_numpy_forward_of_the_exercise_is_the_torch_model(reference):
+    """induction.attention_only_forward (the reference's) on the weights of the lab's model, read by
+    numpy_params, gives the model's logits: with LayerNorm weights and biases moved off 1 and 0, so
+    every documented parameter counts, and a context longer than the sequence."""
+    torch.manual_seed(3)
+    model = attention_only(reference.attention_class, vocab=13, context=24, d_model=32, n_heads=4).double()
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(0.2 * torch.randn_like(parameter))
+    tokens = repeated_halves(3, 10, 13, seeded(0))
+    with torch.no_grad():
+        expected = model(tokens).numpy()
+    got = reference.induction.attention_only_forward(tokens.numpy(), numpy_params(model), 4)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
+    assert forward_difference(model, tokens, reference.induction.attention_only_forward) < 1e-12
+
+
+def test_the_exercises_losses_and_targets_are_the_labs(reference):
+    """next_token_loss over induction_targets is half_losses' repeat, over the first half its first
+    half, and over everything its whole loss; next_token_loss_grad is autograd's gradient of it."""
+    torch.manual_seed(0)
+    logits = torch.randn(4, 20, 13, dtype=torch.float64, requires_grad=True)
+    tokens = repeated_halves(4, 10, 13, seeded(1))
+    whole, first, repeated = half_losses(logits, tokens)
+    induction = reference.induction
+    array, ids = logits.detach().numpy(), tokens.numpy()
+    assert induction.next_token_loss(array, ids) == pytest.approx(whole.detach().item(), rel=1e-12)
+    assert induction.next_token_loss(array, ids, induction.induction_targets(10)) == pytest.approx(
+        repeated.detach().item(), rel=1e-12
+    )
+    assert induction.next_token_loss(array, ids, np.arange(19) < 9) == pytest.approx(first.detach().item(), rel=1e-12)
+    repeated.backward()
+    grad = induction.next_token_loss_grad(array, ids, induction.induction_targets(10))
+    np.testing.assert_allclose(grad, logits.grad.numpy(), rtol=1e-10, atol=1e-15)
+
+
+def test_the_lab_runs_on_the_students_pieces_and_gets_the_same_numbers(reference):
+    """With the reference's induction.py the batches, losses and scores are the lab's own (the data is
+    drawn the same, the losses agree to float32), and its forward reproduces the trained model."""
+    settings = Settings(steps=4, log_every=2, eval_batch=4, batch=4)
+    scorers = student.scorers(reference)
+    pieces = student.pieces(reference)
+    assert pieces.repeated_halves.__module__ == "induction"
+    own, theirs = (
+        train(reference.attention_class, settings, scorers),
+        train(reference.attention_class, settings, scorers, pieces=pieces),
+    )
+    for a, b in zip(own.records, theirs.records, strict=True):
+        assert a.previous == b.previous and a.induction == b.induction
+        assert a.loss_first == pytest.approx(b.loss_first, rel=1e-5) and a.loss_repeated == pytest.approx(
+            b.loss_repeated, rel=1e-5
+        )
+    assert own.forward_difference is None and theirs.forward_difference < 1e-5
+    line, ok = forward_line(theirs)
+    assert ok and "gives the trained model's logits" in line
+
+
+def test_a_forward_that_is_not_the_model_is_told_so(reference):
+    """A forward without the final layer norm: the lab trains as usual and says it is not the model."""
+    pieces = student.pieces(reference)
+
+    def no_final_norm(tokens, params, n_heads):
+        return reference.induction.attention_only_forward(
+            tokens, {**params, "final_gamma": np.ones_like(params["final_gamma"]) * 2}, n_heads
+        )
+
+    settings = Settings(steps=2, log_every=2, eval_batch=4, batch=4)
+    wrong = Pieces(pieces.repeated_halves, pieces.induction_targets, pieces.next_token_loss, no_final_norm)
+    run = train(reference.attention_class, settings, student.scorers(reference), pieces=wrong)
+    line, ok = forward_line(run)
+    assert not ok and "does not give the trained model's logits" in line and "attnlab check --only induction" in line
+
+    def raises(tokens, params, n_heads):
+        raise KeyError("w_q")
+
+    run = train(
+        reference.attention_class,
+        settings,
+        student.scorers(reference),
+        pieces=Pieces(*[*wrong.__dict__.values()][:3], raises),
+    )
+    line, ok = forward_line(run)
+    assert not ok and "raised KeyError" in line
+
+
+def test_the_stubs_of_induction_are_told_to_finish_them(reference, tmp_path):
+    stubs = student.load(COURSE, COURSE.exercises_dir)
+    with pytest.raises(student.LabError) as refused:
+        student.pieces(stubs)
+    said = str(refused.value)
+    assert "\n" not in said and "attnlab check --only induction" in said
+    assert (
+        "repeated_halves, induction_targets, next_token_loss and attention_only_forward are not implemented yet" in said
+    )
+    # One piece written wrong enough to raise, the others right: it alone is named.
+    folder = tmp_path / "student"
+    folder.mkdir()
+    for module in COURSE.modules:
+        (folder / f"{module}.py").write_text((COURSE.solutions_dir / f"{module}.py").read_text())
+    source = (folder / "induction.py").read_text()
+    (folder / "induction.py").write_text(
+        source.replace("def induction_targets(half):", "def induction_targets(half, extra):")
+    )
+    with pytest.raises(student.LabError) as refused:
+        student.pieces(student.load(COURSE, folder))
+    said = str(refused.value)
+    assert said.startswith("induction.py: induction_targets failed (TypeError") and "repeated_halves" not in said
+
+
 def test_the_lab_students_get_holds_no_answer_to_an_exercise():
     """The lab ships in the student release: it scores heads with the student's heads.py only."""
     from attnlab.export.release import solution_lines
@@ -112,6 +222,8 @@ def test_the_command_on_the_reference_writes_its_three_files(tmp_path):
     page = (tmp_path / "out" / "induction.html").read_text()
     assert "data:image/png;base64," in page and "L2H" in page
     assert "induction head" in result.stdout and "Traceback" not in result.stderr
+    assert "attention_only_forward gives the trained model's logits" in " ".join(result.stdout.split())
+    assert logged["forward_difference"] < 1e-4
 
 
 def test_a_module_that_attends_another_way_is_told_its_patterns_are_not_its_own(tmp_path):
@@ -184,7 +296,9 @@ def test_the_help_reads_well():
 
 @pytest.mark.slow
 def test_the_default_run_on_the_reference_forms_an_induction_head(reference):
-    run = train(reference.attention_class, Settings(), student.scorers(reference))
+    """As the command runs it: on the reference's induction.py (its data, its losses, its forward)."""
+    run = train(reference.attention_class, Settings(), student.scorers(reference), pieces=student.pieces(reference))
+    assert run.forward_difference < 1e-4
     found = summary(run)
     assert found.induction_head.startswith("L2") and found.induction_score > 0.5, found
     assert found.loss_repeated < found.loss_first - 2.0, found

@@ -196,8 +196,8 @@ def test_the_release_needs_no_attnlab_and_has_the_public_tests(course_folder):
 def test_the_reference_scores_full_marks_in_all_three_graders(autograded, attnlab_graded, gradescope_graded):
     full = grade(COURSE, COURSE.solutions_dir, in_process=True).max_score
     score, max_score, _ = autograded["reference"]
-    # nbgrader adds the cells' points as floats (0.333333 + 0.333334 + ...), so its total of 345 can
-    # come out as 344.99999999999994: full marks are its own maximum, and the course's within that.
+    # nbgrader adds the cells' points as floats (0.333333 + 0.333334 + ...), so its total (366 points) can
+    # come out a hair below (344.99999999999994 for 345): full marks are its own maximum, and the course's within that.
     assert score == max_score == pytest.approx(full, rel=0, abs=1e-9) and full > 0
     for results in (attnlab_graded["reference"], gradescope_graded["reference"]):
         assert results["score"] == full, [t["name"] for t in results["tests"] if t["status"] == "failed"][:5]

@@ -148,6 +148,17 @@ def induction_target(tokens, query):
     return j + 1
 
 
+def softmax_cross_entropy_grad(z, target):
+    """d(-log softmax(z)[target]) / dz, by central finite differences: independent of the closed form."""
+    z = np.asarray(z, dtype=float)
+
+    def loss(v):
+        return -(v[target] - np.log(np.sum(np.exp(v))))
+
+    step = 1e-6
+    return np.array([(loss(z + step * e) - loss(z - step * e)) / (2 * step) for e in np.eye(len(z))])
+
+
 def uniform_causal_weights(n):
     ones = np.tril(np.ones((n, n)))
     return ones / ones.sum(axis=1, keepdims=True)
@@ -348,6 +359,11 @@ EXPECTED = {
     ),
     ("induction", "previous-token-uniform"): lambda p: mean_previous_weight(uniform_causal_weights(p["T"])),
     ("induction", "previous-token-query-zero"): lambda p: mean_previous_weight(previous_then_self(p["T"], p["w"])),
+    ("induction", "targets-counted"): lambda p: int(
+        np.broadcast_to(np.arange(2 * p["L"] - 1) >= p["L"], (p["B"], 2 * p["L"] - 1)).sum()
+    ),
+    ("induction", "loss-gradient-entry"): lambda p: softmax_cross_entropy_grad(p["z"], 0)[0] / p["N"],
+    ("induction", "layer-norm-variance"): lambda p: float(np.std(p["x"])),  # numpy's default: ddof=0, torch's LayerNorm
     ("induction", "one-layer-cannot"): POOL,
     ("induction", "k-composition"): POOL,
     ("induction", "phase-change"): POOL,

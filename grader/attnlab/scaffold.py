@@ -152,12 +152,17 @@ Each test's docstring starts with `function: what it checks`; use the lesson's w
 import numpy as np
 from {name} import {function}
 
+from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_close
 
 
 def test_worked_example():
     """{function}: the row [3, 4] becomes [0.6, 0.8]"""
     expect_close({function}(np.array([[3.0, 4.0]])), [[0.6, 0.8]], "{function}([[3, 4]])")
+
+
+# The catalogue's diagnostic probes (exercises/tests/probes.json, written by `attnlab stubs`), one public test each.
+test_diagnostic_probes = probe_tests(__file__, "{name}")
 '''
 
 _HIDDEN_TESTS = '''"""Hidden tests for {name}.py.

@@ -64,6 +64,7 @@ def induction(folder: Path | None, steps: int | None, seed: int, out: Path, cour
     code = student.load(course, folder)
     student.ready_class(code, settings.d_model, settings.n_heads)
     scorers = student.scorers(code)
+    pieces = student.pieces(code)
     notes: list[str] = []
     progress = Progress(
         TextColumn("training"),
@@ -91,6 +92,7 @@ def induction(folder: Path | None, steps: int | None, seed: int, out: Path, cour
                 scorers,
                 on_record=on_record,
                 on_step=lambda step: progress.update(task, completed=step),
+                pieces=pieces,
             )
         except LabError:
             raise
@@ -105,6 +107,10 @@ def induction(folder: Path | None, steps: int | None, seed: int, out: Path, cour
         )
         notes.append(line)
         console.err.print(Text(f"· {line}", style="yellow"))
+    checked, forward_ok = report.forward_line(run)
+    if checked and not forward_ok:
+        notes.append(checked)
+        console.err.print(Text(f"· {checked}", style="yellow"))
     with writing(out):
         written, missing = report.write_outputs(run, out, notes)
     if missing:
@@ -113,4 +119,6 @@ def induction(folder: Path | None, steps: int | None, seed: int, out: Path, cour
     console.out.print(Text(f"attnlab lab induction · {folder}", style="bold"))
     for line in report.summary_lines(found):
         console.out.print(Text(f" {line}"))
+    if checked and forward_ok:
+        console.out.print(Text(f" {checked}"))
     console.out.print(Text(f" wrote {', '.join(str(p) for p in written)}", style="dim"))

@@ -67,6 +67,34 @@ def summary_lines(found: Summary) -> list[str]:
     return lines
 
 
+FORWARD_RTOL = 1e-4
+"""The trained model computes in float32: a forward within this share of the logits' scale is it."""
+
+
+def forward_line(run: Run) -> tuple[str, bool]:
+    """What the check of the student's ``attention_only_forward`` on the trained weights found, in
+    one line, and whether it reproduced the model (``("", True)`` when it was not run)."""
+    if run.forward_problem:
+        return (
+            f"your attention_only_forward raised {run.forward_problem} on the trained weights "
+            "(attnlab check --only induction says what differs)",
+            False,
+        )
+    if run.forward_difference is None:
+        return "", True
+    if run.forward_difference <= FORWARD_RTOL:
+        return (
+            f"your numpy attention_only_forward gives the trained model's logits (to {run.forward_difference:.1e} of "
+            "their scale): it is this model",
+            True,
+        )
+    return (
+        f"your attention_only_forward does not give the trained model's logits (off by {run.forward_difference:.3g} of "
+        "their scale): attnlab check --only induction says what differs",
+        False,
+    )
+
+
 def formed(found: Summary) -> bool:
     """Whether the run shows an induction head: a layer-2 head mostly on its targets, and the repeat predicted."""
     return found.induction_score > 0.5 and found.loss_repeated < found.loss_first / 2
@@ -154,6 +182,7 @@ table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.2em .7em;
 </head><body>
 <h1>Induction heads, formed by your attention</h1>
 {"".join(f"<p><em>{html.escape(note)}</em></p>" for note in notes)}
+{"".join(f"<p>{html.escape(line[:1].upper() + line[1:])}.</p>" for line, ok in [forward_line(run)] if line and ok)}
 {"".join(f"<p>{html.escape(sentence)}</p>" for sentence in story(found))}
 {figure}
 <h2>Final scores, step {last.step}</h2>

@@ -1,11 +1,12 @@
 """The student's own code for the lab, imported in this process as ``attnlab check`` imports it.
 
-``load`` imports ``torch_attention.py`` (and ``heads.py``) from the student's folder by plain
+``load`` imports ``torch_attention.py`` (and ``heads.py`` and ``induction.py``) from the student's folder by plain
 module name, held to what the course lets each file import (``check.course_imports``), and puts
 the names back afterwards. ``ready_class`` builds and calls the student's module once on a small
 input, so a stub, a raise or a wrong shape is one line before any training. ``scorers`` takes the
-student's ``previous_token_score`` and ``induction_score``, and says what to finish when they are
-not written. Every problem is a ``LabError``: one line, what to do.
+student's ``previous_token_score`` and ``induction_score``, and ``pieces`` the data, the loss and
+the forward of ``induction.py``; each says what to finish when they are not written. Every problem
+is a ``LabError``: one line, what to do.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ class StudentCode:
     """The student's ``heads`` module, or None where it could not be imported."""
     heads_problem: str = ""
     """Why ``heads.py`` could not be imported (one line), when it could not."""
+    induction: object | None = None
+    """The student's ``induction`` module, or None where it could not be imported."""
+    induction_problem: str = ""
+    """Why ``induction.py`` could not be imported (one line), when it could not."""
 
 
 def _import(course: Course, folder: Path, module: str):
@@ -49,8 +54,18 @@ def _import(course: Course, folder: Path, module: str):
         raise LabError(explain_import_failure(course, error, folder, f"{module}.py").line) from None
 
 
+def _optional(course: Course, folder: Path, module: str) -> tuple[object | None, str]:
+    """The student's ``module``, or None and why (one line)."""
+    if not (folder / f"{module}.py").is_file():
+        return None, f"there is no {module}.py in {folder}"
+    try:
+        return _import(course, folder, module), ""
+    except LabError as problem:
+        return None, str(problem)
+
+
 def load(course: Course, folder: Path) -> StudentCode:
-    """Import the student's ``torch_attention.py`` and ``heads.py`` from ``folder``."""
+    """Import the student's ``torch_attention.py``, ``heads.py`` and ``induction.py`` from ``folder``."""
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise LabError(f"{folder}: no such folder")
@@ -68,14 +83,8 @@ def load(course: Course, folder: Path) -> StudentCode:
     try:
         with held_to_the_course(course, folder):
             attention = _import(course, folder, "torch_attention")
-            heads, heads_problem = None, ""
-            if (folder / "heads.py").is_file():
-                try:
-                    heads = _import(course, folder, "heads")
-                except LabError as problem:
-                    heads_problem = str(problem)
-            else:
-                heads_problem = f"there is no heads.py in {folder}"
+            heads, heads_problem = _optional(course, folder, "heads")
+            induction, induction_problem = _optional(course, folder, "induction")
     finally:
         for module in course.modules:
             sys.modules.pop(module, None)
@@ -84,7 +93,7 @@ def load(course: Course, folder: Path) -> StudentCode:
     attention_class = getattr(attention, "MultiHeadSelfAttention", None)
     if not isinstance(attention_class, type):
         raise LabError("torch_attention.py has no class MultiHeadSelfAttention: the lab is built from it")
-    return StudentCode(folder, attention_class, heads, heads_problem)
+    return StudentCode(folder, attention_class, heads, heads_problem, induction, induction_problem)
 
 
 def where_raised(error: BaseException, folder: Path) -> tuple[str, str]:
@@ -180,3 +189,62 @@ def scorers(code: StudentCode):
             "(attnlab check --only heads)"
         )
     return Scorers(chosen["previous_token_score"], chosen["induction_score"])
+
+
+def pieces(code: StudentCode):
+    """The student's own pieces of the lab from ``induction.py`` (the data, the targets, the loss and
+    the forward), each tried once on a small input first; a ``LabError`` that says what to finish
+    when they are not written or fail. The lab makes its batches, logs its losses and checks the
+    trained model with them: they are the graded part of the capstone."""
+    import numpy as np
+
+    from attnlab.lab.pieces import Pieces
+
+    if code.induction is None:
+        raise LabError(
+            f"induction.py could not be imported ({code.induction_problem}): the lab makes its data and measures its losses with it"
+        )
+    rng = np.random.default_rng(0)
+    d, vocab = 4, 5
+    params = {
+        "embed": rng.normal(size=(vocab, d)),
+        "position": rng.normal(size=(4, d)),
+        "layers": [
+            {
+                "gamma": np.ones(d),
+                "beta": np.zeros(d),
+                **{w: rng.normal(size=(d, d)) for w in ("w_q", "w_k", "w_v", "w_o")},
+            }
+        ],
+        "final_gamma": np.ones(d),
+        "final_beta": np.zeros(d),
+        "unembed": rng.normal(size=(d, vocab)),
+    }
+    tokens = np.array([[1, 2, 1, 2]])
+    calls = {
+        "repeated_halves": (np.array([[1, 2]]),),
+        "induction_targets": (2,),
+        "next_token_loss": (np.zeros((1, 4, 3)), np.array([[0, 1, 0, 1]]), np.array([False, False, True])),
+        "attention_only_forward": (tokens, params, 2),
+    }
+    chosen, stubs, problems = {}, [], []
+    for name, args in calls.items():
+        theirs = getattr(code.induction, name, None)
+        try:
+            if theirs is None:
+                raise AttributeError(f"induction.py has no {name}")
+            theirs(*args)
+            chosen[name] = theirs
+        except NotImplementedError:
+            stubs.append(name)
+        except Exception as error:  # noqa: BLE001 - the student's code: one line
+            problems.append(f"{name} failed ({first_line(error)})")
+    if stubs:
+        names = stubs[0] if len(stubs) == 1 else f"{', '.join(stubs[:-1])} and {stubs[-1]}"
+        problems.insert(0, f"{names} {'is' if len(stubs) == 1 else 'are'} not implemented yet")
+    if problems:
+        raise LabError(
+            f"induction.py: {'; '.join(problems)}; the lab makes its data, measures its losses and checks the trained "
+            "model with them, so finish them first (attnlab check --only induction)"
+        )
+    return Pieces(**chosen)

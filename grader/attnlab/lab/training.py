@@ -16,7 +16,9 @@ from typing import Callable
 from attnlab.lab.data import repeated_halves, seeded
 from attnlab.lab.model import attention_only
 from attnlab.lab.patterns import Scorers, model_weights, rebuild_the_modules_output, score_heads
+from attnlab.lab.pieces import Pieces, forward_difference
 from attnlab.lab.settings import Settings
+from attnlab.lab.student import first_line
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,11 @@ class Run:
     seconds: float = 0.0
     patterns_are_its_own: bool = True
     """Did the recomputed patterns rebuild the module's own output after training?"""
+    forward_difference: float | None = None
+    """How far the student's ``attention_only_forward`` was from the trained model's logits on the
+    evaluation batch (relative to their largest magnitude); None when it was not run."""
+    forward_problem: str = ""
+    """Why the student's ``attention_only_forward`` gave no logits (one line), when it raised."""
 
     def to_json(self) -> dict:
         return {
@@ -51,6 +58,7 @@ class Run:
             "heads": self.heads,
             "seconds": round(self.seconds, 2),
             "records": [asdict(r) for r in self.records],
+            "forward_difference": self.forward_difference,
         }
 
 
@@ -65,12 +73,32 @@ def half_losses(logits, tokens):
     return per_token.mean(), per_token[:, : half - 1].mean(), per_token[:, half:].mean()
 
 
-def measure(model, tokens, scorers: Scorers, step: int) -> Record:
-    """Losses and head scores of ``model`` on the evaluation batch ``tokens``."""
+def student_half_losses(logits, tokens, pieces: Pieces) -> tuple[float, float]:
+    """The first half's and the repeat's losses as ``half_losses`` has them, computed with the
+    student's ``next_token_loss`` over the student's ``induction_targets`` (the repeat) and over
+    the first half's predictions of its tokens 2..L."""
+    import numpy as np
+
+    logits, tokens = logits.double().numpy(), tokens.numpy()
+    half = tokens.shape[1] // 2
+    first_half = np.arange(2 * half - 1) < half - 1
+    repeat = np.asarray(pieces.induction_targets(half))
+    return float(pieces.next_token_loss(logits, tokens, first_half)), float(
+        pieces.next_token_loss(logits, tokens, repeat)
+    )
+
+
+def measure(model, tokens, scorers: Scorers, step: int, pieces: Pieces | None = None) -> Record:
+    """Losses and head scores of ``model`` on the evaluation batch ``tokens``; with ``pieces``, the
+    losses are the student's ``next_token_loss`` over the student's ``induction_targets``."""
     import torch
 
     with torch.no_grad():
-        _, first, repeated = half_losses(model(tokens), tokens)
+        logits = model(tokens)
+        if pieces is None:
+            _, first, repeated = half_losses(logits, tokens)
+        else:
+            first, repeated = student_half_losses(logits, tokens, pieces)
     scores = score_heads(model_weights(model, tokens), tokens.numpy(), scorers)
     return Record(
         step,
@@ -102,8 +130,14 @@ def train(
     scorers: Scorers,
     on_record: Callable[[Record], None] | None = None,
     on_step: Callable[[int], None] | None = None,
+    pieces: Pieces | None = None,
 ) -> Run:
-    """Train a fresh model and log it; the same settings give the same numbers (one CPU thread)."""
+    """Train a fresh model and log it; the same settings give the same numbers (one CPU thread).
+
+    With ``pieces`` (the student's ``induction.py``), the batches are made by their
+    ``repeated_halves``, the logged losses are their ``next_token_loss`` over their
+    ``induction_targets``, and at the end their ``attention_only_forward`` is run on the trained
+    weights and compared with the model's logits (``Run.forward_difference``)."""
     import torch
 
     threads = torch.get_num_threads()
@@ -114,11 +148,14 @@ def train(
         run = Run(settings, model.head_names())
         optimiser = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
         data = seeded(settings.seed + 1)
-        evaluation = repeated_halves(settings.eval_batch, settings.half, settings.vocab, seeded(settings.seed + 2))
+        repeat = None if pieces is None else pieces.repeated_halves
+        evaluation = repeated_halves(
+            settings.eval_batch, settings.half, settings.vocab, seeded(settings.seed + 2), repeat
+        )
 
         def log(step: int) -> None:
             model.eval()
-            record = measure(model, evaluation, scorers, step)
+            record = measure(model, evaluation, scorers, step, pieces)
             model.train()
             run.records.append(record)
             if on_record is not None:
@@ -127,7 +164,7 @@ def train(
         log(0)
         for step in range(1, settings.steps + 1):
             half = int(torch.randint(settings.min_half, settings.half + 1, (1,), generator=data))
-            tokens = repeated_halves(settings.batch, half, settings.vocab, data)
+            tokens = repeated_halves(settings.batch, half, settings.vocab, data, repeat)
             loss, _, _ = half_losses(model(tokens), tokens)
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
@@ -139,6 +176,11 @@ def train(
         run.seconds = time.perf_counter() - started
         model.eval()
         run.patterns_are_its_own = rebuild_the_modules_output(model, evaluation)
+        if pieces is not None:
+            try:
+                run.forward_difference = forward_difference(model, evaluation, pieces.attention_only_forward)
+            except Exception as error:  # noqa: BLE001 - the student's forward: said in one line
+                run.forward_problem = first_line(error)
         return run
     finally:
         torch.set_num_threads(threads)
