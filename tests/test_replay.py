@@ -110,12 +110,15 @@ STATEFUL = {"uses_helpers_that_exit"}
 # they are given a deadline their work fits on any host (the comparison is of verdicts, not speed).
 HEAVY_FIRST_CALL = {"leaves_a_shared_memory_segment"}
 # Fixtures whose every call is about a CPU second of real work (whole rows of 2^20 keys, or a
-# stand-in asked for the most the grader allows): at the default deadline of 1 s one path may finish
-# a call the other ends, so they get the same deadline as the first-call fixtures.
+# stand-in asked for the most the grader allows), or whose memory tests are (FlashAttention's
+# backward pass at 2^20 keys, then a copy): at the default deadline of 1 s one path may finish a
+# call the other ends, so they get the same deadline as the first-call fixtures.
 HEAVY_CALLS = {
     "full_key_rows_16_queries_at_a_time",
     "full_key_rows_one_query_at_a_time",
     "swells_the_grader_through_a_stand_in",
+    "flash_float32_copy",
+    "flash_full_recompute",
 }
 
 
