@@ -169,20 +169,17 @@ def scorers(code: StudentCode):
     weights = np.tril(np.ones((2, 4, 4)))
     weights /= weights.sum(axis=-1, keepdims=True)
     tokens = np.array([1, 2, 1, 2])
-    chosen, problems = {}, []
-    for name, args in (("previous_token_score", (weights,)), ("induction_score", (weights, tokens))):
-        theirs = getattr(code.heads, name, None)
-        try:
-            if theirs is None:
-                raise AttributeError(f"heads.py has no {name}")
-            got = np.asarray(theirs(*args), dtype=float)
-            if got.shape != (2,):
-                raise ValueError(f"it returned shape {got.shape} for weights of shape (2, 4, 4), not (2,)")
-            chosen[name] = theirs
-        except NotImplementedError:
-            problems.append(f"{name} is not implemented yet")
-        except Exception as error:  # noqa: BLE001 - the student's code: one line
-            problems.append(f"{name} failed ({first_line(error)})")
+
+    def one_score_per_pattern(got) -> None:
+        shape = np.asarray(got, dtype=float).shape
+        if shape != (2,):
+            raise ValueError(f"it returned shape {shape} for weights of shape (2, 4, 4), not (2,)")
+
+    calls = {"previous_token_score": (weights,), "induction_score": (weights, tokens)}
+    chosen, stubs, failures = _tried(code.heads, "heads.py", calls, one_score_per_pattern)
+    problems = [
+        f"{name} is not implemented yet" if name in stubs else failures[name] for name in calls if name not in chosen
+    ]
     if problems:
         raise LabError(
             f"heads.py: {' and '.join(problems)}; the lab scores every head with them, so finish them first "
@@ -227,18 +224,8 @@ def pieces(code: StudentCode):
         "next_token_loss": (np.zeros((1, 4, 3)), np.array([[0, 1, 0, 1]]), np.array([False, False, True])),
         "attention_only_forward": (tokens, params, 2),
     }
-    chosen, stubs, problems = {}, [], []
-    for name, args in calls.items():
-        theirs = getattr(code.induction, name, None)
-        try:
-            if theirs is None:
-                raise AttributeError(f"induction.py has no {name}")
-            theirs(*args)
-            chosen[name] = theirs
-        except NotImplementedError:
-            stubs.append(name)
-        except Exception as error:  # noqa: BLE001 - the student's code: one line
-            problems.append(f"{name} failed ({first_line(error)})")
+    chosen, stubs, failures = _tried(code.induction, "induction.py", calls)
+    problems = list(failures.values())
     if stubs:
         names = stubs[0] if len(stubs) == 1 else f"{', '.join(stubs[:-1])} and {stubs[-1]}"
         problems.insert(0, f"{names} {'is' if len(stubs) == 1 else 'are'} not implemented yet")
@@ -248,3 +235,22 @@ def pieces(code: StudentCode):
             "model with them, so finish them first (attnlab check --only induction)"
         )
     return Pieces(**chosen)
+
+
+def _tried(module, filename: str, calls: dict[str, tuple], check=lambda got: None) -> tuple[dict, list, dict]:
+    """Each of ``module``'s functions named in ``calls`` called once on its arguments, its answer
+    given to ``check`` (which raises for a wrong one): the functions that answered, by name; the
+    names still stubs; and a line for each that failed, by name."""
+    chosen, stubs, failures = {}, [], {}
+    for name, args in calls.items():
+        theirs = getattr(module, name, None)
+        try:
+            if theirs is None:
+                raise AttributeError(f"{filename} has no {name}")
+            check(theirs(*args))
+            chosen[name] = theirs
+        except NotImplementedError:
+            stubs.append(name)
+        except Exception as error:  # noqa: BLE001 - the student's code: one line
+            failures[name] = f"{name} failed ({first_line(error)})"
+    return chosen, stubs, failures
