@@ -565,3 +565,32 @@ def test_ipc_objects_are_found_without_proc_as_with_it():
         libc.shmctl(made["shm"], 0, None)
         libc.semctl(made["sem"], 0, 0)
         libc.msgctl(made["msg"], 0, None)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_kept_recordings_are_out_of_reach_alone_and_in_a_class(mode, fresh_course, tmp_path, monkeypatch):
+    """The reference's recorded run (every answer) is kept in the user's cache and beside a class's
+    results. Put in a folder every user may walk to, it is still closed to the student's code: a
+    softmax that answers right only when it can open a recording scores nothing on either path."""
+    import json
+
+    shared = Path(tempfile.mkdtemp(prefix="attnlab-kept-", dir="/var/tmp"))
+    try:
+        shared.chmod(0o755)
+        monkeypatch.setenv("ATTNLAB_RECORDINGS", str(shared / "recordings"))
+        student = build_submission(tmp_path / "class" / "student", hostile("reads_the_kept_recordings"))
+        results = shared / "class.results"
+        course = ("--only", "softmax", "--course", fresh_course.root)
+        in_class = attnlab(mode, "grade", tmp_path / "class", "--results", results, *course)
+        assert in_class.returncode == 0, in_class.stderr[-3000:]
+        assert list((shared / "recordings").glob("softmax-*.pickle")), "the class kept its recording in the cache"
+        assert list((results / ".recordings").glob("softmax-*.pickle")), "and beside its results"
+        alone = attnlab(mode, "grade", student, "--json", tmp_path / "alone.json", *course)
+        assert alone.returncode == 0, alone.stderr[-3000:]
+        for report in (
+            json.loads((results / "student.json").read_text())["report"],
+            json.loads((tmp_path / "alone.json").read_text()),
+        ):
+            assert report["score"] == 0, [t["name"] for t in report["tests"] if t["score"] > 0]
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
