@@ -567,11 +567,13 @@ def test_ipc_objects_are_found_without_proc_as_with_it():
         libc.msgctl(made["msg"], 0, None)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", [*MODES, "container"])
 def test_the_kept_recordings_are_out_of_reach_alone_and_in_a_class(mode, fresh_course, tmp_path, monkeypatch):
     """The reference's recorded run (every answer) is kept in the user's cache and beside a class's
     results. Put in a folder every user may walk to, it is still closed to the student's code: a
-    softmax that answers right only when it can open a recording scores nothing on either path."""
+    softmax that answers right only when it can open a recording scores nothing on either path.
+    With private mounts a worker's own folder covers /var/tmp; in a container (none) the cache's
+    0700 folder is what keeps it out."""
     import json
 
     shared = Path(tempfile.mkdtemp(prefix="attnlab-kept-", dir="/var/tmp"))
