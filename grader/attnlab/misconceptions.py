@@ -37,10 +37,8 @@ from typing import Callable
 
 import numpy as np
 
-from attnlab.answer_room import plain_bytes
 from attnlab.course import Course
 from attnlab.sandbox.inside.module_harness import as_called
-from attnlab.wire import WireError, fingerprint
 
 
 @dataclass(frozen=True)
@@ -457,6 +455,8 @@ class _KnownOutputs:
 
     @staticmethod
     def key(implementation: Callable, call: RecordedCall) -> tuple | None:
+        from attnlab.wire import WireError, fingerprint
+
         try:
             key = (implementation, call.inputs_after is not None, fingerprint((call.args, call.kwargs)))
             hash(key)
@@ -469,7 +469,7 @@ class _KnownOutputs:
         return None if found is None else found[0]
 
     def keep(self, key: tuple | None, output) -> None:
-        size = plain_bytes(output)
+        size = _bytes_of(output)
         if key is None or size > self.BUDGET // 4:
             return
         self.outputs[key] = (output, size)
@@ -477,6 +477,17 @@ class _KnownOutputs:
         if self.held > self.BUDGET:
             for old in list(self.outputs)[: len(self.outputs) // 2 + 1]:
                 self.held -= self.outputs.pop(old)[1]
+
+
+def _bytes_of(value) -> int:
+    """About how many bytes ``value`` holds: its arrays' (nested in tuples, lists, dicts), 64 at least."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes + 64
+    if isinstance(value, (tuple, list)):
+        return 64 + sum(_bytes_of(v) for v in value)
+    if isinstance(value, dict):
+        return 64 + sum(_bytes_of(v) for v in value.values())
+    return 64
 
 
 _KNOWN_OUTPUTS = _KnownOutputs()
