@@ -55,5 +55,5 @@ def linear_attention_recurrent(q, k, v, state=None):
     time, memory for one state.
     """
     # YOUR CODE HERE
-    # Hint: lead = np.broadcast_shapes of the three inputs' leading axes; start S = np.zeros(lead + (d_k, d_v)) plus the state's S, never adding into the array passed in; the outer product of φ(k_i) (..., d_k) and v_i (..., d_v) is φk[..., :, None] * v_i[..., None, :]. Compute φ of one position at a time.
+    # Hint: lead = np.broadcast_shapes of the three inputs' leading axes; start S = np.zeros(lead + (d_k, d_v)) plus the state's S, never adding into the array passed in; the outer product of φ(k_i) (..., d_k) and v_i (..., d_v) is φk[..., :, None] * v_i[..., None, :]. φ of all the keys and queries at once is as large as k and q: take it once, before the loop.
     raise NotImplementedError("linear_attention_recurrent is not implemented yet")

@@ -60,16 +60,16 @@ def linear_attention_recurrent(q, k, v, state=None):
     time, memory for one state.
     """
     ### BEGIN SOLUTION
-    ### HINT: lead = np.broadcast_shapes of the three inputs' leading axes; start S = np.zeros(lead + (d_k, d_v)) plus the state's S, never adding into the array passed in; the outer product of φ(k_i) (..., d_k) and v_i (..., d_v) is φk[..., :, None] * v_i[..., None, :]. Compute φ of one position at a time.
+    ### HINT: lead = np.broadcast_shapes of the three inputs' leading axes; start S = np.zeros(lead + (d_k, d_v)) plus the state's S, never adding into the array passed in; the outer product of φ(k_i) (..., d_k) and v_i (..., d_v) is φk[..., :, None] * v_i[..., None, :]. φ of all the keys and queries at once is as large as k and q: take it once, before the loop.
     length, d_k, d_v = q.shape[-2], q.shape[-1], v.shape[-1]
     past, past_normaliser = (np.zeros((d_k, d_v)), np.zeros(d_k)) if state is None else state  # what came before these positions
     lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])  # the leading axes of all three
     state = np.zeros(lead + (d_k, d_v)) + past  # (..., d_k, d_v): Σ_{j<=i} φ(k_j) v_jᵀ, a new array
     normaliser = np.zeros(lead + (d_k,)) + past_normaliser  # (..., d_k): Σ_{j<=i} φ(k_j)
     out = np.empty(lead + (length, d_v))  # (..., L, d_v)
+    keys, queries = elu_feature_map(k), elu_feature_map(q)  # (..., L, d_k): φ is elementwise
     for i in range(length):
-        key = elu_feature_map(k[..., i, :])  # (..., d_k)
-        query = elu_feature_map(q[..., i, :])  # (..., d_k)
+        key, query = keys[..., i, :], queries[..., i, :]  # (..., d_k)
         state = state + key[..., :, None] * v[..., i, None, :]  # (..., d_k, d_v)
         normaliser = normaliser + key  # (..., d_k)
         numerator = (query[..., None, :] @ state)[..., 0, :]  # (..., d_v)
