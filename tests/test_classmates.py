@@ -180,3 +180,27 @@ def test_a_submission_past_its_budget_is_out_of_memory_in_words(slot, tmp_path):
     failed = [t for t in report.tests if t.function == "causal_mask" and t.score < t.max_score]
     assert failed and all(t.outcome.value == "out of memory" for t in failed), [t.feedback[:300] for t in failed]
     assert "the submission's processes together held more than its 64 MiB" in failed[0].feedback
+
+
+def test_the_cpu_meter_reads_its_own_process_and_keeps_the_last_reading_once_it_is_gone():
+    """The meter keeps the process's stat file open (a reading is one pread): it counts the CPU
+    the process spends, keeps its last reading once the process is reaped, and lets the file go."""
+    from attnlab.sandbox.deadlines import CpuMeter
+
+    code = "import sys, time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\nprint(flush=True)\ntime.sleep(60)"
+    busy = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    meter = CpuMeter(busy.pid)
+    busy.stdout.readline()  # its CPU is spent
+    time.sleep(0.01)  # past FRESH_SECONDS
+    assert meter.seconds() >= 0.25 and not meter.gone
+    busy.kill()
+    busy.wait()
+    busy.stdout.close()
+    time.sleep(0.01)
+    assert meter.seconds() >= 0.25 and meter.gone
+    spent = meter.last
+    open_files = len(os.listdir("/proc/self/fd"))
+    meter.close()
+    assert len(os.listdir("/proc/self/fd")) == open_files - 1
+    time.sleep(0.01)
+    assert meter.seconds() == spent and meter.gone

@@ -435,6 +435,8 @@ class WorkerProcess:
 
     def close(self) -> None:
         self.stop()
+        if hasattr(self, "meter"):  # none when the worker never reached its slot
+            self.meter.close()
         for stream in self._output:
             stream.close()
 
