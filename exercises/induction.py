@@ -79,7 +79,7 @@ def next_token_loss(logits, tokens, where=None):
     With ``where``, the mean is over the predictions where it is True only (at least one).
     """
     # YOUR CODE HERE
-    # Hint: predictions logits[:, :-1], targets tokens[:, 1:]; log_softmax = shifted - log(sum(exp(shifted))) with shifted = row - row max; np.take_along_axis picks each target's entry.
+    # Hint: predictions logits[:, :-1], targets tokens[:, 1:]; log_softmax = shifted - log(sum(exp(shifted))) with shifted = row - row max; each target's entry is log_probs[b, t, targets[b, t]]: index with the arrays of np.indices(targets.shape) and targets itself.
     raise NotImplementedError("next_token_loss is not implemented yet")
 
 
@@ -92,5 +92,5 @@ def next_token_loss_grad(logits, tokens, where=None):
     False. Stable at logits of ±1e4, as the loss.
     """
     # YOUR CODE HERE
-    # Hint: softmax of logits[:, :-1] minus one at each target (np.put_along_axis), times the mask, divided by the mask's count; the last position's row stays 0.
+    # Hint: softmax of logits[:, :-1] minus one at each target (grad[b, t, targets[b, t]], indexed as in next_token_loss), times the mask, divided by the mask's count; the last position's row stays 0.
     raise NotImplementedError("next_token_loss_grad is not implemented yet")

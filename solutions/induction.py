@@ -90,11 +90,12 @@ def next_token_loss(logits, tokens, where=None):
     With ``where``, the mean is over the predictions where it is True only (at least one).
     """
     ### BEGIN SOLUTION
-    ### HINT: predictions logits[:, :-1], targets tokens[:, 1:]; log_softmax = shifted - log(sum(exp(shifted))) with shifted = row - row max; np.take_along_axis picks each target's entry.
+    ### HINT: predictions logits[:, :-1], targets tokens[:, 1:]; log_softmax = shifted - log(sum(exp(shifted))) with shifted = row - row max; each target's entry is log_probs[b, t, targets[b, t]]: index with the arrays of np.indices(targets.shape) and targets itself.
     predictions, targets = logits[:, :-1], tokens[:, 1:]  # (B, T-1, V), (B, T-1)
     shifted = predictions - predictions.max(axis=-1, keepdims=True)
     log_probs = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))  # (B, T-1, V)
-    losses = -np.take_along_axis(log_probs, targets[..., None], axis=-1)[..., 0]  # (B, T-1)
+    batch, position = np.indices(targets.shape)  # (B, T-1) each
+    losses = -log_probs[batch, position, targets]  # (B, T-1)
     if where is None:
         return float(losses.mean())
     chosen = np.broadcast_to(where, losses.shape)
@@ -111,11 +112,12 @@ def next_token_loss_grad(logits, tokens, where=None):
     False. Stable at logits of ±1e4, as the loss.
     """
     ### BEGIN SOLUTION
-    ### HINT: softmax of logits[:, :-1] minus one at each target (np.put_along_axis), times the mask, divided by the mask's count; the last position's row stays 0.
+    ### HINT: softmax of logits[:, :-1] minus one at each target (grad[b, t, targets[b, t]], indexed as in next_token_loss), times the mask, divided by the mask's count; the last position's row stays 0.
     predictions, targets = logits[:, :-1], tokens[:, 1:]  # (B, T-1, V), (B, T-1)
     exp = np.exp(predictions - predictions.max(axis=-1, keepdims=True))
     grad = exp / exp.sum(axis=-1, keepdims=True)  # softmax, (B, T-1, V)
-    np.put_along_axis(grad, targets[..., None], np.take_along_axis(grad, targets[..., None], axis=-1) - 1.0, axis=-1)
+    batch, position = np.indices(targets.shape)  # (B, T-1) each
+    grad[batch, position, targets] -= 1.0
     counted = np.ones(targets.shape) if where is None else np.broadcast_to(where, targets.shape).astype(float)  # (B, T-1)
     full = np.zeros(logits.shape)
     full[:, :-1] = grad * counted[..., None] / counted.sum()
