@@ -431,6 +431,14 @@ def digest(tree, buffers: list) -> bytes:
     return _digest(dumps(tree), buffers)
 
 
+def digest_framed(parts: list) -> bytes:
+    """A digest of a message as ``frame`` made it (every part, in order)."""
+    hasher = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        hasher.update(part)
+    return hasher.digest()
+
+
 def digest_text(text: str, buffers: list) -> bytes:
     """``digest`` of a value whose tree came as JSON text (``dumps_text``)."""
     return _digest(text.encode("utf-8", "surrogatepass"), buffers)

@@ -328,7 +328,9 @@ def _become_worker(
     sys.stderr = BoundedText(2, request["limits"]["output_chars"])
     sys.dont_write_bytecode = True
     channel = socket.socket(fileno=channel_fd)
-    Worker(channel, request["submission"], request["module"], request["serves"], request["standins"]).serve()
+    Worker(
+        channel, request["submission"], request["module"], request["serves"], request["standins"], remember=not measured
+    ).serve()
 
 
 def _map_cached_file_pages() -> None:
