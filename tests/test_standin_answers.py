@@ -19,7 +19,9 @@ def grader_side(channel, replies):
         for header, value in replies:
             asked.append(wire.receive(channel)[0]["function"])
             buffers: list = []
-            wire.send(channel, {**header, "value": wire.encode(value, buffers)} if value is not None else header, buffers)
+            wire.send(
+                channel, {**header, "value": wire.encode(value, buffers)} if value is not None else header, buffers
+            )
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
