@@ -356,10 +356,11 @@ probe("mla_attention", "3 tokens, 2 heads of width 2, a latent of width 3, causa
 probe("mla_attention", "2 sequences of 3 tokens, not causal", _RNG.normal(size=(2, 3, 3)), *_W, 2, causal=False)
 probe("mla_decode_step", "a step after 3 cached latents, 2 heads of width 2, d_c = 3", _RNG.normal(size=(1, 1, 3)), _RNG.normal(size=(1, 3, 3)), *_W, 2)
 probe("mla_decode_step", "the first step, no cache", _RNG.normal(size=(2, 1, 3)), None, *_W, 2)
-# Decoupled RoPE: d_head = 2 and d_rope = 2 are even (an entry that turns the content needs it), two
-# heads (one turned across both widths differs from one turned per head), d_c = 3 apart from both.
-_WR = (*_W, _RNG.normal(size=(3, 4)), _RNG.normal(size=(3, 2)))
-probe("mla_rope_attention", "4 tokens, 2 heads of width 2, RoPE parts of width 2, a latent of width 3, causal", _RNG.normal(size=(1, 4, 3)), *_WR, 2)
+# Decoupled RoPE: d_head = 2 is even (an entry that turns the content needs it), d_rope = 4 (at 2 the
+# half-split layout is the adjacent one), two heads (one turned across both widths differs from one
+# turned per head), d_c = 3 apart from all of them.
+_WR = (*_W, _RNG.normal(size=(3, 8)), _RNG.normal(size=(3, 4)))
+probe("mla_rope_attention", "4 tokens, 2 heads of width 2, RoPE parts of width 4, a latent of width 3, causal", _RNG.normal(size=(1, 4, 3)), *_WR, 2)
 probe("mla_rope_attention", "2 sequences of 3 tokens, not causal", _RNG.normal(size=(2, 3, 3)), *_WR, 2, causal=False)
 probe("mla_rope_decode_step", "the first step, no cache", _RNG.normal(size=(2, 1, 3)), None, *_WR, 2)
-probe("mla_rope_decode_step", "a step after 3 cached tokens, 2 heads of width 2, RoPE keys of width 2, d_c = 3", _RNG.normal(size=(1, 1, 3)), (_RNG.normal(size=(1, 3, 3)), _RNG.normal(size=(1, 3, 2))), *_WR, 2)
+probe("mla_rope_decode_step", "a step after 3 cached tokens, 2 heads of width 2, RoPE keys of width 4, d_c = 3", _RNG.normal(size=(1, 1, 3)), (_RNG.normal(size=(1, 3, 3)), _RNG.normal(size=(1, 3, 4))), *_WR, 2)
