@@ -9,13 +9,20 @@ At decode time the up-projections need not be made at all. Head h's score of a c
 q_h · (c W_UK_h) = (q_h W_UK_hᵀ) · c: W_UK is absorbed into the query, which then attends over
 the latents directly; and Σ_j w_j (c_j W_UV_h) = (Σ_j w_j c_j) W_UV_h, so the weighted latent is
 up-projected once per head, not every cached token. Every query head then reads one shared
-(t, d_c) array: at decode, MLA is multi-query attention with a key/value width of d_c. (DeepSeek
-adds a small decoupled RoPE key beside the latent, since a rotation that depends on the position
-cannot be absorbed; this exercise leaves positions out.)
+(t, d_c) array: at decode, MLA is multi-query attention with a key/value width of d_c.
+
+Positions cannot go through the latent: with RoPE on the keys, q_h · R_j (c_j W_UK_h) puts a
+rotation that depends on the key's position j between the query and W_UK, so no fixed matrix
+absorbs it. DeepSeek-V2 decouples them: each head's query gets a small extra part
+q_R = RoPE(x W_QR) of width d_rope, and every token ONE extra key k_R = RoPE(x W_KR) of width
+d_rope, shared by all heads and cached beside the latent (d_c + d_rope numbers per token). Head h's
+score is (q_C · k_C + q_R · k_R) / √(d_head + d_rope): the content part from the latent, absorbed
+at decode as before, and the RoPE part read straight off the cache.
 """
 
 import numpy as np
 from multihead import merge_heads, split_heads
+from positions import rope
 from softmax import softmax
 
 
@@ -68,4 +75,70 @@ def mla_decode_step(x_t, latent_cache, w_dkv, w_uk, w_uv, w_q, n_heads):
     scores = absorbed @ np.swapaxes(cache, -1, -2)[:, None] / np.sqrt(d_head)  # (B, h, 1, t+1)
     mixed = softmax(scores, axis=-1) @ cache[:, None]  # (B, h, 1, d_c): the weighted latent
     return merge_heads(mixed @ up_v), cache  # (B, 1, h * d_head), (B, t+1, d_c)
+    ### END SOLUTION
+
+
+def mla_rope_attention(x, w_dkv, w_uk, w_uv, w_q, w_qr, w_kr, n_heads, causal=True):
+    """MLA with DeepSeek-V2's decoupled RoPE: a rotated part per head on the query, one rotated key per token shared by every head.
+
+    Shapes: x (B, T, d_model), w_dkv (d_model, d_c), w_uk, w_uv (d_c, n_heads * d_head),
+    w_q (d_model, n_heads * d_head), w_qr (d_model, n_heads * d_rope), w_kr (d_model, d_rope) with
+    d_rope even -> (out (B, T, n_heads * d_head), (latent (B, T, d_c), rope_keys (B, T, d_rope))).
+    The content part is mla_attention's: latent = x @ w_dkv, keys latent @ w_uk, values latent @ w_uv
+    and queries x @ w_q split into heads as split_heads does. The RoPE part: the queries x @ w_qr split
+    into heads (head h takes the columns h·d_rope:(h+1)·d_rope) and the one key x @ w_kr per token,
+    both turned by ``rope`` at the positions 0..T-1; every head scores against the same RoPE key.
+    Head h's score of token j is (q_C · k_C + q_R · k_R) / √(d_head + d_rope), causal when ``causal``;
+    the values are the content values alone, never rotated. What a cache keeps is returned with the
+    output: the latents and the rotated RoPE keys.
+    """
+    ### BEGIN SOLUTION
+    ### HINT: positions = np.arange(T); rope_keys = rope(x @ w_kr, positions) is (B, T, d_rope), one per token: add a head axis (rope_keys[:, None]) so every head reads it; q_rope = rope(split_heads(x @ w_qr, n_heads), positions); the scale is √(d_head + d_rope), the width of the whole dot product.
+    positions = np.arange(x.shape[-2])  # (T,)
+    latent = x @ w_dkv  # (B, T, d_c)
+    rope_keys = rope(x @ w_kr, positions)  # (B, T, d_rope): one per token, shared by every head
+    q = split_heads(x @ w_q, n_heads)  # (B, h, T, d_head)
+    q_rope = rope(split_heads(x @ w_qr, n_heads), positions)  # (B, h, T, d_rope)
+    k = split_heads(latent @ w_uk, n_heads)  # (B, h, T, d_head): never rotated
+    v = split_heads(latent @ w_uv, n_heads)  # (B, h, T, d_head)
+    scores = q @ np.swapaxes(k, -1, -2) + q_rope @ np.swapaxes(rope_keys, -1, -2)[:, None]  # (B, h, T, T)
+    scores = scores / np.sqrt(q.shape[-1] + rope_keys.shape[-1])
+    if causal:
+        scores = np.where(np.tril(np.ones(scores.shape[-2:], dtype=bool)), scores, -np.inf)
+    return merge_heads(softmax(scores, axis=-1) @ v), (latent, rope_keys)  # (B, T, h * d_head), the cache
+    ### END SOLUTION
+
+
+def mla_rope_decode_step(x_t, cache, w_dkv, w_uk, w_uv, w_q, w_qr, w_kr, n_heads):
+    """One decoding step of MLA with decoupled RoPE: W_UK absorbed for the content score, the RoPE key read from the cache.
+
+    Shapes: x_t (B, 1, d_model), cache None or (latent (B, t, d_c), rope_keys (B, t, d_rope)),
+    the weights as in mla_rope_attention
+    -> (out_t (B, 1, n_heads * d_head), (latent (B, t+1, d_c), rope_keys (B, t+1, d_rope))).
+    The new token is at position t, the number of cached tokens (0 without a cache): its RoPE query
+    parts and its RoPE key are turned by ``rope`` at position t, and its latent and rotated RoPE key
+    are appended to the cache (the arrays passed in are left unchanged). Head h's score of token j is
+    the absorbed content score (q_h W_UK_hᵀ) · c_j plus q_R,h · k_R,j, over √(d_head + d_rope); the
+    weights average the latents, and the average goes through W_UV_h. The steps over a sequence give
+    mla_rope_attention(..., causal=True). It never holds the cached tokens' keys or values
+    (B, h, t, d_head): O(h · t) beyond the cache for the scores.
+    """
+    ### BEGIN SOLUTION
+    ### HINT: t = the cached latents' length along axis -2 (0 without a cache); rotate with rope(..., np.array([t])); the content score is mla_decode_step's absorbed one, the RoPE score q_rope (B, h, 1, d_rope) against rope_keys[:, None] (B, 1, t+1, d_rope); add them, then divide by √(d_head + d_rope).
+    t = 0 if cache is None else cache[0].shape[-2]
+    position = np.array([t])  # (1,) the new token's true position
+    latent = x_t @ w_dkv  # (B, 1, d_c)
+    rope_key = rope(x_t @ w_kr, position)  # (B, 1, d_rope)
+    if cache is not None:
+        latent = np.concatenate([cache[0], latent], axis=-2)  # (B, t+1, d_c)
+        rope_key = np.concatenate([cache[1], rope_key], axis=-2)  # (B, t+1, d_rope)
+    d_c, d_rope = w_dkv.shape[-1], w_kr.shape[-1]
+    d_head = w_q.shape[-1] // n_heads
+    up_k = np.swapaxes(w_uk.reshape(d_c, n_heads, d_head), 0, 1)  # (h, d_c, d_head)
+    up_v = np.swapaxes(w_uv.reshape(d_c, n_heads, d_head), 0, 1)  # (h, d_c, d_head)
+    absorbed = split_heads(x_t @ w_q, n_heads) @ np.swapaxes(up_k, -1, -2)  # (B, h, 1, d_c): W_UK folded into the query
+    q_rope = rope(split_heads(x_t @ w_qr, n_heads), position)  # (B, h, 1, d_rope)
+    scores = absorbed @ np.swapaxes(latent, -1, -2)[:, None] + q_rope @ np.swapaxes(rope_key, -1, -2)[:, None]  # (B, h, 1, t+1)
+    mixed = softmax(scores / np.sqrt(d_head + d_rope), axis=-1) @ latent[:, None]  # (B, h, 1, d_c): the weighted latent
+    return merge_heads(mixed @ up_v), (latent, rope_key)  # (B, 1, h * d_head), the new cache
     ### END SOLUTION

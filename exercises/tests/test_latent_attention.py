@@ -1,11 +1,11 @@
 """Public tests for latent_attention.py: MLA against attention written out head by head, causal or
 not, scores near ±1e4, decode steps from nothing and from a cache made elsewhere, and the memory
-the absorbed step may hold."""
+the absorbed step may hold; the same for MLA with DeepSeek-V2's decoupled RoPE key."""
 
 import tracemalloc
 
 import numpy as np
-from latent_attention import mla_attention, mla_decode_step
+from latent_attention import mla_attention, mla_decode_step, mla_rope_attention, mla_rope_decode_step
 
 from attnlab.check.probe_book import probe_tests
 from attnlab.expect import expect_close, expect_finite, expect_shape
@@ -130,6 +130,123 @@ def test_decode_never_holds_the_keys():
     assert peak < 12 << 20, (
         f"mla_decode_step held {peak / 2**20:.1f} MiB over 16384 cached latents; every head's keys are 32 MiB: absorb W_UK "
         "into the query and score the latents directly, and apply W_UV to the weighted latent"
+    )
+
+
+# ---------------------------------------------------------------- decoupled RoPE
+
+
+def turned(x, position):
+    """RoPE of one vector x (d,) at an integer position, pair by pair: (x[2i], x[2i+1]) turned by
+    position · 10000^(-2i/d)."""
+    out = np.empty_like(x)
+    for i in range(x.shape[-1] // 2):
+        angle = position * 10000.0 ** (-2 * i / x.shape[-1])
+        c, s = np.cos(angle), np.sin(angle)
+        out[2 * i], out[2 * i + 1] = x[2 * i] * c - x[2 * i + 1] * s, x[2 * i] * s + x[2 * i + 1] * c
+    return out
+
+
+def rope_heads_written_out(x, w_dkv, w_uk, w_uv, w_q, w_qr, w_kr, n_heads, causal=True):
+    """The oracle: each query and key turned one at a time; head h's score of key j is its content
+    part q·k plus its RoPE part against token j's one RoPE key, over √(d_head + d_rope)."""
+    latent = x @ w_dkv
+    d_head, d_rope = w_q.shape[1] // n_heads, w_kr.shape[1]
+    batch, t = x.shape[:2]
+    rope_keys = np.array([[turned(x[b, j] @ w_kr, j) for j in range(t)] for b in range(batch)])
+    out = np.zeros((batch, t, w_q.shape[1]))
+    for h in range(n_heads):
+        cols, rope_cols = slice(h * d_head, (h + 1) * d_head), slice(h * d_rope, (h + 1) * d_rope)
+        k, v = latent @ w_uk[:, cols], latent @ w_uv[:, cols]
+        for b in range(batch):
+            for i in range(t):
+                keys = i + 1 if causal else t
+                q, q_rope = x[b, i] @ w_q[:, cols], turned(x[b, i] @ w_qr[:, rope_cols], i)
+                scores = (k[b, :keys] @ q + rope_keys[b, :keys] @ q_rope) / np.sqrt(d_head + d_rope)
+                weights = np.exp(scores - scores.max())
+                out[b, i, cols] = (weights / weights.sum()) @ v[b, :keys]
+    return out, (latent, rope_keys)
+
+
+def rope_inputs(batch, t, d_model, d_c, n_heads, d_head, d_rope, seed, scale=1.0):
+    """x and the weights (w_dkv, w_uk, w_uv, w_q, w_qr, w_kr); ``scale`` multiplies the query and key weights."""
+    x, *weights = inputs(batch, t, d_model, d_c, n_heads, d_head, seed, scale)
+    rng = np.random.default_rng(seed + 100)
+    w_qr = rng.standard_normal((d_model, n_heads * d_rope)) * scale
+    w_kr = rng.standard_normal((d_model, d_rope)) * scale
+    return x, *weights, w_qr, w_kr
+
+
+def test_mla_rope_causal():
+    """mla_rope_attention: 2 sequences of 5 tokens, 2 heads of width 3, RoPE parts of width 4, a latent of width 2: the heads written out, and the cache"""
+    x, *weights = rope_inputs(2, 5, 5, 2, 2, 3, 4, seed=11)
+    out, (latent, rope_keys) = mla_rope_attention(x, *weights, 2)
+    expect_shape(out, (2, 5, 6), "mla_rope_attention's output", "(B, T, n_heads * d_head)")
+    expected, (latents, keys) = rope_heads_written_out(x, *weights, 2)
+    expect_close(out, expected, "mla_rope_attention(x, ..., n_heads=2)", x)
+    expect_close(latent, latents, "the latents mla_rope_attention returns (x @ w_dkv)", x)
+    expect_close(rope_keys, keys, "the RoPE keys mla_rope_attention returns (x @ w_kr turned at 0..T-1)", x)
+
+
+def test_mla_rope_not_causal_three_heads():
+    """mla_rope_attention: causal=False, 3 heads of width 2, RoPE parts of width 2, a latent of width 3"""
+    x, *weights = rope_inputs(1, 4, 3, 3, 3, 2, 2, seed=12)
+    out, _ = mla_rope_attention(x, *weights, 3, causal=False)
+    expect_close(out, rope_heads_written_out(x, *weights, 3, causal=False)[0], "mla_rope_attention(causal=False)", x)
+
+
+def test_mla_rope_large_scores():
+    """mla_rope_attention: query and key weights × 50 (scores near ±1e4): finite and right"""
+    x, *weights = rope_inputs(2, 3, 4, 2, 2, 2, 2, seed=13, scale=50.0)
+    out, _ = mla_rope_attention(x, *weights, 2)
+    expect_finite(out, "mla_rope_attention with scores near ±1e4")
+    expect_close(out, rope_heads_written_out(x, *weights, 2)[0], "mla_rope_attention with scores near ±1e4", x)
+
+
+def test_rope_decode_steps_equal_mla_rope():
+    """mla_rope_decode_step: 5 steps from no cache, 2 heads of width 2, RoPE parts of width 2, d_c = 3: the outputs of causal MLA with RoPE, and a cache of the 5 latents and RoPE keys"""
+    x, *weights = rope_inputs(2, 5, 4, 3, 2, 2, 2, seed=14)
+    cache, outputs = None, []
+    for t in range(5):
+        out_t, cache = mla_rope_decode_step(x[:, t : t + 1], cache, *weights, 2)
+        expect_shape(out_t, (2, 1, 4), f"mla_rope_decode_step's output at step {t}", "(B, 1, n_heads * d_head)")
+        outputs.append(out_t)
+    expected, (latents, keys) = rope_heads_written_out(x, *weights, 2)
+    expect_close(np.concatenate(outputs, axis=1), expected, "mla_rope_decode_step's outputs over 5 steps", x)
+    expect_close(cache[0], latents, "the cache's latents after 5 steps", x)
+    expect_close(cache[1], keys, "the cache's RoPE keys after 5 steps (each turned at its own position)", x)
+
+
+def test_rope_decode_at_the_true_position():
+    """mla_rope_decode_step: one token after 3 cached tokens it did not compute is turned at position 3, not 0; the cache passed in is left unchanged"""
+    x, *weights = rope_inputs(1, 4, 3, 4, 2, 2, 4, seed=15)
+    expected, (latents, keys) = rope_heads_written_out(x, *weights, 2)
+    cache = (latents[:, :3], keys[:, :3])
+    kept = (cache[0].copy(), cache[1].copy())
+    out, (latent, rope_keys) = mla_rope_decode_step(x[:, 3:], cache, *weights, 2)
+    expect_close(out, expected[:, 3:], "mla_rope_decode_step after 3 cached tokens", x)
+    expect_close(latent, latents, "the new cache's latents (the 3 cached, then the new one)", x)
+    expect_close(rope_keys, keys, "the new cache's RoPE keys (the new one turned at position 3)", x)
+    expect_close(cache[0], kept[0], "the cached latents passed in, after the call (left unchanged)", x)
+    expect_close(cache[1], kept[1], "the cached RoPE keys passed in, after the call (left unchanged)", x)
+
+
+def test_rope_decode_never_holds_the_keys():
+    """mla_rope_decode_step: over 16384 cached tokens (latents of width 16, RoPE keys of width 8), 8 heads of width 32, it holds far less than every head's keys (32 MiB)"""
+    rng = np.random.default_rng(18)
+    cache = (rng.standard_normal((1, 1 << 14, 16)), rng.standard_normal((1, 1 << 14, 8)))
+    x_t, *weights = rope_inputs(1, 1, 32, 16, 8, 32, 8, seed=19, scale=0.3)
+    tracemalloc.start()
+    try:
+        out, _ = mla_rope_decode_step(x_t, cache, *weights, 8)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    expect_shape(out, (1, 1, 256), "mla_rope_decode_step's output", "(B, 1, n_heads * d_head)")
+    assert peak < 16 << 20, (
+        f"mla_rope_decode_step held {peak / 2**20:.1f} MiB over 16384 cached tokens; every head's keys are 32 MiB: absorb W_UK "
+        "into the query and score the latents directly, add the RoPE score against the cached RoPE keys, and apply W_UV to the "
+        "weighted latent"
     )
 
 
