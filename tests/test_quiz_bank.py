@@ -287,11 +287,15 @@ EXPECTED = {
     ("decode", "mla-rope-score-scale"): lambda p: float(
         np.sqrt(np.concatenate([np.zeros(p["d_head"]), np.zeros(p["d_r"])]).size)
     ),
-    # What one head reads of a cached token at decode, read off shapes: the absorbed query q_h W_UK_hᵀ
-    # is dotted with the latent (its width), the head's RoPE query with the one RoPE key x W_KR.
-    ("decode", "mla-rope-decode-reads"): lambda p: (
-        (np.ones((1, p["d_head"])) @ np.ones((p["d_c"], p["d_head"])).T).shape[-1]
-        + (np.ones((1, 8)) @ np.ones((8, p["d_r"]))).shape[-1]
+    # One head's work on one cached token without absorption, counted as a product's multiply-adds
+    # (m, k) @ (k, n) -> m * k * n: the key rebuilt from the latent, then the content and RoPE dot products.
+    ("decode", "mla-rope-unabsorbed-work"): lambda p: sum(
+        m * k * n
+        for (m, k), (_, n) in (
+            ((1, p["d_c"]), (p["d_c"], p["d_head"])),
+            ((1, p["d_head"]), (p["d_head"], 1)),
+            ((1, p["d_r"]), (p["d_r"], 1)),
+        )
     ),
     ("decode", "mla-cache-gib"): lambda p: (
         p["layers"] * (p["d_c"] + p["d_r"]) * np.dtype(np.float16).itemsize * 100_000 * p["B"] / 2**30

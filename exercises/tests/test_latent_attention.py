@@ -231,6 +231,15 @@ def test_rope_decode_at_the_true_position():
     expect_close(cache[1], kept[1], "the cached RoPE keys passed in, after the call (left unchanged)", x)
 
 
+def test_rope_decode_large_scores():
+    """mla_rope_decode_step: query and key weights × 50 (scores near ±1e4), after 3 cached tokens: finite and right"""
+    x, *weights = rope_inputs(2, 4, 3, 2, 2, 2, 2, seed=16, scale=50.0)
+    expected, (latents, keys) = rope_heads_written_out(x, *weights, 2)
+    out, _ = mla_rope_decode_step(x[:, 3:], (latents[:, :3], keys[:, :3]), *weights, 2)
+    expect_finite(out, "mla_rope_decode_step with scores near ±1e4")
+    expect_close(out, expected[:, 3:], "mla_rope_decode_step with scores near ±1e4", x)
+
+
 def test_rope_decode_never_holds_the_keys():
     """mla_rope_decode_step: over 16384 cached tokens (latents of width 16, RoPE keys of width 8), 8 heads of width 32, it holds far less than every head's keys (32 MiB)"""
     rng = np.random.default_rng(18)
