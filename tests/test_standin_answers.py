@@ -74,9 +74,9 @@ def test_a_refusal_is_asked_again_and_a_measured_worker_keeps_nothing():
 def test_what_a_worker_keeps_is_bounded():
     kept = StandinAnswers()
     big = [memoryview(bytes(StandinAnswers.MAX_ENTRY_BYTES + 1))]
-    kept.add(b"big", {"value": None}, big)
+    kept.add(b"big", ({"value": None}, big))
     assert kept.get(b"big") is None and kept.bytes == 0
     entry = [memoryview(bytes(StandinAnswers.MAX_ENTRY_BYTES // 2))]
     for index in range(4 * StandinAnswers.MAX_BYTES // StandinAnswers.MAX_ENTRY_BYTES):
-        kept.add(bytes([index]), {"value": None}, entry)
+        kept.add(bytes([index]), ({"value": None}, entry))
     assert StandinAnswers.MAX_BYTES // 2 < kept.bytes <= StandinAnswers.MAX_BYTES

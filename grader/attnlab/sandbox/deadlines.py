@@ -63,9 +63,10 @@ class CpuMeter:
         if now - self._read_at < FRESH_SECONDS:
             return self.last
         self._read_at = now
+        if self._stat is None:  # closed, or never opened: its time is what was last read
+            self.gone = True
+            return self.last
         try:
-            if self._stat is None:
-                raise OSError("closed")
             fields = os.pread(self._stat, 1024, 0).rpartition(b")")[2].split()
             # After the command's closing parenthesis: state is field 3, utime 14, stime 15,
             # cutime 16, cstime 17 (proc(5)).

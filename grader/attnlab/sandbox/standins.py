@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from attnlab import wire
+from attnlab.sandbox.inside.worker import BoundedAnswers
 
 # The reference's answers to stand-in calls a grading process keeps for the class, in bytes, and
 # the largest answer worth keeping.
@@ -20,31 +21,14 @@ ANSWER_CACHE_BYTES = 64 << 20
 ANSWER_CACHE_ENTRY_BYTES = 1 << 20
 
 
-class AnswerCache:
-    """The reference's answers to stand-in calls, shared by the workers of a grading process and
-    bounded in bytes: the reference is deterministic, so a class asking the same question gets the
-    same answer. Keyed by the calling function too, since that decides what it may ask."""
+class AnswerCache(BoundedAnswers):
+    """The reference's answers to stand-in calls, as the messages sent, shared by the workers of a
+    grading process and bounded in bytes: the reference is deterministic, so a class asking the
+    same question gets the same answer; when the cache is full, new answers are computed each
+    time. Keyed by the calling function too, since that decides what it may ask."""
 
     def __init__(self, max_bytes: int = ANSWER_CACHE_BYTES, max_entry_bytes: int = ANSWER_CACHE_ENTRY_BYTES):
-        self.max_bytes, self.max_entry_bytes = max_bytes, max_entry_bytes
-        self.bytes = 0
-        self._answers: dict[tuple, bytes] = {}
-
-    def get(self, key: tuple) -> bytes | None:
-        return self._answers.get(key)
-
-    def add(self, key: tuple, message: bytes) -> None:
-        """Keep ``message`` if it fits; when the cache is full, new answers are computed each time."""
-        if (
-            len(message) <= self.max_entry_bytes
-            and self.bytes + len(message) <= self.max_bytes
-            and key not in self._answers
-        ):
-            self._answers[key] = message
-            self.bytes += len(message)
-
-    def __len__(self) -> int:
-        return len(self._answers)
+        super().__init__(max_bytes, max_entry_bytes)
 
 
 # A stand-in call's integer arguments may multiply to this many (an answer of this many entries,

@@ -169,7 +169,36 @@ def _for_direct_calls(name: str, standin, own, caller_code: frozenset):
     return dependency
 
 
-class StandinAnswers:
+class BoundedAnswers:
+    """Answers by key, bounded in bytes (``size_of`` an answer): each kept while it fits, never
+    replaced; once full, new answers are not kept. The grader's cache of the reference's answers
+    (``standins.AnswerCache``) and a worker's of the grader's (``StandinAnswers``) are both this."""
+
+    def __init__(self, max_bytes: int, max_entry_bytes: int, size_of=len):
+        self.max_bytes, self.max_entry_bytes, self._size_of = max_bytes, max_entry_bytes, size_of
+        self.bytes = 0
+        self._kept: dict = {}
+
+    def get(self, key):
+        return self._kept.get(key)
+
+    def add(self, key, answer) -> None:
+        size = self._size_of(answer)
+        if size <= self.max_entry_bytes and self.bytes + size <= self.max_bytes and key not in self._kept:
+            self._kept[key] = answer
+            self.bytes += size
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
+def _reply_bytes(reply: tuple[dict, list]) -> int:
+    """What a received reply (its header and buffers) holds, roughly: its data and a little for the rest."""
+    _header, buffers = reply
+    return sum(memoryview(data).nbytes for data in buffers) + 64 * len(buffers) + 256
+
+
+class StandinAnswers(BoundedAnswers):
     """The grader's answers to stand-in calls this worker made, by a digest of the call as sent:
     the same call again is answered from here, without a round trip. It gives the student's code
     nothing it was not given already (the reference is deterministic, and the answer came to this
@@ -180,17 +209,7 @@ class StandinAnswers:
     MAX_ENTRY_BYTES = 256 << 10
 
     def __init__(self):
-        self.bytes = 0
-        self._kept: dict[bytes, tuple[dict, list]] = {}
-
-    def get(self, key: bytes):
-        return self._kept.get(key)
-
-    def add(self, key: bytes, header: dict, buffers: list) -> None:
-        size = sum(memoryview(data).nbytes for data in buffers) + 64 * len(buffers) + 256
-        if size <= self.MAX_ENTRY_BYTES and self.bytes + size <= self.MAX_BYTES:
-            self._kept[key] = (header, buffers)
-            self.bytes += size
+        super().__init__(self.MAX_BYTES, self.MAX_ENTRY_BYTES, _reply_bytes)
 
 
 class Worker:
@@ -248,7 +267,7 @@ class Worker:
             if header.get("op") == "callback_result":
                 value = wire.decode(header["value"], reply_buffers)
                 if key is not None:
-                    self.answers.add(key, header, reply_buffers)
+                    self.answers.add(key, (header, reply_buffers))
                 return value
             raise _REPLAYABLE.get(header.get("type"), RuntimeError)(header.get("message", "the reference call failed"))
 
