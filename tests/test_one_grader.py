@@ -141,3 +141,55 @@ def test_a_workers_limits_do_not_tell_how_long_the_graders_paths_are(tmp_path, m
         finally:
             shutil.rmtree(base, ignore_errors=True)
     assert seen[0] == seen[1]
+
+
+# Run in a process of its own: the fork server's clean-up reaps every child of the process it runs in.
+RACE_WITH_A_KILLER = """
+import json, os, signal, sys, time
+from attnlab.sandbox.inside import forkserver
+
+uid = 1_899_000_000 + os.getpid() % 1_000_000  # a user nothing else runs as
+killer = os.fork()
+if killer == 0:
+    forkserver._become(uid)
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        try:
+            os.kill(-1, signal.SIGKILL)  # every process of its user, again and again, never resting
+        except OSError:
+            pass
+    os._exit(0)
+while not forkserver._processes_of(uid):
+    time.sleep(0.001)
+ending = forkserver._kill_all
+def slowed():
+    time.sleep(0.2)  # what a busy machine does to the fork server's killer, before it signals
+    ending()
+forkserver._kill_all = slowed
+started = time.monotonic()
+forkserver._kill_everything_of(uid)
+left = forkserver._processes_of(uid)
+try:  # what the fork server's clean-up left, if it left anything
+    os.kill(killer, signal.SIGKILL)
+    os.waitpid(killer, 0)
+except (ProcessLookupError, ChildProcessError):
+    pass
+print(json.dumps({"left": left, "seconds": time.monotonic() - started}))
+"""
+
+
+def test_what_a_worker_left_is_ended_even_by_a_killer_that_signals_first():
+    """Before each worker the fork server ends every process of the submission's user, by a child
+    that becomes that user and signals them all. A leftover that signals all of them too, and
+    first, ended that child instead: on a busy machine the whole suite met it (the class stopped
+    with "the sandbox could not start a worker"). Here the child is slowed between becoming the
+    user and signalling, so the leftover always signals first; it must still end."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", RACE_WITH_A_KILLER], capture_output=True, text=True, timeout=60, check=True
+    )
+    outcome = json.loads(done.stdout)
+    assert outcome["left"] == [], outcome

@@ -173,13 +173,20 @@ _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x
 _PR_SET_PDEATHSIG = 1
 
 
-def _as(uid: int, work) -> None:
+def _as(uid: int, work, untouchable: bool = False) -> None:
     """Run ``work()`` in a child that becomes ``uid``, and wait for it: what the user may do to
-    its own processes and files needs no capability the fork server lacks (under bubblewrap)."""
+    its own processes and files needs no capability the fork server lacks (under bubblewrap).
+    ``untouchable``: ``uid`` is the child's effective user only (``_untouchable_by``)."""
     pid = os.fork()
     if pid == 0:
         try:
-            _become(uid)
+            if untouchable:
+                other = _untouchable_by(uid)
+                os.setgroups([])
+                os.setresgid(other, uid, other)
+                os.setresuid(other, uid, other)  # no user of root's left: every capability goes
+            else:
+                _become(uid)
             work()
         finally:
             os._exit(0)
@@ -194,24 +201,36 @@ def _kill_all() -> None:
             break
 
 
+def _untouchable_by(uid: int) -> int:
+    """The real and saved user of the child that ends ``uid``'s processes: one no process runs
+    as, outside the private users' range (``mode.private_uid_of``)."""
+    return uid + 1_000_000
+
+
 def _kill_everything_of(uid: int) -> None:
     """Kill every process running as ``uid``: what a submission left behind, however it hid.
 
-    A child that becomes ``uid`` and signals -1 reaches exactly the processes of that user
-    (the user is this fork server's own, so nothing else runs as it)."""
+    A child whose effective user is ``uid`` signals -1, which reaches exactly the processes of
+    that user (the fork server's own: nothing else runs as it). Its real and saved users are
+    another, so that none of those processes may signal it back: a leftover that signals all it
+    may, again and again, would otherwise end the child first whenever it signals first."""
     if not _processes_of(uid):
         return  # the usual case, the worker reaped and nothing left: no killer to fork
-    _as(uid, _kill_all)
-    deadline = time.monotonic() + 2.0
-    while time.monotonic() < deadline:  # reap ours, and wait until the others are gone too
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0] != 0:
+    deadline = time.monotonic() + 5.0
+    while True:
+        _as(uid, _kill_all, untouchable=True)
+        ending = time.monotonic() + 0.5
+        while time.monotonic() < ending:  # reap ours, and wait until the others are gone too
+            try:
+                while os.waitpid(-1, os.WNOHANG)[0] != 0:
+                    pass
+            except ChildProcessError:
                 pass
-        except ChildProcessError:
-            pass
-        if not _processes_of(uid):
-            return
-        time.sleep(0.005)
+            if not _processes_of(uid):
+                return
+            time.sleep(0.005)
+        if time.monotonic() > deadline:
+            return  # the next worker's start fails, and says so
 
 
 def _clean_up_after(uid: int, folders: list[str]) -> None:
