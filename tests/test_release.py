@@ -12,6 +12,7 @@ from conftest import COURSE, REPO
 
 from attnlab.course import Course
 from attnlab.export.release import ReleaseError, build, scan
+from attnlab.quiz import student_copy
 
 pytestmark = pytest.mark.slow  # end to end: graded in sandboxes (pytest -m 'not slow' leaves it out)
 
@@ -27,11 +28,27 @@ def build_with_umask(umask: int, course: Course, out):
         os.umask(previous)
 
 
+# A release's practice copies cost a memory-hard hash per accepted answer at the students' cost
+# (about 3,000: two CPU-minutes on a machine with no kept copy, as CI's always is). Built here at a
+# cheap one: the copies' contents are what these tests read, the release records the cost it used
+# (test_each_practice_copy_is_locked_at_the_cost_the_release_was_given), and test_quiz_secrecy
+# holds the students' cost to 16 MiB a guess.
+CHEAP = {"n": 2**8, "r": 8, "p": 1}
+
+
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
-    """The course's release, built once for the module (its quizzes' practice copies cost a
-    memory-hard hash per accepted answer: about a minute)."""
-    return build_with_umask(RELEASE_UMASK, COURSE, tmp_path_factory.mktemp("release") / "attnlab-student")
+    """The course's release, built once for the module, its practice copies locked at ``CHEAP``."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(student_copy, "SCRYPT", CHEAP)
+        return build_with_umask(RELEASE_UMASK, COURSE, tmp_path_factory.mktemp("release") / "attnlab-student")
+
+
+def test_each_practice_copy_is_locked_at_the_cost_the_release_was_given(release):
+    copies = [p for p in (release / "quizzes").glob("*.json") if not p.name.endswith(".exam.json")]
+    assert copies
+    for copy in copies:
+        assert json.loads(copy.read_text())["scrypt"] == CHEAP, copy.name
 
 
 def test_the_release_holds_what_students_need(release):
