@@ -37,6 +37,8 @@ BROKEN_BOOTS = {
     "workers die before saying hello": "lambda *path: f'import os, sys; sys.path[:0] = {list(path)!r}; import attnlab.sandbox.inside.forkserver as f; f._become_worker = lambda *a: os._exit(0); f.main(int(sys.argv[1]))'",
     # The fork server itself ends at once.
     "the fork server exits": "lambda *path: 'import sys; sys.exit(0)'",
+    # What a worker left cannot be ended (a process stuck in the kernel): no worker starts beside it.
+    "a leftover cannot be ended": "lambda *path: f'import os, sys; sys.path[:0] = {list(path)!r}; import attnlab.sandbox.inside.forkserver as f; f._kill_everything_of = lambda uid: False; f.main(int(sys.argv[1]))'",
 }
 SCRATCH = ("attnlab-sandbox-", "attnlab-stage-", "attnlab-staged-")
 
@@ -103,6 +105,8 @@ def test_a_class_whose_sandbox_cannot_start_stops_saying_why_and_saves_nothing(t
     assert run.returncode == 1, run.stderr[-3000:]
     line = one_error_line(run.stderr)
     assert "grading stopped" in line and "sandbox" in line and "nothing was saved" in line
+    if broken == "a leftover cannot be ended":
+        assert "could not be ended" in line, line
     assert list(results.glob("*.json")) == [], "no grade is stored for a student the sandbox failed"
     # Fixed, the same command grades every student, at full marks.
     again = attnlab("grade", classroom, "--results", results, "--only", "softmax", "--jobs", "2")

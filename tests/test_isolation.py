@@ -216,6 +216,16 @@ def test_the_kernels_keyrings_and_message_queues_are_refused_to_workers(server, 
     ][:1]
 
 
+def test_workers_may_make_no_namespace_or_mount_of_their_own(server, tmp_path):
+    """In a user namespace of its own a leftover mounted a FUSE file system it served itself and
+    stayed stuck on it, unkillable, holding its slot's memory (plain and container modes): its
+    classmates failed their memory tests. Threads must still start (clone3 answers ENOSYS)."""
+    report = grade_alone(tmp_path, hostile("makes_namespaces_of_its_own"), server, COURSE)
+    assert outcomes(report, {"softmax"}) == {Outcome.PASSED}, [
+        t.feedback for t in report.tests if t.function == "softmax"
+    ][:1]
+
+
 def test_workers_hold_no_capability_of_the_fork_server(server, tmp_path):
     report = grade_alone(tmp_path, hostile("uses_the_fork_servers_capabilities"), server, COURSE)
     tests = [t for t in report.tests if t.function == "softmax"]

@@ -193,3 +193,42 @@ def test_what_a_worker_left_is_ended_even_by_a_killer_that_signals_first():
     )
     outcome = json.loads(done.stdout)
     assert outcome["left"] == [], outcome
+
+
+# A zombie of the user whose parent (root, never reaping) outlives every signal the user may send.
+A_LEFTOVER_THAT_CANNOT_BE_ENDED = """
+import json, os, signal, time
+from attnlab.sandbox.inside import forkserver
+
+uid = 1_899_000_000 + os.getpid() % 1_000_000
+keeper = os.fork()
+if keeper == 0:  # stays root and never reaps its child
+    if os.fork() == 0:
+        forkserver._become(uid)
+        os._exit(0)
+    time.sleep(60)
+    os._exit(0)
+while not forkserver._processes_of(uid):
+    time.sleep(0.001)
+started = time.monotonic()
+ended = forkserver._kill_everything_of(uid)
+print(json.dumps({"ended": ended, "seconds": time.monotonic() - started}))
+os.kill(keeper, signal.SIGKILL)
+os.waitpid(keeper, 0)
+"""
+
+
+def test_what_cannot_be_ended_is_said_not_left_beside_the_next_worker():
+    """The fork server's clean-up says when a process of the user is still there after its
+    deadline (here a zombie whose parent never reaps it; a process stuck in the kernel is the
+    same to it): the next worker is then not started beside it, and the grading stops saying so
+    (test_grader_failures: "a leftover cannot be ended")."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", A_LEFTOVER_THAT_CANNOT_BE_ENDED], capture_output=True, text=True, timeout=60, check=True
+    )
+    outcome = json.loads(done.stdout)
+    assert outcome["ended"] is False and outcome["seconds"] < 15, outcome

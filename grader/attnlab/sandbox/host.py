@@ -245,7 +245,12 @@ class ForkServer:
         }
         if self.failure is not None:
             raise self.fail(str(self.failure))
-        return self._request(request, fds)["pid"]
+        reply = self._request(request, fds)
+        if "pid" not in reply:
+            raise self.fail(
+                f"the sandbox could not start a worker for {module}.py: {reply.get('error', 'no reason given')}"
+            )
+        return reply["pid"]
 
     def reap(self, pid: int) -> dict:
         if self._submission is None:

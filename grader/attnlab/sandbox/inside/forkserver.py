@@ -207,15 +207,16 @@ def _untouchable_by(uid: int) -> int:
     return uid + 1_000_000
 
 
-def _kill_everything_of(uid: int) -> None:
+def _kill_everything_of(uid: int) -> bool:
     """Kill every process running as ``uid``: what a submission left behind, however it hid.
 
     A child whose effective user is ``uid`` signals -1, which reaches exactly the processes of
     that user (the fork server's own: nothing else runs as it). Its real and saved users are
     another, so that none of those processes may signal it back: a leftover that signals all it
-    may, again and again, would otherwise end the child first whenever it signals first."""
+    may, again and again, would otherwise end the child first whenever it signals first. False
+    when some are still there after 5 s (stuck in the kernel, where no signal reaches them)."""
     if not _processes_of(uid):
-        return  # the usual case, the worker reaped and nothing left: no killer to fork
+        return True  # the usual case, the worker reaped and nothing left: no killer to fork
     deadline = time.monotonic() + 5.0
     while True:
         _as(uid, _kill_all, untouchable=True)
@@ -227,10 +228,10 @@ def _kill_everything_of(uid: int) -> None:
             except ChildProcessError:
                 pass
             if not _processes_of(uid):
-                return
+                return True
             time.sleep(0.005)
         if time.monotonic() > deadline:
-            return  # the next worker's start fails, and says so
+            return False
 
 
 def _clean_up_after(uid: int, folders: list[str]) -> None:
@@ -534,8 +535,14 @@ def _serve_submission(
                 if _import_needed(request.get("needs", ()), imported, warmups):
                     baseline_vm = _virtual_memory_bytes()
                     gc.freeze()
-                if as_root:
-                    _kill_everything_of(uid)  # what an earlier worker left cannot reach this one
+                # What an earlier worker left cannot reach this one; what cannot be ended (stuck in
+                # the kernel) would share this worker's memory budget: no worker starts beside it.
+                if as_root and not _kill_everything_of(uid):
+                    for fd in fds:
+                        os.close(fd)
+                    left = "a process the submission left could not be ended (it is stuck in the kernel)"
+                    control.send(json.dumps({"error": left}).encode())
+                    continue
                 pid = os.fork()
                 if pid == 0:
                     try:
