@@ -278,14 +278,26 @@ def _private_ipc() -> None:
 
 
 def _processes_of(uid: int) -> list[str]:
+    """The processes of ``uid`` still alive: not those that have exited and wait to be reaped (a
+    zombie holds nothing and runs nothing, and where no init reaps orphans, as in some containers,
+    it may wait for ever)."""
     found = []
     for name in os.listdir("/proc"):
         try:
-            if name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid:
+            if name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid and not _exited(name):
                 found.append(name)
         except OSError:
             pass
     return found
+
+
+def _exited(pid: str) -> bool:
+    """Has process ``pid`` exited, a zombie or dead (or is it gone)?"""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True
 
 
 def _set_limits(limits: dict, baseline_vm: int) -> None:
