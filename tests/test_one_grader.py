@@ -245,3 +245,39 @@ def test_what_cannot_be_ended_is_said_not_left_beside_the_next_worker():
     )
     outcome = json.loads(done.stdout)
     assert outcome["zombie only"] is True and outcome["live"] is False and outcome["seconds"] < 15, outcome
+
+
+# The grading process as a container's first process without an init: it adopts orphans and
+# never reaps them. In a process of its own, whose zombies go with it.
+GRADED_UNDER_A_REAPER_THAT_NEVER_REAPS = """
+import ctypes, json, os, sys, tempfile
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+assert ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+os.environ["ATTNLAB_SANDBOX"] = "container"
+from conftest import COURSE, SUBMISSIONS, build_submission, read_fixture
+from attnlab.grading.suite import grade
+from attnlab.sandbox.host import Limits
+fixture = read_fixture(SUBMISSIONS / "hostile" / "orphans_a_sleeper_to_a_reaper_that_never_reaps.py")
+submission = build_submission(Path(tempfile.mkdtemp()) / "orphans", fixture)
+report = grade(COURSE, submission, only=["softmax", "scores"], limits=Limits(call_seconds=2.0))
+print(json.dumps({"score": report.score, "max_score": report.max_score}))
+"""
+
+
+def test_a_leftover_adopted_by_a_reaper_that_never_reaps_stops_nothing():
+    """Killed, the orphan stays a zombie of the submission's user: it holds nothing and runs
+    nothing, so the next worker starts and the submission gets full marks."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", GRADED_UNDER_A_REAPER_THAT_NEVER_REAPS, str(Path(__file__).parent)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    outcome = json.loads(done.stdout.splitlines()[-1])
+    assert outcome["score"] == outcome["max_score"] > 0, outcome
