@@ -12,8 +12,11 @@ as a container's private user (``ATTNLAB_SANDBOX=container``: no CAP_SYS_ADMIN).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -143,6 +146,13 @@ def test_a_workers_limits_do_not_tell_how_long_the_graders_paths_are(tmp_path, m
     assert seen[0] == seen[1]
 
 
+def outcome_of(script: str, *args: str, timeout: int = 60) -> dict:
+    """Run ``script`` in a Python process of its own and return the JSON its last line prints."""
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
 # Run in a process of its own: the fork server's clean-up reaps every child of the process it runs in.
 RACE_WITH_A_KILLER = """
 import json, os, signal, sys, time
@@ -184,14 +194,7 @@ def test_what_a_worker_left_is_ended_even_by_a_killer_that_signals_first():
     first, ended that child instead: on a busy machine the whole suite met it (the class stopped
     with "the sandbox could not start a worker"). Here the child is slowed between becoming the
     user and signalling, so the leftover always signals first; it must still end."""
-    import json
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-c", RACE_WITH_A_KILLER], capture_output=True, text=True, timeout=60, check=True
-    )
-    outcome = json.loads(done.stdout)
+    outcome = outcome_of(RACE_WITH_A_KILLER)
     assert outcome["left"] == [], outcome
 
 
@@ -236,14 +239,7 @@ def test_what_cannot_be_ended_is_said_not_left_beside_the_next_worker():
     is then not started beside it, and the grading stops saying so (test_grader_failures: "a
     leftover cannot be ended"). A zombie is not such a process: where no init reaps orphans (some
     containers), one may wait for ever, and it holds nothing."""
-    import json
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-c", LEFTOVERS_THAT_ARE_NOT_ENDED], capture_output=True, text=True, timeout=60, check=True
-    )
-    outcome = json.loads(done.stdout)
+    outcome = outcome_of(LEFTOVERS_THAT_ARE_NOT_ENDED)
     assert outcome["zombie only"] is True and outcome["live"] is False and outcome["seconds"] < 15, outcome
 
 
@@ -268,16 +264,5 @@ print(json.dumps({"score": report.score, "max_score": report.max_score}))
 def test_a_leftover_adopted_by_a_reaper_that_never_reaps_stops_nothing():
     """Killed, the orphan stays a zombie of the submission's user: it holds nothing and runs
     nothing, so the next worker starts and the submission gets full marks."""
-    import json
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-c", GRADED_UNDER_A_REAPER_THAT_NEVER_REAPS, str(Path(__file__).parent)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    outcome = json.loads(done.stdout.splitlines()[-1])
+    outcome = outcome_of(GRADED_UNDER_A_REAPER_THAT_NEVER_REAPS, str(Path(__file__).parent), timeout=300)
     assert outcome["score"] == outcome["max_score"] > 0, outcome
